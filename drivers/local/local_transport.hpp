@@ -1,0 +1,48 @@
+// The in-process transport: every rank lives in this process and one executor thread drives
+// them all. A write is a memcpy into the target's registered region at post time, followed by
+// the same completions a real fabric would produce. The embedded default: no launcher needed.
+#pragma once
+#include "ring_queue.hpp"
+#include "transport.hpp"
+
+#include <memory>
+#include <vector>
+
+namespace evb {
+
+class LocalFabric {
+public:
+    explicit LocalFabric(std::uint32_t ranks);
+    struct Endpoint {
+        RingQueue<Completion> inbound{1024};
+        std::vector<MemoryRegion> regions;   // key = index + 1
+    };
+    Endpoint& endpoint(std::uint32_t rank) { return endpoints_[rank]; }
+    std::uint32_t size() const { return static_cast<std::uint32_t>(endpoints_.size()); }
+
+private:
+    std::vector<Endpoint> endpoints_;
+};
+
+class LocalTransport final : public Transport {
+public:
+    LocalTransport(LocalFabric& fabric, std::uint32_t rank) : fabric_(fabric), rank_(rank) {}
+    const char* name() const override { return "local"; }
+    std::uint32_t rank() const override { return rank_; }
+    std::uint32_t size() const override { return fabric_.size(); }
+    Capabilities capabilities() const override { return {true, std::size_t{1} << 30, 64}; }
+    std::string local_address() override { return "local:" + std::to_string(rank_); }
+    void connect(const std::vector<std::string>&, Picoseconds) override {}
+    MemoryRegion register_memory(std::byte* base, std::size_t length) override;
+    PostStatus post_send(std::uint32_t peer, const Message& msg) override;
+    PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset,
+                          std::uint64_t remote_key, std::uint64_t remote_offset, std::size_t length, std::uint32_t imm,
+                          std::uint64_t cookie) override;
+    std::size_t poll(std::span<Completion> out) override;
+
+private:
+    LocalFabric& fabric_;
+    std::uint32_t rank_;
+};
+
+} // namespace evb

@@ -1,0 +1,368 @@
+#include "tcp_transport.hpp"
+
+#include "log.hpp"
+#include "socket_util.hpp"
+
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace evb {
+namespace {
+constexpr std::size_t staging_size = 256 * 1024;
+constexpr std::size_t max_queued_ops = 4096;
+constexpr std::uint32_t hello_magic = 0xEB7C9001u;
+constexpr std::size_t receive_budget = 8u << 20;   // bytes per peer per progress call: fairness
+} // namespace
+
+TcpTransport::TcpTransport(std::uint32_t rank, std::uint32_t size, const std::string& listen_host)
+    : rank_(rank), size_(size), host_(listen_host), peers_(size) {
+    listen_fd_ = listen_on(listen_host, 0, static_cast<int>(size) + 16);
+    epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+    if (epoll_fd_ < 0) throw std::runtime_error("epoll_create1: " + errno_text());
+}
+
+TcpTransport::~TcpTransport() {
+    for (auto& p : peers_)
+        if (p.fd >= 0) close(p.fd);
+    if (listen_fd_ >= 0) close(listen_fd_);
+    if (epoll_fd_ >= 0) close(epoll_fd_);
+}
+
+std::string TcpTransport::local_address() { return host_ + ":" + std::to_string(bound_port(listen_fd_)); }
+
+void TcpTransport::connect(const std::vector<std::string>& addresses, Picoseconds timeout) {
+    if (addresses.size() != size_) throw std::runtime_error("address table has the wrong size");
+    // Lower ranks accept, higher ranks connect: every pair gets exactly one connection.
+    for (std::uint32_t peer = 0; peer < rank_; ++peer) {
+        auto [host, port] = split_host_port(addresses[peer]);
+        int fd = -1;
+        try {
+            fd = connect_to(host, port, timeout);
+        } catch (const std::exception& e) {
+            throw std::runtime_error("tcp: rank " + std::to_string(peer) + ": " + e.what());
+        }
+        std::uint32_t hello[2] = {hello_magic, rank_};
+        if (!send_all(fd, hello, sizeof hello)) throw std::runtime_error("tcp: rank " + std::to_string(peer) + ": hello failed");
+        peers_[peer].fd = fd;
+    }
+    for (std::uint32_t accepted = 0; accepted < size_ - 1 - rank_; ++accepted) {
+        int fd = accept_within(listen_fd_, timeout);
+        if (fd < 0)
+            throw std::runtime_error("tcp: only " + std::to_string(accepted) + " of " + std::to_string(size_ - 1 - rank_) +
+                                     " higher ranks connected in time");
+        std::uint32_t hello[2] = {0, 0};
+        if (!recv_all(fd, hello, sizeof hello, timeout) || hello[0] != hello_magic || hello[1] <= rank_ ||
+            hello[1] >= size_ || peers_[hello[1]].fd >= 0)
+            throw std::runtime_error("tcp: a peer sent a bad hello on " + local_address());
+        peers_[hello[1]].fd = fd;
+    }
+    for (std::uint32_t peer = 0; peer < size_; ++peer) {
+        Peer& p = peers_[peer];
+        if (peer == rank_) {
+            p.alive = true;
+            continue;
+        }
+        set_nonblocking(p.fd, true);
+        set_nodelay(p.fd);
+        int buf = 4 << 20;
+        setsockopt(p.fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof buf);
+        setsockopt(p.fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof buf);
+        p.staging.resize(staging_size);
+        p.alive = true;
+        epoll_event ev{};
+        ev.events = EPOLLIN | EPOLLRDHUP;
+        ev.data.u32 = peer;
+        epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, p.fd, &ev);
+    }
+    close(listen_fd_);
+    listen_fd_ = -1;
+}
+
+MemoryRegion TcpTransport::register_memory(std::byte* base, std::size_t length) {
+    regions_.push_back({base, length, regions_.size() + 1});
+    return regions_.back();
+}
+
+PostStatus TcpTransport::post_send(std::uint32_t peer, const Message& msg) {
+    if (peer >= size_ || !peers_[peer].alive) return PostStatus::error;
+    if (peer == rank_) {
+        Completion c;
+        c.kind = Completion::Kind::message;
+        c.peer = rank_;
+        c.msg = msg;
+        complete(c);
+        return PostStatus::ok;
+    }
+    Peer& p = peers_[peer];
+    if (p.sendq.size() >= max_queued_ops) return PostStatus::no_resource;
+    SendOp op;
+    op.header = {1, 0, 0, 0, sizeof(Message)};
+    op.msg = msg;
+    p.sendq.push(op);
+    if (!p.dirty) {
+        p.dirty = true;
+        dirty_.push_back(peer);
+    }
+    return PostStatus::ok;
+}
+
+PostStatus TcpTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset,
+                                    std::uint64_t remote_key, std::uint64_t remote_offset, std::size_t length,
+                                    std::uint32_t imm, std::uint64_t cookie) {
+    if (peer >= size_ || !peers_[peer].alive || local_offset + length > local.length) return PostStatus::error;
+    if (peer == rank_) {
+        if (remote_key == 0 || remote_key > regions_.size() || remote_offset + length > regions_[remote_key - 1].length)
+            return PostStatus::error;
+        std::memcpy(regions_[remote_key - 1].base + remote_offset, local.base + local_offset, length);
+        Completion arrived;
+        arrived.kind = Completion::Kind::write_arrived;
+        arrived.peer = rank_;
+        arrived.imm = imm;
+        arrived.offset = remote_offset;
+        arrived.length = length;
+        complete(arrived);
+        Completion done;
+        done.kind = Completion::Kind::write_done;
+        done.peer = rank_;
+        done.cookie = cookie;
+        done.length = length;
+        complete(done);
+        return PostStatus::ok;
+    }
+    Peer& p = peers_[peer];
+    if (p.sendq.size() >= max_queued_ops) return PostStatus::no_resource;
+    SendOp op;
+    op.header = {2, imm, remote_key, remote_offset, length};
+    op.payload = local.base + local_offset;
+    op.cookie = cookie;
+    p.sendq.push(op);
+    if (!p.dirty) {
+        p.dirty = true;
+        dirty_.push_back(peer);
+    }
+    return PostStatus::ok;
+}
+
+// Sends as much of the peer's queue as the socket takes, several frames per sendmsg.
+void TcpTransport::flush(std::uint32_t peer) {
+    Peer& p = peers_[peer];
+    while (p.alive && !p.sendq.empty()) {
+        // Gather iovecs across queued frames, starting inside the first one.
+        std::size_t iovs = 0;
+        std::size_t ops_seen = 0;
+        RingQueue<SendOp>& q = p.sendq;
+        // RingQueue has no random access; we send from the front op and peek further by index.
+        for (std::size_t i = 0; i < q.size() && iovs + 2 <= iov_.size(); ++i) {
+            SendOp& op = q.at(i);
+            const std::byte* body = op.header.kind == 1 ? reinterpret_cast<const std::byte*>(&op.msg) : op.payload;
+            std::size_t skip = op.sent;
+            if (skip < sizeof(FrameHeader)) {
+                iov_[iovs++] = {reinterpret_cast<std::byte*>(&op.header) + skip, sizeof(FrameHeader) - skip};
+                skip = 0;
+            } else {
+                skip -= sizeof(FrameHeader);
+            }
+            if (op.header.length > skip) iov_[iovs++] = {const_cast<std::byte*>(body) + skip, op.header.length - skip};
+            ++ops_seen;
+        }
+        msghdr mh{};
+        mh.msg_iov = iov_.data();
+        mh.msg_iovlen = iovs;
+        ssize_t n = sendmsg(p.fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                if (!p.want_out) {
+                    p.want_out = true;
+                    update_events(peer);
+                }
+                return;
+            }
+            lose(peer, errno_text());
+            return;
+        }
+        auto left = static_cast<std::size_t>(n);
+        while (left && !q.empty()) {
+            SendOp& op = q.front();
+            std::size_t total = sizeof(FrameHeader) + op.header.length;
+            std::size_t take = std::min(left, total - op.sent);
+            op.sent += take;
+            left -= take;
+            if (op.sent == total) {
+                if (op.header.kind == 2) {
+                    Completion done;
+                    done.kind = Completion::Kind::write_done;
+                    done.peer = peer;
+                    done.cookie = op.cookie;
+                    done.length = op.header.length;
+                    complete(done);
+                }
+                q.pop();
+            }
+        }
+        (void)ops_seen;
+    }
+    if (p.want_out && p.sendq.empty()) {
+        p.want_out = false;
+        update_events(peer);
+    }
+}
+
+void TcpTransport::update_events(std::uint32_t peer) {
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP | (peers_[peer].want_out ? EPOLLOUT : 0u);
+    ev.data.u32 = peer;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, peers_[peer].fd, &ev);
+}
+
+std::byte* TcpTransport::body_target(Peer& p, std::uint32_t peer) {
+    if (p.current.kind == 1) return reinterpret_cast<std::byte*>(&scratch_msg_);
+    const FrameHeader& h = p.current;
+    if (h.key == 0 || h.key > regions_.size() || h.offset + h.length > regions_[h.key - 1].length) {
+        lose(peer, "write frame outside any registered region (key " + std::to_string(h.key) + ", offset " +
+                       std::to_string(h.offset) + ", length " + std::to_string(h.length) + ")");
+        return nullptr;
+    }
+    return regions_[h.key - 1].base + h.offset;
+}
+
+// Parses frames out of the staging buffer; a write body not fully staged is left for receive()
+// to read straight into the region. Returns false if the peer was lost.
+bool TcpTransport::consume_staged(Peer& p, std::uint32_t peer) {
+    for (;;) {
+        if (!p.in_body) {
+            if (p.staged - p.parsed < sizeof(FrameHeader)) break;
+            std::memcpy(&p.current, p.staging.data() + p.parsed, sizeof(FrameHeader));
+            p.parsed += sizeof(FrameHeader);
+            if ((p.current.kind != 1 && p.current.kind != 2) || (p.current.kind == 1 && p.current.length != sizeof(Message))) {
+                lose(peer, "corrupt frame header");
+                return false;
+            }
+            p.in_body = true;
+            p.body_done = 0;
+        }
+        std::byte* target = body_target(p, peer);
+        if (!target) return false;
+        std::size_t take = std::min<std::size_t>(p.current.length - p.body_done, p.staged - p.parsed);
+        std::memcpy(target + p.body_done, p.staging.data() + p.parsed, take);
+        p.parsed += take;
+        p.body_done += take;
+        if (p.body_done < p.current.length) break;
+        p.in_body = false;
+        Completion c;
+        c.peer = peer;
+        if (p.current.kind == 1) {
+            c.kind = Completion::Kind::message;
+            c.msg = scratch_msg_;
+        } else {
+            c.kind = Completion::Kind::write_arrived;
+            c.imm = p.current.imm;
+            c.offset = p.current.offset;
+            c.length = p.current.length;
+        }
+        complete(c);
+    }
+    if (p.parsed == p.staged) p.parsed = p.staged = 0;
+    return true;
+}
+
+void TcpTransport::receive(std::uint32_t peer) {
+    Peer& p = peers_[peer];
+    std::size_t budget = receive_budget;
+    while (p.alive && budget) {
+        // A large write body goes straight into the registered region.
+        if (p.in_body && p.current.kind == 2 && p.staged == p.parsed) {
+            std::byte* target = body_target(p, peer);
+            if (!target) return;
+            ssize_t n = recv(p.fd, target + p.body_done, p.current.length - p.body_done, MSG_DONTWAIT);
+            if (n > 0) {
+                p.body_done += static_cast<std::size_t>(n);
+                budget -= std::min(budget, static_cast<std::size_t>(n));
+                if (p.body_done == p.current.length) {
+                    p.in_body = false;
+                    Completion c;
+                    c.kind = Completion::Kind::write_arrived;
+                    c.peer = peer;
+                    c.imm = p.current.imm;
+                    c.offset = p.current.offset;
+                    c.length = p.current.length;
+                    complete(c);
+                }
+                continue;
+            }
+            if (n == 0) return lose(peer, "peer closed the connection");
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+            return lose(peer, errno_text());
+        }
+        if (p.parsed > 0 && p.parsed == p.staged) p.parsed = p.staged = 0;
+        if (p.staged == p.staging.size()) {   // compact
+            std::memmove(p.staging.data(), p.staging.data() + p.parsed, p.staged - p.parsed);
+            p.staged -= p.parsed;
+            p.parsed = 0;
+        }
+        ssize_t n = recv(p.fd, p.staging.data() + p.staged, p.staging.size() - p.staged, MSG_DONTWAIT);
+        if (n > 0) {
+            p.staged += static_cast<std::size_t>(n);
+            budget -= std::min(budget, static_cast<std::size_t>(n));
+            if (!consume_staged(p, peer)) return;
+            continue;
+        }
+        if (n == 0) return lose(peer, "peer closed the connection");
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+        return lose(peer, errno_text());
+    }
+}
+
+void TcpTransport::lose(std::uint32_t peer, const std::string& why) {
+    Peer& p = peers_[peer];
+    if (!p.alive) return;
+    p.alive = false;
+    p.error = why;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, p.fd, nullptr);
+    Completion c;
+    c.kind = Completion::Kind::peer_lost;
+    c.peer = peer;
+    c.error = p.error.c_str();
+    complete(c);
+}
+
+void TcpTransport::progress(int timeout_ms) {
+    for (std::uint32_t peer : dirty_) {
+        peers_[peer].dirty = false;
+        flush(peer);
+    }
+    dirty_.clear();
+    epoll_event events[64];
+    int n = epoll_wait(epoll_fd_, events, 64, timeout_ms);
+    for (int i = 0; i < n; ++i) {
+        std::uint32_t peer = events[i].data.u32;
+        if (events[i].events & EPOLLOUT) flush(peer);
+        if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) receive(peer);
+    }
+}
+
+std::size_t TcpTransport::poll(std::span<Completion> out) {
+    if (done_.size() < out.size()) progress(0);
+    std::size_t n = 0;
+    while (n < out.size() && !done_.empty()) {
+        out[n++] = done_.front();
+        done_.pop();
+    }
+    return n;
+}
+
+void TcpTransport::wait(Picoseconds max) {
+    if (!done_.empty() || !dirty_.empty()) return;
+    auto ms = static_cast<int>(std::clamp<std::int64_t>(max.count() / 1000'000'000, 0, 100));
+    progress(ms);
+}
+
+} // namespace evb

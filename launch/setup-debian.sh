@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package that evbench's build, tests and benchmarks need.
+# Idempotent: packages already present are skipped by apt-get.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libcli11-dev libspdlog-dev libfmt-dev libgtest-dev nlohmann-json3-dev
+  libhwloc-dev libnuma-dev
+  iperf3 python3
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi

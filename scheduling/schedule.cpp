@@ -1,0 +1,16 @@
+#include "schedule.hpp"
+
+#include "barrel_shift.hpp"
+#include "random_order.hpp"
+
+namespace evb {
+
+std::unique_ptr<Schedule> make_schedule(Scheduling kind, std::uint64_t seed) {
+    switch (kind) {
+    case Scheduling::barrel_shift: return std::make_unique<BarrelShift>();
+    case Scheduling::random: return std::make_unique<RandomOrder>(seed);
+    }
+    return nullptr;
+}
+
+} // namespace evb

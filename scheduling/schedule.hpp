@@ -1,0 +1,22 @@
+// The order in which a unit visits its peers: a BU visiting RUs for one event (PULL), or an RU
+// visiting BUs for one sweep (PUSH). Pure functions of (self, round): easy to test and replay.
+#pragma once
+#include "config.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+namespace evb {
+
+class Schedule {
+public:
+    virtual ~Schedule() = default;
+    virtual const char* name() const = 0;
+    // Writes a permutation of 0..out.size()-1: the visiting order of unit `self` in `round`.
+    virtual void order(std::uint32_t self, std::uint64_t round, std::span<std::uint32_t> out) const = 0;
+};
+
+std::unique_ptr<Schedule> make_schedule(Scheduling kind, std::uint64_t seed);
+
+} // namespace evb

@@ -1,0 +1,151 @@
+#include "bootstrap.hpp"
+
+#include "socket_util.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace evb {
+
+Bootstrap::Bootstrap(const World& world, const std::string& endpoint, int inherited_fd, Picoseconds timeout)
+    : world_(world), timeout_(timeout), links_(world.rank == 0 ? world.size : 1) {
+    auto [host, port] = split_host_port(endpoint);
+    if (world.rank == 0) {
+        int lfd = inherited_fd >= 0 ? inherited_fd : listen_on(world.single_host ? host : "0.0.0.0", port, static_cast<int>(world.size) + 16);
+        Picoseconds deadline = steady_now() + timeout;
+        for (std::uint32_t joined = 1; joined < world.size;) {
+            int fd = accept_within(lfd, deadline - steady_now());
+            if (fd < 0) {
+                close(lfd);
+                throw std::runtime_error("bootstrap: only " + std::to_string(joined) + " of " + std::to_string(world.size) +
+                                         " ranks reached " + endpoint + " within " + std::to_string(int(timeout.seconds())) + " s");
+            }
+            std::uint32_t who = 0;
+            if (!recv_all(fd, &who, sizeof who, timeout) || who == 0 || who >= world.size || links_[who].alive) {
+                close(fd);
+                continue;   // a stranger or a duplicate: ignore it
+            }
+            links_[who] = {fd, {}, true};
+            ++joined;
+        }
+        close(lfd);
+    } else {
+        int fd = -1;
+        try {
+            fd = connect_to(host, port, timeout);
+        } catch (const std::exception& e) {
+            throw std::runtime_error(std::string("bootstrap: rank 0 unreachable: ") + e.what());
+        }
+        std::uint32_t me = world.rank;
+        if (!send_all(fd, &me, sizeof me)) throw std::runtime_error("bootstrap: lost rank 0 during hello");
+        links_[0] = {fd, {}, true};
+    }
+}
+
+Bootstrap::~Bootstrap() {
+    for (auto& l : links_)
+        if (l.fd >= 0) close(l.fd);
+}
+
+void Bootstrap::send(Link& link, const nlohmann::json& body) {
+    if (!link.alive) return;
+    std::string text = body.dump();
+    auto len = static_cast<std::uint32_t>(text.size());
+    if (!send_all(link.fd, &len, sizeof len) || !send_all(link.fd, text.data(), text.size())) link.alive = false;
+}
+
+bool Bootstrap::extract(Link& link, nlohmann::json& body) {
+    if (link.in.size() < 4) return false;
+    std::uint32_t len = 0;
+    std::memcpy(&len, link.in.data(), 4);
+    if (link.in.size() < 4 + std::size_t{len}) return false;
+    body = nlohmann::json::parse(link.in.begin() + 4, link.in.begin() + 4 + len);
+    link.in.erase(0, 4 + std::size_t{len});
+    return true;
+}
+
+nlohmann::json Bootstrap::receive_blocking(Link& link, std::uint32_t from) {
+    nlohmann::json body;
+    Picoseconds deadline = steady_now() + timeout_;
+    while (!extract(link, body)) {
+        char buf[4096];
+        if (!recv_all(link.fd, buf, 1, deadline - steady_now()))
+            throw std::runtime_error("bootstrap: rank " + std::to_string(from) + " went away or timed out");
+        link.in.push_back(buf[0]);
+        ssize_t n = recv(link.fd, buf, sizeof buf, MSG_DONTWAIT);
+        if (n > 0) link.in.append(buf, static_cast<std::size_t>(n));
+    }
+    return body;
+}
+
+std::vector<std::string> Bootstrap::allgather(const std::string& mine, const std::string& fingerprint) {
+    std::vector<std::string> all(world_.size);
+    if (world_.rank == 0) {
+        all[0] = mine;
+        for (std::uint32_t r = 1; r < world_.size; ++r) {
+            auto hello = receive_blocking(links_[r], r);
+            if (hello.value("fingerprint", "") != fingerprint)
+                throw std::runtime_error("bootstrap: rank " + std::to_string(r) +
+                                         " runs a different configuration than rank 0 (same flags on every rank?)");
+            all[r] = hello.at("value").get<std::string>();
+        }
+        broadcast({{"type", "table"}, {"values", all}});
+    } else {
+        send(links_[0], {{"type", "hello"}, {"value", mine}, {"fingerprint", fingerprint}});
+        auto table = receive_blocking(links_[0], 0);
+        all = table.at("values").get<std::vector<std::string>>();
+    }
+    return all;
+}
+
+void Bootstrap::barrier() {
+    if (world_.rank == 0) {
+        for (std::uint32_t r = 1; r < world_.size; ++r) receive_blocking(links_[r], r);
+        broadcast({{"type", "go"}});
+    } else {
+        send(links_[0], {{"type", "ready"}});
+        receive_blocking(links_[0], 0);
+    }
+}
+
+std::vector<Bootstrap::Incoming> Bootstrap::poll() {
+    std::vector<Incoming> out;
+    for (std::uint32_t i = 0; i < links_.size(); ++i) {
+        Link& link = links_[i];
+        if (!link.alive) continue;
+        std::uint32_t from = world_.rank == 0 ? i : 0;
+        char buf[65536];
+        std::string lost;
+        for (;;) {
+            ssize_t n = recv(link.fd, buf, sizeof buf, MSG_DONTWAIT);
+            if (n > 0) {
+                link.in.append(buf, static_cast<std::size_t>(n));
+                continue;
+            }
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+            lost = n == 0 ? "connection closed" : errno_text();
+            break;
+        }
+        // Frames that arrived before a close still count.
+        nlohmann::json body;
+        while (extract(link, body)) out.push_back({from, std::move(body)});
+        if (!lost.empty()) {
+            link.alive = false;
+            out.push_back({from, {{"type", "lost"}, {"error", lost}}});
+        }
+    }
+    return out;
+}
+
+void Bootstrap::send_to_root(const nlohmann::json& body) { send(links_[0], body); }
+
+void Bootstrap::broadcast(const nlohmann::json& body) {
+    for (std::uint32_t r = 1; r < links_.size(); ++r) send(links_[r], body);
+}
+
+} // namespace evb

@@ -1,0 +1,48 @@
+// Registered memory pools: fixed-size blocks carved from one allocation made once at start,
+// bound to a NUMA node, locked where allowed, registered once with the transport, and loaned
+// by index. Nothing is allocated on the steady-state path.
+#pragma once
+#include "transport.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace evb {
+
+class MemoryPool {
+public:
+    // numa_node < 0: leave placement to the kernel (first touch).
+    MemoryPool(std::size_t block_size, std::uint32_t blocks, int numa_node = -1);
+    ~MemoryPool();
+    MemoryPool(const MemoryPool&) = delete;
+    MemoryPool& operator=(const MemoryPool&) = delete;
+
+    std::byte* data() const { return base_; }
+    std::size_t size() const { return bytes_; }
+    std::size_t block_size() const { return block_size_; }
+    std::uint32_t blocks() const { return blocks_; }
+    std::byte* block(std::uint32_t i) const { return base_ + i * block_size_; }
+    std::size_t offset_of(std::uint32_t i) const { return i * block_size_; }
+
+    std::optional<std::uint32_t> acquire();
+    void release(std::uint32_t block);
+    std::uint32_t in_use() const { return blocks_ - static_cast<std::uint32_t>(free_.size()); }
+    std::uint32_t peak_in_use() const { return peak_; }
+
+    // Registers the whole pool once; the region is what remote writes target.
+    void register_with(Transport& transport);
+    const MemoryRegion& region() const { return region_; }
+
+private:
+    std::byte* base_ = nullptr;
+    std::size_t bytes_ = 0;
+    std::size_t block_size_;
+    std::uint32_t blocks_;
+    std::vector<std::uint32_t> free_;
+    std::uint32_t peak_ = 0;
+    MemoryRegion region_{};
+};
+
+} // namespace evb

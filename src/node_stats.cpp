@@ -1,0 +1,99 @@
+#include "node_stats.hpp"
+
+#include <algorithm>
+
+namespace evb {
+
+void ErrorCounts::merge(const ErrorCounts& o) {
+    bad_header += o.bad_header;
+    bad_payload += o.bad_payload;
+    duplicate += o.duplicate;
+    missing += o.missing;
+    unexpected += o.unexpected;
+    credit_overflow += o.credit_overflow;
+}
+
+std::string ErrorCounts::describe() const {
+    std::string s;
+    auto add = [&](std::uint64_t n, const char* what) {
+        if (!n) return;
+        if (!s.empty()) s += ", ";
+        s += std::to_string(n) + " " + what;
+    };
+    add(bad_header, "bad header");
+    add(bad_payload, "bad payload");
+    add(duplicate, "duplicate");
+    add(missing, "missing");
+    add(unexpected, "unexpected");
+    add(credit_overflow, "credit overflow");
+    return s.empty() ? "none" : s;
+}
+
+void NodeStats::merge(const NodeStats& o) {
+    bool had_builds = events_built > 0;
+    bytes_out += o.bytes_out;
+    fragments_out += o.fragments_out;
+    bytes_in += o.bytes_in;
+    fragments_in += o.fragments_in;
+    events_assigned += o.events_assigned;
+    in_flight += o.in_flight;
+    peak_ru_bytes = std::max(peak_ru_bytes, o.peak_ru_bytes);
+    peak_bu_bytes = std::max(peak_bu_bytes, o.peak_bu_bytes);
+    if (o.events_built) {
+        first_build = had_builds ? std::min(first_build, o.first_build) : o.first_build;
+        last_build = std::max(last_build, o.last_build);
+    }
+    events_built += o.events_built;
+    errors.merge(o.errors);
+    latency.merge(o.latency);
+}
+
+nlohmann::json NodeStats::to_json() const {
+    return {{"node", node},
+            {"bytes_out", bytes_out},
+            {"fragments_out", fragments_out},
+            {"bytes_in", bytes_in},
+            {"fragments_in", fragments_in},
+            {"events_built", events_built},
+            {"events_assigned", events_assigned},
+            {"in_flight", in_flight},
+            {"peak_ru_bytes", peak_ru_bytes},
+            {"peak_bu_bytes", peak_bu_bytes},
+            {"first_build_ps", first_build.count()},
+            {"last_build_ps", last_build.count()},
+            {"errors",
+             {{"bad_header", errors.bad_header},
+              {"bad_payload", errors.bad_payload},
+              {"duplicate", errors.duplicate},
+              {"missing", errors.missing},
+              {"unexpected", errors.unexpected},
+              {"credit_overflow", errors.credit_overflow}}},
+            {"latency", latency.to_json()}};
+}
+
+NodeStats NodeStats::from_json(const nlohmann::json& j) {
+    NodeStats s;
+    s.node = j.at("node").get<std::uint32_t>();
+    s.bytes_out = j.at("bytes_out").get<std::uint64_t>();
+    s.fragments_out = j.at("fragments_out").get<std::uint64_t>();
+    s.bytes_in = j.at("bytes_in").get<std::uint64_t>();
+    s.fragments_in = j.at("fragments_in").get<std::uint64_t>();
+    s.events_built = j.at("events_built").get<std::uint64_t>();
+    s.events_assigned = j.at("events_assigned").get<std::uint64_t>();
+    s.in_flight = j.at("in_flight").get<std::uint64_t>();
+    s.peak_ru_bytes = j.at("peak_ru_bytes").get<std::uint64_t>();
+    s.peak_bu_bytes = j.at("peak_bu_bytes").get<std::uint64_t>();
+    s.first_build = Picoseconds(j.at("first_build_ps").get<std::int64_t>());
+    s.last_build = Picoseconds(j.at("last_build_ps").get<std::int64_t>());
+    const auto& e = j.at("errors");
+    s.errors.bad_header = e.at("bad_header").get<std::uint64_t>();
+    s.errors.bad_payload = e.at("bad_payload").get<std::uint64_t>();
+    s.errors.duplicate = e.at("duplicate").get<std::uint64_t>();
+    s.errors.missing = e.at("missing").get<std::uint64_t>();
+    s.errors.unexpected = e.at("unexpected").get<std::uint64_t>();
+    s.errors.credit_overflow = e.at("credit_overflow").get<std::uint64_t>();
+    s.latency = LatencyHistogram::from_json(j.at("latency"));
+    return s;
+}
+
+} // namespace evb

@@ -1,0 +1,31 @@
+#include "run_result.hpp"
+
+namespace evb {
+
+RunResult make_result(const Config& config) {
+    RunResult r;
+    r.nodes.resize(config.nodes);
+    for (std::uint32_t i = 0; i < config.nodes; ++i) r.nodes[i].node = i;
+    r.manager.node = config.nodes;
+    return r;
+}
+
+void RunResult::add(const NodeStats& s) {
+    if (s.node < nodes.size())
+        nodes[s.node].merge(s);
+    else
+        manager.merge(s);
+}
+
+NodeStats RunResult::system() const {
+    NodeStats sum = manager;
+    for (const auto& n : nodes) sum.merge(n);
+    return sum;
+}
+
+Picoseconds RunResult::window() const {
+    auto last = system().last_build;
+    return last > Picoseconds(0) ? last : elapsed;
+}
+
+} // namespace evb

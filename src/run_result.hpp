@@ -1,0 +1,33 @@
+// The outcome of one run, gathered at rank 0: per-node statistics, timing and failure.
+#pragma once
+#include "config.hpp"
+#include "node_stats.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace evb {
+
+struct RunResult {
+    std::vector<NodeStats> nodes;      // index = node: its RU and BU merged
+    NodeStats manager;                 // an EM on its own rank (assignments, errors)
+    Picoseconds elapsed{};             // start to end of the run (wall, or simulated)
+    double wall_seconds = 0;
+    std::optional<std::string> failure;
+
+    // Sums every node (and the EM rank's counts).
+    NodeStats system() const;
+    // Measurement window for rates: start of the run to the last event built.
+    Picoseconds window() const;
+    std::uint64_t errors() const { return system().errors.total(); }
+    // 0 ok, 1 a failure or any verification error.
+    int exit_code() const { return failure || errors() ? 1 : 0; }
+
+    // Adds a rank's statistics into the row of its node (or the EM row).
+    void add(const NodeStats& rank_stats);
+};
+
+RunResult make_result(const Config& config);
+
+} // namespace evb

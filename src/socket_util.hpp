@@ -1,0 +1,27 @@
+// Small POSIX socket helpers shared by the TCP transport, the bootstrap and the launcher.
+// Errors throw std::runtime_error with the address and the OS error text.
+#pragma once
+#include "time.hpp"
+
+#include <string>
+#include <utility>
+
+namespace evb {
+
+// "host:port" -> (host, port); throws std::invalid_argument naming the text.
+std::pair<std::string, int> split_host_port(const std::string& endpoint);
+// Listening TCP socket on host:port (port 0: any); returns the fd.
+int listen_on(const std::string& host, int port, int backlog);
+int bound_port(int fd);
+// Connects to host:port, retrying refused connections until `timeout`; blocking fd.
+int connect_to(const std::string& host, int port, Picoseconds timeout);
+// accept() with a timeout; returns -1 on timeout.
+int accept_within(int listen_fd, Picoseconds timeout);
+void set_nonblocking(int fd, bool on);
+void set_nodelay(int fd);
+// Blocking send/receive of exactly len bytes (MSG_NOSIGNAL); false on EOF or error.
+bool send_all(int fd, const void* data, std::size_t len);
+bool recv_all(int fd, void* data, std::size_t len, Picoseconds timeout);
+std::string errno_text();
+
+} // namespace evb

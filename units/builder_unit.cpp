@@ -1,0 +1,201 @@
+#include "builder_unit.hpp"
+
+#include <cstring>
+
+namespace evb {
+
+BuilderUnit::BuilderUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool& slots)
+    : setup_(setup), config_(setup.config), index_(index), nodes_(setup.config.nodes), pool_(slots),
+      stride_(setup.config.fragment_stride()), slots_(setup.config.credits),
+      order_(std::size_t{setup.config.credits} * nodes_), received_from_(std::size_t{setup.config.credits} * nodes_),
+      next_own_event_(index) {}
+
+bool BuilderUnit::finished() const {
+    if (config_.protocol == Protocol::pull_no_em) return own_events_done_ && busy_ == 0;
+    return end_received_ && built_ == assigned_total_;
+}
+
+std::uint64_t BuilderUnit::fragment_offset(const Slot& s, std::uint32_t source) const {
+    return pool_.offset_of(s.block) + std::uint64_t{source} * stride_;
+}
+
+void BuilderUnit::on_start(Context& ctx) {
+    for (std::uint32_t i = 0; i < slots_.size(); ++i) {
+        // Each credit owns a slot for the whole run: memory in use stays c N f (eq. 3.1 / m).
+        slots_[i].block = *pool_.acquire();
+    }
+    auto& st = ctx.stats();
+    st.peak_bu_bytes = std::max<std::uint64_t>(st.peak_bu_bytes, std::uint64_t{pool_.in_use()} * pool_.block_size());
+    if (config_.protocol == Protocol::pull_no_em) {
+        start_own_events(ctx);
+        return;
+    }
+    for (std::uint32_t i = 0; i < slots_.size(); ++i) announce(ctx, i);
+}
+
+void BuilderUnit::announce(Context& ctx, std::uint32_t slot) {
+    auto& s = slots_[slot];
+    s.active = true;
+    s.assigned = false;
+    s.received = 0;
+    s.next_step = 0;
+    s.outstanding = 0;
+    std::memset(received_of(slot), 0, nodes_);
+    ++busy_;
+    Message m{};
+    m.type = MessageType::credit;
+    m.slot = slot;
+    m.rkey = pool_.region().key;
+    m.offset = pool_.offset_of(s.block);
+    ctx.send({Role::manager, 0}, m);
+}
+
+// PULL without EM: event e is built by BU e mod N.
+void BuilderUnit::start_own_events(Context& ctx) {
+    for (std::uint32_t i = 0; i < slots_.size() && !own_events_done_; ++i) {
+        if (slots_[i].active) continue;
+        bool out_of_events = config_.events && next_own_event_ >= config_.events;
+        bool out_of_time = config_.duration > Picoseconds(0) && ctx.now() >= config_.duration;
+        if (out_of_events || out_of_time) {
+            own_events_done_ = true;
+            break;
+        }
+        auto& s = slots_[i];
+        s.active = true;
+        s.received = 0;
+        s.outstanding = 0;
+        s.next_step = 0;
+        std::memset(received_of(i), 0, nodes_);
+        ++busy_;
+        ++ctx.stats().events_assigned;
+        begin(ctx, i, next_own_event_);
+        next_own_event_ += nodes_;
+    }
+}
+
+void BuilderUnit::on_message(Context& ctx, const Message& msg) {
+    if (msg.type == MessageType::end) {
+        end_received_ = true;
+        assigned_total_ = msg.count;
+        return;
+    }
+    if (msg.type != MessageType::assign || msg.slot >= slots_.size() || !slots_[msg.slot].active ||
+        slots_[msg.slot].assigned) {
+        ++ctx.stats().errors.unexpected;
+        ctx.log().error("BU {}: unexpected message type {} for slot {}", index_, int(msg.type), msg.slot);
+        return;
+    }
+    begin(ctx, msg.slot, msg.event);
+}
+
+void BuilderUnit::begin(Context& ctx, std::uint32_t slot, std::uint64_t event) {
+    auto& s = slots_[slot];
+    s.assigned = true;
+    s.event = event;
+    s.started = ctx.now();
+    if (config_.protocol == Protocol::push) {
+        // Fragments may have landed before the assignment: check them now.
+        auto* got = received_of(slot);
+        for (std::uint32_t src = 0; src < nodes_; ++src)
+            if (got[src]) check(ctx, s, slot, src);
+        if (s.received == nodes_) complete(ctx, slot);
+        return;
+    }
+    setup_.schedule.order(index_, event, std::span<std::uint32_t>(order_of(slot), nodes_));
+    request_more(ctx, slot);
+}
+
+void BuilderUnit::request_more(Context& ctx, std::uint32_t slot) {
+    auto& s = slots_[slot];
+    const auto* order = order_of(slot);
+    while (s.outstanding < config_.parallel && s.next_step < nodes_) {
+        std::uint32_t ru = order[s.next_step++];
+        Message m{};
+        m.type = MessageType::request;
+        m.event = s.event;
+        m.slot = slot;
+        m.rkey = pool_.region().key;
+        m.offset = fragment_offset(s, ru);
+        ++s.outstanding;
+        ++ctx.stats().in_flight;
+        ctx.send({Role::readout, ru}, m);
+    }
+}
+
+void BuilderUnit::check(Context& ctx, const Slot& s, std::uint32_t slot, std::uint32_t source) {
+    (void)slot;
+    auto verdict = check_fragment(pool_.data() + fragment_offset(s, source), s.event, source,
+                                  setup_.sizer.size(s.event, source), config_.verify == Verify::full);
+    if (verdict == FragmentCheck::ok) return;
+    auto& errors = ctx.stats().errors;
+    if (verdict == FragmentCheck::bad_header) {
+        ++errors.bad_header;
+        ctx.log().error("BU {}: bad header in fragment of event {} from RU {}", index_, s.event, source);
+    } else {
+        ++errors.bad_payload;
+        ctx.log().error("BU {}: payload checksum mismatch in fragment of event {} from RU {}", index_, s.event, source);
+    }
+}
+
+void BuilderUnit::on_completion(Context& ctx, const Completion& c) {
+    auto& st = ctx.stats();
+    if (c.kind != Completion::Kind::write_arrived) {
+        ++st.errors.unexpected;
+        return;
+    }
+    std::uint32_t slot = WriteImm::slot(c.imm), source = WriteImm::source(c.imm);
+    if (slot >= slots_.size() || source >= nodes_ || !slots_[slot].active) {
+        ++st.errors.unexpected;
+        ctx.log().error("BU {}: write from RU {} into idle slot {}", index_, source, slot);
+        return;
+    }
+    auto& s = slots_[slot];
+    auto* got = received_of(slot);
+    if (got[source]) {
+        ++st.errors.duplicate;
+        ctx.log().error("BU {}: duplicate fragment from RU {} for event {}", index_, source, s.event);
+        return;
+    }
+    got[source] = 1;
+    ++s.received;
+    ++st.fragments_in;
+    st.bytes_in += c.length;
+    if (config_.protocol == Protocol::push) {
+        if (!s.assigned) return;   // checked when the assignment arrives
+    } else {
+        --s.outstanding;
+        --st.in_flight;
+    }
+    check(ctx, s, slot, source);
+    if (s.received == nodes_)
+        complete(ctx, slot);
+    else if (config_.protocol != Protocol::push)
+        request_more(ctx, slot);
+}
+
+void BuilderUnit::complete(Context& ctx, std::uint32_t slot) {
+    auto& s = slots_[slot];
+    auto& st = ctx.stats();
+    Picoseconds now = ctx.now();
+    st.latency.record(now - s.started);
+    if (st.events_built == 0) st.first_build = now;
+    st.last_build = now;
+    ++st.events_built;
+    ++built_;
+    s.active = false;
+    s.assigned = false;
+    --busy_;
+    if (config_.protocol == Protocol::pull_no_em)
+        start_own_events(ctx);
+    else if (!end_received_)
+        announce(ctx, slot);
+}
+
+void BuilderUnit::on_stop(Context& ctx) {
+    for (std::uint32_t i = 0; i < slots_.size(); ++i) {
+        const auto& s = slots_[i];
+        if (s.active && s.assigned) ctx.stats().errors.missing += nodes_ - s.received;
+    }
+}
+
+} // namespace evb

@@ -1,0 +1,64 @@
+// The BU: owns `credits` slots of N fragments each in its registered region. PULL: announces a
+// credit per slot to the EM, and for each assigned event requests fragments from RUs in the
+// schedule's order, at most `parallel` outstanding per slot. PUSH: the RUs write unasked.
+// PULL without EM: builds events e = index + k N by itself. Checks every fragment that lands.
+#pragma once
+#include "memory_pool.hpp"
+#include "unit.hpp"
+
+#include <vector>
+
+namespace evb {
+
+class BuilderUnit final : public Unit {
+public:
+    BuilderUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool& slots);
+    void on_start(Context& ctx) override;
+    void on_message(Context& ctx, const Message& msg) override;
+    void on_completion(Context& ctx, const Completion& c) override;
+    bool finished() const override;
+    void on_stop(Context& ctx) override;
+
+    std::uint64_t built() const { return built_; }
+    std::uint32_t busy_slots() const { return busy_; }
+
+private:
+    struct Slot {
+        std::uint32_t block = 0;         // block of the slot pool
+        bool assigned = false;           // event id known
+        bool active = false;             // credit given out or event in progress
+        std::uint64_t event = 0;
+        Picoseconds started{};
+        std::uint32_t received = 0;
+        std::uint32_t next_step = 0;     // position in `order` of the next RU to request
+        std::uint32_t outstanding = 0;   // requests sent, fragment not yet in
+    };
+
+    void announce(Context& ctx, std::uint32_t slot);
+    void begin(Context& ctx, std::uint32_t slot, std::uint64_t event);
+    void request_more(Context& ctx, std::uint32_t slot);
+    void complete(Context& ctx, std::uint32_t slot);
+    void check(Context& ctx, const Slot& s, std::uint32_t slot, std::uint32_t source);
+    void start_own_events(Context& ctx);
+    std::uint32_t* order_of(std::uint32_t slot) { return order_.data() + std::size_t{slot} * nodes_; }
+    std::uint8_t* received_of(std::uint32_t slot) { return received_from_.data() + std::size_t{slot} * nodes_; }
+    std::uint64_t fragment_offset(const Slot& s, std::uint32_t source) const;
+
+    const UnitSetup& setup_;
+    const Config& config_;
+    std::uint32_t index_;
+    std::uint32_t nodes_;
+    MemoryPool& pool_;
+    std::uint64_t stride_;
+    std::vector<Slot> slots_;               // one per credit
+    std::vector<std::uint32_t> order_;      // slots x N visiting order
+    std::vector<std::uint8_t> received_from_;
+    std::uint32_t busy_ = 0;
+    std::uint64_t built_ = 0;
+    bool end_received_ = false;
+    std::uint64_t assigned_total_ = 0;      // from the EM's end message
+    std::uint64_t next_own_event_;          // PULL without EM
+    bool own_events_done_ = false;
+};
+
+} // namespace evb

@@ -1,0 +1,94 @@
+#include "readout_unit.hpp"
+
+namespace evb {
+
+ReadoutUnit::ReadoutUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool& pool)
+    : setup_(setup), index_(index), pool_(pool), generator_(index, setup.sizer.max_size()),
+      slot_stride_(setup.config.fragment_stride()), waiting_(std::size_t{setup.config.nodes} * setup.config.credits) {
+    for (std::uint32_t b = 0; b < pool_.blocks(); ++b) generator_.prefill(pool_.block(b));
+    if (setup_.config.protocol == Protocol::push) {
+        push_pending_.assign(setup_.config.nodes, RingQueue<Job>(setup_.config.credits));
+        push_order_.resize(setup_.config.nodes);
+        setup_.schedule.order(index_, push_round_, push_order_);
+    }
+}
+
+void ReadoutUnit::on_start(Context&) {}
+
+void ReadoutUnit::on_message(Context& ctx, const Message& msg) {
+    if (msg.type == MessageType::request) {
+        Job job{msg.event, msg.from_index, msg.slot, msg.rkey, msg.offset};
+        if (auto block = pool_.acquire())
+            serve(ctx, job, *block);
+        else
+            waiting_.push(job);
+    } else if (msg.type == MessageType::push_assign && msg.peer_index < push_pending_.size()) {
+        std::uint64_t offset = msg.offset + std::uint64_t{index_} * slot_stride_;
+        push_pending_[msg.peer_index].push({msg.event, msg.peer_index, msg.slot, msg.rkey, offset});
+        pump(ctx);
+    } else {
+        ++ctx.stats().errors.unexpected;
+    }
+}
+
+void ReadoutUnit::serve(Context& ctx, const Job& job, std::uint32_t block) {
+    std::uint32_t size = setup_.sizer.size(job.event, index_);
+    generator_.stamp(pool_.block(block), job.event, size);
+    auto& st = ctx.stats();
+    st.peak_ru_bytes = std::max<std::uint64_t>(st.peak_ru_bytes, std::uint64_t{pool_.in_use()} * pool_.block_size());
+    ++writes_outstanding_;
+    ctx.write({Role::builder, job.bu}, pool_, block, size, job.rkey, job.offset, WriteImm::encode(job.slot, index_),
+              (std::uint64_t{size} << 32) | block);
+}
+
+void ReadoutUnit::on_completion(Context& ctx, const Completion& c) {
+    if (c.kind != Completion::Kind::write_done) {
+        ++ctx.stats().errors.unexpected;
+        return;
+    }
+    auto block = static_cast<std::uint32_t>(c.cookie);
+    auto& st = ctx.stats();
+    st.bytes_out += c.cookie >> 32;
+    ++st.fragments_out;
+    --writes_outstanding_;
+    pool_.release(block);
+    if (!waiting_.empty()) {
+        Job job = waiting_.front();
+        waiting_.pop();
+        serve(ctx, job, *pool_.acquire());
+    }
+    if (!push_pending_.empty()) pump(ctx);
+}
+
+// PUSH: the RU walks the BUs in its schedule order and sends the oldest pending fragment for the
+// BU under the cursor, keeping at most `parallel` writes in flight.
+void ReadoutUnit::pump(Context& ctx) {
+    Job job;
+    while (writes_outstanding_ < setup_.config.parallel && next_push_job(job)) {
+        auto block = pool_.acquire();
+        if (!block) {
+            waiting_.push(job);
+            return;
+        }
+        serve(ctx, job, *block);
+    }
+}
+
+bool ReadoutUnit::next_push_job(Job& job) {
+    auto n = static_cast<std::uint32_t>(push_pending_.size());
+    for (std::uint32_t tried = 0; tried < n; ++tried) {
+        auto& queue = push_pending_[push_order_[push_cursor_]];
+        if (++push_cursor_ == n) {
+            push_cursor_ = 0;
+            setup_.schedule.order(index_, ++push_round_, push_order_);
+        }
+        if (!queue.empty()) {
+            job = queue.front();
+            queue.pop();
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace evb

@@ -1,0 +1,47 @@
+// The RU: holds fragments in its registered pool and writes each into the BU slot that asked for
+// it (PULL) or that the EM named (PUSH). Requests wait when every buffer is on loan.
+#pragma once
+#include "memory_pool.hpp"
+#include "ring_queue.hpp"
+#include "unit.hpp"
+
+#include <vector>
+
+namespace evb {
+
+class ReadoutUnit final : public Unit {
+public:
+    ReadoutUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool& pool);
+    void on_start(Context& ctx) override;
+    void on_message(Context& ctx, const Message& msg) override;
+    void on_completion(Context& ctx, const Completion& c) override;
+    bool finished() const override { return true; }   // passive: serves until the run ends
+
+private:
+    struct Job {
+        std::uint64_t event;
+        std::uint32_t bu;
+        std::uint32_t slot;
+        std::uint64_t rkey;
+        std::uint64_t offset;   // where this RU's fragment goes
+    };
+    void serve(Context& ctx, const Job& job, std::uint32_t block);
+    void pump(Context& ctx);
+    bool next_push_job(Job& job);
+
+    const UnitSetup& setup_;
+    std::uint32_t index_;
+    MemoryPool& pool_;
+    FragmentGenerator generator_;
+    std::uint64_t slot_stride_;
+    // PULL: requests waiting for a free buffer, in arrival order.
+    RingQueue<Job> waiting_;
+    // PUSH: assignments waiting, per BU, visited in the schedule's order under the parallel window.
+    std::vector<RingQueue<Job>> push_pending_;
+    std::vector<std::uint32_t> push_order_;
+    std::uint32_t push_cursor_ = 0;
+    std::uint64_t push_round_ = 0;
+    std::uint32_t writes_outstanding_ = 0;
+};
+
+} // namespace evb

@@ -1,0 +1,31 @@
+// A reactive unit: four entry points, no I/O, no threads, no sleeps of its own.
+#pragma once
+#include "context.hpp"
+#include "fragment_format.hpp"
+#include "schedule.hpp"
+#include "transport.hpp"
+
+namespace evb {
+
+// What every unit is built from: the run's configuration and its shared, pure helpers.
+struct UnitSetup {
+    const Config& config;
+    const FragmentSizer& sizer;
+    const Schedule& schedule;
+};
+
+class Unit {
+public:
+    virtual ~Unit() = default;
+    virtual void on_start(Context& ctx) = 0;
+    virtual void on_message(Context& ctx, const Message& msg) = 0;
+    // write_done for writes this unit posted, write_arrived for writes into its region.
+    virtual void on_completion(Context& ctx, const Completion& c) = 0;
+    virtual void on_timer(Context& ctx, TimerId id) { (void)ctx; (void)id; }
+    // True once the unit will initiate nothing more (it may still serve requests).
+    virtual bool finished() const = 0;
+    // Called when the run ends: count whatever is still incomplete as missing.
+    virtual void on_stop(Context& ctx) { (void)ctx; }
+};
+
+} // namespace evb
