@@ -18,9 +18,8 @@ std::uint64_t Config::max_fragment_size() const {
     case SizeDistribution::normal: spread = 4 * size_spread; break;                     // clipped at 4 sigma
     case SizeDistribution::lognormal: spread = std::exp(4 * size_spread) - 1; break;   // clipped at 4 sigma
     }
-    double bytes = std::ceil(static_cast<double>(fragment_size) * scale * (1 + spread));
-    // Room for rounding the size up to whole 8-byte words.
-    return static_cast<std::uint64_t>(bytes) + 8;
+    auto bytes = static_cast<std::uint64_t>(std::ceil(static_cast<double>(fragment_size) * scale * (1 + spread)));
+    return (bytes + 7) & ~std::uint64_t{7};   // sizes are whole 8-byte words
 }
 
 std::uint64_t Config::required_memory() const {

@@ -24,8 +24,8 @@ MemoryPool::MemoryPool(std::size_t block_size, std::uint32_t blocks, int numa_no
     bind_to_numa_node(base_, bytes_, numa_node);
     mlock(base_, bytes_);                    // best effort: RDMA drivers need pinned pages, others benefit
     std::memset(base_, 0, bytes_);           // first touch now, not on the data path
-    free_.reserve(blocks_);
-    for (std::uint32_t i = blocks_; i-- > 0;) free_.push_back(i);
+    free_ = RingQueue<std::uint32_t>(blocks_);
+    for (std::uint32_t i = 0; i < blocks_; ++i) free_.push(i);
 }
 
 MemoryPool::~MemoryPool() {
@@ -34,13 +34,13 @@ MemoryPool::~MemoryPool() {
 
 std::optional<std::uint32_t> MemoryPool::acquire() {
     if (free_.empty()) return std::nullopt;
-    auto b = free_.back();
-    free_.pop_back();
+    auto b = free_.front();
+    free_.pop();
     if (in_use() > peak_) peak_ = in_use();
     return b;
 }
 
-void MemoryPool::release(std::uint32_t block) { free_.push_back(block); }
+void MemoryPool::release(std::uint32_t block) { free_.push(block); }
 
 void MemoryPool::register_with(Transport& transport) { region_ = transport.register_memory(base_, bytes_); }
 

@@ -2,6 +2,7 @@
 // bound to a NUMA node, locked where allowed, registered once with the transport, and loaned
 // by index. Nothing is allocated on the steady-state path.
 #pragma once
+#include "ring_queue.hpp"
 #include "transport.hpp"
 
 #include <cstddef>
@@ -40,7 +41,9 @@ private:
     std::size_t bytes_ = 0;
     std::size_t block_size_;
     std::uint32_t blocks_;
-    std::vector<std::uint32_t> free_;
+    // FIFO: loans rotate through the whole pool, as a readout buffer's data streams through
+    // memory, instead of one cache-hot block serving every request.
+    RingQueue<std::uint32_t> free_;
     std::uint32_t peak_ = 0;
     MemoryRegion region_{};
 };

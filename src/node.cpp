@@ -138,7 +138,7 @@ bool Node::try_post(const PendingPost& p) {
     PostStatus s = p.is_write ? transport_.post_write(p.peer, *p.local, p.local_offset, p.rkey, p.remote_offset,
                                                       p.length, p.imm, p.cookie)
                               : transport_.post_send(p.peer, p.msg);
-    if (s == PostStatus::error) fail("posting to rank " + std::to_string(p.peer) + " failed");
+    if (s == PostStatus::error) fail("posting to rank " + std::to_string(p.peer) + " failed: " + transport_.last_error());
     return s != PostStatus::no_resource;
 }
 
@@ -167,10 +167,8 @@ void Node::stop() {
 }
 
 void Node::fail(std::string message) {
-    if (!failure_) {
-        log_.error("{}", message);
-        failure_ = std::move(message);
-    }
+    // Not logged here: the executor reports the failure once, on one line.
+    if (!failure_) failure_ = std::move(message);
 }
 
 } // namespace evb

@@ -154,7 +154,6 @@ int run_distributed(const Config& config, const DriverEntry& driver, const World
     node.stop();
 
     if (failure) {
-        log.error("{}", *failure);
         std::cerr << fmt::format("evbench[rank {}]: error: {}\n", world.rank, *failure);
         if (root) boot.broadcast({{"type", "abort"}, {"error", "rank 0: " + *failure}});
         else boot.send_to_root({{"type", "abort"}, {"error", fmt::format("rank {}: {}", world.rank, *failure)}});
@@ -162,8 +161,18 @@ int run_distributed(const Config& config, const DriverEntry& driver, const World
     }
 
     // Gather: every rank sends its statistics to rank 0, which prints the run's result.
+    // Nobody closes its data connections before everyone has stopped using them: ranks wait for
+    // rank 0's "bye", which it sends once every rank's statistics are in.
     if (!root) {
         boot.send_to_root({{"type", "stats"}, {"stats", node.stats().to_json()}});
+        Picoseconds bye_deadline = steady_now() + config.grace;
+        while (steady_now() < bye_deadline) {
+            for (auto& in : boot.poll()) {
+                auto type = in.body.value("type", "");
+                if (type == "bye" || type == "lost") return 0;
+            }
+            usleep(1000);
+        }
         return 0;
     }
     RunResult result = make_result(config);
@@ -179,6 +188,7 @@ int run_distributed(const Config& config, const DriverEntry& driver, const World
         }
         usleep(1000);
     }
+    boot.broadcast({{"type", "bye"}});
     if (gathered < world.size)
         result.failure = fmt::format("only {} of {} ranks sent their statistics", gathered, world.size);
     result.elapsed = now;

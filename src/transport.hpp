@@ -66,6 +66,9 @@ public:
                                   std::uint64_t remote_key, std::uint64_t remote_offset, std::size_t length,
                                   std::uint32_t imm, std::uint64_t cookie) = 0;
 
+    // Why the last post returned PostStatus::error ("connection to rank 3 lost: ...").
+    virtual std::string last_error() const { return "transport error"; }
+
     // Non-blocking progress: fills `out`, returns how many completions it wrote.
     virtual std::size_t poll(std::span<Completion> out) = 0;
     // Called by the executor when poll() found nothing: may sleep up to `max` waiting for activity.

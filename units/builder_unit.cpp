@@ -144,7 +144,10 @@ void BuilderUnit::on_completion(Context& ctx, const Completion& c) {
         return;
     }
     std::uint32_t slot = WriteImm::slot(c.imm), source = WriteImm::source(c.imm);
-    if (slot >= slots_.size() || source >= nodes_ || !slots_[slot].active) {
+    // Only PUSH lets fragments land before the slot's event is known.
+    bool expected = slot < slots_.size() && source < nodes_ && slots_[slot].active &&
+                    (slots_[slot].assigned || config_.protocol == Protocol::push);
+    if (!expected) {
         ++st.errors.unexpected;
         ctx.log().error("BU {}: write from RU {} into idle slot {}", index_, source, slot);
         return;

@@ -76,7 +76,9 @@ void ReadoutUnit::pump(Context& ctx) {
 
 bool ReadoutUnit::next_push_job(Job& job) {
     auto n = static_cast<std::uint32_t>(push_pending_.size());
-    for (std::uint32_t tried = 0; tried < n; ++tried) {
+    // The cursor may wrap into a new round's order mid-scan: 2N steps always include one whole
+    // permutation, so no BU with pending work is skipped.
+    for (std::uint32_t tried = 0; tried < 2 * n; ++tried) {
         auto& queue = push_pending_[push_order_[push_cursor_]];
         if (++push_cursor_ == n) {
             push_cursor_ = 0;

@@ -90,7 +90,7 @@ MemoryRegion TcpTransport::register_memory(std::byte* base, std::size_t length) 
 }
 
 PostStatus TcpTransport::post_send(std::uint32_t peer, const Message& msg) {
-    if (peer >= size_ || !peers_[peer].alive) return PostStatus::error;
+    if (peer >= size_ || !peers_[peer].alive) return refuse(peer, "send");
     if (peer == rank_) {
         Completion c;
         c.kind = Completion::Kind::message;
@@ -115,10 +115,11 @@ PostStatus TcpTransport::post_send(std::uint32_t peer, const Message& msg) {
 PostStatus TcpTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset,
                                     std::uint64_t remote_key, std::uint64_t remote_offset, std::size_t length,
                                     std::uint32_t imm, std::uint64_t cookie) {
-    if (peer >= size_ || !peers_[peer].alive || local_offset + length > local.length) return PostStatus::error;
+    if (peer >= size_ || !peers_[peer].alive) return refuse(peer, "write");
+    if (local_offset + length > local.length) return refuse(peer, "write beyond the local region");
     if (peer == rank_) {
         if (remote_key == 0 || remote_key > regions_.size() || remote_offset + length > regions_[remote_key - 1].length)
-            return PostStatus::error;
+            return refuse(peer, "write beyond the target region");
         std::memcpy(regions_[remote_key - 1].base + remote_offset, local.base + local_offset, length);
         Completion arrived;
         arrived.kind = Completion::Kind::write_arrived;
@@ -147,6 +148,16 @@ PostStatus TcpTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
         dirty_.push_back(peer);
     }
     return PostStatus::ok;
+}
+
+PostStatus TcpTransport::refuse(std::uint32_t peer, const char* what) {
+    if (peer >= size_)
+        last_error_ = std::string(what) + ": no rank " + std::to_string(peer);
+    else if (!peers_[peer].alive)
+        last_error_ = "connection to rank " + std::to_string(peer) + " lost: " + peers_[peer].error;
+    else
+        last_error_ = what;
+    return PostStatus::error;
 }
 
 // Sends as much of the peer's queue as the socket takes, several frames per sendmsg.

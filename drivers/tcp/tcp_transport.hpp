@@ -30,6 +30,7 @@ public:
                           std::uint64_t cookie) override;
     std::size_t poll(std::span<Completion> out) override;
     void wait(Picoseconds max) override;
+    std::string last_error() const override { return last_error_; }
 
 private:
     struct FrameHeader {
@@ -80,6 +81,8 @@ private:
     RingQueue<Completion> done_{4096};
     std::array<iovec, 64> iov_{};
     Message scratch_msg_{};
+    std::string last_error_;
+    PostStatus refuse(std::uint32_t peer, const char* what);
 };
 
 } // namespace evb

@@ -1,0 +1,59 @@
+// A Context for driving one unit by hand: records what it sends and writes, time set by the test.
+#pragma once
+#include "context.hpp"
+#include "log.hpp"
+#include "memory_pool.hpp"
+
+#include <vector>
+
+namespace evb::test {
+
+struct RecordedWrite {
+    UnitAddress to;
+    std::uint32_t block, length;
+    std::uint64_t rkey, offset;
+    std::uint32_t imm;
+    std::uint64_t cookie;
+};
+
+class RecordingContext final : public Context {
+public:
+    Picoseconds now() const override { return now_; }
+    void send(UnitAddress to, Message msg) override {
+        msg.to = to.role;
+        sent.push_back({to, msg});
+    }
+    void write(UnitAddress to, const MemoryPool&, std::uint32_t block, std::uint32_t length, std::uint64_t rkey,
+               std::uint64_t offset, std::uint32_t imm, std::uint64_t cookie) override {
+        writes.push_back({to, block, length, rkey, offset, imm, cookie});
+    }
+    void arm_timer(Picoseconds at, TimerId id) override { timers.push_back({at, id}); }
+    NodeStats& stats() override { return stats_; }
+    spdlog::logger& log() override { return logger("test"); }
+
+    Picoseconds now_{};
+    NodeStats stats_;
+    std::vector<std::pair<UnitAddress, Message>> sent;
+    std::vector<RecordedWrite> writes;
+    std::vector<std::pair<Picoseconds, TimerId>> timers;
+};
+
+// A transport that only registers memory: enough for pools used by a unit under test.
+class RegistryOnlyTransport final : public Transport {
+public:
+    const char* name() const override { return "registry"; }
+    std::uint32_t rank() const override { return 0; }
+    std::uint32_t size() const override { return 1; }
+    Capabilities capabilities() const override { return {}; }
+    std::string local_address() override { return ""; }
+    void connect(const std::vector<std::string>&, Picoseconds) override {}
+    MemoryRegion register_memory(std::byte* b, std::size_t l) override { return {b, l, 7}; }
+    PostStatus post_send(std::uint32_t, const Message&) override { return PostStatus::error; }
+    PostStatus post_write(std::uint32_t, const MemoryRegion&, std::size_t, std::uint64_t, std::uint64_t, std::size_t,
+                          std::uint32_t, std::uint64_t) override {
+        return PostStatus::error;
+    }
+    std::size_t poll(std::span<Completion>) override { return 0; }
+};
+
+} // namespace evb::test

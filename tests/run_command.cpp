@@ -1,0 +1,66 @@
+#include "run_command.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace evb::test {
+std::string read_file(const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+std::string evbench_binary() { return EVBENCH_BINARY; }
+
+std::string temp_path(const std::string& name) {
+    static const std::string dir = [] {
+        char tmpl[] = "/tmp/evbench-test-XXXXXX";
+        return std::string(mkdtemp(tmpl));
+    }();
+    return dir + "/" + name;
+}
+
+CommandResult run_command(const std::string& command, double hang_guard_s) {
+    static int counter = 0;
+    std::string base = temp_path("cmd" + std::to_string(getpid()) + "_" + std::to_string(counter++));
+    std::string out = base + ".out", err = base + ".err";
+    auto start = std::chrono::steady_clock::now();
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        std::string full = command + " >" + out + " 2>" + err;
+        execl("/bin/sh", "sh", "-c", full.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    CommandResult r;
+    int status = 0;
+    for (;;) {
+        pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid) {
+            r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            break;
+        }
+        double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (elapsed > hang_guard_s) {
+            kill(-pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            r.exit_code = -1;
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    r.out = read_file(out);
+    r.err = read_file(err);
+    return r;
+}
+
+} // namespace evb::test

@@ -1,0 +1,19 @@
+// Runs a real command (the evbench binary, a launcher) with a hang guard, capturing its output.
+#pragma once
+#include <string>
+
+namespace evb::test {
+
+struct CommandResult {
+    int exit_code = -1;      // -1: killed by the hang guard
+    std::string out, err;
+    double seconds = 0;
+};
+
+// Runs `command` through /bin/sh; kills its process group after `hang_guard_s` seconds.
+CommandResult run_command(const std::string& command, double hang_guard_s = 120);
+std::string evbench_binary();
+std::string temp_path(const std::string& name);
+std::string read_file(const std::string& path);   // empty if missing
+
+} // namespace evb::test

@@ -1,0 +1,76 @@
+// Bad input through the real binary: one clear line naming the problem, exit code 2.
+#include "run_command.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+using namespace evb::test;
+
+namespace {
+
+struct BadInput {
+    const char* name;
+    std::string args;
+    std::string expected;   // substring of the one error line
+};
+
+class CliErrors : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(CliErrors, OneLineAndExit2) {
+    const auto& p = GetParam();
+    auto r = run_command(evbench_binary() + " " + p.args, 60);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(p.expected), std::string::npos) << "stderr: " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "stderr: " << r.err;
+    EXPECT_EQ(r.err.rfind("evbench: error: ", 0), 0u) << r.err;
+}
+
+std::string write_file(const std::string& name, const std::string& text) {
+    std::string path = temp_path(name);
+    std::ofstream(path) << text;
+    return path;
+}
+
+std::vector<BadInput> cases() {
+    return {
+        {"UnknownTransport", "--transport carrier-pigeon", "unknown transport 'carrier-pigeon'"},
+        {"UnknownProtocol", "--protocol gossip", "--protocol: unknown value 'gossip'"},
+        {"UnknownScheduling", "--scheduling chaos", "--scheduling: unknown value 'chaos'"},
+        {"OneNode", "--nodes 1", "--nodes must be at least 2"},
+        {"ZeroCredits", "--credits 0", "--credits must be at least 1"},
+        {"ZeroParallel", "--parallel 0", "--parallel must be at least 1"},
+        {"ParallelAboveN", "--nodes 4 --parallel 5", "--parallel (5) must not exceed --nodes (4)"},
+        {"ZeroSize", "--fragment-size 0", "--fragment-size must be at least 64 B"},
+        {"AbsurdSize", "--fragment-size 64GiB", "is absurd"},
+        {"SizeWithoutNumber", "--fragment-size lots", "--fragment-size: 'lots' is not a size"},
+        {"MemoryBelowEq31", "--nodes 4 --credits 2 --fragment-size 1MiB --memory 4MiB", "below the 16MiB that eq. 3.1 requires (m=2 N=4 c=2 f=1MiB)"},
+        {"UnknownFlag", "--turbo", "--turbo"},
+        {"NotANumber", "--credits many", "--credits"},
+        {"BadDuration", "--duration soon", "--duration: 'soon' is not a duration"},
+        {"ConfigUnknownKey", "--config " + write_file("unknown.toml", "credits = 2\nwarp-drive = true\n"), "warp"},
+        {"ConfigBadValue", "--config " + write_file("bad.toml", "parallel = \"many\"\n"), "parallel"},
+        {"ConfigMissing", "--config /nonexistent/evbench.toml", "/nonexistent/evbench.toml"},
+        {"TcpWithoutLauncher", "--transport tcp", "use --launch-local N, mpirun or srun"},
+        {"LaunchLocalOnInProcess", "--launch-local 4", "needs a multi-process transport"},
+        {"LaunchCountMismatch", "--transport tcp --launch-local 4 --nodes 3", "does not match --nodes 3"},
+        {"PpnThree", "--ppn 3", "--ppn must be 1 or 2"},
+        {"RuScaleCount", "--nodes 4 --ru-scale 1,0.5", "--ru-scale has 2 factors for 4 nodes"},
+    };
+}
+
+INSTANTIATE_TEST_SUITE_P(BadInputs, CliErrors, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<BadInput>& i) { return std::string(i.param.name); });
+
+TEST(Cli, ConfigFileSetsOptions) {
+    std::string cfg = write_file("good.toml", "nodes = 3\ncredits = 3\nparallel = 2\nfragment-size = \"4KiB\"\nevents = 300\nverify = \"full\"\n");
+    std::string json = temp_path("good.json");
+    auto r = run_command(evbench_binary() + " --config " + cfg + " --quiet --json " + json, 60);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string text = read_file(json);
+    EXPECT_NE(text.find("\"credits\": 3"), std::string::npos);
+    EXPECT_NE(text.find("\"fragment_size\": 4096"), std::string::npos);
+    EXPECT_NE(text.find("\"events_built\": 300"), std::string::npos);
+}
+
+} // namespace

@@ -1,0 +1,133 @@
+// Pure pieces of the core: quantities with units, layout, histogram, fragment format, validation.
+#include "config.hpp"
+#include "fragment_format.hpp"
+#include "latency_histogram.hpp"
+#include "layout.hpp"
+#include "quantity.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+using namespace evb;
+using namespace evb::literals;
+
+TEST(Quantity, SizesDurationsRates) {
+    EXPECT_EQ(parse_size("1MiB"), 1048576u);
+    EXPECT_EQ(parse_size("512KB"), 512000u);
+    EXPECT_EQ(parse_size("64KiB"), 65536u);
+    EXPECT_EQ(parse_size("4096"), 4096u);
+    EXPECT_THROW(parse_size("12 parsecs"), std::invalid_argument);
+    EXPECT_THROW(parse_size("-1MiB"), std::invalid_argument);
+    EXPECT_THROW(parse_size("1.5B"), std::invalid_argument);
+    EXPECT_EQ(parse_duration("170ns"), 170_ns);
+    EXPECT_EQ(parse_duration("2.5s"), 2500_ms);
+    EXPECT_EQ(parse_duration("3"), 3_s);
+    EXPECT_THROW(parse_duration("3 fortnights"), std::invalid_argument);
+    EXPECT_DOUBLE_EQ(parse_rate_bps("100Gbps"), 100e9);
+    EXPECT_EQ(format_size(1048576), "1MiB");
+}
+
+TEST(Layout, FoldedPpn1And2WithEmPlacement) {
+    Layout a(4, 1, true, EmPlacement::rank0);
+    EXPECT_EQ(a.ranks(), 4u);
+    EXPECT_EQ(a.rank_of({Role::readout, 2}), 2u);
+    EXPECT_EQ(a.rank_of({Role::builder, 2}), 2u);
+    EXPECT_TRUE(a.units_on(0).manager);
+    Layout b(4, 2, true, EmPlacement::own_rank);
+    EXPECT_EQ(b.ranks(), 9u);
+    EXPECT_EQ(b.rank_of({Role::readout, 3}), 6u);
+    EXPECT_EQ(b.rank_of({Role::builder, 3}), 7u);
+    EXPECT_EQ(b.rank_of({Role::manager, 0}), 8u);
+    auto u = b.units_on(8);
+    EXPECT_TRUE(u.manager);
+    EXPECT_FALSE(u.readout);
+    EXPECT_FALSE(u.builder);
+    EXPECT_EQ(Layout::nodes_for_ranks(9, 2, true, EmPlacement::own_rank), 4u);
+    EXPECT_THROW(Layout::nodes_for_ranks(4, 2, true, EmPlacement::own_rank), ConfigError);
+    Layout c(3, 1, false, EmPlacement::own_rank);   // no EM: no extra rank
+    EXPECT_EQ(c.ranks(), 3u);
+}
+
+TEST(LatencyHistogram, PercentilesWithinBucketError) {
+    LatencyHistogram h;
+    for (int i = 1; i <= 1000; ++i) h.record(Picoseconds(std::int64_t{i} * 1000'000));   // 1..1000 us
+    EXPECT_EQ(h.count(), 1000u);
+    EXPECT_NEAR(h.mean_us(), 500.5, 0.01);
+    EXPECT_NEAR(h.percentile_us(50), 500, 500 * 0.04);
+    EXPECT_NEAR(h.percentile_us(99), 990, 990 * 0.04);
+    EXPECT_DOUBLE_EQ(h.max_us(), 1000);
+    auto copy = LatencyHistogram::from_json(h.to_json());
+    EXPECT_EQ(copy.count(), 1000u);
+    EXPECT_DOUBLE_EQ(copy.percentile_us(99), h.percentile_us(99));
+}
+
+TEST(FragmentFormat, GeneratedFragmentsVerifyAndCorruptionIsCaught) {
+    Config c;
+    c.nodes = 3;
+    c.fragment_size = 64 * 1024;
+    c.size_distribution = SizeDistribution::lognormal;
+    c.size_spread = 0.3;
+    FragmentSizer sizer(c);
+    FragmentGenerator gen(2, sizer.max_size());
+    std::vector<std::byte> block(sizer.max_size());
+    gen.prefill(block.data());
+    for (std::uint64_t e = 0; e < 50; ++e) {
+        std::uint32_t size = sizer.size(e, 2);
+        ASSERT_EQ(size % 8, 0u);
+        ASSERT_LE(size, sizer.max_size());
+        gen.stamp(block.data(), e, size);
+        EXPECT_EQ(check_fragment(block.data(), e, 2, size, true), FragmentCheck::ok) << "event " << e;
+        EXPECT_EQ(check_fragment(block.data(), e + 1, 2, size, false), FragmentCheck::bad_header);
+        EXPECT_EQ(check_fragment(block.data(), e, 1, size, false), FragmentCheck::bad_header);
+        block[fragment_header_size + size / 2] ^= std::byte{0x40};
+        EXPECT_EQ(check_fragment(block.data(), e, 2, size, false), FragmentCheck::ok);   // header only
+        EXPECT_EQ(check_fragment(block.data(), e, 2, size, true), FragmentCheck::bad_payload);
+        block[fragment_header_size + size / 2] ^= std::byte{0x40};
+    }
+}
+
+TEST(FragmentSizer, ScaleFactorsAndDistributionsStayInBounds) {
+    Config c;
+    c.nodes = 3;
+    c.fragment_size = 10000;
+    c.ru_scale = {0.5, 0.875, 1.0};   // 40, 70, 80 Gb/s nodes
+    FragmentSizer fixed(c);
+    EXPECT_EQ(fixed.size(7, 0), 5000u);
+    EXPECT_EQ(fixed.size(7, 1), 8752u);   // 8750 rounded up to whole words
+    c.size_distribution = SizeDistribution::normal;
+    FragmentSizer normal(c);
+    double sum = 0;
+    for (std::uint64_t e = 0; e < 20000; ++e) {
+        auto s = normal.size(e, 2);
+        ASSERT_LE(s, normal.max_size());
+        sum += s;
+    }
+    EXPECT_NEAR(sum / 20000, 10000, 100);   // mean preserved within 1%
+}
+
+TEST(Config, ValidationNamesTheProblem) {
+    Config c;
+    c.nodes = 4;
+    EXPECT_NO_THROW(validate(c));
+    auto message = [](Config bad) {
+        try {
+            validate(bad);
+        } catch (const ConfigError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    Config n1 = c;
+    n1.nodes = 1;
+    EXPECT_NE(message(n1).find("--nodes must be at least 2"), std::string::npos);
+    Config p = c;
+    p.parallel = 5;
+    EXPECT_NE(message(p).find("--parallel (5) must not exceed --nodes (4)"), std::string::npos);
+    Config m = c;
+    m.memory = 1 << 20;
+    EXPECT_NE(message(m).find("eq. 3.1"), std::string::npos);
+    Config f = c;
+    f.fragment_size = 8;
+    EXPECT_NE(message(f).find("--fragment-size"), std::string::npos);
+}
