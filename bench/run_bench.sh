@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# evbench against this machine's own limits, in one run:
+#   local: event-building throughput vs single-thread memcpy over the same buffer footprint;
+#   tcp:   2 and 4 processes on loopback vs iperf3 with the same number of TCP streams.
+# Usage: bash bench/run_bench.sh [seconds per point]   (results also in bench/results/)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+T=${1:-5}
+bash launch/setup-debian.sh >/dev/null
+cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DEVB_BUILD_TESTS=OFF >/dev/null
+cmake --build build-bench >/dev/null
+EVB=build-bench/evbench
+OUT=bench/results; mkdir -p "$OUT"
+field() { python3 -c "import json,sys; d=json.load(open('$1')); print(d$2)"; }
+
+echo "== local: 4 nodes, credits 2, 1 MiB fragments, one thread =="
+$EVB --transport local --nodes 4 --credits 2 --fragment-size 1MiB --duration "$T" --quiet --json "$OUT/local.json" >/dev/null
+eb=$(field "$OUT/local.json" "['results']['system']['in_gbps']")
+# Same footprint: every RU pool block (m N c per RU) as source, every BU slot in use as target.
+src_blocks=$((4 * 2 * 4 * 2)); dst_blocks=$((4 * 2 * 4))
+mc=$(build-bench/bench/memcpy_bandwidth 1048576 $src_blocks $dst_blocks "$T")
+python3 -c "print(f'local EB {float($eb):8.2f} Gb/s   memcpy {float($mc):8.2f} Gb/s   ratio {float($eb)/float($mc):.2f}')"
+
+iperf3 -s -1 -p 5299 -D >/dev/null 2>&1 || true
+for n in 2 4; do
+  streams=$((n * (n - 1)))
+  echo "== tcp: $n processes, 1 MiB fragments, $streams streams =="
+  $EVB --transport tcp --launch-local $n --credits 2 --parallel 1 --fragment-size 1MiB --duration "$T" --quiet \
+       --json "$OUT/tcp$n.json" >/dev/null
+  eb=$(field "$OUT/tcp$n.json" "['results']['system']['in_gbps']")
+  # Only the (N-1)/N of each node's input that crossed a socket; the own-node fragment is a memcpy.
+  wire=$(python3 -c "print(float($eb) * ($n - 1) / $n)")
+  iperf3 -s -1 -p 5299 -D >/dev/null 2>&1; sleep 0.5
+  ip=$(iperf3 -c 127.0.0.1 -p 5299 -P $streams -t "$T" -J | python3 -c "import json,sys; print(json.load(sys.stdin)['end']['sum_received']['bits_per_second']/1e9)")
+  python3 -c "print(f'tcp{$n} EB {float($eb):8.2f} Gb/s total ({float($wire):.2f} over sockets)   iperf3 -P $streams {float($ip):8.2f} Gb/s   ratio {float($wire)/float($ip):.2f}')"
+done
