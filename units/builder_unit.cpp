@@ -33,7 +33,8 @@ void BuilderUnit::on_start(Context& ctx) {
     for (std::uint32_t i = 0; i < slots_.size(); ++i) announce(ctx, i);
 }
 
-void BuilderUnit::announce(Context& ctx, std::uint32_t slot) {
+// A slot taken for a new event: nothing received, nothing requested yet.
+void BuilderUnit::activate(std::uint32_t slot) {
     auto& s = slots_[slot];
     s.active = true;
     s.assigned = false;
@@ -42,6 +43,11 @@ void BuilderUnit::announce(Context& ctx, std::uint32_t slot) {
     s.outstanding = 0;
     std::memset(received_of(slot), 0, nodes_);
     ++busy_;
+}
+
+void BuilderUnit::announce(Context& ctx, std::uint32_t slot) {
+    activate(slot);
+    const auto& s = slots_[slot];
     Message m{};
     m.type = MessageType::credit;
     m.slot = slot;
@@ -60,13 +66,7 @@ void BuilderUnit::start_own_events(Context& ctx) {
             own_events_done_ = true;
             break;
         }
-        auto& s = slots_[i];
-        s.active = true;
-        s.received = 0;
-        s.outstanding = 0;
-        s.next_step = 0;
-        std::memset(received_of(i), 0, nodes_);
-        ++busy_;
+        activate(i);
         ++ctx.stats().events_assigned;
         begin(ctx, i, next_own_event_);
         next_own_event_ += nodes_;

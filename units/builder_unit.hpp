@@ -34,6 +34,7 @@ private:
         std::uint32_t outstanding = 0;   // requests sent, fragment not yet in
     };
 
+    void activate(std::uint32_t slot);
     void announce(Context& ctx, std::uint32_t slot);
     void begin(Context& ctx, std::uint32_t slot, std::uint64_t event);
     void request_more(Context& ctx, std::uint32_t slot);

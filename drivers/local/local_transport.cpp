@@ -1,6 +1,6 @@
 #include "local_transport.hpp"
 
-#include <cstring>
+#include "loopback_delivery.hpp"
 
 namespace evb {
 
@@ -14,39 +14,21 @@ MemoryRegion LocalTransport::register_memory(std::byte* base, std::size_t length
 
 PostStatus LocalTransport::post_send(std::uint32_t peer, const Message& msg) {
     if (peer >= size()) return PostStatus::error;
-    Completion c;
-    c.kind = Completion::Kind::message;
-    c.peer = rank_;
-    c.msg = msg;
-    fabric_.endpoint(peer).inbound.push(c);
+    deliver_message({rank_, fabric_.endpoint(rank_).inbound}, {peer, fabric_.endpoint(peer).inbound}, msg);
     return PostStatus::ok;
 }
 
 PostStatus LocalTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset,
                                       std::uint64_t remote_key, std::uint64_t remote_offset, std::size_t length,
                                       std::uint32_t imm, std::uint64_t cookie) {
-    if (peer >= size()) return PostStatus::error;
+    if (peer >= size()) {
+        last_error_ = "no rank " + std::to_string(peer);
+        return PostStatus::error;
+    }
     auto& target = fabric_.endpoint(peer);
-    if (remote_key == 0 || remote_key > target.regions.size()) return PostStatus::error;
-    const MemoryRegion& dst = target.regions[remote_key - 1];
-    if (remote_offset + length > dst.length || local_offset + length > local.length) return PostStatus::error;
-    std::memcpy(dst.base + remote_offset, local.base + local_offset, length);
-
-    Completion arrived;
-    arrived.kind = Completion::Kind::write_arrived;
-    arrived.peer = rank_;
-    arrived.imm = imm;
-    arrived.offset = remote_offset;
-    arrived.length = length;
-    target.inbound.push(arrived);
-
-    Completion done;
-    done.kind = Completion::Kind::write_done;
-    done.peer = peer;
-    done.cookie = cookie;
-    done.length = length;
-    fabric_.endpoint(rank_).inbound.push(done);
-    return PostStatus::ok;
+    last_error_ = deliver_write({rank_, fabric_.endpoint(rank_).inbound}, {peer, target.inbound}, target.regions, local,
+                                local_offset, remote_key, remote_offset, length, imm, cookie);
+    return last_error_.empty() ? PostStatus::ok : PostStatus::error;
 }
 
 std::size_t LocalTransport::poll(std::span<Completion> out) {

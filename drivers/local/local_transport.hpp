@@ -39,8 +39,10 @@ public:
                           std::uint64_t remote_key, std::uint64_t remote_offset, std::size_t length, std::uint32_t imm,
                           std::uint64_t cookie) override;
     std::size_t poll(std::span<Completion> out) override;
+    std::string last_error() const override { return last_error_; }
 
 private:
+    std::string last_error_;
     LocalFabric& fabric_;
     std::uint32_t rank_;
 };

@@ -1,6 +1,7 @@
 #include "tcp_transport.hpp"
 
 #include "log.hpp"
+#include "loopback_delivery.hpp"
 #include "socket_util.hpp"
 
 #include <sys/epoll.h>
@@ -92,11 +93,7 @@ MemoryRegion TcpTransport::register_memory(std::byte* base, std::size_t length) 
 PostStatus TcpTransport::post_send(std::uint32_t peer, const Message& msg) {
     if (peer >= size_ || !peers_[peer].alive) return refuse(peer, "send");
     if (peer == rank_) {
-        Completion c;
-        c.kind = Completion::Kind::message;
-        c.peer = rank_;
-        c.msg = msg;
-        complete(c);
+        deliver_message({rank_, done_}, {rank_, done_}, msg);
         return PostStatus::ok;
     }
     Peer& p = peers_[peer];
@@ -118,23 +115,9 @@ PostStatus TcpTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
     if (peer >= size_ || !peers_[peer].alive) return refuse(peer, "write");
     if (local_offset + length > local.length) return refuse(peer, "write beyond the local region");
     if (peer == rank_) {
-        if (remote_key == 0 || remote_key > regions_.size() || remote_offset + length > regions_[remote_key - 1].length)
-            return refuse(peer, "write beyond the target region");
-        std::memcpy(regions_[remote_key - 1].base + remote_offset, local.base + local_offset, length);
-        Completion arrived;
-        arrived.kind = Completion::Kind::write_arrived;
-        arrived.peer = rank_;
-        arrived.imm = imm;
-        arrived.offset = remote_offset;
-        arrived.length = length;
-        complete(arrived);
-        Completion done;
-        done.kind = Completion::Kind::write_done;
-        done.peer = rank_;
-        done.cookie = cookie;
-        done.length = length;
-        complete(done);
-        return PostStatus::ok;
+        last_error_ = deliver_write({rank_, done_}, {rank_, done_}, regions_, local, local_offset, remote_key,
+                                    remote_offset, length, imm, cookie);
+        return last_error_.empty() ? PostStatus::ok : PostStatus::error;
     }
     Peer& p = peers_[peer];
     if (p.sendq.size() >= max_queued_ops) return PostStatus::no_resource;
