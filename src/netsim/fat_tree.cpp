@@ -1,0 +1,54 @@
+#include "fat_tree.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace evb::netsim {
+
+Topology build_fat_tree(const FatTreeSpec& spec) {
+    const std::uint32_t k = spec.k;
+    if (k < 1 || k > 64) throw std::invalid_argument("fat tree arity k must be within 1..64 (got " + std::to_string(k) + ")");
+    const std::uint32_t leaves = spec.leaves ? spec.leaves : 2 * k;
+    if (leaves > 2 * k) throw std::invalid_argument("a k-ary fat tree has at most 2k = " + std::to_string(2 * k) + " leaves");
+    std::vector<std::uint32_t> per_leaf = spec.hosts_per_leaf;
+    if (per_leaf.empty()) per_leaf.assign(leaves, k);
+    if (per_leaf.size() != leaves)
+        throw std::invalid_argument("hosts per leaf lists " + std::to_string(per_leaf.size()) + " leaves, the tree has " + std::to_string(leaves));
+    for (auto h : per_leaf)
+        if (h > k) throw std::invalid_argument("a leaf holds at most k = " + std::to_string(k) + " hosts (got " + std::to_string(h) + ")");
+
+    // Which slots (leaf * k + port) hold a host.
+    std::vector<bool> occupied(std::size_t{leaves} * k, false);
+    for (std::uint32_t l = 0; l < leaves; ++l)
+        for (std::uint32_t p = 0; p < per_leaf[l]; ++p) occupied[l * k + p] = true;
+    for (auto m : spec.missing_hosts) {
+        if (m >= occupied.size() || !occupied[m]) throw std::invalid_argument("missing host slot " + std::to_string(m) + " does not exist");
+        occupied[m] = false;
+    }
+    std::vector<std::uint32_t> slot_of_host;
+    for (std::uint32_t s = 0; s < occupied.size(); ++s)
+        if (occupied[s]) slot_of_host.push_back(s);
+    if (slot_of_host.size() < 2) throw std::invalid_argument("a fat tree needs at least 2 hosts");
+    for (auto [a, b] : spec.swapped_hosts) {
+        if (a >= slot_of_host.size() || b >= slot_of_host.size() || a == b)
+            throw std::invalid_argument("cannot swap hosts " + std::to_string(a) + " and " + std::to_string(b));
+        std::swap(slot_of_host[a], slot_of_host[b]);
+    }
+
+    Topology t;
+    std::vector<std::uint32_t> leaf_ids, spine_ids;
+    for (std::uint32_t l = 0; l < leaves; ++l) leaf_ids.push_back(t.add_device(DeviceKind::switch_, "leaf" + std::to_string(l), 2 * k, 0));
+    for (std::uint32_t s = 0; s < k; ++s) spine_ids.push_back(t.add_device(DeviceKind::switch_, "spine" + std::to_string(s), 2 * k, 1));
+    for (std::uint32_t h = 0; h < slot_of_host.size(); ++h) {
+        std::uint32_t host = t.add_device(DeviceKind::host, "host" + std::to_string(h), 1);
+        std::uint32_t slot = slot_of_host[h];
+        t.connect({host, 0}, {leaf_ids[slot / k], slot % k});
+    }
+    // Leaf l's up-port k + s goes to spine s's port l.
+    for (std::uint32_t l = 0; l < leaves; ++l)
+        for (std::uint32_t s = 0; s < k; ++s) t.connect({leaf_ids[l], k + s}, {spine_ids[s], l});
+    t.assign_lids();
+    return t;
+}
+
+} // namespace evb::netsim

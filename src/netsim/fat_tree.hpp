@@ -1,0 +1,24 @@
+// Parametric 2-level fat tree (folded Clos, thesis table 3.1): 2k leaves of 2k ports (k down to
+// hosts, k up, one to each of the k spines), up to 2k^2 hosts. Real clusters deviate: leaves
+// with fewer hosts, missing hosts, and host cables swapped between ports.
+#pragma once
+#include "topology.hpp"
+
+#include <utility>
+#include <vector>
+
+namespace evb::netsim {
+
+struct FatTreeSpec {
+    std::uint32_t k = 4;
+    std::uint32_t leaves = 0;                  // 0: 2k
+    std::vector<std::uint32_t> hosts_per_leaf; // empty: k on every leaf
+    std::vector<std::uint32_t> missing_hosts;  // host slots (leaf*k + port) left empty
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> swapped_hosts;   // host i cabled to j's slot and back
+};
+
+// Hosts are created in rank order 0..H-1 (slot order, skipping missing ones), so a swapped
+// cable puts rank i on another slot. Throws std::invalid_argument on impossible parameters.
+Topology build_fat_tree(const FatTreeSpec& spec);
+
+} // namespace evb::netsim

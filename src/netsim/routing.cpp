@@ -1,0 +1,206 @@
+#include "routing.hpp"
+
+#include "hash.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+
+namespace evb::netsim {
+namespace {
+
+constexpr std::uint32_t unreachable = std::numeric_limits<std::uint32_t>::max();
+
+bool is_switch(const Topology& t, std::uint32_t d) { return t.device(d).kind == DeviceKind::switch_; }
+
+// Port usage counters balance the choice among equal ports (OpenSM does the same).
+struct Usage {
+    std::vector<std::vector<std::uint32_t>> count;
+    explicit Usage(const Topology& t) {
+        for (const auto& d : t.devices()) count.emplace_back(d.ports.size(), 0);
+    }
+};
+
+Routing empty_tables(const Topology& t) {
+    Routing r;
+    r.lft.resize(t.devices().size());
+    for (auto s : t.switches()) r.lft[s].assign(t.max_lid() + 1, no_port);
+    return r;
+}
+
+// Hops from every switch to destination host `dst`; with `updn`, only paths that never go up
+// (towards a lower level number's opposite: a higher level) after going down.
+std::vector<std::uint32_t> distances_to(const Topology& t, std::uint32_t dst, bool updn) {
+    // State index: device * 2 + (went_down ? 1 : 0). Backward BFS from the destination.
+    std::vector<std::uint32_t> dist(t.devices().size() * 2, unreachable);
+    std::deque<std::uint32_t> queue;
+    dist[dst * 2] = dist[dst * 2 + 1] = 0;
+    queue.push_back(dst * 2);
+    queue.push_back(dst * 2 + 1);
+    while (!queue.empty()) {
+        std::uint32_t state = queue.front();
+        queue.pop_front();
+        std::uint32_t x = state / 2;
+        bool x_down = state % 2;
+        for (const auto& port : t.device(x).ports) {
+            if (!port || !is_switch(t, port->device)) continue;
+            std::uint32_t y = port->device;   // a move y -> x
+            bool up_move = t.device(x).level > t.device(y).level;
+            for (int y_down = 0; y_down < 2; ++y_down) {
+                if (updn) {
+                    if (up_move && (y_down || x_down)) continue;   // up only before any down
+                    if (!up_move && !x_down) continue;             // a down move puts us in the down phase
+                }
+                std::uint32_t ys = y * 2 + static_cast<std::uint32_t>(y_down);
+                if (dist[ys] == unreachable) {
+                    dist[ys] = dist[state] + 1;
+                    queue.push_back(ys);
+                }
+            }
+        }
+    }
+    std::vector<std::uint32_t> fresh(t.devices().size());
+    for (std::uint32_t d = 0; d < fresh.size(); ++d) fresh[d] = dist[d * 2];   // packets start in the up phase
+    return fresh;
+}
+
+Routing route_minimal(const Topology& t, RoutingEngine engine, std::uint64_t seed) {
+    Routing r = empty_tables(t);
+    Usage usage(t);
+    bool updn = engine == RoutingEngine::updn;
+    // Destinations in LID order, as OpenSM balances: the port counters then follow the LIDs.
+    std::vector<std::uint32_t> by_lid = t.hosts();
+    std::sort(by_lid.begin(), by_lid.end(), [&](auto a, auto b) { return t.device(a).lid < t.device(b).lid; });
+    for (auto dst : by_lid) {
+        auto dist = distances_to(t, dst, updn);
+        std::uint32_t lid = t.device(dst).lid;
+        for (auto s : t.switches()) {
+            if (dist[s] == unreachable) continue;
+            std::vector<std::uint16_t> best;
+            const auto& ports = t.device(s).ports;
+            for (std::uint16_t p = 0; p < ports.size(); ++p) {
+                if (!ports[p]) continue;
+                std::uint32_t next = ports[p]->device;
+                if (next == dst || (is_switch(t, next) && dist[next] != unreachable && dist[next] + 1 == dist[s]))
+                    best.push_back(p);
+            }
+            if (best.empty()) continue;
+            std::uint16_t chosen = best.front();
+            if (engine == RoutingEngine::random) {
+                chosen = best[mix64(seed, s, lid) % best.size()];
+            } else {
+                for (auto p : best)
+                    if (usage.count[s][p] < usage.count[s][chosen]) chosen = p;
+            }
+            ++usage.count[s][chosen];
+            r.lft[s][lid] = chosen;
+        }
+    }
+    return r;
+}
+
+// Thesis listing 3.1 on a 2-level tree: the destination's leaf routes down to its port; the
+// spine for the destination is its leaf's least-used up-port (so, on a full tree, the spine
+// whose index is the destination's port); every spine routes down to the destination's leaf and
+// every other leaf routes up to the chosen spine.
+Routing route_ftree(const Topology& t) {
+    Routing r = empty_tables(t);
+    Usage usage(t);
+    std::vector<std::uint32_t> leaves;
+    for (auto s : t.switches())
+        if (t.device(s).level == 0) leaves.push_back(s);
+    for (auto leaf : leaves) {
+        const auto& ports = t.device(leaf).ports;
+        for (std::uint16_t p = 0; p < ports.size(); ++p) {
+            if (!ports[p] || is_switch(t, ports[p]->device)) continue;
+            std::uint32_t lid = t.device(ports[p]->device).lid;
+            r.lft[leaf][lid] = p;
+            // Least-used ascending up-port of the destination's leaf picks the spine.
+            std::uint16_t up = no_port;
+            for (std::uint16_t q = 0; q < ports.size(); ++q)
+                if (ports[q] && is_switch(t, ports[q]->device) && t.device(ports[q]->device).level > 0 &&
+                    (up == no_port || usage.count[leaf][q] < usage.count[leaf][up]))
+                    up = q;
+            if (up == no_port) continue;   // a lone leaf: nothing else to route
+            ++usage.count[leaf][up];
+            std::uint32_t spine = ports[up]->device;
+            // Every spine routes down to this leaf; every other leaf routes up to `spine`.
+            for (auto s : t.switches()) {
+                if (t.device(s).level != 1) continue;
+                const auto& sp = t.device(s).ports;
+                for (std::uint16_t q = 0; q < sp.size(); ++q)
+                    if (sp[q] && sp[q]->device == leaf) {
+                        r.lft[s][lid] = q;
+                        break;
+                    }
+            }
+            for (auto other : leaves) {
+                if (other == leaf) continue;
+                const auto& op = t.device(other).ports;
+                for (std::uint16_t q = 0; q < op.size(); ++q)
+                    if (op[q] && op[q]->device == spine) {
+                        r.lft[other][lid] = q;
+                        ++usage.count[other][q];
+                        break;
+                    }
+            }
+        }
+    }
+    return r;
+}
+
+} // namespace
+
+RoutingEngine parse_routing_engine(const std::string& name) {
+    if (name == "ftree") return RoutingEngine::ftree;
+    if (name == "minhop") return RoutingEngine::minhop;
+    if (name == "updn") return RoutingEngine::updn;
+    if (name == "random") return RoutingEngine::random;
+    throw std::invalid_argument("unknown routing engine '" + name + "' (choose ftree|minhop|updn|random)");
+}
+
+std::string to_string(RoutingEngine e) {
+    switch (e) {
+    case RoutingEngine::ftree: return "ftree";
+    case RoutingEngine::minhop: return "minhop";
+    case RoutingEngine::updn: return "updn";
+    case RoutingEngine::random: return "random";
+    }
+    return "?";
+}
+
+Routing route(const Topology& topology, RoutingEngine engine, std::uint64_t seed) {
+    Routing r = engine == RoutingEngine::ftree ? route_ftree(topology) : route_minimal(topology, engine, seed);
+    check_all_pairs(topology, r);
+    return r;
+}
+
+std::vector<PortRef> trace(const Topology& t, const Routing& r, std::uint32_t src, std::uint32_t dst) {
+    std::vector<PortRef> path;
+    const std::uint32_t lid = t.device(dst).lid;
+    auto describe = [&] { return t.device(src).name + " -> " + t.device(dst).name; };
+    auto first = t.device(src).ports.at(0);
+    if (!first) throw RoutingError(describe() + ": source host is not cabled");
+    path.push_back({src, 0});
+    std::uint32_t at = first->device;
+    for (std::size_t hops = 0; at != dst; ++hops) {
+        if (hops > t.devices().size()) throw RoutingError(describe() + ": routing loop through " + t.device(at).name);
+        if (!is_switch(t, at)) throw RoutingError(describe() + ": delivered to the wrong host " + t.device(at).name);
+        std::uint16_t out = lid < r.lft[at].size() ? r.lft[at][lid] : no_port;
+        if (out == no_port) throw RoutingError(describe() + ": unreachable, no LFT entry on " + t.device(at).name);
+        auto next = out < t.device(at).ports.size() ? t.device(at).ports[out] : std::nullopt;
+        if (!next)
+            throw RoutingError(describe() + ": LFT of " + t.device(at).name + " points to empty port " + std::to_string(out));
+        path.push_back({at, out});
+        at = next->device;
+    }
+    return path;
+}
+
+void check_all_pairs(const Topology& t, const Routing& r) {
+    for (auto a : t.hosts())
+        for (auto b : t.hosts())
+            if (a != b) trace(t, r, a, b);
+}
+
+} // namespace evb::netsim
