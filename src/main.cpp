@@ -4,6 +4,7 @@
 #include "layout.hpp"
 #include "local_launcher.hpp"
 #include "log.hpp"
+#include "netsim/conflicts_command.hpp"
 #include "registry.hpp"
 #include "report.hpp"
 #include "run_distributed.hpp"
@@ -71,6 +72,7 @@ int run(int argc, const char* const* argv) {
 
 int main(int argc, char** argv) {
     try {
+        if (argc > 1 && std::string(argv[1]) == "conflicts") return netsim::conflicts_command(argc - 1, argv + 1, std::cout);
         return run(argc, argv);
     } catch (const ConfigError& e) {
         return usage_error(e.what());

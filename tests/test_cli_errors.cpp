@@ -56,11 +56,26 @@ std::vector<BadInput> cases() {
         {"LaunchCountMismatch", "--transport tcp --launch-local 4 --nodes 3", "does not match --nodes 3"},
         {"PpnThree", "--ppn 3", "--ppn must be 1 or 2"},
         {"RuScaleCount", "--nodes 4 --ru-scale 1,0.5", "--ru-scale has 2 factors for 4 nodes"},
+        {"ConflictsUnknownRouting", "conflicts --routing dijkstra", "unknown routing engine 'dijkstra'"},
+        {"ConflictsLeafCount", "conflicts --k 4 --hosts-per-leaf 5,4", "hosts per leaf lists 2 leaves, the tree has 8"},
+        {"ConflictsOverfullLeaf", "conflicts --k 2 --hosts-per-leaf 3,2,2,2", "a leaf holds at most k = 2 hosts"},
+        {"ConflictsBadSwap", "conflicts --k 2 --swap 1-2", "--swap: '1-2' is not A:B"},
     };
 }
 
 INSTANTIATE_TEST_SUITE_P(BadInputs, CliErrors, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<BadInput>& i) { return std::string(i.param.name); });
+
+TEST(Cli, ConflictsCommandOnTheLhcbTreeAndASwappedCable) {
+    // k = 16: the 512-host LHCb fat tree; ftree makes all 511 shift phases conflict-free.
+    auto full = run_command(evbench_binary() + " conflicts --k 16", 120);
+    ASSERT_EQ(full.exit_code, 0) << full.err;
+    EXPECT_NE(full.out.find("# 512 hosts, 48 switches, routing ftree"), std::string::npos) << full.out;
+    EXPECT_NE(full.out.find("# 0 of 511 phases conflict, worst 1 flows"), std::string::npos) << full.out;
+    auto swapped = run_command(evbench_binary() + " conflicts --k 4 --swap 1:6", 60);
+    ASSERT_EQ(swapped.exit_code, 0) << swapped.err;
+    EXPECT_NE(swapped.out.find("worst 2 flows on one channel"), std::string::npos) << swapped.out;
+}
 
 TEST(Cli, ConfigFileSetsOptions) {
     std::string cfg = write_file("good.toml", "nodes = 3\ncredits = 3\nparallel = 2\nfragment-size = \"4KiB\"\nevents = 300\nverify = \"full\"\n");
