@@ -96,11 +96,16 @@ PostStatus TcpTransport::post_send(std::uint32_t peer, const Message& msg) {
         deliver_message({rank_, done_}, {rank_, done_}, msg);
         return PostStatus::ok;
     }
-    Peer& p = peers_[peer];
-    if (p.sendq.size() >= max_queued_ops) return PostStatus::no_resource;
     SendOp op;
     op.header = {1, 0, 0, 0, sizeof(Message)};
     op.msg = msg;
+    return enqueue(peer, op);
+}
+
+// Queues a frame; progress() flushes every dirty peer in one pass.
+PostStatus TcpTransport::enqueue(std::uint32_t peer, const SendOp& op) {
+    Peer& p = peers_[peer];
+    if (p.sendq.size() >= max_queued_ops) return PostStatus::no_resource;
     p.sendq.push(op);
     if (!p.dirty) {
         p.dirty = true;
@@ -119,18 +124,11 @@ PostStatus TcpTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
                                     remote_offset, length, imm, cookie);
         return last_error_.empty() ? PostStatus::ok : PostStatus::error;
     }
-    Peer& p = peers_[peer];
-    if (p.sendq.size() >= max_queued_ops) return PostStatus::no_resource;
     SendOp op;
     op.header = {2, imm, remote_key, remote_offset, length};
     op.payload = local.base + local_offset;
     op.cookie = cookie;
-    p.sendq.push(op);
-    if (!p.dirty) {
-        p.dirty = true;
-        dirty_.push_back(peer);
-    }
-    return PostStatus::ok;
+    return enqueue(peer, op);
 }
 
 PostStatus TcpTransport::refuse(std::uint32_t peer, const char* what) {

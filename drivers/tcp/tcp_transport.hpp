@@ -62,6 +62,7 @@ private:
         std::string error;
     };
 
+    PostStatus enqueue(std::uint32_t peer, const SendOp& op);
     void progress(int timeout_ms);
     void flush(std::uint32_t peer);
     void receive(std::uint32_t peer);
