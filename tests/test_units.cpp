@@ -41,14 +41,23 @@ Message credit_from(std::uint32_t bu, std::uint32_t slot) {
     return m;
 }
 
+// The pure helpers every unit is built from, for one configuration.
+struct UnitFixture {
+    explicit UnitFixture(const Config& config)
+        : c(config), sizer(c), schedule(make_schedule(c.scheduling, 1)), units{c, sizer, *schedule} {}
+    Config c;
+    FragmentSizer sizer;
+    std::unique_ptr<Schedule> schedule;
+    UnitSetup units;
+};
+
 } // namespace
 
 TEST(EventManager, AssignsEachEventOnceAndCountsCredits) {
     Config c = small_config();
     c.events = 10;
-    FragmentSizer sizer(c);
-    auto sched = make_schedule(c.scheduling, 1);
-    UnitSetup setup{c, sizer, *sched};
+    UnitFixture built(c);
+    const UnitSetup& setup = built.units;
     EventManager em(setup);
     RecordingContext ctx;
     em.on_start(ctx);
@@ -76,9 +85,8 @@ TEST(EventManager, AssignsEachEventOnceAndCountsCredits) {
 TEST(EventManager, RefusesMoreCreditsThanConfigured) {
     Config c = small_config();
     c.events = 1;   // stops after one event: further credits accumulate
-    FragmentSizer sizer(c);
-    auto sched = make_schedule(c.scheduling, 1);
-    UnitSetup setup{c, sizer, *sched};
+    UnitFixture built(c);
+    const UnitSetup& setup = built.units;
     EventManager em(setup);
     RecordingContext ctx;
     em.on_message(ctx, credit_from(2, 0));   // consumed by event 0
@@ -93,9 +101,8 @@ TEST(EventManager, RefusesMoreCreditsThanConfigured) {
 TEST(EventManager, PushTellsEveryReadoutUnitWhereTheEventGoes) {
     Config c = small_config(Protocol::push);
     c.events = 1;
-    FragmentSizer sizer(c);
-    auto sched = make_schedule(c.scheduling, 1);
-    UnitSetup setup{c, sizer, *sched};
+    UnitFixture built(c);
+    const UnitSetup& setup = built.units;
     EventManager em(setup);
     RecordingContext ctx;
     Message cr = credit_from(3, 1);
@@ -119,9 +126,8 @@ class BuilderUnitOrder : public ::testing::TestWithParam<int> {};
 TEST_P(BuilderUnitOrder, CompletesOnlyWhenAllFragmentsInAnyOrder) {
     Config c = small_config();
     c.parallel = 4;
-    FragmentSizer sizer(c);
-    auto sched = make_schedule(c.scheduling, 1);
-    UnitSetup setup{c, sizer, *sched};
+    UnitFixture built(c);
+    const UnitSetup& setup = built.units;
     RegistryOnlyTransport reg;
     MemoryPool slots(c.fragment_stride() * c.nodes, 4);
     slots.register_with(reg);
@@ -150,10 +156,10 @@ TEST_P(BuilderUnitOrder, CompletesOnlyWhenAllFragmentsInAnyOrder) {
         std::uint64_t offset = 0;
         for (auto& m : requests)
             if ((m.offset % (c.fragment_stride() * c.nodes)) / c.fragment_stride() == src) offset = m.offset;
-        FragmentGenerator gen(src, sizer.max_size());
+        FragmentGenerator gen(src, built.sizer.max_size());
         std::vector<std::byte> block(c.fragment_stride());
         gen.prefill(block.data());
-        std::uint32_t size = sizer.size(42, src);
+        std::uint32_t size = built.sizer.size(42, src);
         gen.stamp(block.data(), 42, size);
         std::memcpy(slots.data() + offset, block.data(), size);
         EXPECT_EQ(bu.built(), 0u);
@@ -183,9 +189,8 @@ TEST(BuilderUnit, DetectsCorruptedPayloadAndWrongEvent) {
     Config c = small_config();
     c.nodes = 2;
     c.parallel = 2;
-    FragmentSizer sizer(c);
-    auto sched = make_schedule(c.scheduling, 1);
-    UnitSetup setup{c, sizer, *sched};
+    UnitFixture built(c);
+    const UnitSetup& setup = built.units;
     RegistryOnlyTransport reg;
     MemoryPool slots(c.fragment_stride() * 2, 4);
     slots.register_with(reg);
@@ -198,17 +203,17 @@ TEST(BuilderUnit, DetectsCorruptedPayloadAndWrongEvent) {
     a.slot = 0;
     bu.on_message(ctx, a);
     for (std::uint32_t src = 0; src < 2; ++src) {
-        FragmentGenerator gen(src, sizer.max_size());
+        FragmentGenerator gen(src, built.sizer.max_size());
         std::vector<std::byte> block(c.fragment_stride());
         gen.prefill(block.data());
         // RU 0 sends event 6 instead of 5; RU 1's payload gets a flipped bit.
-        gen.stamp(block.data(), src == 0 ? 6 : 5, sizer.size(5, src));
+        gen.stamp(block.data(), src == 0 ? 6 : 5, built.sizer.size(5, src));
         if (src == 1) block[100] ^= std::byte{1};
-        std::memcpy(slots.data() + slots.offset_of(0) + src * c.fragment_stride(), block.data(), sizer.size(5, src));
+        std::memcpy(slots.data() + slots.offset_of(0) + src * c.fragment_stride(), block.data(), built.sizer.size(5, src));
         Completion w;
         w.kind = Completion::Kind::write_arrived;
         w.imm = WriteImm::encode(0, src);
-        w.length = sizer.size(5, src);
+        w.length = built.sizer.size(5, src);
         bu.on_completion(ctx, w);
     }
     EXPECT_EQ(ctx.stats_.errors.bad_header, 1u);
@@ -217,9 +222,8 @@ TEST(BuilderUnit, DetectsCorruptedPayloadAndWrongEvent) {
 
 TEST(ReadoutUnit, QueuesRequestsWhenEveryBufferIsOnLoan) {
     Config c = small_config();
-    FragmentSizer sizer(c);
-    auto sched = make_schedule(c.scheduling, 1);
-    UnitSetup setup{c, sizer, *sched};
+    UnitFixture built(c);
+    const UnitSetup& setup = built.units;
     RegistryOnlyTransport reg;
     MemoryPool pool(c.fragment_stride(), 2);
     pool.register_with(reg);
@@ -244,5 +248,5 @@ TEST(ReadoutUnit, QueuesRequestsWhenEveryBufferIsOnLoan) {
     ASSERT_EQ(ctx.writes.size(), 3u);
     EXPECT_EQ(ctx.writes[2].offset, 2000u);
     EXPECT_EQ(ctx.stats_.fragments_out, 1u);
-    EXPECT_EQ(ctx.stats_.bytes_out, sizer.size(0, 3));
+    EXPECT_EQ(ctx.stats_.bytes_out, built.sizer.size(0, 3));
 }

@@ -24,8 +24,6 @@ void BuilderUnit::on_start(Context& ctx) {
         // Each credit owns a slot for the whole run: memory in use stays c N f (eq. 3.1 / m).
         slots_[i].block = *pool_.acquire();
     }
-    auto& st = ctx.stats();
-    st.peak_bu_bytes = std::max<std::uint64_t>(st.peak_bu_bytes, std::uint64_t{pool_.in_use()} * pool_.block_size());
     if (config_.protocol == Protocol::pull_no_em) {
         start_own_events(ctx);
         return;
@@ -97,7 +95,7 @@ void BuilderUnit::begin(Context& ctx, std::uint32_t slot, std::uint64_t event) {
         // Fragments may have landed before the assignment: check them now.
         auto* got = received_of(slot);
         for (std::uint32_t src = 0; src < nodes_; ++src)
-            if (got[src]) check(ctx, s, slot, src);
+            if (got[src]) check(ctx, s, src);
         if (s.received == nodes_) complete(ctx, slot);
         return;
     }
@@ -122,8 +120,7 @@ void BuilderUnit::request_more(Context& ctx, std::uint32_t slot) {
     }
 }
 
-void BuilderUnit::check(Context& ctx, const Slot& s, std::uint32_t slot, std::uint32_t source) {
-    (void)slot;
+void BuilderUnit::check(Context& ctx, const Slot& s, std::uint32_t source) {
     auto verdict = check_fragment(pool_.data() + fragment_offset(s, source), s.event, source,
                                   setup_.sizer.size(s.event, source), config_.verify == Verify::full);
     if (verdict == FragmentCheck::ok) return;
@@ -169,7 +166,7 @@ void BuilderUnit::on_completion(Context& ctx, const Completion& c) {
         --s.outstanding;
         --st.in_flight;
     }
-    check(ctx, s, slot, source);
+    check(ctx, s, source);
     if (s.received == nodes_)
         complete(ctx, slot);
     else if (config_.protocol != Protocol::push)

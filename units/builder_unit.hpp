@@ -39,7 +39,7 @@ private:
     void begin(Context& ctx, std::uint32_t slot, std::uint64_t event);
     void request_more(Context& ctx, std::uint32_t slot);
     void complete(Context& ctx, std::uint32_t slot);
-    void check(Context& ctx, const Slot& s, std::uint32_t slot, std::uint32_t source);
+    void check(Context& ctx, const Slot& s, std::uint32_t source);
     void start_own_events(Context& ctx);
     std::uint32_t* order_of(std::uint32_t slot) { return order_.data() + std::size_t{slot} * nodes_; }
     std::uint8_t* received_of(std::uint32_t slot) { return received_from_.data() + std::size_t{slot} * nodes_; }

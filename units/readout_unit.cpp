@@ -34,8 +34,6 @@ void ReadoutUnit::on_message(Context& ctx, const Message& msg) {
 void ReadoutUnit::serve(Context& ctx, const Job& job, std::uint32_t block) {
     std::uint32_t size = setup_.sizer.size(job.event, index_);
     generator_.stamp(pool_.block(block), job.event, size);
-    auto& st = ctx.stats();
-    st.peak_ru_bytes = std::max<std::uint64_t>(st.peak_ru_bytes, std::uint64_t{pool_.in_use()} * pool_.block_size());
     ++writes_outstanding_;
     ctx.write({Role::builder, job.bu}, pool_, block, size, job.rkey, job.offset, WriteImm::encode(job.slot, index_),
               (std::uint64_t{size} << 32) | block);

@@ -147,7 +147,6 @@ void TcpTransport::flush(std::uint32_t peer) {
     while (p.alive && !p.sendq.empty()) {
         // Gather iovecs across queued frames, starting inside the first one.
         std::size_t iovs = 0;
-        std::size_t ops_seen = 0;
         RingQueue<SendOp>& q = p.sendq;
         // RingQueue has no random access; we send from the front op and peek further by index.
         for (std::size_t i = 0; i < q.size() && iovs + 2 <= iov_.size(); ++i) {
@@ -161,7 +160,6 @@ void TcpTransport::flush(std::uint32_t peer) {
                 skip -= sizeof(FrameHeader);
             }
             if (op.header.length > skip) iov_[iovs++] = {const_cast<std::byte*>(body) + skip, op.header.length - skip};
-            ++ops_seen;
         }
         msghdr mh{};
         mh.msg_iov = iov_.data();
@@ -198,7 +196,6 @@ void TcpTransport::flush(std::uint32_t peer) {
                 q.pop();
             }
         }
-        (void)ops_seen;
     }
     if (p.want_out && p.sendq.empty()) {
         p.want_out = false;
