@@ -1,4 +1,5 @@
 #include "cli.hpp"
+#include "cli_options.hpp"
 
 #include "quantity.hpp"
 #include "registry.hpp"
@@ -9,47 +10,6 @@
 #include <map>
 
 namespace evb {
-namespace {
-
-template <typename Enum>
-CLI::Option* add_enum(CLI::App& app, const std::string& flag, Enum& target, const std::map<std::string, Enum>& names,
-                      const std::string& help) {
-    std::string choices, current;
-    for (const auto& [n, v] : names) {
-        choices += (choices.empty() ? "" : "|") + n;
-        if (v == target) current = n;
-    }
-    return app
-        .add_option_function<std::string>(
-            flag,
-            [flag, &target, names, choices](const std::string& value) {
-                auto it = names.find(value);
-                if (it == names.end()) throw ConfigError(flag + ": unknown value '" + value + "' (choose " + choices + ")");
-                target = it->second;
-            },
-            help + " (" + choices + ")")
-        ->default_str(current);
-}
-
-// A value with a unit, converted by `parse`; errors name the flag.
-template <typename T>
-CLI::Option* add_quantity(CLI::App& app, const std::string& flag, T& target, std::function<T(const std::string&)> parse,
-                          const std::string& help, const std::string& current) {
-    return app
-        .add_option_function<std::string>(
-            flag,
-            [flag, &target, parse](const std::string& value) {
-                try {
-                    target = parse(value);
-                } catch (const std::invalid_argument& e) {
-                    throw ConfigError(flag + ": " + e.what());
-                }
-            },
-            help)
-        ->default_str(current);
-}
-
-} // namespace
 
 std::optional<Config> parse_command_line(int argc, const char* const* argv, std::ostream& help_out) {
     Config c;

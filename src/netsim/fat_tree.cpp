@@ -8,8 +8,13 @@ namespace evb::netsim {
 Topology build_fat_tree(const FatTreeSpec& spec) {
     const std::uint32_t k = spec.k;
     if (k < 1 || k > 64) throw std::invalid_argument("fat tree arity k must be within 1..64 (got " + std::to_string(k) + ")");
-    const std::uint32_t leaves = spec.leaves ? spec.leaves : 2 * k;
-    if (leaves > 2 * k) throw std::invalid_argument("a k-ary fat tree has at most 2k = " + std::to_string(2 * k) + " leaves");
+    if (spec.levels != 2 && spec.levels != 3) throw std::invalid_argument("a fat tree has 2 or 3 levels (got " + std::to_string(spec.levels) + ")");
+    const bool three = spec.levels == 3;
+    const std::uint32_t max_leaves = three ? 2 * k * k : 2 * k;
+    const std::uint32_t leaves = spec.leaves ? spec.leaves : max_leaves;
+    if (leaves > max_leaves)
+        throw std::invalid_argument("a " + std::to_string(spec.levels) + "-level k-ary fat tree has at most " +
+                                    (three ? std::string("2k^2 = ") : std::string("2k = ")) + std::to_string(max_leaves) + " leaves");
     std::vector<std::uint32_t> per_leaf = spec.hosts_per_leaf;
     if (per_leaf.empty()) per_leaf.assign(leaves, k);
     if (per_leaf.size() != leaves)
@@ -38,15 +43,29 @@ Topology build_fat_tree(const FatTreeSpec& spec) {
     Topology t;
     std::vector<std::uint32_t> leaf_ids, spine_ids;
     for (std::uint32_t l = 0; l < leaves; ++l) leaf_ids.push_back(t.add_device(DeviceKind::switch_, "leaf" + std::to_string(l), 2 * k, 0));
-    for (std::uint32_t s = 0; s < k; ++s) spine_ids.push_back(t.add_device(DeviceKind::switch_, "spine" + std::to_string(s), 2 * k, 1));
+    if (!three) {
+        for (std::uint32_t s = 0; s < k; ++s) spine_ids.push_back(t.add_device(DeviceKind::switch_, "spine" + std::to_string(s), 2 * k, 1));
+    } else {
+        // Pod p holds leaves p*k .. p*k+k-1 and aggregation switches agg(p*k + j); core j*k + m
+        // links to agg j of every pod on port p.
+        const std::uint32_t pods = (leaves + k - 1) / k;
+        std::vector<std::uint32_t> aggs, cores;
+        for (std::uint32_t a = 0; a < pods * k; ++a) aggs.push_back(t.add_device(DeviceKind::switch_, "agg" + std::to_string(a), 2 * k, 1));
+        for (std::uint32_t c = 0; c < k * k; ++c) cores.push_back(t.add_device(DeviceKind::switch_, "core" + std::to_string(c), 2 * k, 2));
+        for (std::uint32_t l = 0; l < leaves; ++l)
+            for (std::uint32_t j = 0; j < k; ++j) t.connect({leaf_ids[l], k + j}, {aggs[(l / k) * k + j], l % k});
+        for (std::uint32_t p = 0; p < pods; ++p)
+            for (std::uint32_t j = 0; j < k; ++j)
+                for (std::uint32_t m = 0; m < k; ++m) t.connect({aggs[p * k + j], k + m}, {cores[j * k + m], p});
+    }
     for (std::uint32_t h = 0; h < slot_of_host.size(); ++h) {
         std::uint32_t host = t.add_device(DeviceKind::host, "host" + std::to_string(h), 1);
         std::uint32_t slot = slot_of_host[h];
         t.connect({host, 0}, {leaf_ids[slot / k], slot % k});
     }
-    // Leaf l's up-port k + s goes to spine s's port l.
-    for (std::uint32_t l = 0; l < leaves; ++l)
-        for (std::uint32_t s = 0; s < k; ++s) t.connect({leaf_ids[l], k + s}, {spine_ids[s], l});
+    // 2 levels: leaf l's up-port k + s goes to spine s's port l.
+    for (std::uint32_t s = 0; s < spine_ids.size(); ++s)
+        for (std::uint32_t l = 0; l < leaves; ++l) t.connect({leaf_ids[l], k + s}, {spine_ids[s], l});
     t.assign_lids();
     return t;
 }

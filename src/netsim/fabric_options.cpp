@@ -1,0 +1,41 @@
+#include "fabric_options.hpp"
+
+namespace evb::netsim {
+
+void add_fabric_options(CLI::App& app, FabricOptions& o) {
+    app.add_option("--k", o.tree.k, "arity: switches of 2k ports; 2 levels: 2k leaves, k spines, up to 2k^2 hosts")->capture_default_str();
+    app.add_option("--levels", o.tree.levels, "2 or 3 (3: 2k pods of k leaves + k aggregation switches, k^2 cores, up to 2k^3 hosts)")
+        ->capture_default_str();
+    app.add_option("--leaves", o.tree.leaves, "leaves present (default all)");
+    app.add_option("--hosts-per-leaf", o.tree.hosts_per_leaf, "hosts on each leaf, one number per leaf (default k each)")->delimiter(',');
+    app.add_option("--missing", o.tree.missing_hosts, "host slots (leaf*k + port) left empty")->delimiter(',');
+    app.add_option("--swap", o.swaps, "host cables swapped, as A:B pairs of ranks")->delimiter(',');
+    app.add_option("--routing", o.routing, "ftree, minhop, updn or random")->capture_default_str();
+    app.add_option("--routing-seed", o.seed, "seed of the random routing engine")->capture_default_str();
+    app.add_option("--lid-seed", o.lid_seed, "shuffle host LIDs like a subnet manager's discovery order (0: cabling order)");
+}
+
+Fabric build_fabric(FabricOptions o) {
+    for (const auto& s : o.swaps) {
+        auto colon = s.find(':');
+        std::size_t used_a = 0, used_b = 0;
+        unsigned long a = 0, b = 0;
+        try {
+            if (colon == std::string::npos) throw std::invalid_argument("");
+            a = std::stoul(s.substr(0, colon), &used_a);
+            b = std::stoul(s.substr(colon + 1), &used_b);
+        } catch (const std::exception&) {
+            used_a = 0;
+        }
+        if (colon == std::string::npos || used_a != colon || used_b != s.size() - colon - 1)
+            throw std::invalid_argument("--swap: '" + s + "' is not A:B");
+        o.tree.swapped_hosts.emplace_back(a, b);
+    }
+    RoutingEngine engine = parse_routing_engine(o.routing);
+    Fabric f{build_fat_tree(o.tree), {}};
+    if (o.lid_seed) f.topology.assign_lids(o.lid_seed);
+    f.routing = route(f.topology, engine, o.seed);
+    return f;
+}
+
+} // namespace evb::netsim

@@ -1,0 +1,31 @@
+// Command-line description of a simulated fabric, shared by `evbench conflicts` and
+// `evbench netsim`: a parametric fat tree, its deviations from the ideal, and a routing engine.
+#pragma once
+#include "fat_tree.hpp"
+#include "routing.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace evb::netsim {
+
+struct FabricOptions {
+    FatTreeSpec tree;
+    std::vector<std::string> swaps;   // "A:B"
+    std::string routing = "ftree";
+    std::uint64_t seed = 1;           // random routing
+    std::uint64_t lid_seed = 0;       // 0: LIDs in cabling order
+};
+
+void add_fabric_options(CLI::App& app, FabricOptions& options);
+
+struct Fabric {
+    Topology topology;
+    Routing routing;
+};
+// Throws std::invalid_argument (impossible parameters) or RoutingError (unroutable pairs, loops).
+Fabric build_fabric(FabricOptions options);
+
+} // namespace evb::netsim

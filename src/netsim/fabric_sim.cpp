@@ -1,0 +1,558 @@
+#include "fabric_sim.hpp"
+
+#include "hash.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace evb::netsim {
+
+SimMode parse_sim_mode(const std::string& name) {
+    if (name == "flit") return SimMode::flit;
+    if (name == "aggregated") return SimMode::aggregated;
+    if (name == "packet") return SimMode::packet;
+    throw std::invalid_argument("unknown simulation mode '" + name + "' (choose flit|aggregated|packet)");
+}
+
+std::string to_string(SimMode mode) {
+    switch (mode) {
+    case SimMode::flit: return "flit";
+    case SimMode::aggregated: return "aggregated";
+    case SimMode::packet: return "packet";
+    }
+    return "?";
+}
+
+FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOptions options)
+    : topology_(topology), routing_(routing), options_(std::move(options)), vls_(options_.ib.vls),
+      rng_state_(mix64(options_.seed)) {
+    options_.ib.validate();
+    if (options_.mode == SimMode::aggregated && (options_.aggregation == 0 || options_.aggregation > 4096))
+        throw std::invalid_argument("flit aggregation must be within 1..4096");
+    if (options_.mode == SimMode::flit) options_.aggregation = 1;
+    const IbParams& ib = options_.ib;
+    flit_ps_ = ib.flit_time_ps();
+    link_ps_ = ib.link_latency.count();
+    credit_ps_ = ib.credit_latency.count();
+    switch_ps_ = ib.switch_latency.count();
+    capacity_ = ib.buffer_blocks();
+    if (flit_ps_ + link_ps_ + credit_ps_ <= 0)
+        throw std::invalid_argument("a flit plus link and credit latency must take time (the model needs causality)");
+
+    const auto& devices = topology.devices();
+    std::uint32_t total_ports = 0;
+    for (const auto& d : devices) {
+        port_base_.push_back(total_ports);
+        total_ports += static_cast<std::uint32_t>(d.ports.size());
+    }
+    ports_.resize(total_ports);
+    const auto host_count = static_cast<std::uint32_t>(topology.hosts().size());
+    std::vector<std::uint32_t> host_index(devices.size(), none);
+    for (std::uint32_t h = 0; h < host_count; ++h) host_index[topology.hosts()[h]] = h;
+    host_of_lid_.assign(topology.max_lid() + 1, none);
+    for (std::uint32_t h = 0; h < host_count; ++h) {
+        std::uint32_t dev = topology.hosts()[h];
+        if (!devices[dev].ports.at(0)) throw std::invalid_argument(devices[dev].name + " is not cabled");
+        host_port_.push_back(port_base_[dev]);
+        host_lid_.push_back(devices[dev].lid);
+        host_of_lid_.at(devices[dev].lid) = h;
+    }
+    std::uint32_t words = 0;
+    for (std::uint32_t d = 0; d < devices.size(); ++d) {
+        const bool is_host = devices[d].kind == DeviceKind::host;
+        for (std::uint32_t p = 0; p < devices[d].ports.size(); ++p) {
+            Port& port = ports_[port_base_[d] + p];
+            port.device = d;
+            port.local = p;
+            port.stats.device = d;
+            port.stats.port = p;
+            if (is_host) port.host = host_index[d];
+            if (const auto& peer = devices[d].ports[p]) port.peer = port_base_[peer->device] + peer->port;
+            // Requesters of an output: a host's flows (one per destination), a switch's input ports.
+            port.req_words = ((is_host ? host_count : static_cast<std::uint32_t>(devices[d].ports.size())) + 63) / 64;
+            port.req_offset = words;
+            words += port.req_words * vls_;
+        }
+    }
+    if (!routing.lft.empty() && routing.lft.size() != devices.size())
+        throw std::invalid_argument("routing tables do not match the topology");
+    req_words_.assign(words, 0);
+    credits_.assign(std::size_t{total_ports} * vls_, capacity_);
+    ramps_.resize(std::size_t{total_ports} * vls_);
+    queues_.resize(std::size_t{total_ports} * vls_);
+    occupancy_.assign(std::size_t{total_ports} * vls_, 0);
+    rr_.assign(std::size_t{total_ports} * vls_, UINT32_MAX);
+    flows_.resize(std::size_t{host_count} * host_count);
+    host_stats_.resize(host_count);
+}
+
+// ---- public API -------------------------------------------------------------------------------
+
+void FabricSim::post(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint64_t tag) {
+    if (src >= hosts() || dst >= hosts() || src == dst)
+        throw std::invalid_argument("cannot post from host " + std::to_string(src) + " to host " + std::to_string(dst));
+    if (bytes == 0) throw std::invalid_argument("cannot post an empty message");
+    std::uint32_t m = alloc_message();
+    messages_[m] = Message{src, dst, none, bytes, tag, 0, 0, now_};
+    ++live_messages_;
+    std::uint64_t h1 = mix64(rng_state_++), h2 = mix64(rng_state_++);
+    Picoseconds delay = options_.host_latency.draw(unit_interval(h1), unit_interval(h2));
+    queue_.push(now_ + std::max<std::int64_t>(0, delay.count()), message_ready, m);
+}
+
+void FabricSim::set_timer(Picoseconds at, std::uint32_t host, std::uint64_t tag) {
+    queue_.push(std::max(now_, at.count()), timer_fired, host, static_cast<std::uint32_t>(tag),
+                static_cast<std::uint32_t>(tag >> 32));
+}
+
+void FabricSim::run(SimApp& app, Picoseconds until) {
+    app_ = &app;
+    if (!started_) app.start(*this);
+    started_ = true;
+    while (!queue_.empty() && queue_.top().time <= until.count()) {
+        SimEvent e = queue_.pop();
+        now_ = e.time;
+        ++events_;
+        dispatch(e);
+    }
+    if (!queue_.empty()) now_ = until.count();
+    for (auto& p : ports_)   // close open stall intervals
+        if (p.wait_since >= 0) {
+            p.stats.xmit_wait_ps += now_ - p.wait_since;
+            p.wait_since = now_;
+        }
+    app_ = nullptr;
+}
+
+void FabricSim::verify_quiescent() const {
+    if (live_messages_ || live_packets_)
+        check_failed(std::to_string(live_messages_) + " messages and " + std::to_string(live_packets_) +
+                     " packets still in flight");
+    for (std::size_t i = 0; i < credits_.size(); ++i) {
+        if (ports_[i / vls_].peer == none) continue;
+        std::int64_t c = credits_[i];
+        for (std::size_t r = ramps_[i].head; r < ramps_[i].items.size(); ++r) c += ramps_[i].items[r].blocks;
+        if (c != capacity_)
+            check_failed("port " + std::to_string(i / vls_) + " VL " + std::to_string(i % vls_) + " ends with " +
+                         std::to_string(c) + " of " + std::to_string(capacity_) + " credits: flits lost or duplicated");
+    }
+}
+
+std::vector<SimPortStats> FabricSim::port_stats() const {
+    std::vector<SimPortStats> out;
+    for (const auto& p : ports_)
+        if (p.peer != none) out.push_back(p.stats);
+    return out;
+}
+
+std::uint64_t FabricSim::flit_hops() const {
+    std::uint64_t n = 0;
+    for (const auto& p : ports_) n += p.stats.tx_blocks;
+    return n;
+}
+
+// ---- events -----------------------------------------------------------------------------------
+
+void FabricSim::dispatch(const SimEvent& e) {
+    switch (e.kind) {
+    case arrive: on_arrive(e.a, e.b, e.c >> 16, e.c & 0xFFFF); break;
+    case tx_done: on_tx_done(e.a); break;
+    case wake:
+        if (ports_[e.a].wake_at == e.time) ports_[e.a].wake_at = -1;
+        arbitrate(e.a);
+        break;
+    case head_ready: make_head_ready(e.a); break;
+    case message_ready: on_message_ready(e.a); break;
+    case deliver: deliver_packet(e.a); break;
+    case timer_fired: app_->timer(*this, e.a, (std::uint64_t{e.c} << 32) | e.b); break;
+    }
+}
+
+void FabricSim::on_message_ready(std::uint32_t m) {
+    Message& msg = messages_[m];
+    Flow& flow = flows_[std::size_t{msg.src} * hosts() + msg.dst];
+    bool was_empty = flow.head == none;
+    if (was_empty) flow.head = m;
+    else messages_[flow.tail].next = m;
+    flow.tail = m;
+    if (was_empty) request(host_port_[msg.src], msg.dst % options_.ib.traffic_vls, msg.dst);
+}
+
+void FabricSim::on_arrive(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, std::uint32_t chunk) {
+    Packet& p = packets_[pk];
+    const std::uint32_t q = queue_index(in, p.vl);
+    const bool packet_mode = options_.mode == SimMode::packet;
+    const std::uint32_t blocks = chunk_blocks(p, chunk);
+    occupancy_change(q, blocks);
+    Port& port = ports_[in];
+    if (port.host != none) {   // the adapter's sink takes every flit as it arrives
+        if (port.host != p.dst_host) check_failed("packet for host " + std::to_string(p.dst_host) + " delivered to host " + std::to_string(port.host));
+        occupancy_change(q, -static_cast<std::int64_t>(blocks));
+        if (packet_mode) {
+            std::int64_t first = options_.ib.wire_time_ps(std::min(options_.ib.flit_bytes, p.wire));
+            return_credits(in, p.vl, now_ - first + credit_ps_, blocks, true, p.wire);
+            std::int64_t rest = options_.ib.wire_time_ps(p.wire) - first;
+            if (rest > 0) queue_.push(now_ + rest, deliver, pk);
+            else deliver_packet(pk);
+        } else {
+            return_credits(in, p.vl, now_ + credit_ps_, blocks, false, 0);
+            if (chunk + 1 == p.chunks) deliver_packet(pk);
+        }
+        return;
+    }
+    if (hop >= max_hops) check_failed("packet exceeded " + std::to_string(max_hops) + " hops");
+    if (p.arrived[hop] != chunk) check_failed("chunk arrived out of order");
+    p.arrived[hop] = static_cast<std::uint16_t>(chunk + 1);
+    InputQueue& iq = queues_[q];
+    if (chunk == 0) {
+        const Lft& lft = routing_.lft[port.device];
+        std::uint16_t out = p.dst_lid < lft.size() ? lft[p.dst_lid] : no_port;
+        if (out == no_port || out >= topology_.device(port.device).ports.size())
+            check_failed("no route on " + topology_.device(port.device).name + " for LID " + std::to_string(p.dst_lid));
+        if (iq.size == iq.ring.size()) {   // grow the ring (amortised; steady state never allocates)
+            std::vector<QueueEntry> bigger(std::max<std::size_t>(8, iq.ring.size() * 2));
+            for (std::uint32_t i = 0; i < iq.size; ++i) bigger[i] = iq.ring[(iq.head + i) % iq.ring.size()];
+            iq.ring = std::move(bigger);
+            iq.head = 0;
+        }
+        iq.ring[(iq.head + iq.size) % iq.ring.size()] = QueueEntry{pk, hop, port_base_[port.device] + out, now_ + switch_ps_};
+        if (++iq.size == 1) make_head_ready(q);
+        return;
+    }
+    // A later chunk: the output forwarding this packet may be waiting for it.
+    if (iq.size == 0) return;
+    const QueueEntry& head = iq.ring[iq.head];
+    if (head.packet == pk) {
+        Port& o = ports_[head.out];
+        if (o.transmitting && o.cur_queue == q && o.waiting_chunk) {
+            o.waiting_chunk = false;
+            send_chunk(head.out);
+        }
+    }
+}
+
+void FabricSim::on_tx_done(std::uint32_t out) {
+    Port& o = ports_[out];
+    Packet& p = packets_[o.cur_packet];
+    const std::uint32_t c = o.next_chunk;
+    const std::uint32_t blocks = chunk_blocks(p, c);
+    o.stats.tx_blocks += blocks;   // counted when sent, so a port never shows more than line rate
+    o.stats.tx_bytes += std::min<std::uint64_t>(p.wire, std::uint64_t{c + 1} * chunk_flits(p) * options_.ib.flit_bytes) -
+                        std::uint64_t{c} * chunk_flits(p) * options_.ib.flit_bytes;
+    if (o.cur_queue != none && options_.mode != SimMode::packet) {
+        const std::uint32_t in = o.cur_queue / vls_;
+        occupancy_change(o.cur_queue, -static_cast<std::int64_t>(blocks));
+        return_credits(in, p.vl, now_ + credit_ps_, blocks, false, 0);
+    }
+    if (++o.next_chunk < p.chunks) {
+        send_chunk(out);
+        return;
+    }
+    o.transmitting = false;
+    o.cur_packet = none;
+    if (o.cur_queue != none) {
+        InputQueue& iq = queues_[o.cur_queue];
+        iq.head = (iq.head + 1) % static_cast<std::uint32_t>(iq.ring.size());
+        if (--iq.size) make_head_ready(o.cur_queue);
+    } else {
+        host_stats_[o.host].tx_payload += p.payload;
+    }
+    arbitrate(out);
+}
+
+void FabricSim::deliver_packet(std::uint32_t pk) {
+    Packet& p = packets_[pk];
+    Message& m = messages_[p.message];
+    m.delivered += p.payload;
+    host_stats_[p.dst_host].rx_payload += p.payload;
+    packet_latency_.record(Picoseconds(now_ - p.created));
+    free_packets_.push_back(pk);
+    --live_packets_;
+    if (m.delivered < m.bytes) return;
+    host_stats_[p.dst_host].rx_messages++;
+    message_latency_.record(Picoseconds(now_ - m.posted));
+    SimMessage done{m.src, m.dst, m.bytes, m.tag, Picoseconds(m.posted), Picoseconds(now_)};
+    free_messages_.push_back(p.message);
+    --live_messages_;
+    app_->delivered(*this, done);
+}
+
+// ---- arbitration ------------------------------------------------------------------------------
+
+void FabricSim::make_head_ready(std::uint32_t q) {
+    const InputQueue& iq = queues_[q];
+    const QueueEntry& e = iq.ring[iq.head];
+    if (e.ready > now_) {
+        queue_.push(e.ready, head_ready, q);
+        return;
+    }
+    const std::uint32_t in = q / vls_;
+    request(e.out, q % vls_, ports_[in].local);
+}
+
+void FabricSim::request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester) {
+    req_bits(out, vl)[requester / 64] |= std::uint64_t{1} << (requester % 64);
+    if (!ports_[out].transmitting) arbitrate(out);
+}
+
+std::uint32_t FabricSim::need_of(std::uint32_t out, std::uint32_t vl, std::uint32_t requester) const {
+    const Port& o = ports_[out];
+    if (o.host != none) {
+        const Message& m = messages_[flows_[std::size_t{o.host} * hosts() + requester].head];
+        auto payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.ib.mtu, m.bytes - m.packetised));
+        return options_.ib.blocks(options_.ib.wire_bytes(payload));
+    }
+    const InputQueue& iq = queues_[queue_index(port_base_[o.device] + requester, vl)];
+    return packets_[iq.ring[iq.head].packet].blocks;
+}
+
+void FabricSim::arbitrate(std::uint32_t out) {
+    Port& o = ports_[out];
+    if (o.transmitting) return;
+    std::int64_t earliest = -1;
+    bool any = false;
+    for (std::uint32_t step = 1; step <= vls_; ++step) {
+        const std::uint32_t vl = (o.rr_vl + step) % vls_;
+        std::uint64_t* bits = req_bits(out, vl);
+        const std::uint32_t words = o.req_words;
+        bool vl_any = false;
+        for (std::uint32_t w = 0; w < words && !vl_any; ++w) vl_any = bits[w] != 0;
+        if (!vl_any) continue;
+        any = true;
+        const std::int64_t available = credits_at(out, vl, now_);
+        std::uint32_t min_need = UINT32_MAX;
+        // Round robin: the first requester after the last one granted on this VL.
+        const std::uint32_t last = rr_[queue_index(out, vl)];
+        const std::uint32_t start = last == UINT32_MAX ? 0 : last + 1;
+        const std::uint32_t bits_total = words * 64;
+        for (std::uint32_t scanned = 0; scanned < bits_total;) {
+            std::uint32_t pos = (start + scanned) % bits_total;
+            std::uint64_t word = bits[pos / 64] >> (pos % 64);
+            if (!word) {
+                scanned += 64 - pos % 64;
+                continue;
+            }
+            std::uint32_t skip = static_cast<std::uint32_t>(std::countr_zero(word));
+            if (scanned + skip >= bits_total) break;
+            pos += skip;
+            scanned += skip + 1;
+            std::uint32_t need = need_of(out, vl, pos);
+            if (need <= available) {
+                o.rr_vl = vl;
+                rr_[queue_index(out, vl)] = pos;
+                grant(out, vl, pos, need);
+                return;
+            }
+            min_need = std::min(min_need, need);
+        }
+        std::int64_t t = time_credits_reach(out, vl, min_need);
+        if (t >= 0 && (earliest < 0 || t < earliest)) earliest = t;
+    }
+    if (!any) return;
+    if (o.wait_since < 0) o.wait_since = now_;
+    if (earliest >= 0 && (o.wake_at < 0 || earliest < o.wake_at)) {
+        o.wake_at = earliest;
+        queue_.push(earliest, wake, out);
+    }
+}
+
+void FabricSim::grant(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need) {
+    Port& o = ports_[out];
+    take_credits(out, vl, need);
+    if (o.wait_since >= 0) {
+        o.stats.xmit_wait_ps += now_ - o.wait_since;
+        o.wait_since = -1;
+    }
+    std::uint64_t* bits = req_bits(out, vl);
+    if (o.host != none) {
+        // The adapter cuts the next packet of the flow's head message.
+        Flow& flow = flows_[std::size_t{o.host} * hosts() + requester];
+        Message& m = messages_[flow.head];
+        auto payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.ib.mtu, m.bytes - m.packetised));
+        std::uint32_t pk = alloc_packet();
+        Packet& p = packets_[pk];
+        p.message = flow.head;
+        p.dst_host = m.dst;
+        p.dst_lid = host_lid_[m.dst];
+        p.vl = vl;
+        p.payload = payload;
+        p.wire = options_.ib.wire_bytes(payload);
+        p.blocks = need;
+        p.chunks = (p.blocks + chunk_flits(p) - 1) / chunk_flits(p);
+        p.created = now_;
+        std::fill(std::begin(p.arrived), std::end(p.arrived), std::uint16_t{0});
+        m.packetised += payload;
+        if (m.packetised == m.bytes) {
+            flow.head = m.next;
+            if (flow.head == none) {
+                flow.tail = none;
+                bits[requester / 64] &= ~(std::uint64_t{1} << (requester % 64));
+            }
+        }
+        o.cur_packet = pk;
+        o.cur_queue = none;
+        o.cur_hop = 0;
+    } else {
+        const std::uint32_t q = queue_index(port_base_[o.device] + requester, vl);
+        const QueueEntry& e = queues_[q].ring[queues_[q].head];
+        bits[requester / 64] &= ~(std::uint64_t{1} << (requester % 64));   // the next head asks again
+        o.cur_packet = e.packet;
+        o.cur_queue = q;
+        o.cur_hop = e.hop + 1;
+    }
+    o.transmitting = true;
+    o.waiting_chunk = false;
+    o.next_chunk = 0;
+    o.stats.tx_packets++;
+    send_chunk(out);
+}
+
+void FabricSim::send_chunk(std::uint32_t out) {
+    Port& o = ports_[out];
+    Packet& p = packets_[o.cur_packet];
+    const std::uint32_t c = o.next_chunk;
+    if (o.cur_queue != none && p.arrived[o.cur_hop - 1] <= c) {   // cut-through caught up with the tail
+        o.waiting_chunk = true;
+        return;
+    }
+    const std::int64_t start = chunk_start_ps(p, c), end = chunk_end_ps(p, c);
+    queue_.push(now_ + end - start, tx_done, out);
+    // The next hop sees the chunk when all of it arrived; in packet mode, when the first flit did.
+    std::int64_t head = options_.mode == SimMode::packet ? options_.ib.wire_time_ps(std::min(options_.ib.flit_bytes, p.wire))
+                                                          : end - start;
+    queue_.push(now_ + head + link_ps_, arrive, o.peer, o.cur_packet, (o.cur_hop << 16) | c);
+    if (o.cur_queue != none && options_.mode == SimMode::packet) {
+        // Each flit leaves the input buffer as it is sent: credits return as a per-flit ramp.
+        occupancy_change(o.cur_queue, -static_cast<std::int64_t>(p.blocks));
+        return_credits(o.cur_queue / vls_, p.vl, now_ + credit_ps_, p.blocks, true, p.wire);
+    }
+}
+
+// ---- credits ----------------------------------------------------------------------------------
+
+std::int64_t FabricSim::credits_at(std::uint32_t out, std::uint32_t vl, std::int64_t t) {
+    const std::size_t i = queue_index(out, vl);
+    RampQueue& rq = ramps_[i];
+    std::int64_t available = credits_[i];
+    while (rq.head < rq.items.size()) {   // fold ramps that are complete
+        const Ramp& r = rq.items[rq.head];
+        if (r.base + r.total > t) break;
+        credits_[i] += r.blocks;
+        available += r.blocks;
+        ++rq.head;
+    }
+    if (rq.head == rq.items.size()) {
+        rq.items.clear();
+        rq.head = 0;
+    }
+    for (std::size_t k = rq.head; k < rq.items.size(); ++k) {   // partial ramps
+        const Ramp& r = rq.items[k];
+        if (t < r.base + flit_ps_) break;
+        available += std::min<std::int64_t>(r.blocks - 1, (t - r.base) / flit_ps_);
+    }
+    return available;
+}
+
+std::int64_t FabricSim::time_credits_reach(std::uint32_t out, std::uint32_t vl, std::int64_t need) const {
+    const std::size_t i = queue_index(out, vl);
+    const RampQueue& rq = ramps_[i];
+    std::int64_t have = credits_[i];
+    for (std::size_t k = rq.head; k < rq.items.size(); ++k) {
+        const Ramp& r = rq.items[k];
+        if (have + r.blocks >= need) {
+            std::int64_t missing = need - have;   // 1..blocks
+            return std::max(now_ + 1, r.base + (r.total == 0 ? 0 : std::min(missing * flit_ps_, r.total)));
+        }
+        have += r.blocks;
+    }
+    return -1;   // waits for credits not yet on their way: their ramp will wake the port
+}
+
+void FabricSim::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t base, std::uint32_t blocks, bool stepped,
+                               std::uint32_t wire) {
+    const std::uint32_t out = ports_[in].peer;
+    const std::size_t i = queue_index(out, vl);
+    RampQueue& rq = ramps_[i];
+    rq.items.push_back(Ramp{base, stepped ? options_.ib.wire_time_ps(wire) : 0, blocks});
+    if (options_.checks) {
+        std::int64_t total = credits_[i];
+        for (std::size_t k = rq.head; k < rq.items.size(); ++k) total += rq.items[k].blocks;
+        if (total > capacity_)
+            check_failed("port " + std::to_string(out) + " VL " + std::to_string(vl) + " would hold " +
+                         std::to_string(total) + " credits for a buffer of " + std::to_string(capacity_));
+    }
+    Port& o = ports_[out];
+    if (!o.transmitting && o.wait_since >= 0) arbitrate(out);
+}
+
+void FabricSim::take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t blocks) {
+    const std::size_t i = queue_index(out, vl);
+    credits_at(out, vl, now_);   // fold what has come back
+    // Blocks of a ramp still in progress but already returned are moved into the counter.
+    RampQueue& rq = ramps_[i];
+    while (credits_[i] < blocks && rq.head < rq.items.size()) {
+        Ramp& r = rq.items[rq.head];
+        if (now_ < r.base + flit_ps_) break;
+        std::int64_t done = std::min<std::int64_t>(r.blocks - 1, (now_ - r.base) / flit_ps_);
+        if (done <= 0) break;
+        credits_[i] += done;
+        r.blocks -= static_cast<std::uint32_t>(done);
+        r.base += done * flit_ps_;
+        r.total -= done * flit_ps_;
+    }
+    credits_[i] -= blocks;
+    if (credits_[i] < 0) check_failed("credits of port " + std::to_string(out) + " VL " + std::to_string(vl) + " below zero");
+}
+
+// ---- geometry and pools -----------------------------------------------------------------------
+
+std::uint32_t FabricSim::chunk_flits(const Packet& p) const {
+    return options_.mode == SimMode::packet ? p.blocks : options_.aggregation;
+}
+
+std::int64_t FabricSim::chunk_start_ps(const Packet& p, std::uint32_t c) const {
+    return options_.ib.wire_time_ps(std::uint64_t{c} * chunk_flits(p) * options_.ib.flit_bytes);
+}
+
+std::int64_t FabricSim::chunk_end_ps(const Packet& p, std::uint32_t c) const {
+    return options_.ib.wire_time_ps(std::min<std::uint64_t>(p.wire, std::uint64_t{c + 1} * chunk_flits(p) * options_.ib.flit_bytes));
+}
+
+std::uint32_t FabricSim::chunk_blocks(const Packet& p, std::uint32_t c) const {
+    return std::min(chunk_flits(p), p.blocks - c * chunk_flits(p));
+}
+
+std::uint32_t FabricSim::alloc_packet() {
+    ++live_packets_;
+    if (!free_packets_.empty()) {
+        std::uint32_t i = free_packets_.back();
+        free_packets_.pop_back();
+        return i;
+    }
+    packets_.emplace_back();
+    return static_cast<std::uint32_t>(packets_.size() - 1);
+}
+
+std::uint32_t FabricSim::alloc_message() {
+    if (!free_messages_.empty()) {
+        std::uint32_t i = free_messages_.back();
+        free_messages_.pop_back();
+        return i;
+    }
+    messages_.emplace_back();
+    return static_cast<std::uint32_t>(messages_.size() - 1);
+}
+
+void FabricSim::occupancy_change(std::uint32_t q, std::int64_t blocks) {
+    if (!options_.checks) return;
+    occupancy_[q] += blocks;
+    if (occupancy_[q] > capacity_ || occupancy_[q] < 0)
+        check_failed("input buffer of port " + std::to_string(q / vls_) + " VL " + std::to_string(q % vls_) + " holds " +
+                     std::to_string(occupancy_[q]) + " of " + std::to_string(capacity_) + " blocks");
+}
+
+void FabricSim::check_failed(const std::string& what) const {
+    throw SimCheckError("simulator invariant broken at " + std::to_string(now_) + " ps: " + what);
+}
+
+} // namespace evb::netsim

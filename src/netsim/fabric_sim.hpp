@@ -1,0 +1,215 @@
+// The flit-level InfiniBand fabric simulator (thesis 3.4.2, paper 001): host adapters that cut
+// messages into MTU packets and flits, links with serialisation and latency, credit-based flow
+// control per VL, input-buffered switches with VL and round-robin output arbitration, virtual
+// cut-through and LFT forwarding. One engine, three granularities:
+//   flit        one event per flit per hop (the reference);
+//   aggregated  one event per k flits per hop (the thesis "fast model": a hop forwards a chunk
+//               only once all of it has arrived, credits return per chunk);
+//   packet      one event per packet per hop with the flit-exact cut-through timing computed
+//               (VCT never stalls a started packet, so its flits stream at line rate) and credits
+//               returned as per-flit ramps.
+#pragma once
+#include "event_queue.hpp"
+#include "host_latency.hpp"
+#include "ib_params.hpp"
+#include "latency_histogram.hpp"
+#include "routing.hpp"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace evb::netsim {
+
+enum class SimMode { flit, aggregated, packet };
+SimMode parse_sim_mode(const std::string& name);   // throws std::invalid_argument
+std::string to_string(SimMode mode);
+
+struct SimOptions {
+    IbParams ib;
+    SimMode mode = SimMode::packet;
+    std::uint32_t aggregation = 16;   // flits per event in aggregated mode
+    HostLatency host_latency;         // before a posted message may be injected
+    std::uint64_t seed = 1;
+    bool checks = false;              // conservation checks on every credit and buffer change
+};
+
+// A broken invariant of the model (credits below zero, a buffer over capacity, lost flits).
+struct SimCheckError : std::logic_error {
+    using std::logic_error::logic_error;
+};
+
+struct SimMessage {
+    std::uint32_t src = 0, dst = 0;   // host indices (rank order of Topology::hosts())
+    std::uint64_t bytes = 0, tag = 0;
+    Picoseconds posted{}, delivered{};
+};
+
+class FabricSim;
+
+// What runs on the hosts: traffic injectors, and the event-building units (drivers/sim).
+class SimApp {
+public:
+    virtual ~SimApp() = default;
+    virtual void start(FabricSim& sim) = 0;
+    // The last byte of `m` arrived at m.dst (RC semantics: the sender may reuse its buffer).
+    virtual void delivered(FabricSim& sim, const SimMessage& m) = 0;
+    virtual void timer(FabricSim& /*sim*/, std::uint32_t /*host*/, std::uint64_t /*tag*/) {}
+};
+
+struct SimHostStats {
+    std::uint64_t tx_payload = 0, rx_payload = 0, rx_messages = 0;
+};
+
+struct SimPortStats {
+    std::uint32_t device = 0, port = 0;
+    std::uint64_t tx_bytes = 0, tx_packets = 0, tx_blocks = 0;
+    std::int64_t xmit_wait_ps = 0;   // time with a packet ready but no credits (PortXmitWait)
+};
+
+class FabricSim {
+public:
+    // Throws std::invalid_argument on bad parameters (IbParams::validate, aggregation 0).
+    FabricSim(const Topology& topology, const Routing& routing, SimOptions options);
+
+    std::uint32_t hosts() const { return static_cast<std::uint32_t>(host_port_.size()); }
+    Picoseconds now() const { return Picoseconds(now_); }
+    const SimOptions& options() const { return options_; }
+    const Topology& topology() const { return topology_; }
+
+    // Queue `bytes` from host src to host dst now; injected after the host latency.
+    void post(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint64_t tag);
+    void set_timer(Picoseconds at, std::uint32_t host, std::uint64_t tag);
+
+    // Runs `app` (started on the first call) until no event is left or simulated time passes
+    // `until`; call again with a later `until` to continue.
+    void run(SimApp& app, Picoseconds until);
+    // Throws SimCheckError unless every credit is back, no packet or message is in flight.
+    void verify_quiescent() const;
+
+    const std::vector<SimHostStats>& host_stats() const { return host_stats_; }
+    std::vector<SimPortStats> port_stats() const;   // cabled ports only
+    const LatencyHistogram& packet_latency() const { return packet_latency_; }
+    const LatencyHistogram& message_latency() const { return message_latency_; }
+    std::uint64_t events() const { return events_; }
+    std::uint64_t flit_hops() const;
+    std::uint64_t messages_in_flight() const { return live_messages_; }
+
+private:
+    static constexpr std::uint32_t none = UINT32_MAX;
+    static constexpr std::uint32_t max_hops = 16;
+    enum Kind : std::uint8_t { arrive, tx_done, wake, head_ready, message_ready, deliver, timer_fired };
+
+    struct Port {
+        std::uint32_t device = 0, local = 0;
+        std::uint32_t peer = none;          // global index of the cabled port
+        std::uint32_t host = none;          // host index if this port belongs to a host
+        // output side
+        bool transmitting = false, waiting_chunk = false;
+        std::uint32_t cur_packet = none;
+        std::uint32_t cur_queue = none;     // input queue (port * vls + vl) of a switch, none for a host
+        std::uint32_t cur_hop = 0;          // link index the packet is on
+        std::uint32_t next_chunk = 0;
+        std::uint32_t rr_vl = 0;
+        std::uint32_t req_offset = 0, req_words = 0;   // requester bitsets, per VL
+        std::int64_t wake_at = -1, wait_since = -1;
+        SimPortStats stats;
+    };
+    struct Ramp {   // credits coming back: block i at base + min((i + 1) t_flit, total), or all at base
+        std::int64_t base, total;
+        std::uint32_t blocks;
+    };
+    struct RampQueue {
+        std::vector<Ramp> items;
+        std::size_t head = 0;
+    };
+    struct QueueEntry {
+        std::uint32_t packet, hop, out;
+        std::int64_t ready;
+    };
+    struct InputQueue {   // FIFO ring per (port, VL)
+        std::vector<QueueEntry> ring;
+        std::uint32_t head = 0, size = 0;
+    };
+    struct Message {
+        std::uint32_t src, dst, next = none;
+        std::uint64_t bytes, tag, packetised = 0, delivered = 0;
+        std::int64_t posted;
+    };
+    struct Packet {
+        std::uint32_t message, dst_host, dst_lid, vl;
+        std::uint32_t wire, payload, blocks, chunks;
+        std::int64_t created;
+        std::uint16_t arrived[max_hops];   // chunks arrived at the input of each hop
+    };
+    struct Flow {
+        std::uint32_t head = none, tail = none;
+    };
+
+    void dispatch(const SimEvent& e);
+    void on_arrive(std::uint32_t in, std::uint32_t packet, std::uint32_t hop, std::uint32_t chunk);
+    void on_tx_done(std::uint32_t out);
+    void on_message_ready(std::uint32_t message);
+    void deliver_packet(std::uint32_t packet);
+
+    void make_head_ready(std::uint32_t queue);
+    void request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester);
+    void arbitrate(std::uint32_t out);
+    void grant(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need);
+    void send_chunk(std::uint32_t out);
+    std::uint32_t need_of(std::uint32_t out, std::uint32_t vl, std::uint32_t requester) const;
+
+    // Credits of output `out` for its peer's buffer on `vl`.
+    std::int64_t credits_at(std::uint32_t out, std::uint32_t vl, std::int64_t t);
+    std::int64_t time_credits_reach(std::uint32_t out, std::uint32_t vl, std::int64_t need) const;
+    void return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t base, std::uint32_t blocks, bool stepped,
+                        std::uint32_t wire);
+    void take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t blocks);
+
+    // Requester bitsets.
+    std::uint64_t* req_bits(std::uint32_t out, std::uint32_t vl) { return &req_words_[ports_[out].req_offset + vl * ports_[out].req_words]; }
+
+    // Chunk geometry of a packet in the current mode.
+    std::uint32_t chunk_flits(const Packet& p) const;
+    std::int64_t chunk_start_ps(const Packet& p, std::uint32_t c) const;
+    std::int64_t chunk_end_ps(const Packet& p, std::uint32_t c) const;
+    std::uint32_t chunk_blocks(const Packet& p, std::uint32_t c) const;
+
+    std::uint32_t alloc_packet();
+    std::uint32_t alloc_message();
+    std::uint32_t queue_index(std::uint32_t port, std::uint32_t vl) const { return port * vls_ + vl; }
+    void occupancy_change(std::uint32_t queue, std::int64_t blocks);
+    [[noreturn]] void check_failed(const std::string& what) const;
+
+    const Topology& topology_;
+    const Routing& routing_;
+    SimOptions options_;
+    std::uint32_t vls_;
+    std::int64_t flit_ps_, link_ps_, credit_ps_, switch_ps_, capacity_;
+    std::vector<std::uint32_t> port_base_;       // per device: first global port index
+    std::vector<std::uint32_t> host_port_;       // per host: its port
+    std::vector<std::uint32_t> host_lid_;
+    std::vector<std::uint32_t> host_of_lid_;
+    std::vector<Port> ports_;
+    std::vector<std::int64_t> credits_;          // per (port, VL), as of the last fold
+    std::vector<RampQueue> ramps_;
+    std::vector<InputQueue> queues_;
+    std::vector<std::int64_t> occupancy_;        // per (port, VL), with checks
+    std::vector<std::uint32_t> rr_;              // per (port, VL): last granted requester
+    std::vector<std::uint64_t> req_words_;
+    std::vector<Flow> flows_;                    // src * hosts + dst
+    std::vector<Packet> packets_;
+    std::vector<std::uint32_t> free_packets_;
+    std::vector<Message> messages_;
+    std::vector<std::uint32_t> free_messages_;
+    std::vector<SimHostStats> host_stats_;
+    LatencyHistogram packet_latency_, message_latency_;
+    EventQueue queue_;
+    SimApp* app_ = nullptr;
+    bool started_ = false;
+    std::int64_t now_ = 0;
+    std::uint64_t events_ = 0, rng_state_, live_messages_ = 0, live_packets_ = 0;
+};
+
+} // namespace evb::netsim

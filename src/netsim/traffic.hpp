@@ -1,0 +1,54 @@
+// Synthetic traffic injectors (thesis 3.4.4, paper 003 sec. 3.5), each a SimApp:
+//   shift         one-to-one, host i sends to i + s (mod hosts)
+//   many-to-one   hosts 1..n send to host 0
+//   linear        fixed-size linear shifter: each host's k-th message goes to i + 1 + (k mod (H-1)),
+//                 every host advancing at its own pace
+//   a2a           time-window linear shifter: synchronised phases of a send window and an idle
+//                 window (thesis eq. 3.2-3.4); phase p sends to i + 1 + (p mod (H-1))
+//   random        every message to a uniformly drawn other host
+// Senders keep `depth` messages posted; they stop after `messages` each or at `stop`.
+#pragma once
+#include "fabric_sim.hpp"
+
+#include <string>
+
+namespace evb::netsim {
+
+enum class TrafficPattern { shift, many_to_one, linear, a2a, random };
+TrafficPattern parse_traffic_pattern(const std::string& name);   // throws std::invalid_argument
+std::string to_string(TrafficPattern p);
+
+struct TrafficSpec {
+    TrafficPattern pattern = TrafficPattern::linear;
+    std::uint64_t message_bytes = 1 << 20;
+    std::uint32_t shift = 1;          // shift
+    std::uint32_t senders = 0;        // many-to-one; 0: every other host
+    std::uint64_t messages = 0;       // per sender; 0: until `stop`
+    std::uint32_t depth = 2;          // messages posted ahead per sender
+    Picoseconds send_window{}, idle_window{};   // a2a
+    Picoseconds stop = Picoseconds::max();      // no new message posted at or after this time
+    std::uint64_t seed = 1;           // random
+
+    void validate(std::uint32_t hosts) const;   // throws std::invalid_argument
+};
+
+class TrafficInjector : public SimApp {
+public:
+    explicit TrafficInjector(TrafficSpec spec) : spec_(std::move(spec)) {}
+    void start(FabricSim& sim) override;
+    void delivered(FabricSim& sim, const SimMessage& m) override;
+    void timer(FabricSim& sim, std::uint32_t host, std::uint64_t tag) override;
+
+private:
+    bool is_sender(std::uint32_t host) const;
+    void top_up(FabricSim& sim, std::uint32_t host);
+    std::uint32_t destination(std::uint32_t host, std::uint64_t k) const;
+
+    TrafficSpec spec_;
+    std::uint32_t hosts_ = 0;
+    std::vector<std::uint64_t> posted_, outstanding_;
+    std::uint64_t phase_ = 0;   // a2a
+    bool sending_ = true;       // a2a: inside a send window
+};
+
+} // namespace evb::netsim
