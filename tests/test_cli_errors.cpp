@@ -2,6 +2,7 @@
 #include "run_command.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 
@@ -60,6 +61,19 @@ std::vector<BadInput> cases() {
         {"ConflictsLeafCount", "conflicts --k 4 --hosts-per-leaf 5,4", "hosts per leaf lists 2 leaves, the tree has 8"},
         {"ConflictsOverfullLeaf", "conflicts --k 2 --hosts-per-leaf 3,2,2,2", "a leaf holds at most k = 2 hosts"},
         {"ConflictsBadSwap", "conflicts --k 2 --swap 1-2", "--swap: '1-2' is not A:B"},
+        {"NetsimZeroBuffer", "netsim --k 2 --buffer 0", "input buffer is zero"},
+        {"NetsimBufferBelowMtu", "netsim --k 2 --buffer 2KiB", "cannot hold one MTU packet"},
+        {"NetsimBadLevels", "netsim --k 2 --levels 4", "a fat tree has 2 or 3 levels"},
+        {"NetsimTooManyLeaves", "netsim --k 2 --levels 3 --leaves 9", "at most 2k^2 = 8 leaves"},
+        {"NetsimOneHost", "netsim --k 2 --hosts-per-leaf 1,0,0,0", "a fat tree needs at least 2 hosts"},
+        {"NetsimUnknownMode", "netsim --mode cycle", "unknown simulation mode 'cycle'"},
+        {"NetsimUnknownTraffic", "netsim --traffic storm", "unknown traffic pattern 'storm'"},
+        {"NetsimSelfShift", "netsim --k 2 --traffic shift --shift 8", "shift 8 sends every host to itself on 8 hosts"},
+        {"NetsimA2aWithoutWindow", "netsim --k 2 --traffic a2a", "a2a needs a send window above zero"},
+        {"NetsimNothingToStop", "netsim --k 2 --duration 0", "give --messages or a --duration above zero"},
+        {"NetsimBadHostLatency", "netsim --k 2 --host-latency gauss:1us", "host latency 'gauss:1us'"},
+        {"NetsimBadDuration", "netsim --duration 5parsecs", "--duration: '5parsecs' has an unknown time unit"},
+        {"NetsimTrafficVls", "netsim --k 2 --vls 2 --traffic-vls 3", "traffic VLs must be within 1..VLs per port (2)"},
     };
 }
 
@@ -75,6 +89,21 @@ TEST(Cli, ConflictsCommandOnTheLhcbTreeAndASwappedCable) {
     auto swapped = run_command(evbench_binary() + " conflicts --k 4 --swap 1:6", 60);
     ASSERT_EQ(swapped.exit_code, 0) << swapped.err;
     EXPECT_NE(swapped.out.find("worst 2 flows on one channel"), std::string::npos) << swapped.out;
+}
+
+TEST(Cli, NetsimCommandReportsThroughputAndPorts) {
+    std::string json = temp_path("netsim.json");
+    auto r = run_command(evbench_binary() + " netsim --k 4 --traffic many-to-one --senders 3 --message-size 64KiB --messages 20 "
+                                            "--duration 0 --checks --json " + json, 60);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("# evbench netsim: 32 hosts, 12 switches, routing ftree, mode packet"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("xmit_wait_us"), std::string::npos) << r.out;
+    auto results = nlohmann::json::parse(read_file(json))["results"];
+    // Three senders share host 0's link: 60 x 64 KiB arrive, each sender gets a third.
+    EXPECT_EQ(results["messages_in_flight"], 0);
+    double rx = results["rx_gbps"]["per_host"][0], eff = results["effective_gbps"];
+    EXPECT_NEAR(rx, eff, 0.02 * eff);
+    EXPECT_NEAR(results["tx_gbps"]["per_host"][2].get<double>(), eff / 3, 0.02 * eff);
 }
 
 TEST(Cli, ConfigFileSetsOptions) {

@@ -114,6 +114,9 @@ void FabricSim::run(SimApp& app, Picoseconds until) {
         now_ = e.time;
         ++events_;
         dispatch(e);
+        // Outputs decide once everything that happens at this instant has happened, in port
+        // order: the outcome of a tie never depends on the order events were scheduled in.
+        if (!dirty_.empty() && (queue_.empty() || queue_.top().time != now_)) arbitrate_dirty_ports();
     }
     if (!queue_.empty()) now_ = until.count();
     for (auto& p : ports_)   // close open stall intervals
@@ -307,6 +310,27 @@ std::uint32_t FabricSim::need_of(std::uint32_t out, std::uint32_t vl, std::uint3
 }
 
 void FabricSim::arbitrate(std::uint32_t out) {
+    Port& o = ports_[out];
+    if (o.transmitting || o.dirty) return;
+    o.dirty = true;
+    dirty_.push_back(out);
+}
+
+void FabricSim::arbitrate_dirty_ports() {
+    while (!dirty_.empty()) {
+        std::vector<std::uint32_t> batch;
+        batch.swap(dirty_);
+        std::sort(batch.begin(), batch.end());
+        for (auto out : batch) {
+            ports_[out].dirty = false;
+            arbitrate_now(out);
+        }
+        batch.clear();
+        if (dirty_.empty()) dirty_.swap(batch);   // keep the capacity
+    }
+}
+
+void FabricSim::arbitrate_now(std::uint32_t out) {
     Port& o = ports_[out];
     if (o.transmitting) return;
     std::int64_t earliest = -1;

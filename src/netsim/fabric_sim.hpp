@@ -106,7 +106,7 @@ private:
         std::uint32_t peer = none;          // global index of the cabled port
         std::uint32_t host = none;          // host index if this port belongs to a host
         // output side
-        bool transmitting = false, waiting_chunk = false;
+        bool transmitting = false, waiting_chunk = false, dirty = false;
         std::uint32_t cur_packet = none;
         std::uint32_t cur_queue = none;     // input queue (port * vls + vl) of a switch, none for a host
         std::uint32_t cur_hop = 0;          // link index the packet is on
@@ -155,7 +155,9 @@ private:
 
     void make_head_ready(std::uint32_t queue);
     void request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester);
-    void arbitrate(std::uint32_t out);
+    void arbitrate(std::uint32_t out);   // at the end of the current instant
+    void arbitrate_dirty_ports();
+    void arbitrate_now(std::uint32_t out);
     void grant(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need);
     void send_chunk(std::uint32_t out);
     std::uint32_t need_of(std::uint32_t out, std::uint32_t vl, std::uint32_t requester) const;
@@ -198,6 +200,7 @@ private:
     std::vector<std::int64_t> occupancy_;        // per (port, VL), with checks
     std::vector<std::uint32_t> rr_;              // per (port, VL): last granted requester
     std::vector<std::uint64_t> req_words_;
+    std::vector<std::uint32_t> dirty_;           // outputs to arbitrate at the end of this instant
     std::vector<Flow> flows_;                    // src * hosts + dst
     std::vector<Packet> packets_;
     std::vector<std::uint32_t> free_packets_;

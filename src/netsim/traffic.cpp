@@ -67,7 +67,16 @@ void TrafficInjector::start(FabricSim& sim) {
 
 void TrafficInjector::top_up(FabricSim& sim, std::uint32_t host) {
     if (!is_sender(host) || !sending_) return;
+    const IbParams& ib = sim.options().ib;
+    const std::uint64_t packets = (spec_.message_bytes + ib.mtu - 1) / ib.mtu;
+    const std::int64_t message_ps = ib.wire_time_ps(spec_.message_bytes + packets * (ib.header_bytes + ib.footer_bytes));
+    const std::int64_t period = (spec_.send_window + spec_.idle_window).count();
     while (outstanding_[host] < spec_.depth && (spec_.messages == 0 || posted_[host] < spec_.messages) && sim.now() < spec_.stop) {
+        // a2a: only what the adapter can still send, at line rate, before the window closes.
+        if (spec_.pattern == TrafficPattern::a2a &&
+            sim.now().count() + static_cast<std::int64_t>(outstanding_[host] + 1) * message_ps >
+                static_cast<std::int64_t>(phase_) * period + spec_.send_window.count())
+            break;
         sim.post(host, destination(host, posted_[host]), spec_.message_bytes, posted_[host]);
         ++posted_[host];
         ++outstanding_[host];

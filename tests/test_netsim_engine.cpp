@@ -1,0 +1,224 @@
+// The flit-level IB model against analytic results: eq. 2.13-2.14 (packetisation), eq. 2.16
+// (cut-through latency), eq. 2.17 (credit loop buffer), fair sharing under many-to-one, and
+// conservation of credits and flits (checks on in every test).
+#include "netsim/fabric_options.hpp"
+#include "netsim/traffic_run.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+using namespace evb;
+using namespace evb::netsim;
+using namespace evb::literals;
+
+namespace {
+
+// Two adapters cabled back to back: one link, no switch.
+Fabric back_to_back() {
+    Fabric f;
+    auto a = f.topology.add_device(DeviceKind::host, "host0", 1);
+    auto b = f.topology.add_device(DeviceKind::host, "host1", 1);
+    f.topology.connect({a, 0}, {b, 0});
+    f.topology.assign_lids();
+    f.routing.lft.resize(2);
+    return f;
+}
+
+Fabric fat_tree(std::uint32_t k, std::uint32_t levels = 2, std::string routing = "ftree") {
+    FabricOptions o;
+    o.tree.k = k;
+    o.tree.levels = levels;
+    o.routing = std::move(routing);
+    return build_fabric(o);
+}
+
+SimOptions checked(SimMode mode = SimMode::packet) {
+    SimOptions o;
+    o.mode = mode;
+    o.checks = true;
+    return o;
+}
+
+// Records when each message arrived.
+struct Recorder : SimApp {
+    std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>> posts;
+    std::vector<SimMessage> done;
+    void start(FabricSim& sim) override {
+        for (auto [src, dst, bytes] : posts) sim.post(src, dst, bytes, done.size());
+    }
+    void delivered(FabricSim&, const SimMessage& m) override { done.push_back(m); }
+};
+
+constexpr SimMode all_modes[] = {SimMode::flit, SimMode::aggregated, SimMode::packet};
+
+} // namespace
+
+TEST(NetsimEngine, OneLinkOneMessageTakesPacketisedWireTimePlusLatency) {
+    Fabric f = back_to_back();
+    for (SimMode mode : all_modes) {
+        for (std::uint64_t bytes : {1ull, 4096ull, 4097ull, 1000000ull}) {
+            SimOptions o = checked(mode);
+            o.host_latency = HostLatency::fixed(700_ns);
+            FabricSim sim(f.topology, f.routing, o);
+            Recorder app;
+            app.posts = {{0, 1, bytes}};
+            sim.run(app, Picoseconds::max());
+            ASSERT_EQ(app.done.size(), 1u);
+            const std::uint64_t packets = (bytes + 4095) / 4096;
+            const std::int64_t wire_ps = static_cast<std::int64_t>(bytes + packets * 26) * 80;   // 100 Gb/s: 80 ps/B
+            EXPECT_EQ(app.done[0].delivered.count(), 700'000 + wire_ps + 170'000) << to_string(mode) << " " << bytes;
+            sim.verify_quiescent();
+        }
+    }
+}
+
+TEST(NetsimEngine, StreamThroughputEqualsEffectiveBandwidth) {
+    // Eq. 2.13-2.14: a stream of messages is carried at b * T / (T + 26 B per packet).
+    Fabric f = back_to_back();
+    for (std::uint64_t size : {512ull, 4096ull, 6000ull, 1ull << 20}) {
+        TrafficSpec t;
+        t.pattern = TrafficPattern::shift;
+        t.message_bytes = size;
+        t.messages = (64ull << 20) / size / 8 + 8;
+        t.depth = 256;   // enough posted to cover the link latency
+        auto r = run_traffic(f, checked(), t, 0_ns, 0_ns);
+        const double beff = effective_bandwidth_gbps(SimOptions{}.ib, size);
+        // The window includes one link latency and the first packet's wait: the only deviation.
+        const double busy = static_cast<double>(t.messages * size) * 8 / (beff * 1e9) * 1e12;
+        const double predicted = beff * busy / (busy + 170'000);
+        EXPECT_NEAR(r.rx_gbps[1], predicted, predicted * 1e-4) << size;
+        EXPECT_GT(r.rx_gbps[1], 0.99 * beff) << size;
+    }
+    EXPECT_NEAR(effective_bandwidth_gbps(SimOptions{}.ib, 4096), 100.0 * 4096 / 4122, 1e-9);
+    EXPECT_NEAR(effective_bandwidth_gbps(SimOptions{}.ib, 4097), 100.0 * 4097 / (4097 + 52), 1e-9);
+}
+
+TEST(NetsimEngine, SinglePacketLatencyIsCutThroughFormula) {
+    // Eq. 2.16 with d = switches crossed: the packet's own serialisation, one flit (one chunk in
+    // aggregated mode) per switch before it moves on, the switch and link latencies.
+    Fabric two = fat_tree(4), three = fat_tree(2, 3);
+    struct Case {
+        const Fabric* fabric;
+        std::uint32_t dst, switches;
+    };
+    for (Case c : {Case{&two, 1, 1}, Case{&two, 4, 3}, Case{&three, 15, 5}}) {
+        for (SimMode mode : all_modes) {
+            for (std::int64_t switch_ns : {0, 90}) {
+                SimOptions o = checked(mode);
+                o.aggregation = 8;
+                o.ib.switch_latency = Picoseconds(switch_ns * 1000);
+                FabricSim sim(c.fabric->topology, c.fabric->routing, o);
+                Recorder app;
+                app.posts = {{0, c.dst, 4096}};
+                sim.run(app, Picoseconds::max());
+                ASSERT_EQ(app.done.size(), 1u);
+                const std::int64_t head_bytes = mode == SimMode::aggregated ? 8 * 64 : 64;
+                const std::int64_t expected = 4122 * 80 + c.switches * (head_bytes * 80 + switch_ns * 1000) + (c.switches + 1) * 170'000;
+                EXPECT_EQ(app.done[0].delivered.count(), expected) << to_string(mode) << " to " << c.dst << " sw " << switch_ns;
+                EXPECT_EQ(sim.packet_latency().count(), 1u);
+            }
+        }
+    }
+}
+
+TEST(NetsimEngine, ManyToOneSharesTheLinkFairly) {
+    Fabric f = fat_tree(4);
+    for (std::uint32_t n : {2u, 3u}) {
+        TrafficSpec t;
+        t.pattern = TrafficPattern::many_to_one;
+        t.senders = n;
+        t.message_bytes = 64 * 1024;
+        t.messages = 60;
+        auto r = run_traffic(f, checked(), t, 0_ns, 0_ns);   // checks: credits >= 0, buffers bounded, all delivered
+        const double beff = r.effective_gbps;
+        EXPECT_NEAR(r.rx_gbps[0], beff, 0.01 * beff) << n;   // the receiver's link at line rate
+        for (std::uint32_t s = 1; s <= n; ++s) EXPECT_NEAR(r.tx_gbps[s], beff / n, 0.02 * beff / n) << n << " sender " << s;
+        // The bottleneck port stalls its senders: PortXmitWait is non-zero upstream.
+        std::int64_t wait = 0;
+        for (const auto& p : r.ports) wait += p.xmit_wait_ps;
+        EXPECT_GT(wait, 0);
+    }
+}
+
+TEST(NetsimEngine, BufferBelowCreditLoopLimitsOneStream) {
+    // One stream over one link, packets of exactly n = 64 flits. A buffer of a*n + r blocks lets
+    // a packet start only when the credits of the packet a places back are home, so the period
+    // is ((n - r) t_flit + L) / a with L = link + credit latency (eq. 2.17 with VCT packets).
+    Fabric f = back_to_back();
+    const double t_flit = 5120, loop = 340'000, n = 64;
+    for (std::uint64_t blocks : {64ull, 96ull, 128ull, 130ull, 131ull, 192ull, 1024ull}) {
+        SimOptions o = checked();
+        o.ib.mtu = 4096 - 26;
+        o.ib.buffer_bytes = blocks * 64;
+        TrafficSpec t;
+        t.pattern = TrafficPattern::shift;
+        t.message_bytes = 4070 * 16;
+        t.stop = 400_us;
+        auto r = run_traffic(f, o, t, 40_us, 400_us);
+        const double a = std::floor(static_cast<double>(blocks) / n), rem = static_cast<double>(blocks) - a * n;
+        const double fraction = std::min(1.0, a * n * t_flit / ((n - rem) * t_flit + loop));
+        EXPECT_NEAR(r.rx_gbps[1] / r.effective_gbps, fraction, 0.005) << blocks << " blocks";
+    }
+    // Eq. 2.17 for single-flit packets: the credit loop in flits plus one.
+    EXPECT_EQ(min_full_rate_buffer_bytes(SimOptions{}.ib), 68u * 64);
+}
+
+TEST(NetsimEngine, SameSeedSameResultsBitForBit) {
+    Fabric f = fat_tree(4);
+    SimOptions o = checked();
+    o.host_latency = HostLatency::parse("lognormal:1us:0.3");
+    o.seed = 42;
+    TrafficSpec t;
+    t.pattern = TrafficPattern::random;
+    t.message_bytes = 10000;
+    t.seed = 42;
+    auto a = run_traffic(f, o, t, 0_ns, 30_us);
+    auto b = run_traffic(f, o, t, 0_ns, 30_us);
+    EXPECT_EQ(a.events, b.events);
+    EXPECT_EQ(a.rx_gbps, b.rx_gbps);
+    EXPECT_EQ(a.packet_latency.to_json(), b.packet_latency.to_json());
+    o.seed = 43;
+    t.seed = 43;
+    auto c = run_traffic(f, o, t, 0_ns, 30_us);
+    EXPECT_NE(a.rx_gbps, c.rx_gbps);
+}
+
+TEST(NetsimEngine, HostLatencyDistributions) {
+    EXPECT_EQ(HostLatency::parse("fixed:1us").draw(0.3, 0.7), 1_us);
+    auto u = HostLatency::parse("uniform:1us:3us");
+    EXPECT_EQ(u.draw(0.5, 0), 2_us);
+    EXPECT_EQ(u.mean(), 2_us);
+    auto l = HostLatency::parse("lognormal:1us:0");
+    EXPECT_EQ(l.draw(0.9, 0.1), 1_us);
+    const std::string path = ::testing::TempDir() + "pcie.hist";
+    {
+        std::ofstream out(path);
+        out << "# latency weight\n900ns 1\n1100ns 3\n";
+    }
+    auto h = HostLatency::parse("file:" + path);
+    EXPECT_EQ(h.draw(0.1, 0), 900_ns);
+    EXPECT_EQ(h.draw(0.5, 0), 1100_ns);
+    EXPECT_EQ(h.mean(), 1050_ns);
+    for (const char* bad : {"fixed", "uniform:2us:1us", "lognormal:1us:x", "gauss:1us", "file:/nonexistent", "fixed:-1us"})
+        EXPECT_THROW(HostLatency::parse(bad), std::invalid_argument) << bad;
+}
+
+TEST(NetsimEngine, ImpossibleModelParametersAreRefused) {
+    Fabric f = back_to_back();
+    auto refuse = [&](auto tweak) {
+        SimOptions o;
+        tweak(o);
+        EXPECT_THROW(FabricSim(f.topology, f.routing, o), std::invalid_argument);
+    };
+    refuse([](SimOptions& o) { o.ib.buffer_bytes = 0; });
+    refuse([](SimOptions& o) { o.ib.buffer_bytes = 4096; });   // below one MTU packet: VCT deadlock
+    refuse([](SimOptions& o) { o.ib.vls = 0; });
+    refuse([](SimOptions& o) { o.ib.traffic_vls = 5; });
+    refuse([](SimOptions& o) { o.ib.link_gbps = 0; });
+    refuse([](SimOptions& o) {
+        o.mode = SimMode::aggregated;
+        o.aggregation = 0;
+    });
+}
