@@ -126,3 +126,16 @@ TEST(Routing, BrokenTablesAreReportedNotFollowed) {
         EXPECT_NE(std::string(e.what()).find("loop"), std::string::npos) << e.what();
     }
 }
+
+TEST(FatTree, ThreeLevelCounts) {
+    for (std::uint32_t k : {2u, 4u}) {
+        FatTreeSpec s;
+        s.k = k;
+        s.levels = 3;
+        Topology t = build_fat_tree(s);
+        EXPECT_EQ(t.hosts().size(), 2 * k * k * k);
+        EXPECT_EQ(t.switches().size(), 2 * k * k + 2 * k * k + k * k);   // leaves, aggregation, cores
+        Routing r = route(t, RoutingEngine::ftree);
+        EXPECT_EQ(worst_phase(analyse_linear_shift(t, r)), 1u) << "k = " << k;
+    }
+}
