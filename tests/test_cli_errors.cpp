@@ -74,6 +74,7 @@ std::vector<BadInput> cases() {
         {"NetsimBadHostLatency", "netsim --k 2 --host-latency gauss:1us", "host latency 'gauss:1us'"},
         {"NetsimBadDuration", "netsim --duration 5parsecs", "--duration: '5parsecs' has an unknown time unit"},
         {"NetsimTrafficVls", "netsim --k 2 --vls 2 --traffic-vls 3", "traffic VLs must be within 1..VLs per port (2)"},
+        {"NetsimTooManyHosts", "netsim --k 16 --levels 3", "the simulator handles at most 4096 hosts (got 8192)"},
     };
 }
 

@@ -47,6 +47,8 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     }
     ports_.resize(total_ports);
     const auto host_count = static_cast<std::uint32_t>(topology.hosts().size());
+    // Flows are kept per (source, destination) pair.
+    if (host_count > 4096) throw std::invalid_argument("the simulator handles at most 4096 hosts (got " + std::to_string(host_count) + ")");
     std::vector<std::uint32_t> host_index(devices.size(), none);
     for (std::uint32_t h = 0; h < host_count; ++h) host_index[topology.hosts()[h]] = h;
     host_of_lid_.assign(topology.max_lid() + 1, none);
