@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -21,11 +22,20 @@ std::string read_file(const std::string& path) {
 std::string evbench_binary() { return EVBENCH_BINARY; }
 
 std::string temp_path(const std::string& name) {
-    static const std::string dir = [] {
-        char tmpl[] = "/tmp/evbench-test-XXXXXX";
-        return std::string(mkdtemp(tmpl));
-    }();
-    return dir + "/" + name;
+    // One directory per test process, removed at exit unless EVB_KEEP_TEST_FILES is set.
+    struct TempDir {
+        std::string path;
+        TempDir() {
+            char tmpl[] = "/tmp/evbench-test-XXXXXX";
+            path = mkdtemp(tmpl);
+        }
+        ~TempDir() {
+            std::error_code ignored;
+            if (!std::getenv("EVB_KEEP_TEST_FILES")) std::filesystem::remove_all(path, ignored);
+        }
+    };
+    static const TempDir dir;
+    return dir.path + "/" + name;
 }
 
 CommandResult run_command(const std::string& command, double hang_guard_s) {
