@@ -5,6 +5,7 @@
 #include "local_launcher.hpp"
 #include "log.hpp"
 #include "netsim/conflicts_command.hpp"
+#include "netsim/fabric_command.hpp"
 #include "netsim/netsim_command.hpp"
 #include "registry.hpp"
 #include "report.hpp"
@@ -74,6 +75,7 @@ int run(int argc, const char* const* argv) {
 int main(int argc, char** argv) {
     try {
         if (argc > 1 && std::string(argv[1]) == "conflicts") return netsim::conflicts_command(argc - 1, argv + 1, std::cout);
+        if (argc > 1 && std::string(argv[1]) == "fabric") return netsim::fabric_command(argc - 1, argv + 1, std::cout);
         if (argc > 1 && std::string(argv[1]) == "netsim") return netsim::netsim_command(argc - 1, argv + 1, std::cout);
         return run(argc, argv);
     } catch (const ConfigError& e) {

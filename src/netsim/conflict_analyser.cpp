@@ -1,5 +1,7 @@
 #include "conflict_analyser.hpp"
 
+#include <algorithm>
+
 namespace evb::netsim {
 
 std::vector<PhaseLoad> analyse_linear_shift(const Topology& t, const Routing& r, std::vector<std::uint32_t> order) {
@@ -34,6 +36,17 @@ std::vector<PhaseLoad> analyse_linear_shift(const Topology& t, const Routing& r,
         phases.push_back(phase);
     }
     return phases;
+}
+
+ShiftSummary summarise(const std::vector<PhaseLoad>& phases) {
+    ShiftSummary s;
+    for (const auto& p : phases) {
+        s.worst = std::max(s.worst, p.max_flows);
+        s.conflicting += p.max_flows > 1;
+        s.relative += 1.0 / p.max_flows;
+    }
+    if (!phases.empty()) s.relative /= static_cast<double>(phases.size());
+    return s;
 }
 
 } // namespace evb::netsim

@@ -19,4 +19,11 @@ struct PhaseLoad {
 std::vector<PhaseLoad> analyse_linear_shift(const Topology& topology, const Routing& routing,
                                             std::vector<std::uint32_t> rank_to_host = {});
 
+struct ShiftSummary {
+    std::uint32_t conflicting = 0;   // phases with more than one flow on some channel
+    std::uint32_t worst = 0;         // most flows on one channel over all phases
+    double relative = 0;             // a full shift's speed: mean over phases of 1/max_flows
+};
+ShiftSummary summarise(const std::vector<PhaseLoad>& phases);
+
 } // namespace evb::netsim

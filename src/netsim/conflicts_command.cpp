@@ -35,29 +35,23 @@ int conflicts_command(int argc, const char* const* argv, std::ostream& out) {
         Fabric f = build_fabric(fabric);
         const Topology& t = f.topology;
         const Routing& r = f.routing;
-        const std::string& engine_name = fabric.routing;
-        const FatTreeSpec& spec = fabric.tree;
+        const std::string& engine_name = f.routing_name;
         auto phases = analyse_linear_shift(t, r);
-        std::uint32_t worst = 0, conflicting = 0;
-        double relative = 0;   // mean phase speed, 1/flows on the worst channel
         fmt::print(out, "# {} hosts, {} switches, routing {}\n{:>6} {:>10} {:>24}\n", t.hosts().size(), t.switches().size(),
                    engine_name, "shift", "max_flows", "worst_channel");
         nlohmann::json rows = nlohmann::json::array();
         for (const auto& p : phases) {
-            worst = std::max(worst, p.max_flows);
-            conflicting += p.max_flows > 1;
-            relative += 1.0 / p.max_flows;
-            std::string channel = t.device(p.worst.device).name + ":" + std::to_string(p.worst.port);
+            std::string channel = t.device(p.worst.device).name + ":" + std::to_string(ib_port(t.device(p.worst.device), p.worst.port));
             fmt::print(out, "{:>6} {:>10} {:>24}\n", p.shift, p.max_flows, channel);
             rows.push_back({{"shift", p.shift}, {"max_flows", p.max_flows}, {"worst_channel", channel}});
         }
-        relative /= static_cast<double>(phases.size());
+        const ShiftSummary sum = summarise(phases);
         fmt::print(out, "# {} of {} phases conflict, worst {} flows on one channel; a full shift runs at {:.3f} of line rate\n",
-                   conflicting, phases.size(), worst, relative);
+                   sum.conflicting, phases.size(), sum.worst, sum.relative);
         if (!json_file.empty())
-            write_json_file(json_file, {{"hosts", t.hosts().size()}, {"routing", engine_name}, {"k", spec.k},
-                                        {"conflicting_phases", conflicting}, {"worst", worst},
-                                        {"relative_throughput", relative}, {"phases", rows}});
+            write_json_file(json_file, {{"hosts", t.hosts().size()}, {"routing", engine_name},
+                                        {"conflicting_phases", sum.conflicting}, {"worst", sum.worst},
+                                        {"relative_throughput", sum.relative}, {"phases", rows}});
         return 0;
     } catch (const std::invalid_argument& e) {
         std::cerr << "evbench: error: " << e.what() << "\n";

@@ -1,18 +1,27 @@
 #include "fabric_options.hpp"
 
+#include "host_order.hpp"
+#include "ibnetdiscover_format.hpp"
+#include "lft_dump_format.hpp"
+
 namespace evb::netsim {
 
 void add_fabric_options(CLI::App& app, FabricOptions& o) {
-    app.add_option("--k", o.tree.k, "arity: switches of 2k ports; 2 levels: 2k leaves, k spines, up to 2k^2 hosts")->capture_default_str();
-    app.add_option("--levels", o.tree.levels, "2 or 3 (3: 2k pods of k leaves + k aggregation switches, k^2 cores, up to 2k^3 hosts)")
+    auto* k = app.add_option("--k", o.tree.k, "arity: switches of 2k ports; 2 levels: 2k leaves, k spines, up to 2k^2 hosts")->capture_default_str();
+    auto* levels = app.add_option("--levels", o.tree.levels, "2 or 3 (3: 2k pods of k leaves + k aggregation switches, k^2 cores, up to 2k^3 hosts)")
         ->capture_default_str();
-    app.add_option("--leaves", o.tree.leaves, "leaves present (default all)");
-    app.add_option("--hosts-per-leaf", o.tree.hosts_per_leaf, "hosts on each leaf, one number per leaf (default k each)")->delimiter(',');
-    app.add_option("--missing", o.tree.missing_hosts, "host slots (leaf*k + port) left empty")->delimiter(',');
-    app.add_option("--swap", o.swaps, "host cables swapped, as A:B pairs of ranks")->delimiter(',');
+    auto* leaves = app.add_option("--leaves", o.tree.leaves, "leaves present (default all)");
+    auto* per_leaf = app.add_option("--hosts-per-leaf", o.tree.hosts_per_leaf, "hosts on each leaf, one number per leaf (default k each)")->delimiter(',');
+    auto* missing = app.add_option("--missing", o.tree.missing_hosts, "host slots (leaf*k + port) left empty")->delimiter(',');
+    auto* swap = app.add_option("--swap", o.swaps, "host cables swapped, as A:B pairs of ranks")->delimiter(',');
     app.add_option("--routing", o.routing, "ftree, minhop, updn or random")->capture_default_str();
     app.add_option("--routing-seed", o.seed, "seed of the random routing engine")->capture_default_str();
-    app.add_option("--lid-seed", o.lid_seed, "shuffle host LIDs like a subnet manager's discovery order (0: cabling order)");
+    auto* lid_seed = app.add_option("--lid-seed", o.lid_seed, "shuffle host LIDs like a subnet manager's discovery order (0: cabling order)");
+    app.add_option("--topology", o.topology_file, "read the fabric from an ibnetdiscover dump instead of generating a fat tree")
+        ->excludes(k, levels, leaves, per_leaf, missing, swap, lid_seed);
+    app.add_option("--lfts", o.lft_files, "read forwarding tables from ibroute / dump_lfts dumps (one or more files) instead of --routing")
+        ->delimiter(',');
+    app.add_option("--host-order", o.host_order, "rank order: given, hostname, lid or cabling (default: given; hostname for --topology)");
 }
 
 Fabric build_fabric(FabricOptions o) {
@@ -32,9 +41,25 @@ Fabric build_fabric(FabricOptions o) {
         o.tree.swapped_hosts.emplace_back(a, b);
     }
     RoutingEngine engine = parse_routing_engine(o.routing);
-    Fabric f{build_fat_tree(o.tree), {}};
-    if (o.lid_seed) f.topology.assign_lids(o.lid_seed);
-    f.routing = route(f.topology, engine, o.seed);
+    if (o.host_order.empty()) o.host_order = o.topology_file.empty() ? "given" : "hostname";
+    HostOrder order = parse_host_order(o.host_order);
+    Fabric f;
+    if (o.topology_file.empty()) {
+        f.topology = build_fat_tree(o.tree);
+        if (o.lid_seed) f.topology.assign_lids(o.lid_seed);
+    } else {
+        f.topology = read_ibnetdiscover(o.topology_file);
+    }
+    if (o.lft_files.empty()) {
+        f.routing = route(f.topology, engine, o.seed);
+        f.routing_name = o.routing;
+    } else {
+        f.routing = read_lft_dumps(o.lft_files, f.topology);
+        f.routing_name = "LFTs from " + o.lft_files.front() + (o.lft_files.size() > 1 ? " and " + std::to_string(o.lft_files.size() - 1) + " more" : "");
+    }
+    // Routing is a property of the fabric, so it is computed before ranks are placed.
+    f.topology.order_hosts(order_of_hosts(f.topology, order));
+    f.host_order = o.host_order;
     return f;
 }
 

@@ -17,6 +17,9 @@ struct FabricOptions {
     std::string routing = "ftree";
     std::uint64_t seed = 1;           // random routing
     std::uint64_t lid_seed = 0;       // 0: LIDs in cabling order
+    std::string topology_file;        // an ibnetdiscover dump instead of a generated tree
+    std::vector<std::string> lft_files;   // ibroute / dump_lfts dumps instead of a routing engine
+    std::string host_order;           // empty: "given" for generated trees, "hostname" for imported ones
 };
 
 void add_fabric_options(CLI::App& app, FabricOptions& options);
@@ -24,8 +27,11 @@ void add_fabric_options(CLI::App& app, FabricOptions& options);
 struct Fabric {
     Topology topology;
     Routing routing;
+    std::string routing_name;   // the engine, or "LFTs from FILE"
+    std::string host_order;     // the order ranks were given
 };
-// Throws std::invalid_argument (impossible parameters) or RoutingError (unroutable pairs, loops).
+// Throws std::invalid_argument (impossible parameters, DumpError for bad files) or RoutingError
+// (unroutable pairs, loops).
 Fabric build_fabric(FabricOptions options);
 
 } // namespace evb::netsim

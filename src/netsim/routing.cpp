@@ -235,13 +235,14 @@ std::vector<PortRef> trace(const Topology& t, const Routing& r, std::uint32_t sr
     path.push_back({src, 0});
     std::uint32_t at = first->device;
     for (std::size_t hops = 0; at != dst; ++hops) {
-        if (hops > t.devices().size()) throw RoutingError(describe() + ": routing loop through " + t.device(at).name);
-        if (!is_switch(t, at)) throw RoutingError(describe() + ": delivered to the wrong host " + t.device(at).name);
+        if (hops > t.devices().size()) throw RoutingError(describe() + ": routing loop through " + t.device(at).name, at, lid);
+        if (!is_switch(t, at)) throw RoutingError(describe() + ": delivered to the wrong host " + t.device(at).name, path.back().device, lid);
         std::uint16_t out = lid < r.lft[at].size() ? r.lft[at][lid] : no_port;
-        if (out == no_port) throw RoutingError(describe() + ": unreachable, no LFT entry on " + t.device(at).name);
+        if (out == no_port) throw RoutingError(describe() + ": unreachable, no LFT entry on " + t.device(at).name, at, lid);
         auto next = out < t.device(at).ports.size() ? t.device(at).ports[out] : std::nullopt;
         if (!next)
-            throw RoutingError(describe() + ": LFT of " + t.device(at).name + " points to empty port " + std::to_string(out));
+            throw RoutingError(describe() + ": LFT of " + t.device(at).name + " points to empty port " + std::to_string(ib_port(t.device(at), out)),
+                               at, lid);
         path.push_back({at, out});
         at = next->device;
     }

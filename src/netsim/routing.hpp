@@ -22,8 +22,12 @@ RoutingEngine parse_routing_engine(const std::string& name);   // throws std::in
 std::string to_string(RoutingEngine e);
 
 // A pair that cannot be routed, a loop, or an LFT that points to an empty port.
+// `device` and `lid` name the LFT entry at fault (device UINT32_MAX when it is not an entry).
 struct RoutingError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+    explicit RoutingError(const std::string& what, std::uint32_t at_device = UINT32_MAX, std::uint32_t at_lid = 0)
+        : std::runtime_error(what), device(at_device), lid(at_lid) {}
+    std::uint32_t device;
+    std::uint32_t lid;
 };
 
 Routing route(const Topology& topology, RoutingEngine engine, std::uint64_t seed = 1);

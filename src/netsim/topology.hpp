@@ -22,8 +22,17 @@ struct Device {
     std::uint64_t guid = 0;
     std::uint32_t lid = 0;
     std::uint32_t level = 0;                     // switches: 0 leaf, 1 spine, 2 core
-    std::vector<std::optional<PortRef>> ports;   // hosts have one port
+    std::vector<std::optional<PortRef>> ports;   // hosts have one port; switch port i is IB port i + 1
+    std::vector<std::string> link_kinds;         // per port, "4xEDR" as a dump gives it; empty: unknown
+    // Hosts: which port of its adapter the host's port is, and the adapter's port count.
+    std::uint32_t adapter_port = 1, adapter_ports = 1;
 };
+
+// The InfiniBand port number of port index `port` of `d` (switches count from 1, port 0 being
+// the switch itself; a host's one port is its adapter's cabled port).
+inline std::uint32_t ib_port(const Device& d, std::uint32_t port) {
+    return d.kind == DeviceKind::host ? d.adapter_port : port + 1;
+}
 
 class Topology {
 public:
@@ -33,6 +42,18 @@ public:
     // Hosts first, then switches, from 1; a non-zero seed shuffles the hosts' LIDs the way a
     // subnet manager's discovery order does.
     void assign_lids(std::uint64_t shuffle_seed = 0);
+    // Imported fabrics keep their own GUIDs and LIDs; index_lids() then checks them (unique,
+    // non-zero) and builds the LID index. Throws std::invalid_argument.
+    void set_guid(std::uint32_t device, std::uint64_t guid) { devices_.at(device).guid = guid; }
+    void set_lid(std::uint32_t device, std::uint32_t lid) { devices_.at(device).lid = lid; }
+    void index_lids();
+    void set_link_kind(PortRef p, std::string kind) { devices_.at(p.device).link_kinds.at(p.port) = std::move(kind); }
+    void set_adapter_port(std::uint32_t host, std::uint32_t port, std::uint32_t ports);
+    // Switch levels from the hosts up: a switch with a host is a leaf (0), the others one more
+    // than their nearest lower neighbour. For imported fabrics, which carry no levels.
+    void assign_levels();
+    // Rank order: `order` must be a permutation of hosts(); ranks follow it from then on.
+    void order_hosts(const std::vector<std::uint32_t>& order);
 
     const std::vector<Device>& devices() const { return devices_; }
     const Device& device(std::uint32_t i) const { return devices_.at(i); }
