@@ -76,7 +76,7 @@ std::vector<NodeRecord> parse_records(std::istream& in, const std::string& file)
                 NodeRecord n;
                 n.kind = m[1] == "Switch" ? DeviceKind::switch_ : DeviceKind::host;
                 n.port_count = static_cast<std::uint32_t>(std::stoul(m[2]));
-                if (n.port_count == 0 || n.port_count > 254) fail("a node has 1..254 ports (got " + m[2].str() + ")re");
+                if (n.port_count == 0 || n.port_count > 254) fail("a node has 1..254 ports (got " + m[2].str() + ")");
                 n.id = m[3];
                 if (n.id.empty()) fail("empty node id");
                 n.description = m[4];
@@ -87,7 +87,7 @@ std::vector<NodeRecord> parse_records(std::istream& in, const std::string& file)
                 pending_guid = 0;
                 n.line = line_no;
                 for (const auto& other : nodes)
-                    if (other.id == n.id) fail("node \"" + n.id + "\" is defined twice (first on line " + std::to_string(other.line) + ")re");
+                    if (other.id == n.id) fail("node \"" + n.id + "\" is defined twice (first on line " + std::to_string(other.line) + ")");
                 nodes.push_back(std::move(n));
             } else if (std::regex_match(line, m, port_line)) {
                 if (nodes.empty()) fail("a port line before any Switch or Ca line");
@@ -112,7 +112,7 @@ std::vector<NodeRecord> parse_records(std::istream& in, const std::string& file)
             fail("number out of range in '" + line + "'");
         }
     }
-    if (nodes.empty()) throw DumpError(file, 0, "no Switch or Ca in the file (empty or not an ibnetdiscover dump)re");
+    if (nodes.empty()) throw DumpError(file, 0, "no Switch or Ca in the file (empty or not an ibnetdiscover dump)");
     return nodes;
 }
 
@@ -129,7 +129,7 @@ Topology parse_ibnetdiscover(std::istream& in, const std::string& file) {
             auto it = by_id.find(p.remote_id);
             if (it == by_id.end())
                 throw DumpError(file, p.line, "port " + std::to_string(port) + " of \"" + n.id + "\" is cabled to \"" + p.remote_id +
-                                                  "\", which the file never defines (truncated dump?)re");
+                                                  "\", which the file never defines (truncated dump?)");
             const NodeRecord& r = nodes[it->second];
             auto back = r.ports.find(p.remote_port);
             if (back == r.ports.end() || back->second.remote_id != n.id || back->second.remote_port != port)

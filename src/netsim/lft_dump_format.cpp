@@ -46,13 +46,13 @@ struct Reader {
             std::smatch m;
             if (line.empty() || line.rfind("***", 0) == 0 || line.rfind("ibwarn:", 0) == 0 || std::regex_match(line, column_heads)) continue;
             if (std::regex_match(line, m, header)) {
-                if (sw != UINT32_MAX) fail("the table of " + sw_desc + " (line " + std::to_string(block_line) + ") ends without 'valid lids dumped' (truncated?)re");
+                if (sw != UINT32_MAX) fail("the table of " + sw_desc + " (line " + std::to_string(block_line) + ") ends without 'valid lids dumped' (truncated?)");
                 auto it = switch_by_guid.find(std::stoull(m[1], nullptr, 16));
                 if (it == switch_by_guid.end()) fail("switch guid 0x" + m[1].str() + " (" + m[2].str() + ") is not in the topology");
                 sw = it->second;
                 sw_desc = "switch " + t.device(sw).name;
                 if (!routing.lft[sw].empty())
-                    fail("a second table for " + sw_desc + " (first at " + block_of[sw].file + ":" + std::to_string(block_of[sw].line) + ")re");
+                    fail("a second table for " + sw_desc + " (first at " + block_of[sw].file + ":" + std::to_string(block_of[sw].line) + ")");
                 routing.lft[sw].assign(t.max_lid() + 1, no_port);
                 block_of[sw] = {file, line_no};
                 block_line = line_no;
@@ -79,14 +79,14 @@ struct Reader {
             } else if (std::regex_match(line, m, trailer)) {
                 if (sw == UINT32_MAX) fail("'lids dumped' outside a table");
                 if (std::stoul(m[1]) != listed)
-                    fail("the table of " + sw_desc + " says " + m[1].str() + " lids but lists " + std::to_string(listed) + " (truncated?)re");
+                    fail("the table of " + sw_desc + " says " + m[1].str() + " lids but lists " + std::to_string(listed) + " (truncated?)");
                 sw = UINT32_MAX;
             } else {
                 fail("not an ibroute/dump_lfts line: '" + line + "'");
             }
         }
         if (sw != UINT32_MAX)
-            throw DumpError(file, block_line, "the table of " + sw_desc + " ends without 'valid lids dumped' (truncated?)re");
+            throw DumpError(file, block_line, "the table of " + sw_desc + " ends without 'valid lids dumped' (truncated?)");
     }
 
     void check(const std::vector<std::string>& paths) {
