@@ -7,6 +7,7 @@ packages=(
   libcli11-dev libspdlog-dev libfmt-dev libgtest-dev nlohmann-json3-dev
   libhwloc-dev libnuma-dev
   iperf3 python3
+  ibsim-utils opensm infiniband-diags
 )
 missing=()
 for p in "${packages[@]}"; do

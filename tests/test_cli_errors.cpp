@@ -74,6 +74,12 @@ std::vector<BadInput> cases() {
         {"NetsimBadHostLatency", "netsim --k 2 --host-latency gauss:1us", "host latency 'gauss:1us'"},
         {"NetsimBadDuration", "netsim --duration 5parsecs", "--duration: '5parsecs' has an unknown time unit"},
         {"NetsimTrafficVls", "netsim --k 2 --vls 2 --traffic-vls 3", "traffic VLs must be within 1..VLs per port (2)"},
+        {"FabricMissingTopology", "fabric --topology /nonexistent/fabric.txt", "/nonexistent/fabric.txt: cannot open the topology file"},
+        {"FabricTopologyWithTreeFlags", "fabric --topology x.txt --k 4", "--k excludes --topology"},
+        {"FabricUnknownHostOrder", "fabric --k 2 --host-order random", "unknown host order 'random' (choose given|hostname|lid|cabling)"},
+        {"NetsimMissingLfts", "netsim --k 2 --lfts /nonexistent/lfts.txt", "/nonexistent/lfts.txt: cannot open the LFT dump"},
+        {"ConflictsTruncatedTopology", "conflicts --topology " + write_file("cut.txt", "Switch 4 \"S-01\"\n[1] \"H-0a\"[1]\n"),
+         "cut.txt:2: port 1 of \"S-01\" is cabled to \"H-0a\", which the file never defines (truncated dump?)"},
         {"NetsimTooManyHosts", "netsim --k 16 --levels 3", "the simulator handles at most 4096 hosts (got 8192)"},
     };
 }
@@ -105,6 +111,33 @@ TEST(Cli, NetsimCommandReportsThroughputAndPorts) {
     double rx = results["rx_gbps"]["per_host"][0], eff = results["effective_gbps"];
     EXPECT_NEAR(rx, eff, 0.02 * eff);
     EXPECT_NEAR(results["tx_gbps"]["per_host"][2].get<double>(), eff / 3, 0.02 * eff);
+}
+
+// Export a fabric with a swapped cable, read it back through the importers, and run the analyser
+// and the simulator on the import: the same conflicts, and the reordered hostfile avoids them.
+TEST(Cli, FabricExportImportAndHostOrder) {
+    std::string net = temp_path("k4.net"), lfts = temp_path("k4.lfts"), hosts = temp_path("k4.hosts");
+    auto exported = run_command(evbench_binary() + " fabric --k 4 --swap 1:6 --write-topology " + net + " --write-lfts " + lfts +
+                                " --write-hostfile " + hosts + " --host-order cabling", 60);
+    ASSERT_EQ(exported.exit_code, 0) << exported.err;
+    EXPECT_NE(exported.out.find("# evbench fabric: 32 hosts, 12 switches (8 at level 0, 4 at level 1), 64 cables"), std::string::npos) << exported.out;
+    EXPECT_NE(exported.out.find("     given                   29           2         0.532"), std::string::npos) << exported.out;
+    EXPECT_NE(exported.out.find("  *cabling                    0           1         1.000"), std::string::npos) << exported.out;
+    EXPECT_EQ(read_file(hosts).substr(0, 18), "host0\nhost6\nhost2\n");
+    auto imported = run_command(evbench_binary() + " conflicts --topology " + net + " --lfts " + lfts, 60);
+    ASSERT_EQ(imported.exit_code, 0) << imported.err;
+    EXPECT_NE(imported.out.find("# 29 of 31 phases conflict, worst 2 flows on one channel"), std::string::npos) << imported.out;
+    auto reordered = run_command(evbench_binary() + " conflicts --topology " + net + " --lfts " + lfts + " --host-order cabling", 60);
+    EXPECT_NE(reordered.out.find("# 0 of 31 phases conflict"), std::string::npos) << reordered.out;
+    // Shift 3 crosses the swapped cable: on the generated tree and on its import, the same rate.
+    std::string args = " --traffic shift --shift 3 --duration 20us --json ";
+    auto generated = run_command(evbench_binary() + " netsim --k 4 --swap 1:6" + args + temp_path("gen.json"), 60);
+    auto on_import = run_command(evbench_binary() + " netsim --topology " + net + " --lfts " + lfts + args + temp_path("imp.json"), 60);
+    ASSERT_EQ(generated.exit_code, 0) << generated.err;
+    ASSERT_EQ(on_import.exit_code, 0) << on_import.err;
+    auto a = nlohmann::json::parse(read_file(temp_path("gen.json")))["results"], b = nlohmann::json::parse(read_file(temp_path("imp.json")))["results"];
+    EXPECT_EQ(a["rx_gbps"]["per_host"], b["rx_gbps"]["per_host"]);
+    EXPECT_LT(a["rx_gbps"]["min"].get<double>(), 0.6 * a["effective_gbps"].get<double>());
 }
 
 TEST(Cli, ConfigFileSetsOptions) {

@@ -7,15 +7,16 @@
 #include "netsim/host_order.hpp"
 #include "netsim/ibnetdiscover_format.hpp"
 #include "netsim/lft_dump_format.hpp"
+#include "fabric_expectations.hpp"
 #include "run_command.hpp"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <map>
 #include <sstream>
 
 using namespace evb::netsim;
+using evb::test::expect_same_fabric;
 using evb::test::temp_path;
 
 namespace {
@@ -86,29 +87,6 @@ caguid=0x2c90300bb0001
 Ca	1 "H-0002c90300bb0001"		# "node01 HCA-1"
 [1](2c90300bb0002) 	"S-7cfe900300aa0001"[1]		# lid 1 lmc 0 "MF0;leaf-a:MSB7700/U1" lid 10 4xEDR
 )";
-
-// Compares two fabrics by GUID: same nodes, kinds, names, port counts and cables.
-void expect_same_fabric(const Topology& a, const Topology& b) {
-    std::map<std::uint64_t, std::uint32_t> in_b;
-    for (std::uint32_t d = 0; d < b.devices().size(); ++d) in_b[b.device(d).guid] = d;
-    ASSERT_EQ(a.devices().size(), b.devices().size());
-    ASSERT_EQ(a.hosts().size(), b.hosts().size());
-    for (std::uint32_t d = 0; d < a.devices().size(); ++d) {
-        const Device& x = a.device(d);
-        ASSERT_TRUE(in_b.count(x.guid)) << x.name;
-        const Device& y = b.device(in_b[x.guid]);
-        EXPECT_EQ(x.kind, y.kind) << x.name;
-        EXPECT_EQ(x.name, y.name);
-        ASSERT_EQ(x.ports.size(), y.ports.size()) << x.name;
-        EXPECT_EQ(x.adapter_port, y.adapter_port) << x.name;
-        for (std::uint32_t p = 0; p < x.ports.size(); ++p) {
-            ASSERT_EQ(x.ports[p].has_value(), y.ports[p].has_value()) << x.name << " port " << p;
-            if (!x.ports[p]) continue;
-            EXPECT_EQ(a.device(x.ports[p]->device).guid, b.device(y.ports[p]->device).guid) << x.name << " port " << p;
-            EXPECT_EQ(x.ports[p]->port, y.ports[p]->port) << x.name << " port " << p;
-        }
-    }
-}
 
 FatTreeSpec imperfect_tree() {
     FatTreeSpec s;

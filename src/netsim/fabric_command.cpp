@@ -75,7 +75,8 @@ int fabric_command(int argc, const char* const* argv, std::ostream& out) {
         fmt::print(out, "{:>10} {:>20} {:>11} {:>13}\n", "host_order", "conflicting_phases", "worst_flows", "shift_speed");
         nlohmann::json orders = nlohmann::json::array();
         for (auto name : {"given", "hostname", "lid", "cabling"}) {
-            auto sum = summarise(analyse_linear_shift(t, f.routing, order_of_hosts(t, parse_host_order(name))));
+            HostOrder order = parse_host_order(name);
+            auto sum = summarise(analyse_linear_shift(t, f.routing, order == HostOrder::given ? f.given_hosts : order_of_hosts(t, order)));
             fmt::print(out, "{:>10} {:>20} {:>11} {:>13.3f}\n", std::string(name) == f.host_order ? std::string("*") + name : name,
                        sum.conflicting, sum.worst, sum.relative);
             orders.push_back({{"host_order", name}, {"conflicting_phases", sum.conflicting}, {"worst_flows", sum.worst}, {"shift_speed", sum.relative}});

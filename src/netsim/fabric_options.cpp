@@ -58,6 +58,7 @@ Fabric build_fabric(FabricOptions o) {
         f.routing_name = "LFTs from " + o.lft_files.front() + (o.lft_files.size() > 1 ? " and " + std::to_string(o.lft_files.size() - 1) + " more" : "");
     }
     // Routing is a property of the fabric, so it is computed before ranks are placed.
+    f.given_hosts = f.topology.hosts();
     f.topology.order_hosts(order_of_hosts(f.topology, order));
     f.host_order = o.host_order;
     return f;

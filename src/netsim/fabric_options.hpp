@@ -29,6 +29,7 @@ struct Fabric {
     Routing routing;
     std::string routing_name;   // the engine, or "LFTs from FILE"
     std::string host_order;     // the order ranks were given
+    std::vector<std::uint32_t> given_hosts;   // the fabric's own order, before --host-order
 };
 // Throws std::invalid_argument (impossible parameters, DumpError for bad files) or RoutingError
 // (unroutable pairs, loops).

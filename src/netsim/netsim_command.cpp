@@ -75,7 +75,7 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
         FabricSim probe(f.topology, f.routing, sim);   // validates the model before the header
         traffic.validate(probe.hosts());
         fmt::print(out, "# evbench netsim: {} hosts, {} switches, routing {}, mode {}{}, traffic {} {} messages\n",
-                   f.topology.hosts().size(), f.topology.switches().size(), fabric.routing, mode,
+                   f.topology.hosts().size(), f.topology.switches().size(), f.routing_name, mode,
                    sim.mode == SimMode::aggregated ? " x" + std::to_string(sim.aggregation) : "", pattern,
                    format_size(traffic.message_bytes));
         fmt::print(out, "# link {} Gb/s, latency {} ns, credits {} ns, buffer {} per VL x {} VLs, MTU {}, host latency {}\n",
@@ -84,8 +84,10 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
         TrafficRunResult r = run_traffic(f, sim, traffic, warmup, duration);
         print_traffic_result(out, f.topology, r, all_ports);
         if (!json_file.empty()) {
-            nlohmann::json config = {{"hosts", f.topology.hosts().size()}, {"k", fabric.tree.k}, {"levels", fabric.tree.levels},
-                                     {"routing", fabric.routing}, {"mode", mode}, {"aggregation", sim.aggregation},
+            nlohmann::json topology = fabric.topology_file.empty() ? nlohmann::json({{"k", fabric.tree.k}, {"levels", fabric.tree.levels}})
+                                                                   : nlohmann::json(fabric.topology_file);
+            nlohmann::json config = {{"hosts", f.topology.hosts().size()}, {"topology", topology},
+                                     {"routing", f.routing_name}, {"host_order", f.host_order}, {"mode", mode}, {"aggregation", sim.aggregation},
                                      {"traffic", pattern}, {"message_bytes", traffic.message_bytes}, {"link_gbps", ib.link_gbps},
                                      {"buffer_bytes", ib.buffer_bytes}, {"vls", ib.vls}, {"mtu", ib.mtu},
                                      {"host_latency", host_latency}, {"duration_ps", duration.count()}, {"seed", sim.seed}};

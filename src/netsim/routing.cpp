@@ -101,29 +101,27 @@ Routing route_minimal(const Topology& t, RoutingEngine engine, std::uint64_t see
 }
 
 // Thesis listing 3.1 on a 2-level tree: the destination's leaf routes down to its port; the
-// spine for the destination is its leaf's least-used up-port (so, on a full tree, the spine
-// whose index is the destination's port); every spine routes down to the destination's leaf and
-// every other leaf routes up to the chosen spine.
+// spine for the destination is picked by that port: the i-th host of a leaf, in port order,
+// goes up through the leaf's up-port i mod (up-ports), as OpenSM's ftree does (its dummy hosts
+// fill leaves from the end, so empty ports are skipped). Every spine routes down to the
+// destination's leaf and every other leaf routes up to the chosen spine.
 Routing route_ftree(const Topology& t) {
     Routing r = empty_tables(t);
-    Usage usage(t);
     std::vector<std::uint32_t> leaves;
     for (auto s : t.switches())
         if (t.device(s).level == 0) leaves.push_back(s);
     for (auto leaf : leaves) {
         const auto& ports = t.device(leaf).ports;
+        std::vector<std::uint16_t> up_ports;
+        for (std::uint16_t q = 0; q < ports.size(); ++q)
+            if (ports[q] && is_switch(t, ports[q]->device) && t.device(ports[q]->device).level > 0) up_ports.push_back(q);
+        std::uint32_t position = 0;   // of the next host on this leaf
         for (std::uint16_t p = 0; p < ports.size(); ++p) {
             if (!ports[p] || is_switch(t, ports[p]->device)) continue;
             std::uint32_t lid = t.device(ports[p]->device).lid;
             r.lft[leaf][lid] = p;
-            // Least-used ascending up-port of the destination's leaf picks the spine.
-            std::uint16_t up = no_port;
-            for (std::uint16_t q = 0; q < ports.size(); ++q)
-                if (ports[q] && is_switch(t, ports[q]->device) && t.device(ports[q]->device).level > 0 &&
-                    (up == no_port || usage.count[leaf][q] < usage.count[leaf][up]))
-                    up = q;
-            if (up == no_port) continue;   // a lone leaf: nothing else to route
-            ++usage.count[leaf][up];
+            if (up_ports.empty()) continue;   // a lone leaf: nothing else to route
+            const std::uint16_t up = up_ports[position++ % up_ports.size()];
             std::uint32_t spine = ports[up]->device;
             // Every spine routes down to this leaf; every other leaf routes up to `spine`.
             for (auto s : t.switches()) {
@@ -141,7 +139,6 @@ Routing route_ftree(const Topology& t) {
                 for (std::uint16_t q = 0; q < op.size(); ++q)
                     if (op[q] && op[q]->device == spine) {
                         r.lft[other][lid] = q;
-                        ++usage.count[other][q];
                         break;
                     }
             }
