@@ -51,6 +51,8 @@ void validate(const Config& c) {
     }
     if (c.max_fragment_size() > max_fragment_limit) fail("largest fragment after --ru-scale and --size-spread exceeds 1GiB");
     if (c.events == 0 && c.duration <= Picoseconds(0)) fail("give --events or a positive --duration");
+    if (c.fragment_memory && c.fragment_stride() < c.wire_fragment_stride() && c.verify == Verify::full)
+        fail("--verify full needs whole fragments in memory; transport " + c.transport + " keeps fragment headers only");
     if (c.progress_interval <= Picoseconds(0)) fail("--progress-interval must be positive");
     if (c.safety_margin < 2) fail("--safety-margin must be at least 2 (thesis eq. 3.1: m > 1)");
     auto required = c.required_memory();
@@ -59,7 +61,7 @@ void validate(const Config& c) {
              " that eq. 3.1 requires (m=" + std::to_string(c.safety_margin) + " N=" + std::to_string(c.nodes) +
              " c=" + std::to_string(c.credits) + " f=" + format_size(c.max_fragment_size()) + ")");
     std::uint64_t ram = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
-    if (c.effective_memory() > ram)
+    if (c.buffer_fragments() * c.fragment_stride() > ram)
         fail("buffer memory per unit " + format_size(c.effective_memory()) + " exceeds this machine's " +
              std::to_string(ram >> 20) + " MiB (lower --credits, --fragment-size or --nodes)");
 }

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -46,14 +47,25 @@ struct Config {
     std::uint32_t launch_local = 0;          // fork this many processes on this machine
     bool quiet = false;                      // no progress lines
     std::string log_level = "warn";
+    // Bytes of each fragment kept in memory (0: all of it). The simulated transport sets 64: the
+    // header and stamp travel through memory, the rest of a fragment exists on the simulated wire
+    // only, so 512 simulated nodes fit in one process.
+    std::uint64_t fragment_memory = 0;
 
     // Maximum bytes one fragment can reach after distribution and scale factors.
     std::uint64_t max_fragment_size() const;
     // B = m N c f (thesis eq. 3.1) with f the largest fragment.
     std::uint64_t required_memory() const;
-    // Bytes reserved per fragment in RU buffers and BU slots: the largest fragment, 64 B aligned.
-    std::uint64_t fragment_stride() const { return (max_fragment_size() + 63) & ~std::uint64_t{63}; }
+    // The largest fragment, 64 B aligned: what eq. 3.1 budgets per fragment.
+    std::uint64_t wire_fragment_stride() const { return (max_fragment_size() + 63) & ~std::uint64_t{63}; }
+    // Bytes reserved per fragment in RU buffers and BU slots (less than the wire stride only
+    // with fragment_memory).
+    std::uint64_t fragment_stride() const {
+        return fragment_memory ? std::min(wire_fragment_stride(), (fragment_memory + 63) & ~std::uint64_t{63}) : wire_fragment_stride();
+    }
     std::uint64_t effective_memory() const { return memory ? memory : required_memory(); }
+    // Fragments the buffer budget holds per RU (BU slots hold N of them each).
+    std::uint64_t buffer_fragments() const { return effective_memory() / wire_fragment_stride(); }
     double ru_scale_of(std::uint32_t ru) const { return ru_scale.empty() ? 1.0 : ru_scale.at(ru); }
 };
 

@@ -51,17 +51,17 @@ Node::Node(const UnitSetup& setup, const Layout& layout, Transport& transport, s
     RankUnits units = layout.units_on(rank_);
     stats_.node = units.readout ? *units.readout : units.builder ? *units.builder : layout.nodes();
     std::uint64_t stride = c.fragment_stride();
-    std::uint64_t budget = c.effective_memory();
+    const auto fragments = static_cast<std::uint32_t>(c.buffer_fragments());
     if (units.readout) {
         // The RU's readout buffer: m N c fragments (eq. 3.1), loaned one per write.
-        ru_pool_ = std::make_unique<MemoryPool>(stride, static_cast<std::uint32_t>(budget / stride));
+        ru_pool_ = std::make_unique<MemoryPool>(stride, fragments);
         ru_pool_->register_with(transport);
         readout_ = std::make_unique<ReadoutUnit>(setup, *units.readout, *ru_pool_);
         ru_ctx_ = std::make_unique<UnitContext>(*this, Role::readout, *units.readout);
     }
     if (units.builder) {
         std::uint64_t slot_bytes = stride * c.nodes;
-        bu_pool_ = std::make_unique<MemoryPool>(slot_bytes, static_cast<std::uint32_t>(budget / slot_bytes));
+        bu_pool_ = std::make_unique<MemoryPool>(slot_bytes, fragments / c.nodes);
         bu_pool_->register_with(transport);
         builder_ = std::make_unique<BuilderUnit>(setup, *units.builder, *bu_pool_);
         bu_ctx_ = std::make_unique<UnitContext>(*this, Role::builder, *units.builder);
@@ -162,8 +162,10 @@ bool Node::finished() const {
 
 void Node::stop() {
     if (builder_) builder_->on_stop(*bu_ctx_);
-    if (ru_pool_) stats_.peak_ru_bytes = std::uint64_t{ru_pool_->peak_in_use()} * ru_pool_->block_size();
-    if (bu_pool_) stats_.peak_bu_bytes = std::uint64_t{bu_pool_->peak_in_use()} * bu_pool_->block_size();
+    // In eq. 3.1's terms: whole fragments, even where only their headers sit in memory.
+    const std::uint64_t f = setup_.config.wire_fragment_stride();
+    if (ru_pool_) stats_.peak_ru_bytes = std::uint64_t{ru_pool_->peak_in_use()} * f;
+    if (bu_pool_) stats_.peak_bu_bytes = std::uint64_t{bu_pool_->peak_in_use()} * f * setup_.config.nodes;
 }
 
 void Node::fail(std::string message) {

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <vector>
 
 using namespace evb;
@@ -69,7 +71,7 @@ TEST(FragmentFormat, GeneratedFragmentsVerifyAndCorruptionIsCaught) {
     c.size_distribution = SizeDistribution::lognormal;
     c.size_spread = 0.3;
     FragmentSizer sizer(c);
-    FragmentGenerator gen(2, sizer.max_size());
+    FragmentGenerator gen(2, sizer.max_size(), sizer.max_size());
     std::vector<std::byte> block(sizer.max_size());
     gen.prefill(block.data());
     for (std::uint64_t e = 0; e < 50; ++e) {
@@ -85,6 +87,31 @@ TEST(FragmentFormat, GeneratedFragmentsVerifyAndCorruptionIsCaught) {
         EXPECT_EQ(check_fragment(block.data(), e, 2, size, true), FragmentCheck::bad_payload);
         block[fragment_header_size + size / 2] ^= std::byte{0x40};
     }
+}
+
+// The simulated transport keeps only 64 B of each fragment in memory: the header it stamps must
+// be the one a whole fragment gets, checksum included.
+TEST(FragmentFormat, HeaderOnlyBlocksCarryTheWholeFragmentsHeader) {
+    Config c;
+    c.nodes = 2;
+    c.fragment_size = 1 << 20;
+    c.size_distribution = SizeDistribution::uniform;
+    FragmentSizer sizer(c);
+    FragmentGenerator whole(1, sizer.max_size(), sizer.max_size()), header_only(1, sizer.max_size(), 64);
+    std::vector<std::byte> big(sizer.max_size()), small(64);
+    whole.prefill(big.data());
+    header_only.prefill(small.data());
+    for (std::uint64_t e = 0; e < 20; ++e) {
+        std::uint32_t size = sizer.size(e, 1);
+        whole.stamp(big.data(), e, size);
+        header_only.stamp(small.data(), e, size);
+        EXPECT_EQ(std::memcmp(big.data(), small.data(), fragment_header_size + 8), 0) << "event " << e;
+        EXPECT_EQ(check_fragment(small.data(), e, 1, size, false), FragmentCheck::ok);
+    }
+    c.fragment_memory = 64;
+    EXPECT_EQ(c.fragment_stride(), 64u);
+    EXPECT_EQ(c.wire_fragment_stride(), std::uint64_t{sizer.max_size() + 63} / 64 * 64);
+    EXPECT_EQ(c.buffer_fragments(), std::uint64_t{2} * 2 * 2);   // m N c
 }
 
 TEST(FragmentSizer, ScaleFactorsAndDistributionsStayInBounds) {

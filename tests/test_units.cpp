@@ -156,7 +156,7 @@ TEST_P(BuilderUnitOrder, CompletesOnlyWhenAllFragmentsInAnyOrder) {
         std::uint64_t offset = 0;
         for (auto& m : requests)
             if ((m.offset % (c.fragment_stride() * c.nodes)) / c.fragment_stride() == src) offset = m.offset;
-        FragmentGenerator gen(src, built.sizer.max_size());
+        FragmentGenerator gen(src, built.sizer.max_size(), built.sizer.max_size());
         std::vector<std::byte> block(c.fragment_stride());
         gen.prefill(block.data());
         std::uint32_t size = built.sizer.size(42, src);
@@ -203,7 +203,7 @@ TEST(BuilderUnit, DetectsCorruptedPayloadAndWrongEvent) {
     a.slot = 0;
     bu.on_message(ctx, a);
     for (std::uint32_t src = 0; src < 2; ++src) {
-        FragmentGenerator gen(src, built.sizer.max_size());
+        FragmentGenerator gen(src, built.sizer.max_size(), built.sizer.max_size());
         std::vector<std::byte> block(c.fragment_stride());
         gen.prefill(block.data());
         // RU 0 sends event 6 instead of 5; RU 1's payload gets a flipped bit.

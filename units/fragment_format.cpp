@@ -42,8 +42,9 @@ std::uint32_t FragmentSizer::size(std::uint64_t event, std::uint32_t source) con
     return static_cast<std::uint32_t>(std::min<std::uint64_t>(total, max_ & ~7u));
 }
 
-FragmentGenerator::FragmentGenerator(std::uint32_t source, std::uint32_t max_size)
-    : source_(source), max_words_((max_size - fragment_header_size) / 8) {
+FragmentGenerator::FragmentGenerator(std::uint32_t source, std::uint32_t max_size, std::uint32_t memory_size)
+    : source_(source), max_words_((max_size - fragment_header_size) / 8),
+      memory_words_(std::min(max_words_, (memory_size - fragment_header_size) / 8)) {
     prefix_.assign(max_words_ / words_per_chunk + 2, 0);
     std::uint64_t sum = 0;
     for (std::uint64_t i = 1; i < max_words_; ++i) {
@@ -54,17 +55,18 @@ FragmentGenerator::FragmentGenerator(std::uint32_t source, std::uint32_t max_siz
 
 void FragmentGenerator::prefill(std::byte* block) const {
     auto* words = reinterpret_cast<std::uint64_t*>(block + fragment_header_size);
-    for (std::uint64_t i = 1; i < max_words_; ++i) words[i] = pattern_word(source_, i);
+    for (std::uint64_t i = 1; i < memory_words_; ++i) words[i] = pattern_word(source_, i);
 }
 
 std::uint64_t FragmentGenerator::payload_checksum(const std::byte* block, std::uint64_t event,
                                                   std::uint32_t payload_words) const {
-    // Pattern words [1, n) summed from the prefix table plus at most one chunk read from memory.
+    // Pattern words [1, n): the prefix table, then at most one chunk, read from the block where
+    // it holds them and computed past its end (a block may hold only the header).
     const auto* words = reinterpret_cast<const std::uint64_t*>(block + fragment_header_size);
     std::uint32_t chunk = payload_words / words_per_chunk;
     std::uint64_t sum = event_stamp(source_, event) + prefix_[chunk];
     for (std::uint64_t i = std::max<std::uint64_t>(1, std::uint64_t{chunk} * words_per_chunk); i < payload_words; ++i)
-        sum += words[i];
+        sum += i < memory_words_ ? words[i] : pattern_word(source_, i);
     return sum;
 }
 

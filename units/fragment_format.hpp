@@ -42,15 +42,17 @@ private:
 // The RU's data source: fills pool blocks once, then stamps one fragment per request.
 class FragmentGenerator {
 public:
-    FragmentGenerator(std::uint32_t source, std::uint32_t max_size);
-    void prefill(std::byte* block) const;   // writes the pattern into a block of max_size bytes
+    // max_size: the largest fragment; memory_size: bytes of a pool block (smaller when only
+    // headers are kept in memory).
+    FragmentGenerator(std::uint32_t source, std::uint32_t max_size, std::uint32_t memory_size);
+    void prefill(std::byte* block) const;   // writes the pattern into a block of memory_size bytes
     // Writes header and stamp for `event` into a prefilled block; `size` from FragmentSizer.
     void stamp(std::byte* block, std::uint64_t event, std::uint32_t size) const;
 
 private:
     std::uint64_t payload_checksum(const std::byte* block, std::uint64_t event, std::uint32_t payload_words) const;
     std::uint32_t source_;
-    std::uint32_t max_words_;
+    std::uint32_t max_words_, memory_words_;
     std::vector<std::uint64_t> prefix_;   // sum of pattern words [1, 512k)
 };
 

@@ -3,7 +3,7 @@
 namespace evb {
 
 ReadoutUnit::ReadoutUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool& pool)
-    : setup_(setup), index_(index), pool_(pool), generator_(index, setup.sizer.max_size()),
+    : setup_(setup), index_(index), pool_(pool), generator_(index, setup.sizer.max_size(), static_cast<std::uint32_t>(setup.config.fragment_stride())),
       slot_stride_(setup.config.fragment_stride()), waiting_(std::size_t{setup.config.nodes} * setup.config.credits) {
     for (std::uint32_t b = 0; b < pool_.blocks(); ++b) generator_.prefill(pool_.block(b));
     if (setup_.config.protocol == Protocol::push) {
