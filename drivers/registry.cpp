@@ -39,6 +39,9 @@ std::vector<DriverEntry> build_list() {
                         return all;
                     },
                     nullptr});
+    // The simulated fabric has its own executor (drivers/sim/sim_run.hpp): no make function.
+    list.push_back({"sim", "every rank in this process on a simulated InfiniBand fabric (src/netsim), in simulated time", false, nullptr,
+                    nullptr});
     list.push_back({"tcp", "one process per rank over TCP sockets (epoll), RDMA write emulated", false, nullptr,
                     [](const Config& c, std::uint32_t rank, std::uint32_t ranks) -> std::unique_ptr<Transport> {
                         return std::make_unique<TcpTransport>(rank, ranks, c.listen_host);

@@ -2,6 +2,8 @@
 #include "cli_options.hpp"
 
 #include "quantity.hpp"
+#include "netsim/fabric_options.hpp"
+#include "netsim/sim_options.hpp"
 #include "registry.hpp"
 
 #include <CLI/CLI.hpp>
@@ -58,6 +60,13 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
     app.add_option("--launch-local", c.launch_local, "fork this many processes on this machine (tcp and other multi-process transports)");
     app.add_flag("--quiet", c.quiet, "no header or progress lines, only the final table");
     app.add_option("--log-level", c.log_level, "trace, debug, info, warn, error, off");
+    // The simulated transport's fabric and model: the flags of `evbench netsim`.
+    auto* sim = app.add_option_group("Simulated fabric (--transport sim)");
+    netsim::add_fabric_options(*sim, c.sim_fabric);
+    netsim::add_sim_model_options(*sim, c.sim_model);
+    add_quantity<Picoseconds>(*sim, "--warmup", c.sim_warmup, parse_duration,
+                              "simulated runs: bytes and events count from this time on (the start fills every credit at once)", "0s");
+    sim->add_flag("--ports", c.sim_all_ports, "list every port in the network counters, not only the 8 most stalled");
 
     try {
         app.parse(argc, argv);
@@ -73,6 +82,12 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
             what = "config file has an unknown key: " + what;
         throw ConfigError(what);
     }
+    try {
+        c.sim_model.resolve();
+    } catch (const std::invalid_argument& e) {
+        throw ConfigError(e.what());
+    }
+    c.sim_model.sim.seed = c.seed;
     // With only --events, the run is not cut short by the default duration.
     if (c.events && !duration_given) c.duration = Picoseconds(0);
     return c;

@@ -1,6 +1,8 @@
 // The effective configuration of one run. Declared once here with defaults; the CLI (cli.cpp)
 // binds every field to a flag and a config-file key, validate() refuses what cannot run.
 #pragma once
+#include "netsim/fabric_options.hpp"
+#include "netsim/sim_options.hpp"
 #include "time.hpp"
 
 #include <nlohmann/json.hpp>
@@ -19,6 +21,12 @@ enum class Scheduling { barrel_shift, random };
 enum class EmPlacement { rank0, own_rank };
 enum class Verify { header, full };
 enum class SizeDistribution { fixed, uniform, normal, lognormal };
+
+inline netsim::FabricOptions auto_sized_fabric() {
+    netsim::FabricOptions o;
+    o.tree.k = 0;
+    return o;
+}
 
 struct Config {
     std::string transport = "local";
@@ -51,6 +59,12 @@ struct Config {
     // header and stamp travel through memory, the rest of a fragment exists on the simulated wire
     // only, so 512 simulated nodes fit in one process.
     std::uint64_t fragment_memory = 0;
+    // --transport sim: the simulated fabric (k 0: the smallest fat tree that holds the hosts)
+    // and its InfiniBand model.
+    netsim::FabricOptions sim_fabric = auto_sized_fabric();
+    netsim::SimModelOptions sim_model;
+    bool sim_all_ports = false;   // list every port, not only the most stalled
+    Picoseconds sim_warmup{};     // rates count from here (the start fills every credit at once)
 
     // Maximum bytes one fragment can reach after distribution and scale factors.
     std::uint64_t max_fragment_size() const;

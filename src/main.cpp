@@ -11,6 +11,7 @@
 #include "report.hpp"
 #include "run_distributed.hpp"
 #include "run_local.hpp"
+#include "sim/sim_run.hpp"
 #include "world.hpp"
 
 #include <iostream>
@@ -47,6 +48,24 @@ int run(int argc, const char* const* argv) {
         return launch_local(config, argc, argv);
     }
 
+    if (config.transport == "sim") {
+        if (config.launch_local || (world && world->size > 1))
+            return usage_error("transport 'sim' simulates every rank in one process: run it without a launcher");
+        if (config.nodes == 0) config.nodes = 4;
+        config.fragment_memory = 64;   // headers in memory; the rest exists on the simulated wire only
+        validate(config);
+        SimRunResult sim = run_simulated(config, std::cout);
+        print_table(std::cout, config, sim.run);
+        if (!config.json_file.empty()) {
+            auto doc = result_json(config, sim.run);
+            doc["results"]["network"] = sim.network;
+            write_json_file(config.json_file, doc);
+        }
+        if (sim.run.exit_code() != 0)
+            std::cerr << "evbench: error: "
+                      << (sim.run.failure ? *sim.run.failure : "data errors: " + sim.run.system().errors.describe()) << "\n";
+        return sim.run.exit_code();
+    }
     if (driver->make_all) {
         if (world && world->size > 1 && world->rank > 0) return 0;   // in-process driver: rank 0 does it all
         if (config.nodes == 0) config.nodes = 4;

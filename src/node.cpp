@@ -160,8 +160,8 @@ bool Node::finished() const {
     return (!manager_ || manager_->finished()) && (!builder_ || builder_->finished()) && pending_.empty();
 }
 
-void Node::stop() {
-    if (builder_) builder_->on_stop(*bu_ctx_);
+void Node::stop(bool in_flight_is_missing) {
+    if (builder_ && in_flight_is_missing) builder_->on_stop(*bu_ctx_);
     // In eq. 3.1's terms: whole fragments, even where only their headers sit in memory.
     const std::uint64_t f = setup_.config.wire_fragment_stride();
     if (ru_pool_) stats_.peak_ru_bytes = std::uint64_t{ru_pool_->peak_in_use()} * f;

@@ -36,7 +36,8 @@ public:
     std::size_t retry_pending();
     // True once every unit here will initiate nothing more.
     bool finished() const;
-    void stop();   // counts what is still in flight as missing
+    // Ends the run here; counts what is still in flight as missing unless the run was cut.
+    void stop(bool in_flight_is_missing = true);
 
     const NodeStats& stats() const { return stats_; }
     // Set when a connection broke or a post failed: the run must end with this message.

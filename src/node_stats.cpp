@@ -29,6 +29,14 @@ std::string ErrorCounts::describe() const {
     return s.empty() ? "none" : s;
 }
 
+void NodeStats::subtract_flow(const NodeStats& before) {
+    bytes_out -= before.bytes_out;
+    fragments_out -= before.fragments_out;
+    bytes_in -= before.bytes_in;
+    fragments_in -= before.fragments_in;
+    events_built -= before.events_built;
+}
+
 void NodeStats::merge(const NodeStats& o) {
     bool had_builds = events_built > 0;
     bytes_out += o.bytes_out;

@@ -38,6 +38,9 @@ struct NodeStats {
     LatencyHistogram latency;
 
     void merge(const NodeStats& o);
+    // Removes what `before` (an earlier snapshot of the same node) had counted in bytes,
+    // fragments and events built: the counts of a measurement window after a warm-up.
+    void subtract_flow(const NodeStats& before);
     nlohmann::json to_json() const;
     static NodeStats from_json(const nlohmann::json& j);
 };

@@ -32,8 +32,8 @@ void ProgressPrinter::line(std::ostream& out, Picoseconds now, const NodeStats& 
     Picoseconds dt = now - last_time_;
     double per_node = nodes_ ? 1.0 / nodes_ : 0;
     double rate = dt > Picoseconds(0) ? static_cast<double>(s.events_built - last_.events_built) / dt.seconds() : 0;
-    fmt::print(out, "[{:7.2f} s] events {:>10}  rate {:9.1f} Hz  in {:7.2f} Gb/s/node  out {:7.2f} Gb/s/node  in flight {}\n",
-               now.seconds(), s.events_built, rate, gbps(s.bytes_in - last_.bytes_in, dt) * per_node,
+    fmt::print(out, "[{:7.{}f} s] events {:>10}  rate {:9.1f} Hz  in {:7.2f} Gb/s/node  out {:7.2f} Gb/s/node  in flight {}\n",
+               now.seconds(), decimals_, s.events_built, rate, gbps(s.bytes_in - last_.bytes_in, dt) * per_node,
                gbps(s.bytes_out - last_.bytes_out, dt) * per_node, s.in_flight);
     out.flush();
     last_time_ = now;

@@ -16,11 +16,13 @@ void print_header(std::ostream& out, const Config& config, std::uint32_t ranks, 
 // Rates over the last interval from cumulative system totals.
 class ProgressPrinter {
 public:
-    explicit ProgressPrinter(std::uint32_t nodes) : nodes_(nodes) {}
+    // decimals: of the time stamp in seconds (6 for simulated runs of milliseconds).
+    explicit ProgressPrinter(std::uint32_t nodes, int decimals = 2) : nodes_(nodes), decimals_(decimals) {}
     void line(std::ostream& out, Picoseconds now, const NodeStats& system);
 
 private:
     std::uint32_t nodes_;
+    int decimals_;
     Picoseconds last_time_{};
     NodeStats last_{};
 };

@@ -25,7 +25,8 @@ NodeStats RunResult::system() const {
 
 Picoseconds RunResult::window() const {
     auto last = system().last_build;
-    return last > Picoseconds(0) ? last : elapsed;
+    Picoseconds end = last > Picoseconds(0) && !cut ? last : elapsed;
+    return end > window_start ? end - window_start : Picoseconds(0);
 }
 
 } // namespace evb

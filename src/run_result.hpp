@@ -14,11 +14,13 @@ struct RunResult {
     NodeStats manager;                 // an EM on its own rank (assignments, errors)
     Picoseconds elapsed{};             // start to end of the run (wall, or simulated)
     double wall_seconds = 0;
+    bool cut = false;                  // stopped at `elapsed` with events in flight (simulated runs)
+    Picoseconds window_start{};        // counts start here (after a simulated warm-up)
     std::optional<std::string> failure;
 
     // Sums every node (and the EM rank's counts).
     NodeStats system() const;
-    // Measurement window for rates: start of the run to the last event built.
+    // Measurement window for rates: start of the run to the last event built (to `elapsed` when cut).
     Picoseconds window() const;
     std::uint64_t errors() const { return system().errors.total(); }
     // 0 ok, 1 a failure or any verification error.

@@ -4,6 +4,8 @@
 #include "ibnetdiscover_format.hpp"
 #include "lft_dump_format.hpp"
 
+#include <CLI/CLI.hpp>
+
 namespace evb::netsim {
 
 void add_fabric_options(CLI::App& app, FabricOptions& o) {

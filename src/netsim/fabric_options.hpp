@@ -4,10 +4,13 @@
 #include "fat_tree.hpp"
 #include "routing.hpp"
 
-#include <CLI/CLI.hpp>
 
 #include <string>
 #include <vector>
+
+namespace CLI {
+class App;
+}
 
 namespace evb::netsim {
 

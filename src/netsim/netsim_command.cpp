@@ -1,6 +1,7 @@
 #include "netsim_command.hpp"
 
 #include "cli_options.hpp"
+#include "sim_options.hpp"
 #include "quantity.hpp"
 #include "report.hpp"
 #include "sim_report.hpp"
@@ -14,33 +15,18 @@ namespace evb::netsim {
 
 int netsim_command(int argc, const char* const* argv, std::ostream& out) {
     FabricOptions fabric;
-    SimOptions sim;
     TrafficSpec traffic;
-    std::string mode = "packet", pattern = "linear", host_latency = "fixed:0s", json_file;
+    std::string pattern = "linear", json_file;
     Picoseconds duration = 20_us, warmup{};
     bool all_ports = false;
     CLI::App app{"evbench netsim: flit-level InfiniBand simulation of synthetic traffic on a fat tree", "evbench netsim"};
     app.allow_config_extras(CLI::config_extras_mode::error);
     app.set_config("--config", "", "read options from a TOML or INI file (keys = long flag names)");
     add_fabric_options(app, fabric);
-    IbParams& ib = sim.ib;
-    app.add_option("--link-rate", ib.link_gbps, "link data rate in Gb/s")->capture_default_str();
-    add_quantity<Picoseconds>(app, "--link-latency", ib.link_latency, parse_duration, "propagation + link controller", "170ns");
-    add_quantity<Picoseconds>(app, "--credit-latency", ib.credit_latency, parse_duration,
-                              "from a block leaving an input buffer to its credit at the sender", "170ns");
-    add_quantity<Picoseconds>(app, "--switch-latency", ib.switch_latency, parse_duration, "packet head to arbitration in a switch", "0ns");
-    app.add_option("--mtu", ib.mtu, "payload bytes per packet")->capture_default_str();
-    app.add_option("--header-bytes", ib.header_bytes, "per-packet header (LRH + BTH)")->capture_default_str();
-    app.add_option("--footer-bytes", ib.footer_bytes, "per-packet CRCs (ICRC + VCRC)")->capture_default_str();
-    app.add_option("--flit-bytes", ib.flit_bytes, "flit and credit block size")->capture_default_str();
-    add_quantity<std::uint64_t>(app, "--buffer", ib.buffer_bytes, parse_size, "input buffer per port per VL", "64KiB");
-    app.add_option("--vls", ib.vls, "data VLs per port")->capture_default_str();
-    app.add_option("--traffic-vls", ib.traffic_vls, "VLs the traffic uses, by destination modulo")->capture_default_str();
-    app.add_option("--host-latency", host_latency, "before injection: fixed:T, uniform:A:B, lognormal:MEDIAN:SIGMA, file:PATH")
-        ->capture_default_str();
-    app.add_option("--mode", mode, "flit (reference), aggregated (k flits per event) or packet (exact cut-through per packet)")
-        ->capture_default_str();
-    app.add_option("--aggregation", sim.aggregation, "flits per event in aggregated mode")->capture_default_str();
+    SimModelOptions model;
+    add_sim_model_options(app, model);
+    SimOptions& sim = model.sim;
+    const IbParams& ib = sim.ib;
     app.add_option("--seed", sim.seed, "seed of host latencies and random traffic")->capture_default_str();
     app.add_flag("--checks", sim.checks, "check credit and buffer conservation on every change");
     app.add_option("--traffic", pattern, "shift, many-to-one, linear, a2a or random")->capture_default_str();
@@ -57,8 +43,7 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
     app.add_option("--json", json_file, "write configuration and results as JSON");
     try {
         app.parse(argc, argv);
-        sim.mode = parse_sim_mode(mode);
-        sim.host_latency = HostLatency::parse(host_latency);
+        model.resolve();
         traffic.pattern = parse_traffic_pattern(pattern);
         traffic.seed = sim.seed;
         if (duration.count() > 0) traffic.stop = duration;
@@ -75,22 +60,22 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
         FabricSim probe(f.topology, f.routing, sim);   // validates the model before the header
         traffic.validate(probe.hosts());
         fmt::print(out, "# evbench netsim: {} hosts, {} switches, routing {}, mode {}{}, traffic {} {} messages\n",
-                   f.topology.hosts().size(), f.topology.switches().size(), f.routing_name, mode,
+                   f.topology.hosts().size(), f.topology.switches().size(), f.routing_name, model.mode,
                    sim.mode == SimMode::aggregated ? " x" + std::to_string(sim.aggregation) : "", pattern,
                    format_size(traffic.message_bytes));
         fmt::print(out, "# link {} Gb/s, latency {} ns, credits {} ns, buffer {} per VL x {} VLs, MTU {}, host latency {}\n",
                    ib.link_gbps, ib.link_latency.nanoseconds(), ib.credit_latency.nanoseconds(), format_size(ib.buffer_bytes), ib.vls,
-                   ib.mtu, host_latency);
+                   ib.mtu, model.host_latency);
         TrafficRunResult r = run_traffic(f, sim, traffic, warmup, duration);
         print_traffic_result(out, f.topology, r, all_ports);
         if (!json_file.empty()) {
             nlohmann::json topology = fabric.topology_file.empty() ? nlohmann::json({{"k", fabric.tree.k}, {"levels", fabric.tree.levels}})
                                                                    : nlohmann::json(fabric.topology_file);
             nlohmann::json config = {{"hosts", f.topology.hosts().size()}, {"topology", topology},
-                                     {"routing", f.routing_name}, {"host_order", f.host_order}, {"mode", mode}, {"aggregation", sim.aggregation},
+                                     {"routing", f.routing_name}, {"host_order", f.host_order}, {"mode", model.mode}, {"aggregation", sim.aggregation},
                                      {"traffic", pattern}, {"message_bytes", traffic.message_bytes}, {"link_gbps", ib.link_gbps},
                                      {"buffer_bytes", ib.buffer_bytes}, {"vls", ib.vls}, {"mtu", ib.mtu},
-                                     {"host_latency", host_latency}, {"duration_ps", duration.count()}, {"seed", sim.seed}};
+                                     {"host_latency", model.host_latency}, {"duration_ps", duration.count()}, {"seed", sim.seed}};
             write_json_file(json_file, {{"config", config}, {"results", traffic_result_json(f.topology, r)}});
         }
         return 0;

@@ -1,0 +1,136 @@
+#include "sim_network.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace evb {
+
+SimNetwork::SimNetwork(netsim::FabricSim& fabric, std::vector<std::uint32_t> host_of_rank, std::size_t copy_bytes)
+    : fabric_(fabric), host_of_rank_(std::move(host_of_rank)), copy_bytes_(copy_bytes), regions_(host_of_rank_.size()),
+      is_dirty_(host_of_rank_.size(), false), loopback_free_(fabric.hosts(), Picoseconds(0)),
+      loopback_ps_per_byte_(8e3 / fabric.options().ib.link_gbps) {
+    // Completions wait here only until the executor drains the rank, right after the callback.
+    for (std::size_t r = 0; r < host_of_rank_.size(); ++r) inbound_.emplace_back(256);
+}
+
+MemoryRegion SimNetwork::register_memory(std::uint32_t rank, std::byte* base, std::size_t length) {
+    auto& regions = regions_.at(rank);
+    regions.push_back({base, length, regions.size() + 1});
+    return regions.back();
+}
+
+std::uint32_t SimNetwork::store(const Transfer& t) {
+    std::uint32_t i = free_;
+    if (i == UINT32_MAX) {
+        i = static_cast<std::uint32_t>(transfers_.size());
+        transfers_.push_back(t);
+    } else {
+        free_ = transfers_[i].next_free;
+        transfers_[i] = t;
+    }
+    return i;
+}
+
+PostStatus SimNetwork::send(std::uint32_t from, std::uint32_t to, const Message& msg) {
+    if (to >= ranks()) return PostStatus::error;
+    Transfer t;
+    t.from = from;
+    t.to = to;
+    t.msg = msg;
+    start(t, sizeof(Message));
+    return PostStatus::ok;
+}
+
+std::string SimNetwork::write(std::uint32_t from, std::uint32_t to, const MemoryRegion& local, std::size_t local_offset,
+                              std::uint64_t rkey, std::uint64_t remote_offset, std::size_t length, std::uint32_t imm,
+                              std::uint64_t cookie) {
+    if (to >= ranks()) return "no rank " + std::to_string(to);
+    const auto& target = regions_[to];
+    const std::size_t copy = std::min(length, copy_bytes_);
+    if (rkey == 0 || rkey > target.size()) return "rank " + std::to_string(to) + " has no region with key " + std::to_string(rkey);
+    if (remote_offset + copy > target[rkey - 1].length || local_offset + copy > local.length)
+        return "write of " + std::to_string(length) + " B at offset " + std::to_string(remote_offset) + " is outside rank " +
+               std::to_string(to) + "'s region";
+    Transfer t;
+    t.is_write = true;
+    t.from = from;
+    t.to = to;
+    t.local = &local;
+    t.local_offset = local_offset;
+    t.length = length;
+    t.rkey = rkey;
+    t.remote_offset = remote_offset;
+    t.cookie = cookie;
+    t.imm = imm;
+    start(t, length);
+    return {};
+}
+
+void SimNetwork::start(const Transfer& t, std::uint64_t bytes) {
+    const std::uint32_t host = host_of(t.from);
+    if (host != host_of(t.to)) {
+        fabric_.post(host, host_of(t.to), bytes, store(t));
+        return;
+    }
+    local_bytes_ += bytes;
+    Picoseconds& free_at = loopback_free_[host];
+    free_at = std::max(free_at, fabric_.now()) + Picoseconds(static_cast<std::int64_t>(static_cast<double>(bytes) * loopback_ps_per_byte_));
+    fabric_.set_timer(free_at, host, loopback_tag | store(t));
+}
+
+void SimNetwork::release(std::uint32_t i) {
+    transfers_[i].next_free = free_;
+    free_ = i;
+}
+
+void SimNetwork::delivered(const netsim::SimMessage& m) {
+    auto i = static_cast<std::uint32_t>(m.tag);
+    land(transfers_[i]);
+    release(i);
+}
+
+void SimNetwork::loopback_done(std::uint64_t tag) {
+    auto i = static_cast<std::uint32_t>(tag & ~loopback_tag);
+    land(transfers_[i]);
+    release(i);
+}
+
+void SimNetwork::land(const Transfer& t) {
+    Completion c;
+    c.peer = t.from;
+    if (!t.is_write) {
+        c.kind = Completion::Kind::message;
+        c.msg = t.msg;
+        push(t.to, c);
+        return;
+    }
+    const MemoryRegion& target = regions_[t.to][t.rkey - 1];
+    std::memcpy(target.base + t.remote_offset, t.local->base + t.local_offset, std::min(t.length, copy_bytes_));
+    c.kind = Completion::Kind::write_arrived;
+    c.imm = t.imm;
+    c.offset = t.remote_offset;
+    c.length = t.length;
+    push(t.to, c);
+    // RC: the sender learns of completion when the data is at the target (no ACK latency modelled).
+    Completion done;
+    done.kind = Completion::Kind::write_done;
+    done.peer = t.to;
+    done.cookie = t.cookie;
+    push(t.from, done);
+}
+
+void SimNetwork::push(std::uint32_t rank, const Completion& c) {
+    inbound_[rank].push(c);
+    if (!is_dirty_[rank]) {
+        is_dirty_[rank] = true;
+        dirty_.push_back(rank);
+    }
+}
+
+void SimNetwork::take_dirty(std::vector<std::uint32_t>& out) {
+    out.clear();
+    out.swap(dirty_);
+    for (auto r : out) is_dirty_[r] = false;
+}
+
+} // namespace evb

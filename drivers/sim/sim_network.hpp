@@ -1,0 +1,76 @@
+// The simulated transport's shared side: every rank's posts become messages of the simulated
+// host adapters (netsim::FabricSim), and their arrivals become the completions a real fabric
+// would produce. Commands travel as 64 B messages, fragment writes as RDMA writes with
+// immediate of their full length. Ranks on the same simulated host (a node's RU and BU, ppn 2,
+// the EM on rank 0) reach each other through the adapter's loopback: one transfer at a time at
+// link rate, as an RDMA write to self crosses the adapter. Only fragment_stride() bytes of a
+// write are copied: the rest of a fragment exists on the simulated wire only.
+#pragma once
+#include "netsim/fabric_sim.hpp"
+#include "ring_queue.hpp"
+#include "transport.hpp"
+
+#include <string>
+#include <vector>
+
+namespace evb {
+
+class SimNetwork {
+public:
+    // host_of_rank: the simulated host (index in the fabric's rank order) of every rank.
+    SimNetwork(netsim::FabricSim& fabric, std::vector<std::uint32_t> host_of_rank, std::size_t copy_bytes);
+
+    std::uint32_t ranks() const { return static_cast<std::uint32_t>(host_of_rank_.size()); }
+    std::uint32_t host_of(std::uint32_t rank) const { return host_of_rank_[rank]; }
+    netsim::FabricSim& fabric() { return fabric_; }
+
+    MemoryRegion register_memory(std::uint32_t rank, std::byte* base, std::size_t length);
+    PostStatus send(std::uint32_t from, std::uint32_t to, const Message& msg);
+    // Returns an empty string, or why the write is refused (unknown key, out of bounds).
+    std::string write(std::uint32_t from, std::uint32_t to, const MemoryRegion& local, std::size_t local_offset, std::uint64_t rkey,
+                      std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie);
+
+    // The last byte of a fabric message arrived: land it and queue the completions.
+    void delivered(const netsim::SimMessage& m);
+    // Engine timers with this bit set in their tag are loopback transfers finishing.
+    static constexpr std::uint64_t loopback_tag = std::uint64_t{1} << 62;
+    void loopback_done(std::uint64_t tag);
+
+    RingQueue<Completion>& inbound(std::uint32_t rank) { return inbound_[rank]; }
+    // Ranks that got completions since the last call.
+    void take_dirty(std::vector<std::uint32_t>& out);
+
+    std::uint64_t bytes_through_memory() const { return local_bytes_; }
+
+private:
+    struct Transfer {
+        bool is_write = false;
+        std::uint32_t from = 0, to = 0;
+        Message msg{};
+        const MemoryRegion* local = nullptr;
+        std::size_t local_offset = 0, length = 0;
+        std::uint64_t rkey = 0, remote_offset = 0, cookie = 0;
+        std::uint32_t imm = 0;
+        std::uint32_t next_free = UINT32_MAX;
+    };
+    std::uint32_t store(const Transfer& t);
+    void start(const Transfer& t, std::uint64_t bytes);
+    void release(std::uint32_t index);
+    void land(const Transfer& t);
+    void push(std::uint32_t rank, const Completion& c);
+
+    netsim::FabricSim& fabric_;
+    std::vector<std::uint32_t> host_of_rank_;
+    std::size_t copy_bytes_;
+    std::vector<std::vector<MemoryRegion>> regions_;   // per rank; key = index + 1
+    std::vector<RingQueue<Completion>> inbound_;
+    std::vector<Transfer> transfers_;
+    std::uint32_t free_ = UINT32_MAX;
+    std::vector<std::uint32_t> dirty_;
+    std::vector<bool> is_dirty_;
+    std::uint64_t local_bytes_ = 0;
+    std::vector<Picoseconds> loopback_free_;   // per host: when its loopback is idle again
+    double loopback_ps_per_byte_;
+};
+
+} // namespace evb

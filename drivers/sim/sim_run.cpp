@@ -1,0 +1,244 @@
+#include "sim_run.hpp"
+
+#include "layout.hpp"
+#include "log.hpp"
+#include "quantity.hpp"
+#include "netsim/fabric_options.hpp"
+#include "reactor.hpp"
+#include "report.hpp"
+#include "run_local.hpp"
+#include "sim_network.hpp"
+#include "sim_transport.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace evb {
+namespace {
+
+constexpr std::uint64_t progress_tag = UINT64_MAX, warmup_tag = UINT64_MAX - 1;
+
+// Calls the nodes' entry points whenever the fabric delivers something or a timer is due, at
+// the simulated time of that moment.
+class SimExecutor final : public netsim::SimApp {
+public:
+    SimExecutor(SimNetwork& network, std::vector<std::unique_ptr<Node>>& nodes, Reactor& reactor, const Config& config,
+                std::ostream& out)
+        : network_(network), nodes_(nodes), reactor_(reactor), config_(config), out_(out), progress_(config.nodes, 6),
+          armed_(nodes.size(), Picoseconds::max()) {}
+
+    void start(netsim::FabricSim& sim) override {
+        for (auto& node : nodes_) {
+            node->set_now(sim.now());
+            node->start();
+        }
+        for (std::uint32_t r = 0; r < nodes_.size(); ++r) service(sim, r);
+        drain(sim);
+        if (!config_.quiet) sim.set_timer(config_.progress_interval, 0, progress_tag);
+        if (config_.sim_warmup > Picoseconds(0)) sim.set_timer(config_.sim_warmup, 0, warmup_tag);
+    }
+
+    void delivered(netsim::FabricSim& sim, const netsim::SimMessage& m) override {
+        network_.delivered(m);
+        drain(sim);
+    }
+
+    void timer(netsim::FabricSim& sim, std::uint32_t, std::uint64_t tag) override {
+        if (tag == progress_tag) {
+            progress_.line(out_, sim.now(), reactor_.totals());
+            if (!reactor_.all_finished() && !reactor_.failure()) sim.set_timer(sim.now() + config_.progress_interval, 0, progress_tag);
+            return;
+        }
+        if (tag == warmup_tag) {
+            for (const auto& node : nodes_) baseline_.push_back(node->stats());
+            return;
+        }
+        if (tag & SimNetwork::loopback_tag) {
+            network_.loopback_done(tag);
+            drain(sim);
+            return;
+        }
+        auto rank = static_cast<std::uint32_t>(tag);
+        armed_[rank] = Picoseconds::max();
+        service(sim, rank);
+        drain(sim);
+    }
+
+    Picoseconds last_activity() const { return last_activity_; }
+    // Per rank, the statistics at the end of the warm-up (empty if it was never reached).
+    const std::vector<NodeStats>& baseline() const { return baseline_; }
+
+private:
+    void drain(netsim::FabricSim& sim) {
+        for (;;) {
+            network_.take_dirty(dirty_);
+            if (dirty_.empty()) return;
+            for (auto r : dirty_) service(sim, r);
+        }
+    }
+
+    // One rank at the current simulated time: completions, due timers, waiting posts; then its
+    // next timer goes into the engine.
+    void service(netsim::FabricSim& sim, std::uint32_t rank) {
+        Node& node = *nodes_[rank];
+        node.set_now(sim.now());
+        last_activity_ = sim.now();
+        for (;;) {
+            std::size_t n = node.transport().poll(completions_);
+            for (std::size_t i = 0; i < n; ++i) node.dispatch(completions_[i]);
+            if (n < completions_.size()) break;
+        }
+        node.run_due_timers();
+        node.retry_pending();
+        Picoseconds next = node.next_timer();
+        if (next != Picoseconds::max() && next < armed_[rank]) {
+            armed_[rank] = next;
+            sim.set_timer(std::max(next, sim.now()), network_.host_of(rank), rank);
+        }
+    }
+
+    SimNetwork& network_;
+    std::vector<std::unique_ptr<Node>>& nodes_;
+    Reactor& reactor_;
+    const Config& config_;
+    std::ostream& out_;
+    ProgressPrinter progress_;
+    std::vector<Picoseconds> armed_;
+    std::vector<std::uint32_t> dirty_;
+    std::array<Completion, 64> completions_{};
+    Picoseconds last_activity_{};
+    std::vector<NodeStats> baseline_;
+};
+
+nlohmann::json network_json(const netsim::Topology& t, const netsim::FabricSim& sim, double wall_seconds, const std::string& routing) {
+    nlohmann::json ports = nlohmann::json::array();
+    for (const auto& p : sim.port_stats())
+        ports.push_back({{"port", t.device(p.device).name + ":" + std::to_string(netsim::ib_port(t.device(p.device), p.port))},
+                         {"tx_bytes", p.tx_bytes},
+                         {"tx_packets", p.tx_packets},
+                         {"xmit_wait_ps", p.xmit_wait_ps}});
+    const auto& pl = sim.packet_latency();
+    return {{"hosts", t.hosts().size()},
+            {"switches", t.switches().size()},
+            {"routing", routing},
+            {"ports", ports},
+            {"packet_latency", {{"mean_us", pl.mean_us()}, {"p50_us", pl.percentile_us(50)}, {"p99_us", pl.percentile_us(99)}, {"max_us", pl.max_us()}}},
+            {"message_latency", {{"mean_us", sim.message_latency().mean_us()}, {"p99_us", sim.message_latency().percentile_us(99)}}},
+            {"simulated_ps", sim.now().count()},
+            {"wall_seconds", wall_seconds},
+            {"events", sim.events()},
+            {"flit_hops", sim.flit_hops()}};
+}
+
+void print_network(std::ostream& out, const netsim::Topology& t, const netsim::FabricSim& sim, double wall_seconds, bool all_ports) {
+    std::vector<netsim::SimPortStats> ports = sim.port_stats();
+    std::sort(ports.begin(), ports.end(), [](const auto& a, const auto& b) {
+        return a.xmit_wait_ps != b.xmit_wait_ps ? a.xmit_wait_ps > b.xmit_wait_ps : a.tx_bytes > b.tx_bytes;
+    });
+    if (!all_ports && ports.size() > 8) ports.resize(8);
+    const double secs = sim.now().seconds();
+    const auto& pl = sim.packet_latency();
+    fmt::print(out, "# network: packet latency us avg {:.3f} p99 {:.3f} max {:.3f} ({} packets); most stalled ports:\n", pl.mean_us(),
+               pl.percentile_us(99), pl.max_us(), pl.count());
+    fmt::print(out, "{:>24} {:>14} {:>10} {:>12} {:>8}\n", "port", "tx_bytes", "tx_Gb/s", "xmit_wait_us", "wait_%");
+    for (const auto& p : ports)
+        fmt::print(out, "{:>24} {:>14} {:>10.2f} {:>12.3f} {:>8.2f}\n",
+                   t.device(p.device).name + ":" + std::to_string(netsim::ib_port(t.device(p.device), p.port)), p.tx_bytes,
+                   secs > 0 ? static_cast<double>(p.tx_bytes) * 8 / secs / 1e9 : 0, static_cast<double>(p.xmit_wait_ps) / 1e6,
+                   secs > 0 ? 100.0 * static_cast<double>(p.xmit_wait_ps) * 1e-12 / secs : 0);
+    fmt::print(out, "# simulated {:.6f} s in {:.2f} s wall ({:.3g} simulator events/s, {:.3g} flit-hops/s)\n", secs, wall_seconds,
+               wall_seconds > 0 ? static_cast<double>(sim.events()) / wall_seconds : 0,
+               wall_seconds > 0 ? static_cast<double>(sim.flit_hops()) / wall_seconds : 0);
+}
+
+} // namespace
+
+std::uint32_t fat_tree_k_for(std::uint32_t hosts) {
+    std::uint32_t k = 1;
+    while (2 * k * k < hosts) ++k;
+    return k;
+}
+
+SimRunResult run_simulated(const Config& config, std::ostream& out) {
+    Layout layout = Layout::from_config(config);
+    const std::uint32_t ranks = layout.ranks();
+    // Node i is host i; an EM with its own rank gets host N.
+    std::vector<std::uint32_t> host_of_rank(ranks);
+    std::uint32_t hosts_needed = config.nodes;
+    for (std::uint32_t r = 0; r < ranks; ++r) {
+        RankUnits u = layout.units_on(r);
+        host_of_rank[r] = u.readout ? *u.readout : u.builder ? *u.builder : config.nodes;
+        hosts_needed = std::max(hosts_needed, host_of_rank[r] + 1);
+    }
+    netsim::FabricOptions fabric_options = config.sim_fabric;
+    if (fabric_options.topology_file.empty() && fabric_options.tree.k == 0) fabric_options.tree.k = fat_tree_k_for(hosts_needed);
+    netsim::Fabric fabric = netsim::build_fabric(fabric_options);
+    if (fabric.topology.hosts().size() < hosts_needed)
+        throw ConfigError(fmt::format("the simulated fabric has {} hosts; {} nodes{} need {}", fabric.topology.hosts().size(), config.nodes,
+                                      hosts_needed > config.nodes ? " and the EM's own rank" : "", hosts_needed));
+    netsim::FabricSim sim(fabric.topology, fabric.routing, config.sim_model.sim);
+    SimNetwork network(sim, host_of_rank, config.fragment_stride());
+
+    FragmentSizer sizer(config);
+    auto schedule = make_schedule(config.scheduling, config.seed);
+    UnitSetup setup{config, sizer, *schedule};
+    auto& log = logger("evb");
+    std::vector<std::unique_ptr<SimTransport>> transports;
+    std::vector<std::unique_ptr<Node>> nodes;
+    Reactor reactor;
+    for (std::uint32_t r = 0; r < ranks; ++r) {
+        transports.push_back(std::make_unique<SimTransport>(network, r));
+        nodes.push_back(std::make_unique<Node>(setup, layout, *transports.back(), log));
+        reactor.add(*nodes.back());
+    }
+    const auto& ib = config.sim_model.sim.ib;
+    if (!config.quiet) {
+        print_header(out, config, ranks,
+                     fmt::format("simulated: {} hosts, {} switches, routing {}, mode {}", fabric.topology.hosts().size(),
+                                 fabric.topology.switches().size(), fabric.routing_name, config.sim_model.mode));
+        fmt::print(out, "# link {} Gb/s, latency {} ns, credits {} ns, buffer {} per VL x {} VLs, MTU {}, host latency {}; times are simulated\n",
+                   ib.link_gbps, ib.link_latency.nanoseconds(), ib.credit_latency.nanoseconds(), format_size(ib.buffer_bytes), ib.vls,
+                   ib.mtu, config.sim_model.host_latency);
+    }
+
+    SimExecutor executor(network, nodes, reactor, config, out);
+    // A timed run is cut at its duration: its throughput is what crossed the fabric until then
+    // (draining N c events of N fragments each would take as long again, for nothing). A run of
+    // --events runs until they are built.
+    const bool timed = config.duration > Picoseconds(0);
+    const Picoseconds until = timed ? config.duration : run_deadline(config);
+    auto wall_start = std::chrono::steady_clock::now();
+    sim.run(executor, until);
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+    SimRunResult result{make_result(config), {}};
+    RunResult& r = result.run;
+    const bool finished = reactor.all_finished();
+    if (auto f = reactor.failure()) {
+        r.failure = f;
+    } else if (!finished && !timed) {
+        r.failure = sim.now() >= until ? fmt::format("simulated run did not finish within {:g} s; {} fragments in flight", until.seconds(),
+                                                     reactor.totals().in_flight)
+                                       : fmt::format("simulation stalled at {:.6f} s with nothing in flight on the fabric; {} fragments outstanding",
+                                                     sim.now().seconds(), reactor.totals().in_flight);
+    }
+    r.cut = timed && !finished;
+    for (std::uint32_t i = 0; i < nodes.size(); ++i) {
+        nodes[i]->stop(!r.cut);
+        NodeStats s = nodes[i]->stats();
+        if (!executor.baseline().empty()) s.subtract_flow(executor.baseline()[i]);
+        r.add(s);
+    }
+    if (!executor.baseline().empty()) r.window_start = config.sim_warmup;
+    r.elapsed = r.cut ? config.duration : executor.last_activity();
+    r.wall_seconds = wall;
+    if (!config.quiet) print_network(out, fabric.topology, sim, wall, config.sim_all_ports);
+    result.network = network_json(fabric.topology, sim, wall, fabric.routing_name);
+    result.network["bytes_through_memory"] = network.bytes_through_memory();
+    return result;
+}
+
+} // namespace evb
