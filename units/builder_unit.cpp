@@ -116,6 +116,8 @@ void BuilderUnit::request_more(Context& ctx, std::uint32_t slot) {
         m.offset = fragment_offset(s, ru);
         ++s.outstanding;
         ++ctx.stats().in_flight;
+        // The request trace (--log-level trace) compares transports message for message.
+        ctx.log().trace("BU {} requests event {} slot {} from RU {}", index_, s.event, slot, ru);
         ctx.send({Role::readout, ru}, m);
     }
 }

@@ -54,6 +54,7 @@ public:
         }
         if (tag == warmup_tag) {
             for (const auto& node : nodes_) baseline_.push_back(node->stats());
+            for (const auto& h : sim.host_stats()) rx_baseline_.push_back(h.rx_payload);
             return;
         }
         if (tag & SimNetwork::loopback_tag) {
@@ -70,6 +71,8 @@ public:
     Picoseconds last_activity() const { return last_activity_; }
     // Per rank, the statistics at the end of the warm-up (empty if it was never reached).
     const std::vector<NodeStats>& baseline() const { return baseline_; }
+    // Per host, payload bytes the fabric had delivered at the end of the warm-up.
+    const std::vector<std::uint64_t>& rx_baseline() const { return rx_baseline_; }
 
 private:
     void drain(netsim::FabricSim& sim) {
@@ -111,7 +114,28 @@ private:
     std::array<Completion, 64> completions_{};
     Picoseconds last_activity_{};
     std::vector<NodeStats> baseline_;
+    std::vector<std::uint64_t> rx_baseline_;
 };
+
+// Payload the fabric delivered to each node's host over the window, counted per packet (the
+// table's in_Gbps counts whole fragments as they complete, and includes loopback).
+struct FabricRx {
+    double avg = 0, min = 0, max = 0;
+    std::vector<double> per_node;
+};
+FabricRx fabric_rx(const netsim::FabricSim& sim, const std::vector<std::uint64_t>& baseline, std::uint32_t nodes, Picoseconds from,
+                   Picoseconds to) {
+    FabricRx r;
+    const double secs = (to - from).seconds();
+    for (std::uint32_t h = 0; h < nodes; ++h) {
+        std::uint64_t bytes = sim.host_stats()[h].rx_payload - (baseline.empty() ? 0 : baseline[h]);
+        r.per_node.push_back(secs > 0 ? static_cast<double>(bytes) * 8 / secs / 1e9 : 0);
+    }
+    r.min = *std::min_element(r.per_node.begin(), r.per_node.end());
+    r.max = *std::max_element(r.per_node.begin(), r.per_node.end());
+    for (double v : r.per_node) r.avg += v / nodes;
+    return r;
+}
 
 nlohmann::json network_json(const netsim::Topology& t, const netsim::FabricSim& sim, double wall_seconds, const std::string& routing) {
     nlohmann::json ports = nlohmann::json::array();
@@ -235,8 +259,18 @@ SimRunResult run_simulated(const Config& config, std::ostream& out) {
     if (!executor.baseline().empty()) r.window_start = config.sim_warmup;
     r.elapsed = r.cut ? config.duration : executor.last_activity();
     r.wall_seconds = wall;
-    if (!config.quiet) print_network(out, fabric.topology, sim, wall, config.sim_all_ports);
+    const Picoseconds from = executor.rx_baseline().empty() ? Picoseconds(0) : config.sim_warmup;
+    FabricRx rx = fabric_rx(sim, executor.rx_baseline(), config.nodes, from, r.cut ? config.duration : sim.now());
+    const double b_eff = netsim::effective_bandwidth_gbps(ib, config.fragment_size);
+    if (!config.quiet) {
+        print_network(out, fabric.topology, sim, wall, config.sim_all_ports);
+        fmt::print(out, "# fabric rx per node {:.6f}..{:.6f} s: avg {:.2f} min {:.2f} max {:.2f} Gb/s; b_eff (eq. 2.14) {:.2f} Gb/s\n",
+                   from.seconds(), (r.cut ? config.duration : sim.now()).seconds(), rx.avg, rx.min, rx.max, b_eff);
+    }
     result.network = network_json(fabric.topology, sim, wall, fabric.routing_name);
+    result.network["fabric_rx_gbps"] = {{"avg", rx.avg}, {"min", rx.min}, {"max", rx.max}, {"per_node", rx.per_node},
+                                        {"window_start_s", from.seconds()}};
+    result.network["effective_gbps"] = b_eff;
     result.network["bytes_through_memory"] = network.bytes_through_memory();
     return result;
 }
