@@ -99,6 +99,10 @@ int main(int argc, char** argv) {
         return run(argc, argv);
     } catch (const ConfigError& e) {
         return usage_error(e.what());
+    } catch (const std::invalid_argument& e) {   // bad input found late: a fabric file, impossible model parameters
+        return usage_error(e.what());
+    } catch (const netsim::RoutingError& e) {
+        return usage_error(e.what());
     } catch (const std::exception& e) {
         std::cerr << "evbench: error: " << e.what() << "\n";
         return 1;

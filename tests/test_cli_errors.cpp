@@ -80,6 +80,13 @@ std::vector<BadInput> cases() {
         {"NetsimMissingLfts", "netsim --k 2 --lfts /nonexistent/lfts.txt", "/nonexistent/lfts.txt: cannot open the LFT dump"},
         {"ConflictsTruncatedTopology", "conflicts --topology " + write_file("cut.txt", "Switch 4 \"S-01\"\n[1] \"H-0a\"[1]\n"),
          "cut.txt:2: port 1 of \"S-01\" is cabled to \"H-0a\", which the file never defines (truncated dump?)"},
+        {"SimFabricTooSmall", "--transport sim --nodes 4 --k 1", "the simulated fabric has 2 hosts; 4 nodes need 4"},
+        {"SimEmNeedsAHost", "--transport sim --nodes 8 --k 2 --em own", "the simulated fabric has 8 hosts; 8 nodes and the EM's own rank need 9"},
+        {"SimVerifyFull", "--transport sim --verify full", "--verify full needs whole fragments in memory; transport sim keeps fragment headers only"},
+        {"SimUnderLauncher", "--transport sim --launch-local 4", "--launch-local needs a multi-process transport; 'sim' runs in one process"},
+        {"SimUnknownMode", "--transport sim --mode cycle", "unknown simulation mode 'cycle'"},
+        {"SimMissingTopology", "--transport sim --topology /nonexistent/t.txt", "/nonexistent/t.txt: cannot open the topology file"},
+        {"SimZeroBuffer", "--transport sim --buffer 0", "input buffer is zero"},
         {"NetsimTooManyHosts", "netsim --k 16 --levels 3", "the simulator handles at most 4096 hosts (got 8192)"},
     };
 }
