@@ -28,7 +28,6 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
     SimOptions& sim = model.sim;
     const IbParams& ib = sim.ib;
     app.add_option("--seed", sim.seed, "seed of host latencies and random traffic")->capture_default_str();
-    app.add_flag("--checks", sim.checks, "check credit and buffer conservation on every change");
     app.add_option("--traffic", pattern, "shift, many-to-one, linear, a2a or random")->capture_default_str();
     add_quantity<std::uint64_t>(app, "--message-size", traffic.message_bytes, parse_size, "bytes per message", "1MiB");
     app.add_option("--shift", traffic.shift, "shift: host i sends to i + s")->capture_default_str();
