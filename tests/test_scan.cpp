@@ -1,0 +1,78 @@
+// launch/scan.py on the simulated transport: every point of the grid runs once, a rerun only
+// runs what is missing, and array tasks or ranks each take their share of the points.
+#include "run_command.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace evb::test;
+
+namespace {
+
+const std::string scan = std::string("python3 ") + EVBENCH_SOURCE_DIR + "/launch/scan.py --binary " + EVBENCH_BINARY;
+const std::string grid = " --param credits=1,4 --param parallel=1,2 -- --transport sim --nodes 8 --k 2 --duration 200us --warmup 50us";
+
+std::vector<nlohmann::json> lines_of(const std::string& path) {
+    std::vector<nlohmann::json> out;
+    std::istringstream in(read_file(path));
+    std::string line;
+    while (std::getline(in, line))
+        if (auto j = nlohmann::json::parse(line, nullptr, false); !j.is_discarded()) out.push_back(j);   // skips a cut line
+    return out;
+}
+
+std::set<std::string> points_of(const std::vector<nlohmann::json>& lines) {
+    std::set<std::string> s;
+    for (const auto& l : lines) s.insert(l["point"].dump());
+    return s;
+}
+
+} // namespace
+
+TEST(Scan, RunsEveryPointOnceAndResumes) {
+    std::string out = temp_path("scan.jsonl");
+    auto first = run_command(scan + " --out " + out + " --jobs 2" + grid, 300);
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    auto lines = lines_of(out);
+    ASSERT_EQ(lines.size(), 4u);
+    EXPECT_EQ(points_of(lines).size(), 4u);
+    for (const auto& l : lines) {
+        EXPECT_EQ(l["exit_code"], 0);
+        EXPECT_EQ(l["config"]["transport"], "sim");
+        EXPECT_GT(l["results"]["network"]["fabric_rx_gbps"]["avg"].get<double>(), 0);
+    }
+    // An interrupted scan: drop two points, rerun, only those two run again.
+    std::string kept = lines[0].dump() + "\n" + lines[1].dump() + "\n{\"point\": [\"--cut\"";   // a half-written line
+    std::string resumed = temp_path("resumed.jsonl");
+    std::ofstream(resumed) << kept;
+    auto second = run_command(scan + " --out " + resumed + grid, 300);
+    ASSERT_EQ(second.exit_code, 0) << second.err;
+    EXPECT_NE(second.out.find("2 points run, 2 already done, 0 failed"), std::string::npos) << second.out;
+    EXPECT_EQ(points_of(lines_of(resumed)), points_of(lines));
+}
+
+// Under a Slurm job array each task runs its one point; under mpirun or srun each rank runs the
+// points i with i % size == rank.
+TEST(Scan, ArrayTasksAndRanksSplitThePoints) {
+    auto count = run_command(scan + " --out /dev/null --count" + grid, 60);
+    EXPECT_EQ(count.out, "4\n");
+    std::string out = temp_path("split.jsonl");
+    auto task = run_command("SLURM_ARRAY_TASK_ID=2 " + scan + " --out " + out + grid, 300);
+    ASSERT_EQ(task.exit_code, 0) << task.err;
+    auto lines = lines_of(out);
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0]["point"], nlohmann::json({"--credits", "4", "--parallel", "1"}));
+    auto rank = run_command("OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 " + scan + " --out " + out + grid, 300);
+    ASSERT_EQ(rank.exit_code, 0) << rank.err;
+    lines = lines_of(out);
+    ASSERT_EQ(lines.size(), 3u);   // task 2 already there; rank 1 of 2 adds points 1 and 3
+    EXPECT_EQ(points_of(lines), (std::set<std::string>{R"(["--credits","4","--parallel","1"])", R"(["--credits","1","--parallel","2"])",
+                                                       R"(["--credits","4","--parallel","2"])"}));
+    auto bad = run_command("SLURM_ARRAY_TASK_ID=7 " + scan + " --out " + out + grid, 60);
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_NE(bad.err.find("array task 7 but the scan has 4 points"), std::string::npos) << bad.err;
+}
