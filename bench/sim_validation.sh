@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The event builder on the simulated fabric against the thesis (ch. 3.4.6): fig. 3.17 (full
+# k=16 fat trees, h hosts on every leaf), fig. 3.18 (the 512-host tree with L populated leaves),
+# the fast model's error on this workload, and the wall time of a 512-node point.
+# Usage: bash bench/sim_validation.sh [duration] [warmup]   (simulated; default 10ms 2ms)
+# Writes bench/results/sim_validation.jsonl and prints one table per figure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+duration=${1:-10ms}
+warmup=${2:-2ms}
+out=bench/results/sim_validation.jsonl
+mkdir -p bench/results
+[ -x build/evbench ] || cmake --build build
+points=$(mktemp)
+trap 'rm -f "$points"' EXIT
+configs=("--credits 16 --parallel 1" "--credits 16 --parallel 8" "--credits 1 --parallel 8" "--credits 1 --parallel 1")
+for h in 2 4 8 16; do
+  per_leaf=$(printf "$h%.0s," $(seq 32)); per_leaf=${per_leaf%,}
+  for c in "${configs[@]}"; do echo "--nodes $((32 * h)) --hosts-per-leaf $per_leaf $c"; done
+done >> "$points"
+for l in 4 8 16; do
+  for c in "${configs[@]}"; do echo "--nodes $((16 * l)) --leaves $l $c"; done
+done >> "$points"
+for mode in "--mode flit" "--mode aggregated --aggregation 16" "--mode packet"; do
+  echo "--nodes 128 --k 8 --credits 16 --parallel 1 $mode"
+done >> "$points"
+python3 launch/scan.py --out "$out" --points "$points" -- --transport sim --k 16 --duration "$duration" --warmup "$warmup"
+python3 - "$out" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+def arg(p, name):
+    return p[p.index(name) + 1] if name in p else ""
+def rx(r):
+    return r["results"]["network"]["fabric_rx_gbps"]["avg"] if r.get("exit_code") == 0 else float("nan")
+def table(title, select, key):
+    print(f"\n{title}\n{'nodes':>6} {'16c/1p':>8} {'16c/8p':>8} {'1c/8p':>8} {'1c/1p':>8}   (fabric rx Gb/s per node)")
+    by = {}
+    for r in rows:
+        p = r["point"]
+        if select(p):
+            by.setdefault(int(arg(p, "--nodes")), {})[(arg(p, "--credits"), arg(p, "--parallel"))] = rx(r)
+    for n in sorted(by):
+        v = by[n]
+        print(f"{n:>6} " + " ".join(f"{v.get(c, float('nan')):8.2f}" for c in [("16", "1"), ("16", "8"), ("1", "8"), ("1", "1")]))
+table("fig. 3.17: full k=16 fat trees, h hosts on every leaf", lambda p: "--hosts-per-leaf" in p, None)
+table("fig. 3.18: 512-host tree, L leaves populated", lambda p: "--leaves" in p, None)
+print("\nfast model on the event-building workload (128 nodes, k=8, 16 credits, 1 parallel):")
+flit = None
+for r in rows:
+    p = r["point"]
+    if "--mode" in p:
+        mode = arg(p, "--mode")
+        v, wall = rx(r), r["results"]["network"]["wall_seconds"]
+        if mode == "flit": flit = v
+        print(f"  {mode:>10}: {v:8.3f} Gb/s per node, wall {wall:7.1f} s" + (f", {v - flit:+.3f} Gb/s vs flit" if flit is not None and mode != "flit" else ""))
+for r in rows:
+    if arg(r["point"], "--nodes") == "512" and arg(r["point"], "--credits") == "16" and arg(r["point"], "--parallel") == "1":
+        n = r["results"]["network"]
+        print(f"\n512-node point (16 credits, 1 parallel, 1 MiB): {n['fabric_rx_gbps']['avg']:.2f} Gb/s per node, wall {n['wall_seconds']:.1f} s for {n['simulated_ps'] / 1e9:.1f} simulated ms")
+PY
