@@ -10,7 +10,8 @@ points this process runs:
   - under mpirun or srun (OMPI_COMM_WORLD_RANK, PMIX_RANK or SLURM_PROCID with the matching
     size): every point i with i % size == rank;
   - otherwise all of them, --jobs at a time (default: every core).
-Points already in the output file are skipped, so an interrupted scan resumes where it stopped.
+Points already in the output file with exit code 0 are skipped, so an interrupted scan resumes
+where it stopped and failed points run again.
 Each line holds "point" (the point's arguments), "exit_code", and evbench's --json document.
 """
 import argparse
@@ -71,7 +72,9 @@ def done_points(path):
         with open(path) as f:
             for line in f:
                 try:
-                    done.add(json.dumps(json.loads(line)["point"]))
+                    record = json.loads(line)
+                    if record["exit_code"] == 0:   # failed points run again
+                        done.add(json.dumps(record["point"]))
                 except (ValueError, KeyError):
                     pass   # a line cut by an interrupted write: that point runs again
     return done

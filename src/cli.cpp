@@ -20,7 +20,7 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
     app.set_config("--config", "", "read options from a TOML or INI file (keys = long flag names)");
     app.option_defaults()->always_capture_default();
 
-    bool duration_given = false;
+    bool duration_given = false, progress_given = false;
     app.add_option("--transport", c.transport, "transport driver (built: " + driver_names() + ")")->capture_default_str();
     add_enum(app, "--protocol", c.protocol,
              {{"pull", Protocol::pull}, {"push", Protocol::push}, {"pull-noem", Protocol::pull_no_em}},
@@ -46,7 +46,9 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
         ->each([&](const std::string&) { duration_given = true; });
     add_quantity<Picoseconds>(app, "--grace", c.grace, parse_duration,
                               "time allowed after the duration to drain and gather; then the run fails", "10s");
-    add_quantity<Picoseconds>(app, "--progress-interval", c.progress_interval, parse_duration, "time between progress lines", "1s");
+    add_quantity<Picoseconds>(app, "--progress-interval", c.progress_interval, parse_duration,
+                              "time between progress lines (sim: a tenth of the duration)", "1s")
+        ->each([&](const std::string&) { progress_given = true; });
     add_enum(app, "--verify", c.verify, {{"header", Verify::header}, {"full", Verify::full}},
              "BU check per fragment: header only, or header + payload checksum");
     app.add_option("--seed", c.seed, "seed of random scheduling and size distributions");
@@ -90,6 +92,11 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
     c.sim_model.sim.seed = c.seed;
     // With only --events, the run is not cut short by the default duration.
     if (c.events && !duration_given) c.duration = Picoseconds(0);
+    // Simulated time is dear: a millisecond unless asked, with ten progress lines.
+    if (c.transport == "sim") {
+        if (!c.events && !duration_given) c.duration = Picoseconds::from_seconds(1e-3);
+        if (!progress_given) c.progress_interval = c.duration > Picoseconds(0) ? Picoseconds(c.duration.count() / 10) : Picoseconds::from_seconds(1e-3);
+    }
     return c;
 }
 

@@ -4,6 +4,7 @@
 #include "log.hpp"
 #include "quantity.hpp"
 #include "netsim/fabric_options.hpp"
+#include "netsim/sim_report.hpp"
 #include "reactor.hpp"
 #include "report.hpp"
 #include "run_local.hpp"
@@ -138,17 +139,11 @@ FabricRx fabric_rx(const netsim::FabricSim& sim, const std::vector<std::uint64_t
 }
 
 nlohmann::json network_json(const netsim::Topology& t, const netsim::FabricSim& sim, double wall_seconds, const std::string& routing) {
-    nlohmann::json ports = nlohmann::json::array();
-    for (const auto& p : sim.port_stats())
-        ports.push_back({{"port", t.device(p.device).name + ":" + std::to_string(netsim::ib_port(t.device(p.device), p.port))},
-                         {"tx_bytes", p.tx_bytes},
-                         {"tx_packets", p.tx_packets},
-                         {"xmit_wait_ps", p.xmit_wait_ps}});
     const auto& pl = sim.packet_latency();
     return {{"hosts", t.hosts().size()},
             {"switches", t.switches().size()},
             {"routing", routing},
-            {"ports", ports},
+            {"ports", netsim::ports_json(t, sim.port_stats())},
             {"packet_latency", {{"mean_us", pl.mean_us()}, {"p50_us", pl.percentile_us(50)}, {"p99_us", pl.percentile_us(99)}, {"max_us", pl.max_us()}}},
             {"message_latency", {{"mean_us", sim.message_latency().mean_us()}, {"p99_us", sim.message_latency().percentile_us(99)}}},
             {"simulated_ps", sim.now().count()},
@@ -158,21 +153,11 @@ nlohmann::json network_json(const netsim::Topology& t, const netsim::FabricSim& 
 }
 
 void print_network(std::ostream& out, const netsim::Topology& t, const netsim::FabricSim& sim, double wall_seconds, bool all_ports) {
-    std::vector<netsim::SimPortStats> ports = sim.port_stats();
-    std::sort(ports.begin(), ports.end(), [](const auto& a, const auto& b) {
-        return a.xmit_wait_ps != b.xmit_wait_ps ? a.xmit_wait_ps > b.xmit_wait_ps : a.tx_bytes > b.tx_bytes;
-    });
-    if (!all_ports && ports.size() > 8) ports.resize(8);
-    const double secs = sim.now().seconds();
     const auto& pl = sim.packet_latency();
     fmt::print(out, "# network: packet latency us avg {:.3f} p99 {:.3f} max {:.3f} ({} packets); most stalled ports:\n", pl.mean_us(),
                pl.percentile_us(99), pl.max_us(), pl.count());
-    fmt::print(out, "{:>24} {:>14} {:>10} {:>12} {:>8}\n", "port", "tx_bytes", "tx_Gb/s", "xmit_wait_us", "wait_%");
-    for (const auto& p : ports)
-        fmt::print(out, "{:>24} {:>14} {:>10.2f} {:>12.3f} {:>8.2f}\n",
-                   t.device(p.device).name + ":" + std::to_string(netsim::ib_port(t.device(p.device), p.port)), p.tx_bytes,
-                   secs > 0 ? static_cast<double>(p.tx_bytes) * 8 / secs / 1e9 : 0, static_cast<double>(p.xmit_wait_ps) / 1e6,
-                   secs > 0 ? 100.0 * static_cast<double>(p.xmit_wait_ps) * 1e-12 / secs : 0);
+    netsim::print_port_table(out, t, sim.port_stats(), sim.now(), all_ports);
+    const double secs = sim.now().seconds();
     fmt::print(out, "# simulated {:.6f} s in {:.2f} s wall ({:.3g} simulator events/s, {:.3g} flit-hops/s)\n", secs, wall_seconds,
                wall_seconds > 0 ? static_cast<double>(sim.events()) / wall_seconds : 0,
                wall_seconds > 0 ? static_cast<double>(sim.flit_hops()) / wall_seconds : 0);

@@ -6,13 +6,29 @@
 #include <algorithm>
 
 namespace evb::netsim {
-namespace {
+std::string port_name(const Topology& t, const SimPortStats& p) {
+    return t.device(p.device).name + ":" + std::to_string(ib_port(t.device(p.device), p.port));
+}
 
-std::string port_name(const Topology& t, const SimPortStats& p) { return t.device(p.device).name + ":" + std::to_string(p.port); }
+void print_port_table(std::ostream& out, const Topology& t, std::vector<SimPortStats> ports, Picoseconds simulated, bool all_ports) {
+    std::sort(ports.begin(), ports.end(), [](const auto& a, const auto& b) {
+        return a.xmit_wait_ps != b.xmit_wait_ps ? a.xmit_wait_ps > b.xmit_wait_ps : a.tx_bytes > b.tx_bytes;
+    });
+    if (!all_ports && ports.size() > 8) ports.resize(8);
+    fmt::print(out, "{:>24} {:>14} {:>10} {:>12} {:>8}\n", "port", "tx_bytes", "tx_Gb/s", "xmit_wait_us", "wait_%");
+    const double secs = simulated.seconds();
+    for (const auto& p : ports)
+        fmt::print(out, "{:>24} {:>14} {:>10.2f} {:>12.3f} {:>8.2f}\n", port_name(t, p), p.tx_bytes,
+                   secs > 0 ? static_cast<double>(p.tx_bytes) * 8 / secs / 1e9 : 0, static_cast<double>(p.xmit_wait_ps) / 1e6,
+                   secs > 0 ? 100.0 * static_cast<double>(p.xmit_wait_ps) * 1e-12 / secs : 0);
+}
 
-
-
-} // namespace
+nlohmann::json ports_json(const Topology& t, const std::vector<SimPortStats>& ports) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& p : ports)
+        out.push_back({{"port", port_name(t, p)}, {"tx_bytes", p.tx_bytes}, {"tx_packets", p.tx_packets}, {"xmit_wait_ps", p.xmit_wait_ps}});
+    return out;
+}
 
 void print_traffic_result(std::ostream& out, const Topology& t, const TrafficRunResult& r, bool all_ports) {
     const double eff = r.effective_gbps;
@@ -25,29 +41,15 @@ void print_traffic_result(std::ostream& out, const Topology& t, const TrafficRun
     fmt::print(out, "# packet latency us: avg {:.3f} p50 {:.3f} p99 {:.3f} max {:.3f} ({} packets); message latency avg {:.3f} p99 {:.3f}\n",
                pl.mean_us(), pl.percentile_us(50), pl.percentile_us(99), pl.max_us(), pl.count(), r.message_latency.mean_us(),
                r.message_latency.percentile_us(99));
-    std::vector<SimPortStats> ports = r.ports;
-    std::sort(ports.begin(), ports.end(), [](const auto& a, const auto& b) {
-        return a.xmit_wait_ps != b.xmit_wait_ps ? a.xmit_wait_ps > b.xmit_wait_ps : a.tx_bytes > b.tx_bytes;
-    });
-    if (!all_ports && ports.size() > 8) ports.resize(8);
-    fmt::print(out, "{:>16} {:>12} {:>10} {:>12} {:>8}\n", "port", "tx_bytes", "tx_Gb/s", "xmit_wait_us", "wait_%");
-    const double secs = r.simulated.seconds();
-    for (const auto& p : ports)
-        fmt::print(out, "{:>16} {:>12} {:>10.2f} {:>12.3f} {:>8.2f}\n", port_name(t, p), p.tx_bytes,
-                   secs > 0 ? static_cast<double>(p.tx_bytes) * 8 / secs / 1e9 : 0, static_cast<double>(p.xmit_wait_ps) / 1e6,
-                   secs > 0 ? 100.0 * static_cast<double>(p.xmit_wait_ps) * 1e-12 / secs : 0);
+    print_port_table(out, t, r.ports, r.simulated, all_ports);
     const double sim_us = r.simulated.microseconds();
     fmt::print(out, "# simulated {:.3f} us in {:.3f} s wall: {:.3g} events/s, {:.3g} flit-hops/s, {:.3g} simulated us per wall s\n",
                sim_us, r.wall_seconds, r.wall_seconds > 0 ? static_cast<double>(r.events) / r.wall_seconds : 0,
                r.wall_seconds > 0 ? static_cast<double>(r.flit_hops) / r.wall_seconds : 0, r.wall_seconds > 0 ? sim_us / r.wall_seconds : 0);
-
 }
 
 nlohmann::json traffic_result_json(const Topology& t, const TrafficRunResult& r) {
-    nlohmann::json ports = nlohmann::json::array();
-    for (const auto& p : r.ports)
-        ports.push_back({{"port", port_name(t, p)}, {"tx_bytes", p.tx_bytes}, {"tx_packets", p.tx_packets},
-                         {"xmit_wait_ps", p.xmit_wait_ps}});
+    const nlohmann::json ports = ports_json(t, r.ports);
     return {{"window_start_ps", r.window_start.count()},
             {"window_end_ps", r.window_end.count()},
             {"rx_gbps", {{"avg", r.rx_avg}, {"min", r.rx_min}, {"max", r.rx_max}, {"per_host", r.rx_gbps}}},
