@@ -2,6 +2,9 @@
 
 #include "local/local_transport.hpp"
 #include "tcp/tcp_transport.hpp"
+#ifdef EVB_HAVE_MPI
+#include "mpi/mpi_transport.hpp"
+#endif
 
 namespace evb {
 namespace {
@@ -42,6 +45,12 @@ std::vector<DriverEntry> build_list() {
     // The simulated fabric has its own executor (drivers/sim/sim_run.hpp): no make function.
     list.push_back({"sim", "every rank in this process on a simulated InfiniBand fabric (src/netsim), in simulated time", false, nullptr,
                     nullptr});
+#ifdef EVB_HAVE_MPI
+    list.push_back({"mpi", "one process per rank over MPI (mpirun, srun --mpi=pmix); --mpi-rma for one-sided writes", false, nullptr,
+                    [](const Config& c, std::uint32_t rank, std::uint32_t ranks) -> std::unique_ptr<Transport> {
+                        return std::make_unique<MpiTransport>(rank, ranks, c.mpi_rma);
+                    }});
+#endif
     list.push_back({"tcp", "one process per rank over TCP sockets (epoll), RDMA write emulated", false, nullptr,
                     [](const Config& c, std::uint32_t rank, std::uint32_t ranks) -> std::unique_ptr<Transport> {
                         return std::make_unique<TcpTransport>(rank, ranks, c.listen_host);

@@ -8,6 +8,7 @@ packages=(
   libhwloc-dev libnuma-dev
   iperf3 python3
   ibsim-utils opensm infiniband-diags
+  openmpi-bin libopenmpi-dev python3-matplotlib
 )
 missing=()
 for p in "${packages[@]}"; do

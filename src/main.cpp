@@ -12,6 +12,9 @@
 #include "run_distributed.hpp"
 #include "run_local.hpp"
 #include "sim/sim_run.hpp"
+#ifdef EVB_HAVE_MPI
+#include "mpi/mpi_alltoall.hpp"
+#endif
 #include "world.hpp"
 
 #include <iostream>
@@ -36,6 +39,17 @@ int run(int argc, const char* const* argv) {
     bool with_manager = config.protocol != Protocol::pull_no_em;
 
     auto world = detect_world();
+    if (!config.baseline.empty()) {
+        if (config.baseline != "alltoall") return usage_error("--baseline: unknown baseline '" + config.baseline + "' (choose alltoall)");
+#ifdef EVB_HAVE_MPI
+        if (!world || world->launcher == "evbench --launch-local")
+            return usage_error("--baseline alltoall runs under mpirun or srun --mpi=pmix");
+        if (config.nodes == 0) config.nodes = world->size;
+        return run_alltoall_baseline(config, *world, std::cout);
+#else
+        return usage_error("--baseline alltoall needs the mpi driver, which this build lacks (no MPI found at configure time)");
+#endif
+    }
     if (config.launch_local && !world) {
         if (!driver->make_one)
             return usage_error("--launch-local needs a multi-process transport; '" + config.transport + "' runs in one process");

@@ -1,0 +1,63 @@
+#include "mpi_alltoall.hpp"
+
+#include "report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <mpi.h>
+
+#include <chrono>
+#include <vector>
+
+namespace evb {
+
+int run_alltoall_baseline(const Config& config, const World& world, std::ostream& out) {
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    int rank = 0, size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (static_cast<std::uint32_t>(size) != world.size) {
+        if (rank == 0) fmt::print(stderr, "evbench: error: MPI sees {} ranks, the launcher {}: start with mpirun or srun --mpi=pmix\n", size, world.size);
+        MPI_Finalize();
+        return 2;
+    }
+    const auto block = static_cast<int>(config.fragment_size);
+    std::vector<char> send(static_cast<std::size_t>(block) * static_cast<std::size_t>(size), 1), recv(send.size());
+    MPI_Alltoall(send.data(), block, MPI_BYTE, recv.data(), block, MPI_BYTE, MPI_COMM_WORLD);   // warm-up
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto start = std::chrono::steady_clock::now();
+    std::uint64_t iterations = 0;
+    for (int go = 1; go;) {
+        MPI_Alltoall(send.data(), block, MPI_BYTE, recv.data(), block, MPI_BYTE, MPI_COMM_WORLD);
+        ++iterations;
+        if (rank == 0) {
+            double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            go = config.events ? iterations < config.events : elapsed < config.duration.seconds();
+        }
+        MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);   // every rank stops after the same iteration
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double slowest = 0;
+    MPI_Reduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        const double bytes = static_cast<double>(iterations) * block * size;   // received per rank
+        const double per_node = slowest > 0 ? bytes * 8 / slowest / 1e9 : 0;
+        fmt::print(out, "# evbench alltoall baseline: {} ranks, {} B per rank pair, {} iterations in {:.3f} s\n", size, block, iterations,
+                   slowest);
+        fmt::print(out, "# system: {:.2f} Gb/s aggregate, {:.2f} Gb/s per node (N f bytes in per iteration, as a BU per event)\n",
+                   per_node * size, per_node);
+        if (!config.json_file.empty())
+            write_json_file(config.json_file, {{"config", to_json(config)},
+                                               {"results",
+                                                {{"baseline", "alltoall"},
+                                                 {"ranks", size},
+                                                 {"iterations", iterations},
+                                                 {"seconds", slowest},
+                                                 {"system", {{"per_node_in_gbps", per_node}, {"in_gbps", per_node * size}}}}}});
+    }
+    MPI_Finalize();
+    return 0;
+}
+
+} // namespace evb

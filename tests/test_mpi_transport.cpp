@@ -1,0 +1,66 @@
+// The mpi transport under a real mpirun (Open MPI, as root with the two OMPI_ALLOW_RUN_AS_ROOT
+// variables, --oversubscribe on 2 cores): every event built and verified, with send/receive and
+// with MPI_Put writes, for PULL and PUSH; the MPI_Alltoall baseline moves N f bytes per iteration.
+#include "run_command.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+using namespace evb::test;
+
+namespace {
+
+const std::string mpirun = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 4 ";
+
+nlohmann::json run_mpi(const std::string& args, const std::string& name) {
+    std::string json = temp_path(name + ".json");
+    auto r = run_command(mpirun + evbench_binary() + " --quiet --json " + json + " " + args, 120);
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+    if (r.exit_code != 0) return {};
+    return nlohmann::json::parse(read_file(json));
+}
+
+} // namespace
+
+TEST(MpiTransport, BuildsAndVerifiesEveryEventWithSendReceiveAndRma) {
+    for (std::string writes : {"", " --mpi-rma"})
+        for (std::string protocol : {"pull", "push"}) {
+            std::string args = "--transport mpi --protocol " + protocol + writes + " --events 400 --fragment-size 128KiB --verify full --credits 3 --parallel 2";
+            auto doc = run_mpi(args, "mpi_" + protocol + (writes.empty() ? "" : "_rma"));
+            if (doc.is_null()) continue;
+            EXPECT_EQ(doc["config"]["transport"], "mpi");
+            EXPECT_EQ(doc["results"]["system"]["events_built"], 400) << args;
+            EXPECT_EQ(doc["results"]["system"]["errors"], 0) << args;
+            std::uint64_t bytes = 0;
+            for (const auto& n : doc["results"]["nodes"]) bytes += n["raw"]["bytes_in"].get<std::uint64_t>();
+            EXPECT_EQ(bytes, 400u * 4 * 128 * 1024) << args;
+        }
+}
+
+TEST(MpiTransport, TwoProcessesPerNodeAndOwnEm) {
+    auto doc = run_mpi("--transport mpi --ppn 2 --nodes 2 --events 200 --fragment-size 64KiB --verify full", "mpi_ppn2");
+    if (!doc.is_null()) {
+        EXPECT_EQ(doc["results"]["system"]["events_built"], 200);
+    }
+    auto own = run_mpi("--transport mpi --em own --nodes 3 --events 200 --fragment-size 64KiB", "mpi_em_own");
+    if (!own.is_null()) {
+        EXPECT_EQ(own["results"]["system"]["events_built"], 200);
+    }
+}
+
+TEST(MpiTransport, AlltoallBaselineMovesNFragmentsPerIteration) {
+    auto doc = run_mpi("--baseline alltoall --events 50 --fragment-size 256KiB", "alltoall");
+    ASSERT_FALSE(doc.is_null());
+    const auto& r = doc["results"];
+    EXPECT_EQ(r["baseline"], "alltoall");
+    EXPECT_EQ(r["iterations"], 50);
+    const double expect = 50.0 * 4 * 256 * 1024 * 8 / r["seconds"].get<double>() / 1e9;
+    EXPECT_NEAR(r["system"]["per_node_in_gbps"].get<double>(), expect, 1e-6 * expect);
+}
+
+TEST(MpiTransport, TcpTransportUnderMpirun) {
+    auto doc = run_mpi("--transport tcp --events 200 --fragment-size 64KiB --verify full", "tcp_mpirun");
+    if (!doc.is_null()) {
+        EXPECT_EQ(doc["results"]["system"]["events_built"], 200);
+    }
+}
