@@ -76,3 +76,29 @@ TEST(Scan, ArrayTasksAndRanksSplitThePoints) {
     EXPECT_EQ(bad.exit_code, 2);
     EXPECT_NE(bad.err.find("array task 7 but the scan has 4 points"), std::string::npos) << bad.err;
 }
+
+// tools/: the scan's JSON lines become a CSV row each and PNG + SVG plots.
+TEST(Scan, AggregateToCsvAndPlot) {
+    std::string out = temp_path("plot.jsonl");
+    auto r = run_command(scan + " --out " + out + grid, 300);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string tools = std::string(EVBENCH_SOURCE_DIR) + "/tools/";
+    auto csv = run_command("python3 " + tools + "aggregate.py " + out, 60);
+    ASSERT_EQ(csv.exit_code, 0) << csv.err;
+    std::istringstream in(csv.out);
+    std::string header, line;
+    std::getline(in, header);
+    EXPECT_EQ(header.rfind("transport,protocol,scheduling,nodes,ppn,credits,parallel,fragment_size,exit_code", 0), 0u) << header;
+    int rows = 0;
+    while (std::getline(in, line)) {
+        EXPECT_EQ(line.rfind("sim,pull,barrel,8,1,", 0), 0u) << line;
+        ++rows;
+    }
+    EXPECT_EQ(rows, 4);
+    std::string dir = temp_path("plots");
+    auto plot = run_command("/usr/bin/python3 " + tools + "plot_scan.py " + out + " --out " + dir, 120);
+    ASSERT_EQ(plot.exit_code, 0) << plot.err;
+    for (const char* f : {"heatmap_nodes8.png", "heatmap_nodes8.svg", "vs_nodes.png", "vs_nodes.svg", "per_node.png", "per_node.svg"})
+        EXPECT_GT(read_file(dir + "/" + f).size(), 1000u) << f;
+    EXPECT_EQ(run_command("python3 " + tools + "aggregate.py /nonexistent.jsonl", 30).exit_code, 2);
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+"""evbench results to CSV: one row per run from scan JSON lines (launch/scan.py) or --json files.
+
+  tools/aggregate.py scan.jsonl [more.jsonl ...] > scan.csv
+Columns: transport, protocol (or the baseline), scheduling, nodes, ppn, credits, parallel,
+fragment_size (B), exit_code, events_built, errors, per_node_gbps (average receive rate per node;
+the fabric's per-packet figure for --transport sim), min/max_node_gbps, window_s, point (the scan
+point's arguments)."""
+import csv
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scan_table import COLUMNS, rows_of  # noqa: E402
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 0 if len(argv) >= 2 else 2
+    missing = [p for p in argv[1:] if not os.path.exists(p)]
+    if missing:
+        print(f"aggregate.py: error: no such file: {missing[0]}", file=sys.stderr)
+        return 2
+    writer = csv.DictWriter(sys.stdout, fieldnames=COLUMNS)
+    writer.writeheader()
+    for row, _ in rows_of(argv[1:]):
+        writer.writerow(row)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,59 @@
+"""Reading evbench scan results (JSON lines from launch/scan.py, or single --json documents):
+one flat row per run, shared by aggregate.py and plot_scan.py."""
+import json
+
+COLUMNS = ["transport", "protocol", "scheduling", "nodes", "ppn", "credits", "parallel", "fragment_size", "exit_code",
+           "events_built", "errors", "per_node_gbps", "min_node_gbps", "max_node_gbps", "window_s", "point"]
+
+
+def rows_of(paths):
+    """Yields (row dict, per-node Gb/s list) for every run in the files; bad lines are reported."""
+    for path in paths:
+        with open(path) as f:
+            for number, line in enumerate(f, 1):
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    doc = json.loads(line)
+                except ValueError:
+                    print(f"{path}:{number}: not a JSON line (skipped)")
+                    continue
+                row, per_node = flatten(doc)
+                if row is not None:
+                    yield row, per_node
+
+
+def flatten(doc):
+    config, results = doc.get("config"), doc.get("results")
+    if config is None or results is None:
+        return None, []
+    system = results.get("system", {})
+    network = results.get("network")
+    nodes = results.get("nodes", [])
+    if network and "fabric_rx_gbps" in network:   # simulated: the per-packet fabric figure
+        per_node = network["fabric_rx_gbps"]["per_node"]
+    else:
+        per_node = [n.get("in_gbps", 0.0) for n in nodes]
+    avg = system.get("per_node_in_gbps", sum(per_node) / len(per_node) if per_node else 0.0)
+    if network and "fabric_rx_gbps" in network:
+        avg = network["fabric_rx_gbps"]["avg"]
+    row = {
+        "transport": config.get("transport"),
+        "protocol": results.get("baseline") or config.get("protocol"),
+        "scheduling": config.get("scheduling"),
+        "nodes": config.get("nodes"),
+        "ppn": config.get("ppn"),
+        "credits": config.get("credits"),
+        "parallel": config.get("parallel"),
+        "fragment_size": config.get("fragment_size"),
+        "exit_code": doc.get("exit_code", 0),
+        "events_built": system.get("events_built", results.get("iterations")),
+        "errors": system.get("errors", 0),
+        "per_node_gbps": round(avg, 4),
+        "min_node_gbps": round(min(per_node), 4) if per_node else "",
+        "max_node_gbps": round(max(per_node), 4) if per_node else "",
+        "window_s": system.get("window_s", results.get("seconds", "")),
+        "point": " ".join(doc.get("point", [])),
+    }
+    return row, per_node
