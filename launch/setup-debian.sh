@@ -9,6 +9,7 @@ packages=(
   iperf3 python3
   ibsim-utils opensm infiniband-diags
   openmpi-bin libopenmpi-dev python3-matplotlib
+  slurm-wlm munge
 )
 missing=()
 for p in "${packages[@]}"; do
