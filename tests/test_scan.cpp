@@ -102,3 +102,25 @@ TEST(Scan, AggregateToCsvAndPlot) {
         EXPECT_GT(read_file(dir + "/" + f).size(), 1000u) << f;
     EXPECT_EQ(run_command("python3 " + tools + "aggregate.py /nonexistent.jsonl", 30).exit_code, 2);
 }
+
+// Kill a scan mid-way (the whole process group, as a batch system would), rerun: only the points
+// without a result run.
+TEST(Scan, KilledScanResumesWithTheMissingPoints) {
+    std::string out = temp_path("killed.jsonl");
+    const std::string slow = " --jobs 1 --param credits=1,2 --param parallel=1,2 -- --transport sim --nodes 64 --duration 4ms";
+    auto killed = run_command("setsid " + scan + " --out " + out + slow + " & pid=$!; "
+                              "for i in $(seq 600); do [ -s " + out + " ] && break; sleep 0.05; done; /bin/kill -9 -- -$pid; wait $pid; exit 0",
+                              120);
+    ASSERT_EQ(killed.exit_code, 0) << killed.err;
+    std::istringstream first(read_file(out));
+    std::string line;
+    std::size_t done = 0;
+    while (std::getline(first, line)) done += !line.empty();
+    ASSERT_GE(done, 1u);
+    ASSERT_LT(done, 4u) << "the scan finished before it was killed";
+    auto resumed = run_command(scan + " --out " + out + slow, 300);
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+    EXPECT_NE(resumed.out.find(std::to_string(4 - done) + " points run, " + std::to_string(done) + " already done, 0 failed"), std::string::npos)
+        << resumed.out;
+    EXPECT_EQ(points_of(lines_of(out)).size(), 4u);
+}
