@@ -11,7 +11,7 @@ namespace {
 // Each write's data has its own tag (per sender and target, cycling): the receiver posts the
 // receive for it when the header arrives, in whatever order it handles headers.
 constexpr int control_tag = 1, first_data_tag = 2, data_tags = 30000;
-constexpr std::uint32_t control_receives = 256;   // pre-posted, from any source
+constexpr std::uint32_t control_receives = 16;   // pre-posted, from any source (more wait in MPI as unexpected messages)
 
 std::string mpi_error(int code) {
     char text[MPI_MAX_ERROR_STRING];
