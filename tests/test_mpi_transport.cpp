@@ -4,6 +4,9 @@
 #include "run_command.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 using namespace evb::test;
@@ -63,4 +66,25 @@ TEST(MpiTransport, TcpTransportUnderMpirun) {
     if (!doc.is_null()) {
         EXPECT_EQ(doc["results"]["system"]["events_built"], 200);
     }
+}
+
+// launch/mpirun.sh: hostfile order, 2 processes per node and the EM on its own rank.
+TEST(MpiTransport, MpirunWrapperPlacesPpnAndEm) {
+    std::string hosts = temp_path("hosts.txt"), json = temp_path("wrapper.json");
+    {
+        char name[256] = {0};
+        gethostname(name, sizeof name - 1);
+        std::ofstream(hosts) << name << "\n" << name << "\n";
+    }
+    auto r = run_command("BIND_TO=none MPIRUN_ARGS=--oversubscribe EVBENCH=" + evbench_binary() + " " + EVBENCH_SOURCE_DIR +
+                             "/launch/mpirun.sh -H " + hosts + " -n 2 -p 2 -e -- --transport mpi --events 100 --fragment-size 64KiB --quiet --json " + json,
+                         120);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto doc = nlohmann::json::parse(read_file(json));
+    EXPECT_EQ(doc["config"]["ppn"], 2);
+    EXPECT_EQ(doc["config"]["em"], "own");
+    EXPECT_EQ(doc["results"]["system"]["events_built"], 100);
+    auto bad = run_command(std::string(EVBENCH_SOURCE_DIR) + "/launch/mpirun.sh -H " + hosts + " -n 5", 10);
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_NE(bad.err.find("-n 5: the hostfile has 2 hosts"), std::string::npos) << bad.err;
 }

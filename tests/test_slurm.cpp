@@ -4,6 +4,9 @@
 #include "run_command.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
@@ -75,4 +78,21 @@ TEST_F(Slurm, ScanAsJobArrayThenPlots) {
     auto plot = run_command("/usr/bin/python3 " + std::string(EVBENCH_SOURCE_DIR) + "/tools/plot_scan.py " + out + " --out " + dir_ + "/plots", 120);
     ASSERT_EQ(plot.exit_code, 0) << plot.err;
     EXPECT_GT(read_file(dir_ + "/plots/heatmap_nodes8.png").size(), 1000u);
+}
+
+// launch/srun.sh: ranks in hostfile order through SLURM_HOSTFILE, 2 processes per node.
+TEST_F(Slurm, SrunWrapperRunsInHostfileOrder) {
+    std::string hosts = temp_path("srun_hosts.txt"), json = temp_path("srun_wrapper.json");
+    {
+        char name[256] = {0};
+        gethostname(name, sizeof name - 1);
+        std::ofstream(hosts) << name << "\n" << name << "\n";
+    }
+    auto r = run_command(env_ + "CPU_BIND= SRUN_ARGS=--overcommit EVBENCH=" + evbench_binary() + " " + EVBENCH_SOURCE_DIR + "/launch/srun.sh -n 2 -p 2 -H " +
+                             hosts + " -- --transport tcp --events 100 --fragment-size 64KiB --quiet --json " + json,
+                         120);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto doc = nlohmann::json::parse(read_file(json));
+    EXPECT_EQ(doc["config"]["ppn"], 2);
+    EXPECT_EQ(doc["results"]["system"]["events_built"], 100);
 }

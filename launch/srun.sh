@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# evbench under Slurm's srun, ranks in the order of a hostfile (SLURM_HOSTFILE with
+# --distribution=arbitrary), PPN processes per node, bound to cores, PMIx for the mpi transport.
+#   launch/srun.sh -n NODES [-p PPN] [-H hosts.txt] [-e] -- [evbench flags]
+# Without -H, Slurm's own node order is used. Runs inside an allocation (salloc or sbatch).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+hosts="" nodes="" ppn=1 em_own=0
+while getopts "H:n:p:e" opt; do
+  case $opt in
+    H) hosts=$OPTARG ;; n) nodes=$OPTARG ;; p) ppn=$OPTARG ;; e) em_own=1 ;;
+    *) echo "srun.sh: usage: -n nodes [-p ppn] [-H hosts] [-e] -- evbench flags" >&2; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1)); [ "${1:-}" = "--" ] && shift
+[[ "$nodes" =~ ^[0-9]+$ ]] && (( nodes >= 2 )) || { echo "srun.sh: error: -n: give the number of nodes (at least 2)" >&2; exit 2; }
+[ "$ppn" = 1 ] || [ "$ppn" = 2 ] || { echo "srun.sh: error: -p must be 1 or 2" >&2; exit 2; }
+np=$((nodes * ppn + em_own))
+# CPU_BIND (default cores; empty where the cluster lacks task/affinity), SRUN_ARGS: more srun
+# options, SRUN_LAYOUT: how tasks spread without -H (default --ntasks-per-node=PPN; empty on a
+# single test machine).
+args=(-n "$np" --mpi=pmix ${SRUN_ARGS:-})
+cpu_bind=${CPU_BIND-cores}
+[ -n "$cpu_bind" ] && args+=(--cpu-bind="$cpu_bind")
+extra=(); (( em_own )) && extra+=(--em own)
+if [ -n "$hosts" ]; then
+  [ -r "$hosts" ] || { echo "srun.sh: error: -H: hostfile '$hosts' not readable" >&2; exit 2; }
+  order=$(mktemp)
+  trap 'rm -f "$order"' EXIT
+  mapfile -t list < <(grep -v '^\s*$' "$hosts")
+  (( nodes <= ${#list[@]} )) || { echo "srun.sh: error: -n $nodes: the hostfile has ${#list[@]} hosts" >&2; exit 2; }
+  { (( em_own )) && echo "${list[0]}"; for ((i = 0; i < nodes; i++)); do for ((j = 0; j < ppn; j++)); do echo "${list[$i]}"; done; done; } > "$order"
+  # The EM's own rank is the last one: move the extra line to the end.
+  if (( em_own )); then tail -n +2 "$order" > "$order.x"; head -1 "$order" >> "$order.x"; mv "$order.x" "$order"; fi
+  export SLURM_HOSTFILE=$order
+  args+=(--distribution=arbitrary)
+else
+  layout=${SRUN_LAYOUT---ntasks-per-node=$ppn}
+  [ -n "$layout" ] && args+=("$layout")
+fi
+srun "${args[@]}" "${EVBENCH:-$here/../build/evbench}" --nodes "$nodes" --ppn "$ppn" "${extra[@]}" "$@"
