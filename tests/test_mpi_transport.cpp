@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 using namespace evb::test;
@@ -87,4 +88,20 @@ TEST(MpiTransport, MpirunWrapperPlacesPpnAndEm) {
     auto bad = run_command(std::string(EVBENCH_SOURCE_DIR) + "/launch/mpirun.sh -H " + hosts + " -n 5", 10);
     EXPECT_EQ(bad.exit_code, 2);
     EXPECT_NE(bad.err.find("-n 5: the hostfile has 2 hosts"), std::string::npos) << bad.err;
+}
+
+// launch/scan.py under a real mpirun: each of 2 ranks runs its share of a 2x2 grid.
+TEST(MpiTransport, ScanUnderMpirunSplitsPointsOverRanks) {
+    std::string out = temp_path("mpirun_scan.jsonl");
+    auto r = run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 python3 " +
+                             std::string(EVBENCH_SOURCE_DIR) + "/launch/scan.py --binary " + evbench_binary() + " --out " + out +
+                             " --param credits=1,2 --param parallel=1,2 -- --transport sim --nodes 8 --k 2 --duration 200us",
+                         180);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("scan.py: 2 points run"), std::string::npos) << r.out;   // each rank: 2 of the 4
+    std::istringstream in(read_file(out));
+    std::string line;
+    int lines = 0;
+    while (std::getline(in, line)) lines += nlohmann::json::parse(line)["exit_code"] == 0;
+    EXPECT_EQ(lines, 4);
 }
