@@ -5,6 +5,9 @@
 #ifdef EVB_HAVE_MPI
 #include "mpi/mpi_transport.hpp"
 #endif
+#ifdef EVB_HAVE_VERBS
+#include "verbs/verbs_transport.hpp"
+#endif
 
 namespace evb {
 namespace {
@@ -45,6 +48,12 @@ std::vector<DriverEntry> build_list() {
     // The simulated fabric has its own executor (drivers/sim/sim_run.hpp): no make function.
     list.push_back({"sim", "every rank in this process on a simulated InfiniBand fabric (src/netsim), in simulated time", false, nullptr,
                     nullptr});
+#ifdef EVB_HAVE_VERBS
+    list.push_back({"verbs", "one process per rank over InfiniBand verbs / RoCE (rdma_cm, RC QPs, RDMA write with immediate)", false, nullptr,
+                    [](const Config& c, std::uint32_t rank, std::uint32_t ranks) -> std::unique_ptr<Transport> {
+                        return std::make_unique<VerbsTransport>(rank, ranks, VerbsOptions{c.verbs_device, c.verbs_port, c.listen_host});
+                    }});
+#endif
 #ifdef EVB_HAVE_MPI
     list.push_back({"mpi", "one process per rank over MPI (mpirun, srun --mpi=pmix); --mpi-rma for one-sided writes", false, nullptr,
                     [](const Config& c, std::uint32_t rank, std::uint32_t ranks) -> std::unique_ptr<Transport> {

@@ -62,6 +62,8 @@ std::optional<Config> parse_command_line(int argc, const char* const* argv, std:
     app.add_option("--launch-local", c.launch_local, "fork this many processes on this machine (tcp and other multi-process transports)");
     app.add_flag("--quiet", c.quiet, "no header or progress lines, only the final table");
     app.add_option("--log-level", c.log_level, "trace, debug, info, warn, error, off");
+    app.add_option("--verbs-device", c.verbs_device, "verbs: RDMA device (e.g. mlx5_0, rxe0; default: the one owning --listen-host)");
+    app.add_option("--verbs-port", c.verbs_port, "verbs: port of the RDMA device");
     app.add_flag("--mpi-rma", c.mpi_rma, "mpi transport: write fragments with MPI_Put into a dynamic window (default: send/receive)");
     app.add_option("--baseline", c.baseline, "alltoall: under mpirun, MPI_Alltoall moving the event builder's bytes per node, instead of it");
     // The simulated transport's fabric and model: the flags of `evbench netsim`.

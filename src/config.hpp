@@ -59,6 +59,8 @@ struct Config {
     // header and stamp travel through memory, the rest of a fragment exists on the simulated wire
     // only, so 512 simulated nodes fit in one process.
     std::uint64_t fragment_memory = 0;
+    std::string verbs_device;          // verbs: RDMA device name (empty: the one owning the address)
+    std::uint32_t verbs_port = 1;      // verbs: port of the device
     bool mpi_rma = false;              // mpi transport: fragments by MPI_Put instead of send/receive
     std::string baseline;              // "alltoall": MPI_Alltoall of the same bytes instead of the event builder
     // --transport sim: the simulated fabric (k 0: the smallest fat tree that holds the hosts)

@@ -1,0 +1,414 @@
+#include "verbs_transport.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <poll.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+namespace evb {
+namespace {
+
+// wr_id: kind in the top 2 bits; receives carry peer and ring slot, sends the peer, writes the
+// peer and the index of their cookie.
+constexpr std::uint64_t kind_recv = 1, kind_send = 2, kind_write = 3;
+std::uint64_t wr_id(std::uint64_t kind, std::uint32_t peer, std::uint32_t index) {
+    return kind << 62 | std::uint64_t{peer} << 32 | index;
+}
+std::uint64_t kind_of(std::uint64_t id) { return id >> 62; }
+std::uint32_t peer_of(std::uint64_t id) { return static_cast<std::uint32_t>(id >> 32) & 0x3FFFFFFF; }
+std::uint32_t index_of(std::uint64_t id) { return static_cast<std::uint32_t>(id); }
+
+std::string errno_text() { return std::strerror(errno); }
+
+// The first IPv4 address in the port's GID table (RoCE v2 GIDs are ::ffff:a.b.c.d).
+std::string ipv4_of_device(ibv_context* ctx, std::uint32_t port) {
+    ibv_port_attr attr{};
+    if (ibv_query_port(ctx, static_cast<std::uint8_t>(port), &attr)) return {};
+    for (int i = 0; i < attr.gid_tbl_len; ++i) {
+        ibv_gid gid{};
+        if (ibv_query_gid(ctx, static_cast<std::uint8_t>(port), i, &gid)) continue;
+        const auto* r = gid.raw;
+        bool mapped = std::all_of(r, r + 10, [](std::uint8_t b) { return b == 0; }) && r[10] == 0xff && r[11] == 0xff;
+        if (mapped) return std::to_string(r[12]) + "." + std::to_string(r[13]) + "." + std::to_string(r[14]) + "." + std::to_string(r[15]);
+    }
+    return {};
+}
+
+sockaddr_in parse_address(const std::string& text) {
+    auto colon = text.rfind(':');
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    if (colon == std::string::npos || inet_pton(AF_INET, text.substr(0, colon).c_str(), &a.sin_addr) != 1)
+        throw std::runtime_error("bad verbs address '" + text + "'");
+    a.sin_port = htons(static_cast<std::uint16_t>(std::stoul(text.substr(colon + 1))));
+    return a;
+}
+
+} // namespace
+
+VerbsTransport::VerbsTransport(std::uint32_t rank, std::uint32_t size, VerbsOptions options)
+    : rank_(rank), size_(size), options_(std::move(options)), peers_(size) {
+    int count = 0;
+    ibv_device** list = ibv_get_device_list(&count);
+    if (!list || count == 0) {
+        if (list) ibv_free_device_list(list);
+        throw std::runtime_error("no RDMA device: load rdma_rxe or use another transport");
+    }
+    ibv_device* chosen = nullptr;
+    std::string names;
+    for (int i = 0; i < count; ++i) {
+        names += (names.empty() ? "" : ", ") + std::string(ibv_get_device_name(list[i]));
+        if (options_.device.empty() ? !chosen : options_.device == ibv_get_device_name(list[i])) chosen = list[i];
+    }
+    if (!chosen) {
+        ibv_free_device_list(list);
+        throw std::runtime_error("no RDMA device named '" + options_.device + "' (have: " + names + ")");
+    }
+    std::string ip = options_.listen_host;
+    if (ip.empty() || ip == "127.0.0.1" || ip == "localhost") {
+        ibv_context* probe = ibv_open_device(chosen);
+        ip = probe ? ipv4_of_device(probe, options_.port) : "";
+        if (probe) ibv_close_device(probe);
+        if (ip.empty()) {
+            std::string name = ibv_get_device_name(chosen);
+            ibv_free_device_list(list);
+            throw std::runtime_error("RDMA device " + name + " port " + std::to_string(options_.port) +
+                                     " has no IPv4 address: give --listen-host with the address of its interface");
+        }
+    }
+    ibv_free_device_list(list);
+
+    channel_ = rdma_create_event_channel();
+    if (!channel_ || rdma_create_id(channel_, &listener_, nullptr, RDMA_PS_TCP))
+        throw std::runtime_error("rdma_cm: cannot create an id: " + errno_text());
+    sockaddr_in local = parse_address(ip + ":0");
+    if (rdma_bind_addr(listener_, reinterpret_cast<sockaddr*>(&local)) || rdma_listen(listener_, static_cast<int>(size_)))
+        throw std::runtime_error("rdma_cm: cannot listen on " + ip + ": " + errno_text());
+    context_ = listener_->verbs;
+    if (!context_) throw std::runtime_error("rdma_cm: address " + ip + " belongs to no RDMA device");
+    if (!options_.device.empty() && options_.device != ibv_get_device_name(context_->device))
+        throw std::runtime_error("address " + ip + " belongs to RDMA device " + ibv_get_device_name(context_->device) + ", not " + options_.device);
+    address_ = ip + ":" + std::to_string(ntohs(rdma_get_src_port(listener_)));
+    pd_ = ibv_alloc_pd(context_);
+    cq_ = ibv_create_cq(context_, static_cast<int>(size_ * (send_depth + recv_depth) + 16), nullptr, nullptr, 0);
+    if (!pd_ || !cq_) throw std::runtime_error("ibv_alloc_pd / ibv_create_cq failed: " + errno_text());
+}
+
+VerbsTransport::~VerbsTransport() {
+    for (auto& p : peers_) {
+        if (p.id) {
+            if (p.connected && !p.lost) rdma_disconnect(p.id);
+            if (p.qp) rdma_destroy_qp(p.id);
+            rdma_destroy_id(p.id);
+        }
+        if (p.recv_mr) ibv_dereg_mr(p.recv_mr);
+    }
+    for (auto* mr : mrs_) ibv_dereg_mr(mr);
+    if (cq_) ibv_destroy_cq(cq_);
+    if (pd_) ibv_dealloc_pd(pd_);
+    if (listener_) rdma_destroy_id(listener_);
+    if (channel_) rdma_destroy_event_channel(channel_);
+}
+
+std::string VerbsTransport::local_address() { return address_; }
+
+void VerbsTransport::setup_qp(std::uint32_t peer, rdma_cm_id* id) {
+    Peer& p = peers_[peer];
+    p.id = id;
+    id->context = reinterpret_cast<void*>(static_cast<std::uintptr_t>(peer));
+    ibv_qp_init_attr attr{};
+    attr.send_cq = cq_;
+    attr.recv_cq = cq_;
+    attr.qp_type = IBV_QPT_RC;
+    attr.cap.max_send_wr = send_depth;
+    attr.cap.max_recv_wr = recv_depth;
+    attr.cap.max_send_sge = 1;
+    attr.cap.max_recv_sge = 1;
+    attr.cap.max_inline_data = inline_size;
+    if (rdma_create_qp(id, pd_, &attr)) throw std::runtime_error("rdma_create_qp for rank " + std::to_string(peer) + ": " + errno_text());
+    p.qp = id->qp;
+    p.recv_buffers.resize(recv_depth);
+    p.recv_mr = ibv_reg_mr(pd_, p.recv_buffers.data(), p.recv_buffers.size() * sizeof(Message), IBV_ACCESS_LOCAL_WRITE);
+    if (!p.recv_mr) throw std::runtime_error("ibv_reg_mr of receive buffers: " + errno_text());
+    for (std::uint32_t s = 0; s < recv_depth; ++s) post_recv(peer, s);   // before the connection is up
+}
+
+void VerbsTransport::post_recv(std::uint32_t peer, std::uint32_t slot) {
+    Peer& p = peers_[peer];
+    ibv_sge sge{reinterpret_cast<std::uintptr_t>(&p.recv_buffers[slot]), sizeof(Message), p.recv_mr->lkey};
+    ibv_recv_wr wr{};
+    wr.wr_id = wr_id(kind_recv, peer, slot);
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    ibv_recv_wr* bad = nullptr;
+    if (ibv_post_recv(p.qp, &wr, &bad)) lose(peer, "ibv_post_recv failed: " + errno_text());
+}
+
+void VerbsTransport::connect(const std::vector<std::string>& addresses, Picoseconds timeout) {
+    if (addresses.size() != size_) throw std::runtime_error("verbs: expected " + std::to_string(size_) + " addresses");
+    // The lower rank connects, the higher one accepts; the connect carries the caller's rank.
+    for (std::uint32_t peer = rank_ + 1; peer < size_; ++peer) {
+        rdma_cm_id* id = nullptr;
+        if (rdma_create_id(channel_, &id, reinterpret_cast<void*>(static_cast<std::uintptr_t>(peer)), RDMA_PS_TCP))
+            throw std::runtime_error("rdma_create_id: " + errno_text());
+        peers_[peer].id = id;
+        sockaddr_in dst = parse_address(addresses[peer]);
+        if (rdma_resolve_addr(id, nullptr, reinterpret_cast<sockaddr*>(&dst), 5000))
+            throw std::runtime_error("rdma_resolve_addr to rank " + std::to_string(peer) + " (" + addresses[peer] + "): " + errno_text());
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(timeout.count() / 1000);
+    while (connected_ + 1 < size_) {
+        pollfd pfd{channel_->fd, POLLIN, 0};
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+        if (left <= 0 || ::poll(&pfd, 1, static_cast<int>(left)) <= 0) {
+            std::string missing;
+            for (std::uint32_t p = 0; p < size_; ++p)
+                if (p != rank_ && !peers_[p].connected) missing += (missing.empty() ? "" : ", ") + std::to_string(p);
+            throw std::runtime_error("verbs: timed out connecting to rank(s) " + missing);
+        }
+        rdma_cm_event* event = nullptr;
+        if (rdma_get_cm_event(channel_, &event)) throw std::runtime_error("rdma_get_cm_event: " + errno_text());
+        handle_cm_event(event);
+    }
+    int flags = fcntl(channel_->fd, F_GETFL);
+    fcntl(channel_->fd, F_SETFL, flags | O_NONBLOCK);   // poll() then only looks for disconnects
+}
+
+void VerbsTransport::handle_cm_event(rdma_cm_event* event) {
+    const rdma_cm_event_type type = event->event;
+    rdma_cm_id* id = event->id;
+    auto peer = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(id->context));
+    std::uint32_t requester = UINT32_MAX;
+    if (type == RDMA_CM_EVENT_CONNECT_REQUEST && event->param.conn.private_data_len >= sizeof(std::uint32_t))
+        std::memcpy(&requester, event->param.conn.private_data, sizeof requester);
+    rdma_ack_cm_event(event);
+    auto fail = [&](const std::string& what) {
+        throw std::runtime_error("verbs: connecting rank " + std::to_string(rank_) + " and rank " + std::to_string(peer) + ": " + what);
+    };
+    switch (type) {
+    case RDMA_CM_EVENT_ADDR_RESOLVED:
+        if (rdma_resolve_route(id, 5000)) fail("rdma_resolve_route: " + errno_text());
+        break;
+    case RDMA_CM_EVENT_ROUTE_RESOLVED: {
+        setup_qp(peer, id);
+        rdma_conn_param param{};
+        param.private_data = &rank_;
+        param.private_data_len = sizeof rank_;
+        param.responder_resources = 1;
+        param.initiator_depth = 1;
+        param.retry_count = 7;
+        param.rnr_retry_count = 7;
+        if (rdma_connect(id, &param)) fail("rdma_connect: " + errno_text());
+        break;
+    }
+    case RDMA_CM_EVENT_CONNECT_REQUEST: {
+        if (requester >= size_ || requester >= rank_) {
+            rdma_reject(id, nullptr, 0);
+            break;
+        }
+        peer = requester;
+        setup_qp(peer, id);
+        rdma_conn_param param{};
+        param.responder_resources = 1;
+        param.initiator_depth = 1;
+        param.rnr_retry_count = 7;
+        if (rdma_accept(id, &param)) fail("rdma_accept: " + errno_text());
+        break;
+    }
+    case RDMA_CM_EVENT_ESTABLISHED:
+        if (!peers_[peer].connected) {
+            peers_[peer].connected = true;
+            ++connected_;
+        }
+        break;
+    case RDMA_CM_EVENT_DISCONNECTED:
+    case RDMA_CM_EVENT_DEVICE_REMOVAL:
+        if (peer < size_) lose(peer, type == RDMA_CM_EVENT_DISCONNECTED ? "disconnected" : "RDMA device removed");
+        break;
+    case RDMA_CM_EVENT_ADDR_ERROR:
+    case RDMA_CM_EVENT_ROUTE_ERROR:
+    case RDMA_CM_EVENT_CONNECT_ERROR:
+    case RDMA_CM_EVENT_UNREACHABLE:
+    case RDMA_CM_EVENT_REJECTED: fail(rdma_event_str(type)); break;
+    default: break;
+    }
+}
+
+MemoryRegion VerbsTransport::register_memory(std::byte* base, std::size_t length) {
+    // Zero-based: a peer's remote address is the offset in the region.
+    ibv_mr* mr = ibv_reg_mr_iova(pd_, base, length, 0, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+    if (!mr) throw std::runtime_error("ibv_reg_mr of " + std::to_string(length) + " B failed: " + errno_text() + " (ulimit -l?)");
+    mrs_.push_back(mr);
+    MemoryRegion region{base, length, std::uint64_t{mr->rkey} << 32 | mrs_.size()};
+    regions_.push_back(region);
+    return region;
+}
+
+void VerbsTransport::lose(std::uint32_t peer, const std::string& why) {
+    Peer& p = peers_[peer];
+    if (p.lost) return;
+    p.lost = true;
+    static thread_local std::vector<std::string> reasons;   // stable storage for Completion::error
+    reasons.push_back("rank " + std::to_string(peer) + ": " + why);
+    Completion c;
+    c.kind = Completion::Kind::peer_lost;
+    c.peer = peer;
+    c.error = reasons.back().c_str();
+    ready_.push(c);
+}
+
+PostStatus VerbsTransport::post_send(std::uint32_t peer, const Message& msg) {
+    if (peer >= size_) return PostStatus::error;
+    if (peer == rank_) {
+        Completion c;
+        c.kind = Completion::Kind::message;
+        c.peer = peer;
+        c.msg = msg;
+        ready_.push(c);
+        return PostStatus::ok;
+    }
+    Peer& p = peers_[peer];
+    if (p.lost) {
+        last_error_ = "connection to rank " + std::to_string(peer) + " is lost";
+        return PostStatus::error;
+    }
+    if (p.sends_outstanding >= send_depth) return PostStatus::no_resource;
+    ibv_sge sge{reinterpret_cast<std::uintptr_t>(&msg), sizeof(Message), 0};
+    ibv_send_wr wr{};
+    wr.wr_id = wr_id(kind_send, peer, 0);
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_SEND;
+    wr.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
+    ibv_send_wr* bad = nullptr;
+    if (ibv_post_send(p.qp, &wr, &bad)) {
+        last_error_ = "ibv_post_send to rank " + std::to_string(peer) + ": " + errno_text();
+        return PostStatus::error;
+    }
+    ++p.sends_outstanding;
+    return PostStatus::ok;
+}
+
+PostStatus VerbsTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
+                                      std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
+    if (peer >= size_) return PostStatus::error;
+    if (peer == rank_) {   // to ourselves: a copy, with the completions the adapter would give
+        auto index = static_cast<std::size_t>(remote_key & 0xFFFFFFFF);
+        if (index == 0 || index > regions_.size() || remote_offset + length > regions_[index - 1].length) {
+            last_error_ = "write to self outside the registered regions";
+            return PostStatus::error;
+        }
+        std::memcpy(regions_[index - 1].base + remote_offset, local.base + local_offset, length);
+        Completion arrived;
+        arrived.kind = Completion::Kind::write_arrived;
+        arrived.peer = peer;
+        arrived.imm = imm;
+        arrived.offset = remote_offset;
+        arrived.length = length;
+        ready_.push(arrived);
+        Completion done;
+        done.kind = Completion::Kind::write_done;
+        done.peer = peer;
+        done.cookie = cookie;
+        ready_.push(done);
+        return PostStatus::ok;
+    }
+    Peer& p = peers_[peer];
+    if (p.lost) {
+        last_error_ = "connection to rank " + std::to_string(peer) + " is lost";
+        return PostStatus::error;
+    }
+    if (p.sends_outstanding >= send_depth) return PostStatus::no_resource;
+    auto local_index = static_cast<std::size_t>(local.key & 0xFFFFFFFF);
+    if (local_index == 0 || local_index > mrs_.size()) {
+        last_error_ = "write from an unregistered buffer";
+        return PostStatus::error;
+    }
+    std::uint32_t slot;
+    if (free_cookies_.empty()) {
+        slot = static_cast<std::uint32_t>(write_cookies_.size());
+        write_cookies_.push_back(cookie);
+    } else {
+        slot = free_cookies_.back();
+        free_cookies_.pop_back();
+        write_cookies_[slot] = cookie;
+    }
+    ibv_sge sge{reinterpret_cast<std::uintptr_t>(local.base + local_offset), static_cast<std::uint32_t>(length), mrs_[local_index - 1]->lkey};
+    ibv_send_wr wr{};
+    wr.wr_id = wr_id(kind_write, peer, slot);
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    wr.imm_data = htonl(imm);
+    wr.wr.rdma.remote_addr = remote_offset;
+    wr.wr.rdma.rkey = static_cast<std::uint32_t>(remote_key >> 32);
+    ibv_send_wr* bad = nullptr;
+    if (ibv_post_send(p.qp, &wr, &bad)) {
+        free_cookies_.push_back(slot);
+        last_error_ = "ibv_post_send (RDMA write) to rank " + std::to_string(peer) + ": " + errno_text();
+        return PostStatus::error;
+    }
+    ++p.sends_outstanding;
+    return PostStatus::ok;
+}
+
+std::size_t VerbsTransport::poll(std::span<Completion> out) {
+    // Connection events (a peer that goes away) first; the channel is non-blocking now.
+    rdma_cm_event* event = nullptr;
+    while (connected_ + 1 >= size_ && rdma_get_cm_event(channel_, &event) == 0) handle_cm_event(event);
+    std::size_t n = 0;
+    while (n < out.size() && !ready_.empty()) {
+        out[n++] = ready_.front();
+        ready_.pop();
+    }
+    ibv_wc wcs[32];
+    int got = ibv_poll_cq(cq_, 32, wcs);
+    for (int i = 0; i < got; ++i) {
+        const ibv_wc& wc = wcs[i];
+        const std::uint32_t peer = peer_of(wc.wr_id);
+        Completion c;
+        c.peer = peer;
+        if (wc.status != IBV_WC_SUCCESS) {
+            if (kind_of(wc.wr_id) == kind_write) free_cookies_.push_back(index_of(wc.wr_id));
+            lose(peer, std::string("completion error ") + ibv_wc_status_str(wc.status));
+            continue;
+        }
+        switch (kind_of(wc.wr_id)) {
+        case kind_recv: {
+            const std::uint32_t slot = index_of(wc.wr_id);
+            if (wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
+                c.kind = Completion::Kind::write_arrived;
+                c.imm = ntohl(wc.imm_data);
+                c.length = wc.byte_len;
+            } else {
+                c.kind = Completion::Kind::message;
+                c.msg = peers_[peer].recv_buffers[slot];
+            }
+            post_recv(peer, slot);
+            break;
+        }
+        case kind_send: --peers_[peer].sends_outstanding; continue;
+        case kind_write:
+            --peers_[peer].sends_outstanding;
+            c.kind = Completion::Kind::write_done;
+            c.cookie = write_cookies_[index_of(wc.wr_id)];
+            free_cookies_.push_back(index_of(wc.wr_id));
+            break;
+        default: continue;
+        }
+        if (n < out.size()) out[n++] = c;
+        else ready_.push(c);
+    }
+    while (n < out.size() && !ready_.empty()) {
+        out[n++] = ready_.front();
+        ready_.pop();
+    }
+    return n;
+}
+
+} // namespace evb
