@@ -337,7 +337,8 @@ PostStatus VerbsTransport::post_write(std::uint32_t peer, const MemoryRegion& lo
         free_cookies_.pop_back();
         write_cookies_[slot] = cookie;
     }
-    ibv_sge sge{reinterpret_cast<std::uintptr_t>(local.base + local_offset), static_cast<std::uint32_t>(length), mrs_[local_index - 1]->lkey};
+    // Zero-based region: local addresses are offsets too.
+    ibv_sge sge{local_offset, static_cast<std::uint32_t>(length), mrs_[local_index - 1]->lkey};
     ibv_send_wr wr{};
     wr.wr_id = wr_id(kind_write, peer, slot);
     wr.sg_list = &sge;
