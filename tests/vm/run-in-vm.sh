@@ -24,6 +24,8 @@ done
 
 cache=${EVB_VM_CACHE:-/var/cache/evbench-vm}
 mkdir -p "$cache"
+exec 9>"$cache/.lock"
+flock 9   # one download at a time when tests run side by side
 kernel_dir=$(ls -d "$cache"/kernel-* 2>/dev/null | head -1 || true)
 if [ -z "$kernel_dir" ]; then
   pkg=$(apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' | awk '{print $1}' | sort -V | tail -1)
@@ -33,6 +35,7 @@ if [ -z "$kernel_dir" ]; then
   dpkg -x "$cache/${pkg}"_*.deb "$kernel_dir"
   rm -f "$cache/${pkg}"_*.deb
 fi
+flock -u 9
 vmlinuz=$(ls "$kernel_dir"/boot/vmlinuz-* | head -1)
 moddir=$(ls -d "$kernel_dir"/lib/modules/* | head -1)
 
