@@ -52,6 +52,9 @@ std::vector<DriverEntry> build_list() {
     list.push_back({"verbs", "one process per rank over InfiniBand verbs / RoCE (rdma_cm, RC QPs, RDMA write with immediate)", false, nullptr,
                     [](const Config& c, std::uint32_t rank, std::uint32_t ranks) -> std::unique_ptr<Transport> {
                         return std::make_unique<VerbsTransport>(rank, ranks, VerbsOptions{c.verbs_device, c.verbs_port, c.listen_host});
+                    },
+                    [](const Config& c) {
+                        if (auto problem = VerbsTransport::device_problem(c.verbs_device)) throw ConfigError(*problem);
                     }});
 #endif
 #ifdef EVB_HAVE_MPI

@@ -17,6 +17,8 @@ struct DriverEntry {
     // In-process drivers build every rank in this process; the others build one rank per process.
     std::function<std::vector<std::unique_ptr<Transport>>(const Config&, std::uint32_t ranks)> make_all;
     std::function<std::unique_ptr<Transport>(const Config&, std::uint32_t rank, std::uint32_t ranks)> make_one;
+    // Optional: checks what this machine must have before any rank starts (throws ConfigError).
+    std::function<void(const Config&)> preflight = nullptr;
 };
 
 const std::vector<DriverEntry>& drivers();

@@ -50,6 +50,25 @@ sockaddr_in parse_address(const std::string& text) {
 
 } // namespace
 
+std::optional<std::string> VerbsTransport::device_problem(const std::string& device) {
+    int count = 0;
+    ibv_device** list = ibv_get_device_list(&count);
+    std::optional<std::string> problem;
+    if (!list || count == 0) {
+        problem = "no RDMA device: load rdma_rxe or use another transport";
+    } else if (!device.empty()) {
+        std::string names;
+        bool found = false;
+        for (int i = 0; i < count; ++i) {
+            names += (names.empty() ? "" : ", ") + std::string(ibv_get_device_name(list[i]));
+            found = found || device == ibv_get_device_name(list[i]);
+        }
+        if (!found) problem = "no RDMA device named '" + device + "' (have: " + names + ")";
+    }
+    if (list) ibv_free_device_list(list);
+    return problem;
+}
+
 VerbsTransport::VerbsTransport(std::uint32_t rank, std::uint32_t size, VerbsOptions options)
     : rank_(rank), size_(size), options_(std::move(options)), peers_(size) {
     int count = 0;

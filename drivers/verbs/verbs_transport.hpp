@@ -11,6 +11,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ public:
                           std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
     std::string last_error() const override { return last_error_; }
     std::size_t poll(std::span<Completion> out) override;
+
+    // Why this machine cannot run the transport with `device` (empty: any), or nothing.
+    static std::optional<std::string> device_problem(const std::string& device);
 
     static constexpr std::size_t inline_size = 64;
     static constexpr std::uint32_t send_depth = 256, recv_depth = 128;
