@@ -28,7 +28,9 @@ exec 9>"$cache/.lock"
 flock 9   # one download at a time when tests run side by side
 kernel_dir=$(ls -d "$cache"/kernel-* 2>/dev/null | head -1 || true)
 if [ -z "$kernel_dir" ]; then
-  pkg=$(apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' | awk '{print $1}' | sort -V | tail -1)
+  find_pkg() { apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' | awk '{print $1}' | sort -V | tail -1; }
+  pkg=$(find_pkg)
+  [ -n "$pkg" ] || { apt-get update -q >/dev/null 2>&1 || true; pkg=$(find_pkg); }
   [ -n "$pkg" ] || { echo "run-in-vm.sh: no linux-image-6.1.0-*-amd64-unsigned in the package index (apt-get update?)" >&2; exit 2; }
   (cd "$cache" && apt-get download "$pkg" >/dev/null 2>&1) || { echo "run-in-vm.sh: cannot download $pkg" >&2; exit 2; }
   kernel_dir="$cache/kernel-${pkg}"
