@@ -14,7 +14,7 @@ a2a=$(run --baseline alltoall)
 printf "%-44s %8s %8s\n" "run ($ranks ranks, 1 MiB, ${secs} s)" "Gb/s/node" "/a2a"
 printf "%-44s %8.2f %8s\n" "MPI_Alltoall" "$a2a" "1.00"
 for cfg in "--transport mpi --credits 2 --parallel 1" "--transport mpi --credits 1 --parallel 4" "--transport mpi --credits 2 --parallel 4" \
-           "--transport mpi --mpi-rma --credits 1 --parallel 4" "--transport tcp --credits 1 --parallel 4" "--transport tcp --credits 2 --parallel 1"; do
+           "--transport mpi --mpi-rma --credits 1 --parallel 4" "--transport mpi --mpi-rma --protocol pull-noem --credits 1 --parallel 4" "--transport tcp --credits 1 --parallel 4" "--transport tcp --credits 2 --parallel 1"; do
   v=$(run $cfg)
   printf "%-44s %8.2f %8.2f\n" "$cfg" "$v" "$(echo "$v / $a2a" | bc -l)"
 done
