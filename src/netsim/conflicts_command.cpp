@@ -2,6 +2,7 @@
 
 #include "conflict_analyser.hpp"
 #include "fabric_options.hpp"
+#include "subcommand.hpp"
 #include "report.hpp"
 
 #include <CLI/CLI.hpp>
@@ -9,7 +10,6 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
-#include <iostream>
 
 namespace evb::netsim {
 
@@ -22,16 +22,7 @@ int conflicts_command(int argc, const char* const* argv, std::ostream& out) {
     add_fabric_options(app, fabric);
     app.add_option("--seed", fabric.seed, "same as --routing-seed");
     app.add_option("--json", json_file, "write the per-phase table as JSON");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp&) {
-        out << app.help();
-        return 0;
-    } catch (const std::exception& e) {
-        std::cerr << "evbench: error: " << e.what() << "\n";
-        return 2;
-    }
-    try {
+    return run_subcommand(app, argc, argv, out, nullptr, [&] {
         Fabric f = build_fabric(fabric);
         const Topology& t = f.topology;
         const Routing& r = f.routing;
@@ -53,13 +44,7 @@ int conflicts_command(int argc, const char* const* argv, std::ostream& out) {
                                         {"conflicting_phases", sum.conflicting}, {"worst", sum.worst},
                                         {"relative_throughput", sum.relative}, {"phases", rows}});
         return 0;
-    } catch (const std::invalid_argument& e) {
-        std::cerr << "evbench: error: " << e.what() << "\n";
-        return 2;
-    } catch (const RoutingError& e) {
-        std::cerr << "evbench: error: " << e.what() << "\n";
-        return 2;
-    }
+    });
 }
 
 } // namespace evb::netsim

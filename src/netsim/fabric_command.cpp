@@ -2,6 +2,7 @@
 
 #include "conflict_analyser.hpp"
 #include "fabric_options.hpp"
+#include "subcommand.hpp"
 #include "host_order.hpp"
 #include "ibnetdiscover_format.hpp"
 #include "lft_dump_format.hpp"
@@ -13,7 +14,6 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
-#include <iostream>
 #include <map>
 
 namespace evb::netsim {
@@ -43,16 +43,7 @@ int fabric_command(int argc, const char* const* argv, std::ostream& out) {
     app.add_option("--write-hostfile", hostfile_out, "write one host name per rank, in --host-order, for mpirun or srun");
     app.add_flag("--hosts", list_hosts, "list every rank: host, LID, leaf and port");
     app.add_option("--json", json_file, "write the description as JSON");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp&) {
-        out << app.help();
-        return 0;
-    } catch (const std::exception& e) {
-        std::cerr << "evbench: error: " << e.what() << "\n";
-        return 2;
-    }
-    try {
+    return run_subcommand(app, argc, argv, out, nullptr, [&] {
         Fabric f = build_fabric(fabric);
         const Topology& t = f.topology;
         std::map<std::uint32_t, std::uint32_t> per_level;
@@ -97,13 +88,7 @@ int fabric_command(int argc, const char* const* argv, std::ostream& out) {
             write_json_file(json_file, {{"hosts", t.hosts().size()}, {"switches", t.switches().size()}, {"cables", cables},
                                         {"routing", f.routing_name}, {"host_order", f.host_order}, {"orders", orders}, {"ranks", hosts}});
         return 0;
-    } catch (const std::invalid_argument& e) {
-        std::cerr << "evbench: error: " << e.what() << "\n";
-        return 2;
-    } catch (const RoutingError& e) {
-        std::cerr << "evbench: error: " << e.what() << "\n";
-        return 2;
-    }
+    });
 }
 
 } // namespace evb::netsim

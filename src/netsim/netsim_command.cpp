@@ -2,6 +2,7 @@
 
 #include "cli_options.hpp"
 #include "sim_options.hpp"
+#include "subcommand.hpp"
 #include "quantity.hpp"
 #include "report.hpp"
 #include "sim_report.hpp"
@@ -9,7 +10,6 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include <iostream>
 
 namespace evb::netsim {
 
@@ -40,21 +40,14 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
     add_quantity<Picoseconds>(app, "--warmup", warmup, parse_duration, "throughput is measured after this", "0s");
     app.add_flag("--ports", all_ports, "print every port, not only the 8 most stalled");
     app.add_option("--json", json_file, "write configuration and results as JSON");
-    try {
-        app.parse(argc, argv);
+    auto resolve = [&] {
         model.resolve();
         traffic.pattern = parse_traffic_pattern(pattern);
         traffic.seed = sim.seed;
         if (duration.count() > 0) traffic.stop = duration;
         if (duration.count() == 0 && traffic.messages == 0) throw std::invalid_argument("give --messages or a --duration above zero");
-    } catch (const CLI::CallForHelp&) {
-        out << app.help();
-        return 0;
-    } catch (const std::exception& e) {
-        std::cerr << "evbench: error: " << e.what() << "\n";
-        return 2;
-    }
-    try {
+    };
+    return run_subcommand(app, argc, argv, out, resolve, [&] {
         Fabric f = build_fabric(fabric);
         FabricSim probe(f.topology, f.routing, sim);   // validates the model before the header
         traffic.validate(probe.hosts());
@@ -78,16 +71,7 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
             write_json_file(json_file, {{"config", config}, {"results", traffic_result_json(f.topology, r)}});
         }
         return 0;
-    } catch (const SimCheckError& e) {
-        std::cerr << "evbench: error: " << e.what() << "\n";
-        return 1;
-    } catch (const std::invalid_argument& e) {
-        std::cerr << "evbench: error: " << e.what() << "\n";
-        return 2;
-    } catch (const RoutingError& e) {
-        std::cerr << "evbench: error: " << e.what() << "\n";
-        return 2;
-    }
+    });
 }
 
 } // namespace evb::netsim
