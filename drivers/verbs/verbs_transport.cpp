@@ -1,5 +1,7 @@
 #include "verbs_transport.hpp"
 
+#include "loopback_delivery.hpp"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -271,31 +273,31 @@ void VerbsTransport::lose(std::uint32_t peer, const std::string& why) {
     Peer& p = peers_[peer];
     if (p.lost) return;
     p.lost = true;
-    static thread_local std::vector<std::string> reasons;   // stable storage for Completion::error
-    reasons.push_back("rank " + std::to_string(peer) + ": " + why);
+    p.lost_reason = "rank " + std::to_string(peer) + ": " + why;   // Completion::error points here
     Completion c;
     c.kind = Completion::Kind::peer_lost;
     c.peer = peer;
-    c.error = reasons.back().c_str();
+    c.error = p.lost_reason.c_str();
     ready_.push(c);
+}
+
+PostStatus VerbsTransport::can_post(std::uint32_t peer) {
+    const Peer& p = peers_[peer];
+    if (p.lost) {
+        last_error_ = "connection to rank " + std::to_string(peer) + " is lost";
+        return PostStatus::error;
+    }
+    return p.sends_outstanding >= send_depth ? PostStatus::no_resource : PostStatus::ok;
 }
 
 PostStatus VerbsTransport::post_send(std::uint32_t peer, const Message& msg) {
     if (peer >= size_) return PostStatus::error;
     if (peer == rank_) {
-        Completion c;
-        c.kind = Completion::Kind::message;
-        c.peer = peer;
-        c.msg = msg;
-        ready_.push(c);
+        deliver_message({rank_, ready_}, {rank_, ready_}, msg);
         return PostStatus::ok;
     }
+    if (PostStatus s = can_post(peer); s != PostStatus::ok) return s;
     Peer& p = peers_[peer];
-    if (p.lost) {
-        last_error_ = "connection to rank " + std::to_string(peer) + " is lost";
-        return PostStatus::error;
-    }
-    if (p.sends_outstanding >= send_depth) return PostStatus::no_resource;
     ibv_sge sge{reinterpret_cast<std::uintptr_t>(&msg), sizeof(Message), 0};
     ibv_send_wr wr{};
     wr.wr_id = wr_id(kind_send, peer, 0);
@@ -316,32 +318,13 @@ PostStatus VerbsTransport::post_write(std::uint32_t peer, const MemoryRegion& lo
                                       std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
     if (peer >= size_) return PostStatus::error;
     if (peer == rank_) {   // to ourselves: a copy, with the completions the adapter would give
-        auto index = static_cast<std::size_t>(remote_key & 0xFFFFFFFF);
-        if (index == 0 || index > regions_.size() || remote_offset + length > regions_[index - 1].length) {
-            last_error_ = "write to self outside the registered regions";
-            return PostStatus::error;
-        }
-        std::memcpy(regions_[index - 1].base + remote_offset, local.base + local_offset, length);
-        Completion arrived;
-        arrived.kind = Completion::Kind::write_arrived;
-        arrived.peer = peer;
-        arrived.imm = imm;
-        arrived.offset = remote_offset;
-        arrived.length = length;
-        ready_.push(arrived);
-        Completion done;
-        done.kind = Completion::Kind::write_done;
-        done.peer = peer;
-        done.cookie = cookie;
-        ready_.push(done);
-        return PostStatus::ok;
+        // The low half of a key is the region's index + 1, as loopback delivery expects.
+        last_error_ = deliver_write({rank_, ready_}, {rank_, ready_}, regions_, local, local_offset, remote_key & 0xFFFFFFFF, remote_offset,
+                                    length, imm, cookie);
+        return last_error_.empty() ? PostStatus::ok : PostStatus::error;
     }
+    if (PostStatus s = can_post(peer); s != PostStatus::ok) return s;
     Peer& p = peers_[peer];
-    if (p.lost) {
-        last_error_ = "connection to rank " + std::to_string(peer) + " is lost";
-        return PostStatus::error;
-    }
-    if (p.sends_outstanding >= send_depth) return PostStatus::no_resource;
     auto local_index = static_cast<std::size_t>(local.key & 0xFFFFFFFF);
     if (local_index == 0 || local_index > mrs_.size()) {
         last_error_ = "write from an unregistered buffer";

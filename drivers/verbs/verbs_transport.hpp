@@ -56,11 +56,14 @@ private:
         ibv_mr* recv_mr = nullptr;
         std::uint32_t sends_outstanding = 0;
         bool connected = false, lost = false;
+        std::string lost_reason;   // set once; peers_ never resizes after construction
     };
     void setup_qp(std::uint32_t peer, rdma_cm_id* id);
     void post_recv(std::uint32_t peer, std::uint32_t slot);
     void handle_cm_event(rdma_cm_event* event);
     void lose(std::uint32_t peer, const std::string& why);
+    // ok, no_resource (send queue full) or error (connection lost, last_error_ says so).
+    PostStatus can_post(std::uint32_t peer);
 
     std::uint32_t rank_, size_;
     VerbsOptions options_;
