@@ -38,8 +38,8 @@ int run(int argc, const char* const* argv) {
     if (!driver) return usage_error("--transport: unknown transport '" + config.transport + "' (built: " + driver_names() + ")");
     bool with_manager = config.protocol != Protocol::pull_no_em;
 
-    if (driver->preflight && !detect_world()) driver->preflight(config);   // one line here, not one per rank
     auto world = detect_world();
+    if (driver->preflight && !world) driver->preflight(config);   // one line here, not one per rank
     if (!config.baseline.empty()) {
         if (config.baseline != "alltoall") return usage_error("--baseline: unknown baseline '" + config.baseline + "' (choose alltoall)");
 #ifdef EVB_HAVE_MPI

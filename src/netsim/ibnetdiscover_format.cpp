@@ -46,7 +46,12 @@ std::string trim(const std::string& s) {
     return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
 }
 
-std::vector<NodeRecord> parse_records(std::istream& in, const std::string& file) {
+struct Records {
+    std::vector<NodeRecord> nodes;
+    std::map<std::string, std::size_t> by_id;   // node id -> index in nodes
+};
+
+Records parse_records(std::istream& in, const std::string& file) {
     static const std::regex header(R"re(^(Switch|Ca|Hca|Rt)\s+(\d+)\s+"([^"]*)"\s*(?:#\s*"([^"]*)"(.*))?$)re");
     static const std::regex port_line(
         R"re(^\[(\d+)\](?:\[ext \d+\])?(?:\(([0-9a-fA-F]+)\))?\s*"([^"]*)"\[(\d+)\](?:\[ext \d+\])?(?:\(([0-9a-fA-F]+)\))?\s*(?:#(.*))?$)re");
@@ -56,7 +61,8 @@ std::vector<NodeRecord> parse_records(std::istream& in, const std::string& file)
     static const std::regex link_kind(R"re(\b(\d+x[A-Za-z0-9.]+)\s*$)re");
     static const std::regex own_lid(R"re(^\s*lid (\d+))re");
 
-    std::vector<NodeRecord> nodes;
+    Records records;
+    std::vector<NodeRecord>& nodes = records.nodes;
     std::uint64_t pending_guid = 0;   // from the switchguid= / caguid= line before a node; 0: none
     std::string raw;
     std::size_t line_no = 0;
@@ -86,8 +92,8 @@ std::vector<NodeRecord> parse_records(std::istream& in, const std::string& file)
                 n.guid = pending_guid ? pending_guid : guid_in_id(n.id).value_or(0);
                 pending_guid = 0;
                 n.line = line_no;
-                for (const auto& other : nodes)
-                    if (other.id == n.id) fail("node \"" + n.id + "\" is defined twice (first on line " + std::to_string(other.line) + ")");
+                if (auto [at, fresh] = records.by_id.emplace(n.id, nodes.size()); !fresh)
+                    fail("node \"" + n.id + "\" is defined twice (first on line " + std::to_string(nodes[at->second].line) + ")");
                 nodes.push_back(std::move(n));
             } else if (std::regex_match(line, m, port_line)) {
                 if (nodes.empty()) fail("a port line before any Switch or Ca line");
@@ -113,15 +119,13 @@ std::vector<NodeRecord> parse_records(std::istream& in, const std::string& file)
         }
     }
     if (nodes.empty()) throw DumpError(file, 0, "no Switch or Ca in the file (empty or not an ibnetdiscover dump)");
-    return nodes;
+    return records;
 }
 
 } // namespace
 
 Topology parse_ibnetdiscover(std::istream& in, const std::string& file) {
-    std::vector<NodeRecord> nodes = parse_records(in, file);
-    std::map<std::string, std::size_t> by_id;
-    for (std::size_t i = 0; i < nodes.size(); ++i) by_id[nodes[i].id] = i;
+    auto [nodes, by_id] = parse_records(in, file);
 
     // Cables must be consistent from both ends and lead to nodes the file defines.
     for (const auto& n : nodes)
