@@ -1,13 +1,14 @@
 // The order in which a unit visits its peers: a BU visiting RUs for one event (PULL), or an RU
 // visiting BUs for one sweep (PUSH). Pure functions of (self, round): easy to test and replay.
 #pragma once
-#include "config.hpp"
 
 #include <cstdint>
 #include <memory>
 #include <span>
 
 namespace evb {
+
+enum class Scheduling { barrel_shift, random };
 
 class Schedule {
 public:

@@ -38,22 +38,4 @@ public:
     std::vector<std::pair<Picoseconds, TimerId>> timers;
 };
 
-// A transport that only registers memory: enough for pools used by a unit under test.
-class RegistryOnlyTransport final : public Transport {
-public:
-    const char* name() const override { return "registry"; }
-    std::uint32_t rank() const override { return 0; }
-    std::uint32_t size() const override { return 1; }
-    Capabilities capabilities() const override { return {}; }
-    std::string local_address() override { return ""; }
-    void connect(const std::vector<std::string>&, Picoseconds) override {}
-    MemoryRegion register_memory(std::byte* b, std::size_t l) override { return {b, l, 7}; }
-    PostStatus post_send(std::uint32_t, const Message&) override { return PostStatus::error; }
-    PostStatus post_write(std::uint32_t, const MemoryRegion&, std::size_t, std::uint64_t, std::uint64_t, std::size_t,
-                          std::uint32_t, std::uint64_t) override {
-        return PostStatus::error;
-    }
-    std::size_t poll(std::span<Completion>) override { return 0; }
-};
-
 } // namespace evb::test

@@ -1,8 +1,10 @@
 // Every protocol x scheduling on the in-process transport: each assigned event is built exactly
 // once, every fragment's header and payload checksum verified, every byte accounted for.
 #include "fragment_format.hpp"
-#include "registry.hpp"
-#include "run_local.hpp"
+#include "in_process_run.hpp"
+#include "layout.hpp"
+#include "local_driver.hpp"
+#include "report.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +14,13 @@
 using namespace evb;
 
 namespace {
+
+// Every rank of `c` on the local driver, in this process, as `evbench` runs it.
+RunResult run_local(const Config& c, std::ostream& out) {
+    ConsoleReport console(out, c, false);
+    return *run_in_process(c, LocalDriver().make_all(Layout::from_config(c).ranks()), console).result;
+}
+
 
 using Point = std::tuple<Protocol, Scheduling, std::uint32_t /*N*/, std::uint32_t /*credits*/, bool /*parallel N*/>;
 
@@ -33,7 +42,7 @@ TEST_P(LocalEndToEnd, EveryEventBuiltOnceAndVerified) {
     c.quiet = true;
     validate(c);
     std::ostringstream out;
-    RunResult r = run_in_process(c, *find_driver("local"), out);
+    RunResult r = run_local(c, out);
 
     ASSERT_FALSE(r.failure) << *r.failure;
     NodeStats sys = r.system();
@@ -89,7 +98,7 @@ TEST(LocalEndToEnd, LayoutsWithPpn2AndOwnEmRank) {
             c.verify = Verify::full;
             c.quiet = true;
             std::ostringstream out;
-            RunResult r = run_in_process(c, *find_driver("local"), out);
+            RunResult r = run_local(c, out);
             ASSERT_FALSE(r.failure);
             EXPECT_EQ(r.system().events_built, 200u) << "ppn " << ppn << " em " << to_string(em);
             EXPECT_EQ(r.system().errors.total(), 0u);
@@ -103,7 +112,7 @@ TEST(LocalEndToEnd, DurationStopsTheRunAndDrains) {
     c.duration = Picoseconds::from_seconds(0.2);
     c.quiet = true;
     std::ostringstream out;
-    RunResult r = run_in_process(c, *find_driver("local"), out);
+    RunResult r = run_local(c, out);
     ASSERT_FALSE(r.failure);
     NodeStats sys = r.system();
     EXPECT_GT(sys.events_built, 0u);

@@ -1,8 +1,8 @@
 // The flit-level IB model against analytic results: eq. 2.13-2.14 (packetisation), eq. 2.16
 // (cut-through latency), eq. 2.17 (credit loop buffer), fair sharing under many-to-one, and
 // conservation of credits and flits (checks on in every test).
-#include "netsim/fabric_options.hpp"
-#include "netsim/traffic_run.hpp"
+#include "fabric_options.hpp"
+#include "traffic_run.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,11 +3,11 @@
 // ibroute, dump_lfts and ibtracert dump it, and evbench reads the dumps back.
 #include "fabric_expectations.hpp"
 #include "ibsim_fabric.hpp"
-#include "netsim/conflict_analyser.hpp"
-#include "netsim/fat_tree.hpp"
-#include "netsim/host_order.hpp"
-#include "netsim/ibnetdiscover_format.hpp"
-#include "netsim/lft_dump_format.hpp"
+#include "conflict_analyser.hpp"
+#include "fat_tree.hpp"
+#include "host_order.hpp"
+#include "ibnetdiscover_format.hpp"
+#include "lft_dump_format.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
 // Reading and writing fabrics in the formats of ibnetdiscover and ibroute / dump_lfts, host
 // orders and hostfiles, and the one-line errors for broken dumps. The same formats against the
 // real tools (ibsim, OpenSM, infiniband-diags) are in test_netsim_ibsim.cpp.
-#include "netsim/conflict_analyser.hpp"
-#include "netsim/dump_error.hpp"
-#include "netsim/fat_tree.hpp"
-#include "netsim/host_order.hpp"
-#include "netsim/ibnetdiscover_format.hpp"
-#include "netsim/lft_dump_format.hpp"
+#include "conflict_analyser.hpp"
+#include "dump_error.hpp"
+#include "fat_tree.hpp"
+#include "host_order.hpp"
+#include "ibnetdiscover_format.hpp"
+#include "lft_dump_format.hpp"
 #include "fabric_expectations.hpp"
 #include "run_command.hpp"
 

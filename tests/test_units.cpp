@@ -128,9 +128,8 @@ TEST_P(BuilderUnitOrder, CompletesOnlyWhenAllFragmentsInAnyOrder) {
     c.parallel = 4;
     UnitFixture built(c);
     const UnitSetup& setup = built.units;
-    RegistryOnlyTransport reg;
     MemoryPool slots(c.fragment_stride() * c.nodes, 4);
-    slots.register_with(reg);
+    slots.set_remote_key(7);   // what the executor records when it registers the pool
     BuilderUnit bu(setup, 1, slots);
     RecordingContext ctx;
     bu.on_start(ctx);
@@ -163,8 +162,8 @@ TEST_P(BuilderUnitOrder, CompletesOnlyWhenAllFragmentsInAnyOrder) {
         gen.stamp(block.data(), 42, size);
         std::memcpy(slots.data() + offset, block.data(), size);
         EXPECT_EQ(bu.built(), 0u);
-        Completion w;
-        w.kind = Completion::Kind::write_arrived;
+        WriteCompletion w;
+        w.kind = WriteCompletion::Kind::write_arrived;
         w.imm = WriteImm::encode(a.slot, src);
         w.length = size;
         ctx.now_ = Picoseconds(2000'000 + static_cast<std::int64_t>(k));
@@ -176,8 +175,8 @@ TEST_P(BuilderUnitOrder, CompletesOnlyWhenAllFragmentsInAnyOrder) {
     // The slot's credit goes back to the EM after the build.
     EXPECT_EQ(ctx.sent.back().second.type, MessageType::credit);
     // A fifth fragment for the finished event is unexpected, a repeated one before it a duplicate.
-    Completion again;
-    again.kind = Completion::Kind::write_arrived;
+    WriteCompletion again;
+    again.kind = WriteCompletion::Kind::write_arrived;
     again.imm = WriteImm::encode(a.slot, 0);
     bu.on_completion(ctx, again);
     EXPECT_EQ(ctx.stats_.errors.total(), 1u);
@@ -191,9 +190,8 @@ TEST(BuilderUnit, DetectsCorruptedPayloadAndWrongEvent) {
     c.parallel = 2;
     UnitFixture built(c);
     const UnitSetup& setup = built.units;
-    RegistryOnlyTransport reg;
     MemoryPool slots(c.fragment_stride() * 2, 4);
-    slots.register_with(reg);
+    slots.set_remote_key(7);   // what the executor records when it registers the pool
     BuilderUnit bu(setup, 0, slots);
     RecordingContext ctx;
     bu.on_start(ctx);
@@ -210,8 +208,8 @@ TEST(BuilderUnit, DetectsCorruptedPayloadAndWrongEvent) {
         gen.stamp(block.data(), src == 0 ? 6 : 5, built.sizer.size(5, src));
         if (src == 1) block[100] ^= std::byte{1};
         std::memcpy(slots.data() + slots.offset_of(0) + src * c.fragment_stride(), block.data(), built.sizer.size(5, src));
-        Completion w;
-        w.kind = Completion::Kind::write_arrived;
+        WriteCompletion w;
+        w.kind = WriteCompletion::Kind::write_arrived;
         w.imm = WriteImm::encode(0, src);
         w.length = built.sizer.size(5, src);
         bu.on_completion(ctx, w);
@@ -224,9 +222,8 @@ TEST(ReadoutUnit, QueuesRequestsWhenEveryBufferIsOnLoan) {
     Config c = small_config();
     UnitFixture built(c);
     const UnitSetup& setup = built.units;
-    RegistryOnlyTransport reg;
     MemoryPool pool(c.fragment_stride(), 2);
-    pool.register_with(reg);
+    pool.set_remote_key(7);
     ReadoutUnit ru(setup, 3, pool);
     RecordingContext ctx;
     for (std::uint64_t e = 0; e < 3; ++e) {
@@ -241,8 +238,8 @@ TEST(ReadoutUnit, QueuesRequestsWhenEveryBufferIsOnLoan) {
     ASSERT_EQ(ctx.writes.size(), 2u);   // two buffers, the third request waits
     EXPECT_EQ(ctx.writes[0].to.index, 1u);
     EXPECT_EQ(WriteImm::source(ctx.writes[0].imm), 3u);
-    Completion done;
-    done.kind = Completion::Kind::write_done;
+    WriteCompletion done;
+    done.kind = WriteCompletion::Kind::write_done;
     done.cookie = ctx.writes[0].cookie;
     ru.on_completion(ctx, done);
     ASSERT_EQ(ctx.writes.size(), 3u);

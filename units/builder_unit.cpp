@@ -49,7 +49,7 @@ void BuilderUnit::announce(Context& ctx, std::uint32_t slot) {
     Message m{};
     m.type = MessageType::credit;
     m.slot = slot;
-    m.rkey = pool_.region().key;
+    m.rkey = pool_.remote_key();
     m.offset = pool_.offset_of(s.block);
     ctx.send({Role::manager, 0}, m);
 }
@@ -112,7 +112,7 @@ void BuilderUnit::request_more(Context& ctx, std::uint32_t slot) {
         m.type = MessageType::request;
         m.event = s.event;
         m.slot = slot;
-        m.rkey = pool_.region().key;
+        m.rkey = pool_.remote_key();
         m.offset = fragment_offset(s, ru);
         ++s.outstanding;
         ++ctx.stats().in_flight;
@@ -136,9 +136,9 @@ void BuilderUnit::check(Context& ctx, const Slot& s, std::uint32_t source) {
     }
 }
 
-void BuilderUnit::on_completion(Context& ctx, const Completion& c) {
+void BuilderUnit::on_completion(Context& ctx, const WriteCompletion& c) {
     auto& st = ctx.stats();
-    if (c.kind != Completion::Kind::write_arrived) {
+    if (c.kind != WriteCompletion::Kind::write_arrived) {
         ++st.errors.unexpected;
         return;
     }
@@ -193,11 +193,13 @@ void BuilderUnit::complete(Context& ctx, std::uint32_t slot) {
         announce(ctx, slot);
 }
 
-void BuilderUnit::on_stop(Context& ctx) {
-    for (std::uint32_t i = 0; i < slots_.size(); ++i) {
+void BuilderUnit::on_stop(Context& ctx, bool in_flight_is_missing) {
+    for (std::uint32_t i = 0; i < slots_.size() && in_flight_is_missing; ++i) {
         const auto& s = slots_[i];
         if (s.active && s.assigned) ctx.stats().errors.missing += nodes_ - s.received;
     }
+    // In eq. 3.1's terms: whole fragments, even where only their headers sit in memory.
+    ctx.stats().peak_bu_bytes = std::uint64_t{pool_.peak_in_use()} * config_.wire_fragment_stride() * nodes_;
 }
 
 } // namespace evb

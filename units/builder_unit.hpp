@@ -15,9 +15,11 @@ public:
     BuilderUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool& slots);
     void on_start(Context& ctx) override;
     void on_message(Context& ctx, const Message& msg) override;
-    void on_completion(Context& ctx, const Completion& c) override;
+    void on_completion(Context& ctx, const WriteCompletion& c) override;
     bool finished() const override;
-    void on_stop(Context& ctx) override;
+    void on_stop(Context& ctx, bool in_flight_is_missing) override;
+    std::vector<MemoryPool*> pools() override { return {&pool_}; }
+    bool receives_writes() const override { return true; }
 
     std::uint64_t built() const { return built_; }
     std::uint32_t busy_slots() const { return busy_; }

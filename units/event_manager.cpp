@@ -16,7 +16,7 @@ void EventManager::on_timer(Context& ctx, TimerId id) {
     if (id == stop_timer) stop(ctx);
 }
 
-void EventManager::on_completion(Context& ctx, const Completion&) { ++ctx.stats().errors.unexpected; }
+void EventManager::on_completion(Context& ctx, const WriteCompletion&) { ++ctx.stats().errors.unexpected; }
 
 void EventManager::on_message(Context& ctx, const Message& msg) {
     if (msg.type != MessageType::credit || msg.from_index >= nodes_) {

@@ -13,7 +13,7 @@ public:
     explicit EventManager(const UnitSetup& setup);
     void on_start(Context& ctx) override;
     void on_message(Context& ctx, const Message& msg) override;
-    void on_completion(Context& ctx, const Completion& c) override;
+    void on_completion(Context& ctx, const WriteCompletion& c) override;
     void on_timer(Context& ctx, TimerId id) override;
     bool finished() const override { return stopped_; }
 

@@ -39,8 +39,8 @@ void ReadoutUnit::serve(Context& ctx, const Job& job, std::uint32_t block) {
               (std::uint64_t{size} << 32) | block);
 }
 
-void ReadoutUnit::on_completion(Context& ctx, const Completion& c) {
-    if (c.kind != Completion::Kind::write_done) {
+void ReadoutUnit::on_completion(Context& ctx, const WriteCompletion& c) {
+    if (c.kind != WriteCompletion::Kind::write_done) {
         ++ctx.stats().errors.unexpected;
         return;
     }
@@ -89,6 +89,11 @@ bool ReadoutUnit::next_push_job(Job& job) {
         }
     }
     return false;
+}
+
+void ReadoutUnit::on_stop(Context& ctx, bool) {
+    // In eq. 3.1's terms: whole fragments, even where only their headers sit in memory.
+    ctx.stats().peak_ru_bytes = std::uint64_t{pool_.peak_in_use()} * setup_.config.wire_fragment_stride();
 }
 
 } // namespace evb

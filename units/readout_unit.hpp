@@ -14,8 +14,10 @@ public:
     ReadoutUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool& pool);
     void on_start(Context& ctx) override;
     void on_message(Context& ctx, const Message& msg) override;
-    void on_completion(Context& ctx, const Completion& c) override;
+    void on_completion(Context& ctx, const WriteCompletion& c) override;
     bool finished() const override { return true; }   // passive: serves until the run ends
+    void on_stop(Context& ctx, bool in_flight_is_missing) override;
+    std::vector<MemoryPool*> pools() override { return {&pool_}; }
 
 private:
     struct Job {

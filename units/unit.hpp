@@ -3,7 +3,9 @@
 #include "context.hpp"
 #include "fragment_format.hpp"
 #include "schedule.hpp"
-#include "transport.hpp"
+#include "write_completion.hpp"
+
+#include <vector>
 
 namespace evb {
 
@@ -20,12 +22,19 @@ public:
     virtual void on_start(Context& ctx) = 0;
     virtual void on_message(Context& ctx, const Message& msg) = 0;
     // write_done for writes this unit posted, write_arrived for writes into its region.
-    virtual void on_completion(Context& ctx, const Completion& c) = 0;
+    virtual void on_completion(Context& ctx, const WriteCompletion& c) = 0;
     virtual void on_timer(Context& ctx, TimerId id) { (void)ctx; (void)id; }
     // True once the unit will initiate nothing more (it may still serve requests).
     virtual bool finished() const = 0;
-    // Called when the run ends: count whatever is still incomplete as missing.
-    virtual void on_stop(Context& ctx) { (void)ctx; }
+    // Called when the run ends. Unless the run was cut at its duration, whatever is still
+    // incomplete counts as missing. Units also record their peak memory here.
+    virtual void on_stop(Context& ctx, bool in_flight_is_missing) { (void)ctx; (void)in_flight_is_missing; }
+    // Pools the executor registers with the transport: blocks this unit writes from, or that
+    // peers write into.
+    virtual std::vector<MemoryPool*> pools() { return {}; }
+    // True for the unit that peers' writes land in (at most one per rank; the immediate value
+    // addresses inside it).
+    virtual bool receives_writes() const { return false; }
 };
 
 } // namespace evb

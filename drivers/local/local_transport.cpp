@@ -12,9 +12,9 @@ MemoryRegion LocalTransport::register_memory(std::byte* base, std::size_t length
     return regions.back();
 }
 
-PostStatus LocalTransport::post_send(std::uint32_t peer, const Message& msg) {
+PostStatus LocalTransport::post_send(std::uint32_t peer, const CommandBytes& command) {
     if (peer >= size()) return PostStatus::error;
-    deliver_message({rank_, fabric_.endpoint(rank_).inbound}, {peer, fabric_.endpoint(peer).inbound}, msg);
+    deliver_message({rank_, fabric_.endpoint(rank_).inbound}, {peer, fabric_.endpoint(peer).inbound}, command);
     return PostStatus::ok;
 }
 

@@ -26,7 +26,7 @@ private:
 
 class LocalTransport final : public Transport {
 public:
-    LocalTransport(LocalFabric& fabric, std::uint32_t rank) : fabric_(fabric), rank_(rank) {}
+    LocalTransport(std::shared_ptr<LocalFabric> fabric, std::uint32_t rank) : shared_(std::move(fabric)), fabric_(*shared_), rank_(rank) {}
     const char* name() const override { return "local"; }
     std::uint32_t rank() const override { return rank_; }
     std::uint32_t size() const override { return fabric_.size(); }
@@ -34,7 +34,7 @@ public:
     std::string local_address() override { return "local:" + std::to_string(rank_); }
     void connect(const std::vector<std::string>&, Picoseconds) override {}
     MemoryRegion register_memory(std::byte* base, std::size_t length) override;
-    PostStatus post_send(std::uint32_t peer, const Message& msg) override;
+    PostStatus post_send(std::uint32_t peer, const CommandBytes& command) override;
     PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset,
                           std::uint64_t remote_key, std::uint64_t remote_offset, std::size_t length, std::uint32_t imm,
                           std::uint64_t cookie) override;
@@ -43,6 +43,7 @@ public:
 
 private:
     std::string last_error_;
+    std::shared_ptr<LocalFabric> shared_;   // every rank's transport keeps the fabric alive
     LocalFabric& fabric_;
     std::uint32_t rank_;
 };

@@ -1,6 +1,6 @@
 #include "mpi_alltoall.hpp"
 
-#include "report.hpp"
+#include "json_file.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -11,7 +11,7 @@
 
 namespace evb {
 
-int run_alltoall_baseline(const Config& config, const World& world, std::ostream& out) {
+int run_alltoall_baseline(const Config& config, const nlohmann::json& config_echo, const World& world, std::ostream& out) {
     int provided = 0;
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
     int rank = 0, size = 0;
@@ -48,7 +48,7 @@ int run_alltoall_baseline(const Config& config, const World& world, std::ostream
         fmt::print(out, "# system: {:.2f} Gb/s aggregate, {:.2f} Gb/s per node (N f bytes in per iteration, as a BU per event)\n",
                    per_node * size, per_node);
         if (!config.json_file.empty())
-            write_json_file(config.json_file, {{"config", to_json(config)},
+            write_json_file(config.json_file, {{"config", config_echo},
                                                {"results",
                                                 {{"baseline", "alltoall"},
                                                  {"ranks", size},

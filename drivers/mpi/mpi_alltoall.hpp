@@ -5,12 +5,14 @@
 #include "config.hpp"
 #include "world.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <ostream>
 
 namespace evb {
 
-// Runs on every rank of an mpirun / srun job; rank 0 prints (and writes --json). Returns the
-// exit code.
-int run_alltoall_baseline(const Config& config, const World& world, std::ostream& out);
+// Runs on every rank of an mpirun / srun job; rank 0 prints (and writes --json with the echoed
+// configuration). Returns the exit code.
+int run_alltoall_baseline(const Config& config, const nlohmann::json& config_echo, const World& world, std::ostream& out);
 
 } // namespace evb

@@ -109,11 +109,11 @@ std::uint32_t MpiTransport::take_send_slot() {
 
 void MpiTransport::fail(const std::string& what, int code) { last_error_ = what + ": " + mpi_error(code); }
 
-PostStatus MpiTransport::post_send(std::uint32_t peer, const Message& msg) {
+PostStatus MpiTransport::post_send(std::uint32_t peer, const CommandBytes& command) {
     if (peer >= size_) return PostStatus::error;
     std::uint32_t slot = take_send_slot();
     Control& c = send_buffers_[slot];
-    c = Control{Control::command, 0, 0, 0, 0, 0, msg};
+    c = Control{Control::command, 0, 0, 0, 0, 0, command};
     MPI_Request request;
     int code = MPI_Isend(&c, sizeof c, MPI_BYTE, static_cast<int>(peer), control_tag, MPI_COMM_WORLD, &request);
     if (code != MPI_SUCCESS) {
@@ -210,7 +210,7 @@ std::size_t MpiTransport::poll(std::span<Completion> out) {
             post_control_recv(p.slot);   // keep the receive posted before acting on the packet
             if (copy.kind == Control::command) {
                 c.kind = Completion::Kind::message;
-                c.msg = copy.msg;
+                c.command = copy.payload;
                 break;
             }
             // A write: its data lands at region `key` + offset.

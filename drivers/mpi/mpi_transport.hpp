@@ -29,7 +29,7 @@ public:
     std::string local_address() override { return "mpi:" + std::to_string(rank_); }
     void connect(const std::vector<std::string>& addresses, Picoseconds timeout) override;
     MemoryRegion register_memory(std::byte* base, std::size_t length) override;
-    PostStatus post_send(std::uint32_t peer, const Message& msg) override;
+    PostStatus post_send(std::uint32_t peer, const CommandBytes& command) override;
     PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
                           std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
     std::string last_error() const override { return last_error_; }
@@ -43,7 +43,7 @@ private:
         std::uint32_t imm;
         std::uint64_t key, offset, length;
         std::int32_t data_tag;   // send/receive mode: the tag its data travels with
-        Message msg;
+        CommandBytes payload;
     };
     enum class Op : std::uint8_t { control_recv, control_send, data_recv, data_send };
     struct Pending {

@@ -31,13 +31,13 @@ std::uint32_t SimNetwork::store(const Transfer& t) {
     return i;
 }
 
-PostStatus SimNetwork::send(std::uint32_t from, std::uint32_t to, const Message& msg) {
+PostStatus SimNetwork::send(std::uint32_t from, std::uint32_t to, const CommandBytes& command) {
     if (to >= ranks()) return PostStatus::error;
     Transfer t;
     t.from = from;
     t.to = to;
-    t.msg = msg;
-    start(t, sizeof(Message));
+    t.command = command;
+    start(t, command_bytes);
     return PostStatus::ok;
 }
 
@@ -100,7 +100,7 @@ void SimNetwork::land(const Transfer& t) {
     c.peer = t.from;
     if (!t.is_write) {
         c.kind = Completion::Kind::message;
-        c.msg = t.msg;
+        c.command = t.command;
         push(t.to, c);
         return;
     }

@@ -6,7 +6,7 @@
 // link rate, as an RDMA write to self crosses the adapter. Only fragment_stride() bytes of a
 // write are copied: the rest of a fragment exists on the simulated wire only.
 #pragma once
-#include "netsim/fabric_sim.hpp"
+#include "fabric_sim.hpp"
 #include "ring_queue.hpp"
 #include "transport.hpp"
 
@@ -25,7 +25,7 @@ public:
     netsim::FabricSim& fabric() { return fabric_; }
 
     MemoryRegion register_memory(std::uint32_t rank, std::byte* base, std::size_t length);
-    PostStatus send(std::uint32_t from, std::uint32_t to, const Message& msg);
+    PostStatus send(std::uint32_t from, std::uint32_t to, const CommandBytes& command);
     // Returns an empty string, or why the write is refused (unknown key, out of bounds).
     std::string write(std::uint32_t from, std::uint32_t to, const MemoryRegion& local, std::size_t local_offset, std::uint64_t rkey,
                       std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie);
@@ -46,7 +46,7 @@ private:
     struct Transfer {
         bool is_write = false;
         std::uint32_t from = 0, to = 0;
-        Message msg{};
+        CommandBytes command{};
         const MemoryRegion* local = nullptr;
         std::size_t local_offset = 0, length = 0;
         std::uint64_t rkey = 0, remote_offset = 0, cookie = 0;

@@ -1,14 +1,12 @@
 #include "sim_run.hpp"
 
-#include "layout.hpp"
 #include "log.hpp"
+#include "options.hpp"
 #include "quantity.hpp"
-#include "netsim/fabric_options.hpp"
-#include "netsim/sim_report.hpp"
 #include "reactor.hpp"
-#include "report.hpp"
-#include "run_local.hpp"
+#include "run_deadline.hpp"
 #include "sim_network.hpp"
+#include "sim_report.hpp"
 #include "sim_transport.hpp"
 
 #include <fmt/format.h>
@@ -16,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <sstream>
 
 namespace evb {
 namespace {
@@ -27,8 +26,8 @@ constexpr std::uint64_t progress_tag = UINT64_MAX, warmup_tag = UINT64_MAX - 1;
 class SimExecutor final : public netsim::SimApp {
 public:
     SimExecutor(SimNetwork& network, std::vector<std::unique_ptr<Node>>& nodes, Reactor& reactor, const Config& config,
-                std::ostream& out)
-        : network_(network), nodes_(nodes), reactor_(reactor), config_(config), out_(out), progress_(config.nodes, 6),
+                Picoseconds warmup, RunObserver& observer)
+        : network_(network), nodes_(nodes), reactor_(reactor), config_(config), warmup_(warmup), observer_(observer),
           armed_(nodes.size(), Picoseconds::max()) {}
 
     void start(netsim::FabricSim& sim) override {
@@ -39,7 +38,7 @@ public:
         for (std::uint32_t r = 0; r < nodes_.size(); ++r) service(sim, r);
         drain(sim);
         if (!config_.quiet) sim.set_timer(config_.progress_interval, 0, progress_tag);
-        if (config_.sim_warmup > Picoseconds(0)) sim.set_timer(config_.sim_warmup, 0, warmup_tag);
+        if (warmup_ > Picoseconds(0)) sim.set_timer(warmup_, 0, warmup_tag);
     }
 
     void delivered(netsim::FabricSim& sim, const netsim::SimMessage& m) override {
@@ -49,7 +48,7 @@ public:
 
     void timer(netsim::FabricSim& sim, std::uint32_t, std::uint64_t tag) override {
         if (tag == progress_tag) {
-            progress_.line(out_, sim.now(), reactor_.totals());
+            observer_.progress(sim.now(), reactor_.totals());
             if (!reactor_.all_finished() && !reactor_.failure()) sim.set_timer(sim.now() + config_.progress_interval, 0, progress_tag);
             return;
         }
@@ -108,8 +107,8 @@ private:
     std::vector<std::unique_ptr<Node>>& nodes_;
     Reactor& reactor_;
     const Config& config_;
-    std::ostream& out_;
-    ProgressPrinter progress_;
+    Picoseconds warmup_;
+    RunObserver& observer_;
     std::vector<Picoseconds> armed_;
     std::vector<std::uint32_t> dirty_;
     std::array<Completion, 64> completions_{};
@@ -171,8 +170,25 @@ std::uint32_t fat_tree_k_for(std::uint32_t hosts) {
     return k;
 }
 
-SimRunResult run_simulated(const Config& config, std::ostream& out) {
-    Layout layout = Layout::from_config(config);
+void SimRunOptions::declare(OptionSet& options) {
+    netsim::declare_fabric_options(options, fabric);
+    netsim::declare_sim_model_options(options, model);
+    options.duration("warmup", warmup, "bytes and events count from simulated time T (the start fills every credit at once)");
+    options.on_off("ports", all_ports, "list every port in the network counters, not only the 8 most stalled");
+}
+
+void SimRunOptions::resolve(std::uint64_t seed) {
+    try {
+        model.resolve();
+    } catch (const std::invalid_argument& e) {
+        throw ConfigError(e.what());
+    }
+    model.sim.seed = seed;
+}
+
+RunOutcome run_simulated(const Config& config, const SimRunOptions& options, RunObserver& observer) {
+    EventBuilder builder(config);
+    const Layout& layout = builder.layout();
     const std::uint32_t ranks = layout.ranks();
     // Node i is host i; an EM with its own rank gets host N.
     std::vector<std::uint32_t> host_of_rank(ranks);
@@ -182,38 +198,34 @@ SimRunResult run_simulated(const Config& config, std::ostream& out) {
         host_of_rank[r] = u.readout ? *u.readout : u.builder ? *u.builder : config.nodes;
         hosts_needed = std::max(hosts_needed, host_of_rank[r] + 1);
     }
-    netsim::FabricOptions fabric_options = config.sim_fabric;
+    netsim::FabricOptions fabric_options = options.fabric;
     if (fabric_options.topology_file.empty() && fabric_options.tree.k == 0) fabric_options.tree.k = fat_tree_k_for(hosts_needed);
     netsim::Fabric fabric = netsim::build_fabric(fabric_options);
     if (fabric.topology.hosts().size() < hosts_needed)
         throw ConfigError(fmt::format("the simulated fabric has {} hosts; {} nodes{} need {}", fabric.topology.hosts().size(), config.nodes,
                                       hosts_needed > config.nodes ? " and the EM's own rank" : "", hosts_needed));
-    netsim::FabricSim sim(fabric.topology, fabric.routing, config.sim_model.sim);
+    const netsim::SimModelOptions& model = options.model;
+    netsim::FabricSim sim(fabric.topology, fabric.routing, model.sim);
     SimNetwork network(sim, host_of_rank, config.fragment_stride());
 
-    FragmentSizer sizer(config);
-    auto schedule = make_schedule(config.scheduling, config.seed);
-    UnitSetup setup{config, sizer, *schedule};
     auto& log = logger("evb");
     std::vector<std::unique_ptr<SimTransport>> transports;
     std::vector<std::unique_ptr<Node>> nodes;
     Reactor reactor;
     for (std::uint32_t r = 0; r < ranks; ++r) {
         transports.push_back(std::make_unique<SimTransport>(network, r));
-        nodes.push_back(std::make_unique<Node>(setup, layout, *transports.back(), log));
+        nodes.push_back(std::make_unique<Node>(builder.units_of(r), layout, *transports.back(), log));
         reactor.add(*nodes.back());
     }
-    const auto& ib = config.sim_model.sim.ib;
-    if (!config.quiet) {
-        print_header(out, config, ranks,
+    const auto& ib = model.sim.ib;
+    observer.started(ranks,
                      fmt::format("simulated: {} hosts, {} switches, routing {}, mode {}", fabric.topology.hosts().size(),
-                                 fabric.topology.switches().size(), fabric.routing_name, config.sim_model.mode));
-        fmt::print(out, "# link {} Gb/s, latency {} ns, credits {} ns, buffer {} per VL x {} VLs, MTU {}, host latency {}; times are simulated\n",
-                   ib.link_gbps, ib.link_latency.nanoseconds(), ib.credit_latency.nanoseconds(), format_size(ib.buffer_bytes), ib.vls,
-                   ib.mtu, config.sim_model.host_latency);
-    }
+                                 fabric.topology.switches().size(), fabric.routing_name, model.mode),
+                     {fmt::format("# link {} Gb/s, latency {} ns, credits {} ns, buffer {} per VL x {} VLs, MTU {}, host latency {}; times are simulated",
+                                  ib.link_gbps, ib.link_latency.nanoseconds(), ib.credit_latency.nanoseconds(), format_size(ib.buffer_bytes),
+                                  ib.vls, ib.mtu, model.host_latency)});
 
-    SimExecutor executor(network, nodes, reactor, config, out);
+    SimExecutor executor(network, nodes, reactor, config, options.warmup, observer);
     // A timed run is cut at its duration: its throughput is what crossed the fabric until then
     // (draining N c events of N fragments each would take as long again, for nothing). A run of
     // --events runs until they are built.
@@ -223,8 +235,9 @@ SimRunResult run_simulated(const Config& config, std::ostream& out) {
     sim.run(executor, until);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
-    SimRunResult result{make_result(config), {}};
-    RunResult& r = result.run;
+    RunOutcome outcome;
+    outcome.result = make_result(config);
+    RunResult& r = *outcome.result;
     const bool finished = reactor.all_finished();
     if (auto f = reactor.failure()) {
         r.failure = f;
@@ -241,23 +254,26 @@ SimRunResult run_simulated(const Config& config, std::ostream& out) {
         if (!executor.baseline().empty()) s.subtract_flow(executor.baseline()[i]);
         r.add(s);
     }
-    if (!executor.baseline().empty()) r.window_start = config.sim_warmup;
+    if (!executor.baseline().empty()) r.window_start = options.warmup;
     r.elapsed = r.cut ? config.duration : executor.last_activity();
     r.wall_seconds = wall;
-    const Picoseconds from = executor.rx_baseline().empty() ? Picoseconds(0) : config.sim_warmup;
+    const Picoseconds from = executor.rx_baseline().empty() ? Picoseconds(0) : options.warmup;
     FabricRx rx = fabric_rx(sim, executor.rx_baseline(), config.nodes, from, r.cut ? config.duration : sim.now());
     const double b_eff = netsim::effective_bandwidth_gbps(ib, config.fragment_size);
     if (!config.quiet) {
-        print_network(out, fabric.topology, sim, wall, config.sim_all_ports);
-        fmt::print(out, "# fabric rx per node {:.6f}..{:.6f} s: avg {:.2f} min {:.2f} max {:.2f} Gb/s; b_eff (eq. 2.14) {:.2f} Gb/s\n",
+        std::ostringstream text;
+        print_network(text, fabric.topology, sim, wall, options.all_ports);
+        fmt::print(text, "# fabric rx per node {:.6f}..{:.6f} s: avg {:.2f} min {:.2f} max {:.2f} Gb/s; b_eff (eq. 2.14) {:.2f} Gb/s\n",
                    from.seconds(), (r.cut ? config.duration : sim.now()).seconds(), rx.avg, rx.min, rx.max, b_eff);
+        outcome.extra_text = text.str();
     }
-    result.network = network_json(fabric.topology, sim, wall, fabric.routing_name);
-    result.network["fabric_rx_gbps"] = {{"avg", rx.avg}, {"min", rx.min}, {"max", rx.max}, {"per_node", rx.per_node},
-                                        {"window_start_s", from.seconds()}};
-    result.network["effective_gbps"] = b_eff;
-    result.network["bytes_through_memory"] = network.bytes_through_memory();
-    return result;
+    nlohmann::json network_results = network_json(fabric.topology, sim, wall, fabric.routing_name);
+    network_results["fabric_rx_gbps"] = {{"avg", rx.avg}, {"min", rx.min}, {"max", rx.max}, {"per_node", rx.per_node},
+                                         {"window_start_s", from.seconds()}};
+    network_results["effective_gbps"] = b_eff;
+    network_results["bytes_through_memory"] = network.bytes_through_memory();
+    outcome.extra_results["network"] = network_results;
+    return outcome;
 }
 
 } // namespace evb

@@ -4,25 +4,39 @@
 // latency model) and every message between hosts crosses the simulated fabric.
 #pragma once
 #include "config.hpp"
-#include "netsim/fabric_sim.hpp"
+#include "fabric_options.hpp"
+#include "run_observer.hpp"
 #include "run_result.hpp"
-
-#include <nlohmann/json.hpp>
-
-#include <ostream>
+#include "sim_options.hpp"
 
 namespace evb {
 
-struct SimRunResult {
-    RunResult run;                  // what a real run reports, in simulated time
-    nlohmann::json network;         // ports, packet latency, the simulator's speed
+class OptionSet;
+
+// The sim driver's own options: the fabric and its InfiniBand model (the flags of `evbench
+// netsim`), the warm-up and the port listing.
+struct SimRunOptions {
+    netsim::FabricOptions fabric = auto_sized();   // k 0: the smallest fat tree that holds the hosts
+    netsim::SimModelOptions model;
+    bool all_ports = false;       // list every port, not only the most stalled
+    Picoseconds warmup{};         // rates count from here (the start fills every credit at once)
+
+    void declare(OptionSet& options);
+    // Parses the model's spelled options; throws ConfigError.
+    void resolve(std::uint64_t seed);
+    static netsim::FabricOptions auto_sized() {
+        netsim::FabricOptions o;
+        o.tree.k = 0;
+        return o;
+    }
 };
 
-// Builds the fabric from config.sim_fabric (auto-sized fat tree when k is 0), places node i on
-// the fabric's host i (the EM's own rank, if any, on host N), runs, prints header, progress lines
-// (simulated time), the usual table and the network counters. Throws ConfigError on a fabric
-// that cannot hold the run, std::invalid_argument / netsim::RoutingError on bad fabric input.
-SimRunResult run_simulated(const Config& config, std::ostream& out);
+// Builds the fabric (auto-sized fat tree when k is 0), places node i on the fabric's host i (the
+// EM's own rank, if any, on host N) and runs in simulated time. The outcome carries the usual
+// result plus the network counters (extra_text, extra_results["network"]). Throws ConfigError on
+// a fabric that cannot hold the run, std::invalid_argument / netsim::RoutingError on bad fabric
+// input.
+RunOutcome run_simulated(const Config& config, const SimRunOptions& options, RunObserver& observer);
 
 // The smallest k whose 2-level fat tree (2k^2 hosts) holds `hosts`.
 std::uint32_t fat_tree_k_for(std::uint32_t hosts);

@@ -90,15 +90,15 @@ MemoryRegion TcpTransport::register_memory(std::byte* base, std::size_t length) 
     return regions_.back();
 }
 
-PostStatus TcpTransport::post_send(std::uint32_t peer, const Message& msg) {
+PostStatus TcpTransport::post_send(std::uint32_t peer, const CommandBytes& command) {
     if (peer >= size_ || !peers_[peer].alive) return refuse(peer, "send");
     if (peer == rank_) {
-        deliver_message({rank_, done_}, {rank_, done_}, msg);
+        deliver_message({rank_, done_}, {rank_, done_}, command);
         return PostStatus::ok;
     }
     SendOp op;
-    op.header = {1, 0, 0, 0, sizeof(Message)};
-    op.msg = msg;
+    op.header = {1, 0, 0, 0, command_bytes};
+    op.command = command;
     return enqueue(peer, op);
 }
 
@@ -151,7 +151,7 @@ void TcpTransport::flush(std::uint32_t peer) {
         // RingQueue has no random access; we send from the front op and peek further by index.
         for (std::size_t i = 0; i < q.size() && iovs + 2 <= iov_.size(); ++i) {
             SendOp& op = q.at(i);
-            const std::byte* body = op.header.kind == 1 ? reinterpret_cast<const std::byte*>(&op.msg) : op.payload;
+            const std::byte* body = op.header.kind == 1 ? op.command.data() : op.payload;
             std::size_t skip = op.sent;
             if (skip < sizeof(FrameHeader)) {
                 iov_[iovs++] = {reinterpret_cast<std::byte*>(&op.header) + skip, sizeof(FrameHeader) - skip};
@@ -211,7 +211,7 @@ void TcpTransport::update_events(std::uint32_t peer) {
 }
 
 std::byte* TcpTransport::body_target(Peer& p, std::uint32_t peer) {
-    if (p.current.kind == 1) return reinterpret_cast<std::byte*>(&scratch_msg_);
+    if (p.current.kind == 1) return scratch_command_.data();
     const FrameHeader& h = p.current;
     if (h.key == 0 || h.key > regions_.size() || h.offset + h.length > regions_[h.key - 1].length) {
         lose(peer, "write frame outside any registered region (key " + std::to_string(h.key) + ", offset " +
@@ -229,7 +229,7 @@ bool TcpTransport::consume_staged(Peer& p, std::uint32_t peer) {
             if (p.staged - p.parsed < sizeof(FrameHeader)) break;
             std::memcpy(&p.current, p.staging.data() + p.parsed, sizeof(FrameHeader));
             p.parsed += sizeof(FrameHeader);
-            if ((p.current.kind != 1 && p.current.kind != 2) || (p.current.kind == 1 && p.current.length != sizeof(Message))) {
+            if ((p.current.kind != 1 && p.current.kind != 2) || (p.current.kind == 1 && p.current.length != command_bytes)) {
                 lose(peer, "corrupt frame header");
                 return false;
             }
@@ -248,7 +248,7 @@ bool TcpTransport::consume_staged(Peer& p, std::uint32_t peer) {
         c.peer = peer;
         if (p.current.kind == 1) {
             c.kind = Completion::Kind::message;
-            c.msg = scratch_msg_;
+            c.command = scratch_command_;
         } else {
             c.kind = Completion::Kind::write_arrived;
             c.imm = p.current.imm;

@@ -24,7 +24,7 @@ public:
     std::string local_address() override;
     void connect(const std::vector<std::string>& addresses, Picoseconds timeout) override;
     MemoryRegion register_memory(std::byte* base, std::size_t length) override;
-    PostStatus post_send(std::uint32_t peer, const Message& msg) override;
+    PostStatus post_send(std::uint32_t peer, const CommandBytes& command) override;
     PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset,
                           std::uint64_t remote_key, std::uint64_t remote_offset, std::size_t length, std::uint32_t imm,
                           std::uint64_t cookie) override;
@@ -42,8 +42,8 @@ private:
     };
     struct SendOp {
         FrameHeader header{};
-        Message msg{};
-        const std::byte* payload = nullptr;   // write: registered memory; message: &msg
+        CommandBytes command{};
+        const std::byte* payload = nullptr;   // write: registered memory; message: the command
         std::size_t sent = 0;                 // bytes of header + body already on the wire
         std::uint64_t cookie = 0;
     };
@@ -81,7 +81,7 @@ private:
     std::vector<std::uint32_t> dirty_;
     RingQueue<Completion> done_{4096};
     std::array<iovec, 64> iov_{};
-    Message scratch_msg_{};
+    CommandBytes scratch_command_{};
     std::string last_error_;
     PostStatus refuse(std::uint32_t peer, const char* what);
 };

@@ -153,14 +153,14 @@ void VerbsTransport::setup_qp(std::uint32_t peer, rdma_cm_id* id) {
     if (rdma_create_qp(id, pd_, &attr)) throw std::runtime_error("rdma_create_qp for rank " + std::to_string(peer) + ": " + errno_text());
     p.qp = id->qp;
     p.recv_buffers.resize(recv_depth);
-    p.recv_mr = ibv_reg_mr(pd_, p.recv_buffers.data(), p.recv_buffers.size() * sizeof(Message), IBV_ACCESS_LOCAL_WRITE);
+    p.recv_mr = ibv_reg_mr(pd_, p.recv_buffers.data(), p.recv_buffers.size() * command_bytes, IBV_ACCESS_LOCAL_WRITE);
     if (!p.recv_mr) throw std::runtime_error("ibv_reg_mr of receive buffers: " + errno_text());
     for (std::uint32_t s = 0; s < recv_depth; ++s) post_recv(peer, s);   // before the connection is up
 }
 
 void VerbsTransport::post_recv(std::uint32_t peer, std::uint32_t slot) {
     Peer& p = peers_[peer];
-    ibv_sge sge{reinterpret_cast<std::uintptr_t>(&p.recv_buffers[slot]), sizeof(Message), p.recv_mr->lkey};
+    ibv_sge sge{reinterpret_cast<std::uintptr_t>(&p.recv_buffers[slot]), command_bytes, p.recv_mr->lkey};
     ibv_recv_wr wr{};
     wr.wr_id = wr_id(kind_recv, peer, slot);
     wr.sg_list = &sge;
@@ -290,15 +290,15 @@ PostStatus VerbsTransport::can_post(std::uint32_t peer) {
     return p.sends_outstanding >= send_depth ? PostStatus::no_resource : PostStatus::ok;
 }
 
-PostStatus VerbsTransport::post_send(std::uint32_t peer, const Message& msg) {
+PostStatus VerbsTransport::post_send(std::uint32_t peer, const CommandBytes& command) {
     if (peer >= size_) return PostStatus::error;
     if (peer == rank_) {
-        deliver_message({rank_, ready_}, {rank_, ready_}, msg);
+        deliver_message({rank_, ready_}, {rank_, ready_}, command);
         return PostStatus::ok;
     }
     if (PostStatus s = can_post(peer); s != PostStatus::ok) return s;
     Peer& p = peers_[peer];
-    ibv_sge sge{reinterpret_cast<std::uintptr_t>(&msg), sizeof(Message), 0};
+    ibv_sge sge{reinterpret_cast<std::uintptr_t>(command.data()), command_bytes, 0};
     ibv_send_wr wr{};
     wr.wr_id = wr_id(kind_send, peer, 0);
     wr.sg_list = &sge;
@@ -390,7 +390,7 @@ std::size_t VerbsTransport::poll(std::span<Completion> out) {
                 c.length = wc.byte_len;
             } else {
                 c.kind = Completion::Kind::message;
-                c.msg = peers_[peer].recv_buffers[slot];
+                c.command = peers_[peer].recv_buffers[slot];
             }
             post_recv(peer, slot);
             break;

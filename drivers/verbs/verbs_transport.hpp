@@ -36,7 +36,7 @@ public:
     std::string local_address() override;
     void connect(const std::vector<std::string>& addresses, Picoseconds timeout) override;
     MemoryRegion register_memory(std::byte* base, std::size_t length) override;
-    PostStatus post_send(std::uint32_t peer, const Message& msg) override;
+    PostStatus post_send(std::uint32_t peer, const CommandBytes& command) override;
     PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
                           std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
     std::string last_error() const override { return last_error_; }
@@ -52,7 +52,7 @@ private:
     struct Peer {
         rdma_cm_id* id = nullptr;
         ibv_qp* qp = nullptr;
-        std::vector<Message> recv_buffers;
+        std::vector<CommandBytes> recv_buffers;
         ibv_mr* recv_mr = nullptr;
         std::uint32_t sends_outstanding = 0;
         bool connected = false, lost = false;

@@ -1,0 +1,19 @@
+#include "mpi_driver.hpp"
+
+#include "mpi_transport.hpp"
+#include "options.hpp"
+
+namespace evb {
+
+void MpiDriver::declare_options(OptionSet& options) {
+    options.on_off("mpi-rma", options_.rma, "`mpi`: write fragments with `MPI_Put` instead of send/receive");
+    options.text("baseline", options_.baseline, "alltoall",
+                 "under mpirun or srun: `MPI_Alltoall` of `--fragment-size` per rank pair for `--duration` (or `--events` iterations) "
+                 "instead of the event builder; per-node Gb/s counts N f bytes in per iteration, as a BU per event");
+}
+
+std::unique_ptr<Transport> MpiDriver::make_one(std::uint32_t rank, std::uint32_t ranks, const std::string&) const {
+    return std::make_unique<MpiTransport>(rank, ranks, options_.rma);
+}
+
+} // namespace evb

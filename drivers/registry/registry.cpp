@@ -1,0 +1,97 @@
+#include "registry.hpp"
+
+#include "config_error.hpp"
+#include "distributed_run.hpp"
+#include "in_process_run.hpp"
+#include "layout.hpp"
+#include "local_driver.hpp"
+#include "options.hpp"
+#include "sim_driver.hpp"
+#include "tcp_driver.hpp"
+#ifdef EVB_HAVE_MPI
+#include "mpi_alltoall.hpp"
+#include "mpi_driver.hpp"
+#endif
+#ifdef EVB_HAVE_VERBS
+#include "verbs_driver.hpp"
+#endif
+
+namespace evb {
+namespace {
+
+DriverEntry in_process_entry(std::unique_ptr<Driver> driver, bool is_default) {
+    const Driver* d = driver.get();
+    DriverEntry e;
+    e.driver = std::move(driver);
+    e.is_default = is_default;
+    e.run = [d](const Config& c, const RunContext& ctx) { return run_in_process(c, d->make_all(Layout::from_config(c).ranks()), ctx.observer); };
+    return e;
+}
+
+DriverEntry per_rank_entry(std::unique_ptr<Driver> driver) {
+    const Driver* d = driver.get();
+    DriverEntry e;
+    e.driver = std::move(driver);
+    e.run = [d](const Config& c, const RunContext& ctx) {
+        const World& w = *ctx.world;
+        return run_distributed(c, w, ctx.fingerprint, [&](const std::string& host) { return d->make_one(w.rank, w.size, host); },
+                               ctx.observer);
+    };
+    return e;
+}
+
+} // namespace
+
+DriverRegistry::DriverRegistry() {
+    entries_.push_back(in_process_entry(std::make_unique<LocalDriver>(), true));
+
+    auto sim = std::make_unique<SimDriver>();
+    SimDriver* s = sim.get();
+    DriverEntry sim_entry;
+    sim_entry.driver = std::move(sim);
+    sim_entry.simulated_time = true;
+    sim_entry.run = [s](const Config& c, const RunContext& ctx) { return run_simulated(c, s->options(), ctx.observer); };
+    sim_entry.complete = [s](Config& c, const OptionSet& given) { s->complete(c, given); };
+    entries_.push_back(std::move(sim_entry));
+
+#ifdef EVB_HAVE_VERBS
+    entries_.push_back(per_rank_entry(std::make_unique<VerbsDriver>()));
+#endif
+#ifdef EVB_HAVE_MPI
+    auto mpi = std::make_unique<MpiDriver>();
+    const MpiDriver* m = mpi.get();
+    DriverEntry mpi_entry = per_rank_entry(std::move(mpi));
+    mpi_entry.instead = [m](Config& c, const std::optional<World>& world, const std::function<nlohmann::json()>& echo,
+                                 std::ostream& out) -> std::optional<int> {
+        const std::string& baseline = m->options().baseline;
+        if (baseline.empty()) return std::nullopt;
+        if (baseline != "alltoall") throw ConfigError("--baseline: unknown baseline '" + baseline + "' (choose alltoall)");
+        if (!world || world->launcher == "evbench --launch-local") throw ConfigError("--baseline alltoall runs under mpirun or srun --mpi=pmix");
+        if (c.nodes == 0) c.nodes = world->size;
+        return run_alltoall_baseline(c, echo(), *world, out);
+    };
+    entries_.push_back(std::move(mpi_entry));
+#endif
+    entries_.push_back(per_rank_entry(std::make_unique<TcpDriver>()));
+}
+
+const DriverEntry* DriverRegistry::find(const std::string& name) const {
+    for (const auto& e : entries_)
+        if (name == e.driver->name()) return &e;
+    return nullptr;
+}
+
+std::string DriverRegistry::names() const {
+    std::string s;
+    for (const auto& e : entries_) s += (s.empty() ? "" : ", ") + std::string(e.driver->name());
+    return s;
+}
+
+void DriverRegistry::declare_options(OptionSet& options) {
+    for (auto& e : entries_) {
+        options.begin_group(e.driver->name(), std::string("Transport ") + e.driver->name());
+        e.driver->declare_options(options);
+    }
+}
+
+} // namespace evb

@@ -1,0 +1,57 @@
+// The one explicit list of drivers (CMake options decide which are compiled in), each with the
+// executor that drives it: in-process drivers run every rank on one reactor, one-rank-per-process
+// drivers under a launcher, the simulated fabric in simulated time. Nothing outside this list
+// compares transport names.
+#pragma once
+#include "config.hpp"
+#include "driver.hpp"
+#include "run_observer.hpp"
+#include "run_result.hpp"
+#include "world.hpp"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace evb {
+
+class OptionSet;
+
+// What a run needs besides its configuration.
+struct RunContext {
+    const std::optional<World>& world;
+    std::string fingerprint;   // the configuration every rank must share
+    RunObserver& observer;
+};
+
+struct DriverEntry {
+    std::unique_ptr<Driver> driver;
+    bool is_default = false;
+    bool simulated_time = false;   // its times are simulated: progress stamps in microseconds
+    // Runs the event builder over this driver with its executor.
+    std::function<RunOutcome(const Config&, const RunContext&)> run;
+    // Completes the configuration with this driver's defaults (after the command line).
+    std::function<void(Config&, const OptionSet&)> complete = nullptr;
+    // A measurement this driver runs instead of the event builder when asked (mpi: --baseline);
+    // returns the exit code, or nothing when not asked.
+    std::function<std::optional<int>(Config&, const std::optional<World>&, const std::function<nlohmann::json()>& config_echo, std::ostream&)> instead =
+        nullptr;
+};
+
+class DriverRegistry {
+public:
+    DriverRegistry();
+    const std::vector<DriverEntry>& entries() const { return entries_; }
+    const DriverEntry* find(const std::string& name) const;   // nullptr if unknown or not built
+    std::string names() const;                                 // "local, sim, tcp"
+    // Every driver's own options, each under a group named after the driver.
+    void declare_options(OptionSet& options);
+
+private:
+    std::vector<DriverEntry> entries_;
+};
+
+} // namespace evb

@@ -1,0 +1,19 @@
+// Registry entry of the TCP transport: one process per rank, no options of its own (it listens
+// on --listen-host).
+#pragma once
+#include "driver.hpp"
+
+namespace evb {
+
+class TcpDriver final : public Driver {
+public:
+    const char* name() const override { return "tcp"; }
+    const char* help() const override {
+        return "full mesh of non-blocking sockets driven by epoll; a write is a frame header plus the payload, received straight "
+               "into the registered region";
+    }
+    Processes processes() const override { return Processes::one_per_rank; }
+    std::unique_ptr<Transport> make_one(std::uint32_t rank, std::uint32_t ranks, const std::string& listen_host) const override;
+};
+
+} // namespace evb

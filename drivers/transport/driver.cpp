@@ -1,0 +1,15 @@
+#include "driver.hpp"
+
+#include <stdexcept>
+
+namespace evb {
+
+std::vector<std::unique_ptr<Transport>> Driver::make_all(std::uint32_t) const {
+    throw std::logic_error(std::string("driver ") + name() + " does not build every rank in one process");
+}
+
+std::unique_ptr<Transport> Driver::make_one(std::uint32_t, std::uint32_t, const std::string&) const {
+    throw std::logic_error(std::string("driver ") + name() + " does not build one rank per process");
+}
+
+} // namespace evb

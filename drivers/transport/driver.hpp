@@ -1,0 +1,35 @@
+// A driver as the registry lists it (drivers/registry.cpp): its name and help, its own options
+// (declared once, under its name), a check of what this machine must offer, and the factory of
+// its transports. Drivers know peers, regions and bytes, never events.
+#pragma once
+#include "transport.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace evb {
+
+class OptionSet;
+
+class Driver {
+public:
+    // How ranks map to processes: all in this one, or one process per rank (a launcher).
+    enum class Processes { all_in_one, one_per_rank };
+
+    virtual ~Driver() = default;
+    virtual const char* name() const = 0;
+    virtual const char* help() const = 0;
+    virtual Processes processes() const = 0;
+    // Its flags, declared into `options` (the caller opened a group named after the driver).
+    virtual void declare_options(OptionSet& options) { (void)options; }
+    // Throws ConfigError, one line, when this machine lacks what the driver needs; runs once,
+    // before any rank starts.
+    virtual void preflight() const {}
+    // all_in_one: every rank's transport, in rank order.
+    virtual std::vector<std::unique_ptr<Transport>> make_all(std::uint32_t ranks) const;
+    // one_per_rank: this rank's transport, listening on `listen_host`.
+    virtual std::unique_ptr<Transport> make_one(std::uint32_t rank, std::uint32_t ranks, const std::string& listen_host) const;
+};
+
+} // namespace evb

@@ -1,0 +1,83 @@
+// The one interface every driver implements (drivers/<name>/). Drivers know peers, regions and
+// bytes, never events: a command is an opaque 64 B payload to them, and units talk to them only
+// through the executor's Context (src/exec/node.hpp).
+#pragma once
+#include "time.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace evb {
+
+// A control command as drivers carry it: 64 opaque bytes (DAQPIPE's command size).
+constexpr std::size_t command_bytes = 64;
+using CommandBytes = std::array<std::byte, command_bytes>;
+
+struct MemoryRegion {
+    std::byte* base = nullptr;
+    std::size_t length = 0;
+    std::uint64_t key = 0;   // remote key: what a peer names in post_write
+};
+
+enum class PostStatus { ok, no_resource, error };
+
+struct Completion {
+    enum class Kind : std::uint8_t {
+        write_done,      // a post_write of ours finished; its buffer may be reused
+        message,         // a control command arrived (command)
+        write_arrived,   // a peer's write landed in one of our regions (imm, offset, length)
+        peer_lost,       // a connection broke; `error` names why
+    };
+    Kind kind{};
+    std::uint32_t peer = 0;
+    std::uint32_t imm = 0;
+    std::uint64_t cookie = 0;   // caller context of the post that finished
+    std::uint64_t offset = 0;
+    std::uint64_t length = 0;
+    CommandBytes command{};
+    const char* error = nullptr;
+};
+
+struct Capabilities {
+    bool native_rma = false;       // true: writes land without the target's CPU
+    std::size_t max_message = 0;   // largest single write
+    std::size_t inline_size = 64;  // commands up to this size are copied at post time
+};
+
+class Transport {
+public:
+    virtual ~Transport() = default;
+    virtual const char* name() const = 0;
+    virtual std::uint32_t rank() const = 0;
+    virtual std::uint32_t size() const = 0;
+    virtual Capabilities capabilities() const = 0;
+
+    // Address peers use to reach this rank, exchanged through the bootstrap.
+    virtual std::string local_address() = 0;
+    // Connects to every peer; throws std::runtime_error naming the peer on failure or timeout.
+    virtual void connect(const std::vector<std::string>& addresses, Picoseconds timeout) = 0;
+
+    virtual MemoryRegion register_memory(std::byte* base, std::size_t length) = 0;
+
+    // Posting never blocks. Commands are copied at post time (inline) and produce no completion.
+    virtual PostStatus post_send(std::uint32_t peer, const CommandBytes& command) = 0;
+    // Writes length bytes from a registered local region into the peer's region `remote_key` at
+    // remote_offset; the peer sees a write_arrived carrying imm, we see a write_done with cookie.
+    virtual PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset,
+                                  std::uint64_t remote_key, std::uint64_t remote_offset, std::size_t length,
+                                  std::uint32_t imm, std::uint64_t cookie) = 0;
+
+    // Why the last post returned PostStatus::error ("connection to rank 3 lost: ...").
+    virtual std::string last_error() const { return "transport error"; }
+
+    // Non-blocking progress: fills `out`, returns how many completions it wrote.
+    virtual std::size_t poll(std::span<Completion> out) = 0;
+    // Called by the executor when poll() found nothing: may sleep up to `max` waiting for activity.
+    virtual void wait(Picoseconds max) { (void)max; }
+};
+
+} // namespace evb

@@ -1,0 +1,23 @@
+#include "verbs_driver.hpp"
+
+#include "config_error.hpp"
+#include "options.hpp"
+#include "verbs_transport.hpp"
+
+namespace evb {
+
+void VerbsDriver::declare_options(OptionSet& options) {
+    options.text("verbs-device", device_, "NAME", "`verbs`: RDMA device (`mlx5_0`, `rxe0`); unknown names are refused with the list of devices")
+        .shown_default("the device owning the address");
+    options.whole("verbs-port", port_, "N", "`verbs`: device port");
+}
+
+void VerbsDriver::preflight() const {
+    if (auto problem = VerbsTransport::device_problem(device_)) throw ConfigError(*problem);
+}
+
+std::unique_ptr<Transport> VerbsDriver::make_one(std::uint32_t rank, std::uint32_t ranks, const std::string& listen_host) const {
+    return std::make_unique<VerbsTransport>(rank, ranks, VerbsOptions{device_, port_, listen_host});
+}
+
+} // namespace evb

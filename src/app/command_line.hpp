@@ -1,0 +1,26 @@
+// evbench's run command line: the run's options (units/config_options.cpp) and every driver's
+// (drivers/<name>/), declared once each, attached to CLI11 for flags and config files.
+#pragma once
+#include "config.hpp"
+#include "options.hpp"
+#include "registry.hpp"
+
+#include <ostream>
+
+namespace evb {
+
+struct CommandLine {
+    Config config;
+    OptionSet options;
+    DriverRegistry drivers;
+
+    CommandLine();
+    // Returns false when help was printed. Throws ConfigError on bad input.
+    bool parse(int argc, const char* const* argv, std::ostream& help_out);
+    // The effective configuration: every echoed option and the derived values.
+    nlohmann::json echo() const;
+    // What every rank must share (checked at the bootstrap).
+    std::string fingerprint() const;
+};
+
+} // namespace evb

@@ -1,0 +1,91 @@
+// evbench's command-line entry: parse, pick the driver, then run in this process, launch local
+// processes, or run as one rank of an mpirun/srun/launcher job; src/report prints the outcome.
+#include "command_line.hpp"
+#include "conflicts_command.hpp"
+#include "fabric_command.hpp"
+#include "layout.hpp"
+#include "local_launcher.hpp"
+#include "log.hpp"
+#include "netsim_command.hpp"
+#include "report.hpp"
+#include "routing.hpp"
+#include "run_deadline.hpp"
+#include "world.hpp"
+
+#include <iostream>
+
+using namespace evb;
+
+namespace {
+
+int usage_error(const std::string& message) {
+    std::cerr << "evbench: error: " << message << "\n";
+    return 2;
+}
+
+int run(int argc, const char* const* argv) {
+    CommandLine cl;
+    if (!cl.parse(argc, argv, std::cout)) return 0;
+    Config& config = cl.config;
+    if (!set_log_level(config.log_level)) return usage_error("--log-level: unknown level '" + config.log_level + "' (choose trace, debug, info, warn, error or off)");
+
+    const DriverEntry* entry = cl.drivers.find(config.transport);
+    if (!entry) return usage_error("--transport: unknown transport '" + config.transport + "' (built: " + cl.drivers.names() + ")");
+    const Driver& driver = *entry->driver;
+    if (entry->complete) entry->complete(config, cl.options);
+    const bool with_manager = config.protocol != Protocol::pull_no_em;
+
+    auto world = detect_world();
+    if (!world) driver.preflight();   // one line here, not one per rank
+    for (const auto& e : cl.drivers.entries())
+        if (e.instead)
+            if (auto code = e.instead(config, world, [&] { return cl.echo(); }, std::cout)) return *code;
+
+    const bool one_per_rank = driver.processes() == Driver::Processes::one_per_rank;
+    if (config.launch_local && !world) {
+        if (!one_per_rank)
+            return usage_error("--launch-local needs a multi-process transport; '" + config.transport + "' runs in one process");
+        if (config.nodes == 0) config.nodes = Layout::nodes_for_ranks(config.launch_local, config.ppn, with_manager, config.em);
+        validate(config);
+        Layout layout = Layout::from_config(config);
+        if (layout.ranks() != config.launch_local)
+            return usage_error("--launch-local " + std::to_string(config.launch_local) + " does not match --nodes " +
+                               std::to_string(config.nodes) + " (needs " + std::to_string(layout.ranks()) + " processes)");
+        return launch_local(config.launch_local, run_deadline(config), argc, argv);
+    }
+    if (one_per_rank) {
+        if (!world)
+            return usage_error("transport '" + config.transport + "' runs one process per rank: use --launch-local N, mpirun or srun");
+        set_log_rank(static_cast<int>(world->rank));
+        if (config.nodes == 0) config.nodes = Layout::nodes_for_ranks(world->size, config.ppn, with_manager, config.em);
+        validate(config);
+        if (world->rank != 0) config.quiet = true;
+    } else {
+        if (world && world->size > 1 && world->rank > 0) return 0;   // every rank in one process: rank 0 does it all
+        if (config.nodes == 0) config.nodes = 4;
+        validate(config);
+    }
+    ConsoleReport console(std::cout, config, entry->simulated_time);
+    RunOutcome outcome = entry->run(config, RunContext{world, cl.fingerprint(), console});
+    return report_outcome(std::cout, std::cerr, config, cl.echo(), outcome);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    try {
+        if (argc > 1 && std::string(argv[1]) == "conflicts") return netsim::conflicts_command(argc - 1, argv + 1, std::cout);
+        if (argc > 1 && std::string(argv[1]) == "fabric") return netsim::fabric_command(argc - 1, argv + 1, std::cout);
+        if (argc > 1 && std::string(argv[1]) == "netsim") return netsim::netsim_command(argc - 1, argv + 1, std::cout);
+        return run(argc, argv);
+    } catch (const ConfigError& e) {
+        return usage_error(e.what());
+    } catch (const std::invalid_argument& e) {   // bad input found late: a fabric file, impossible model parameters
+        return usage_error(e.what());
+    } catch (const netsim::RoutingError& e) {
+        return usage_error(e.what());
+    } catch (const std::exception& e) {
+        std::cerr << "evbench: error: " << e.what() << "\n";
+        return 1;
+    }
+}

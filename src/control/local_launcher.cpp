@@ -1,0 +1,117 @@
+#include "local_launcher.hpp"
+
+#include "socket_util.hpp"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace evb {
+namespace {
+
+volatile sig_atomic_t interrupted = 0;
+void on_signal(int sig) { interrupted = sig; }
+
+std::vector<std::string> child_arguments(int argc, const char* const* argv) {
+    std::vector<std::string> args;
+    for (int i = 0; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--launch-local") {
+            ++i;   // drop its value too
+            continue;
+        }
+        if (a.rfind("--launch-local=", 0) == 0) continue;
+        args.push_back(a);
+    }
+    return args;
+}
+
+} // namespace
+
+int launch_local(std::uint32_t n, Picoseconds run_deadline, int argc, const char* const* argv) {
+    int listen_fd = listen_on("127.0.0.1", 0, static_cast<int>(n) + 16);
+    std::string endpoint = "127.0.0.1:" + std::to_string(bound_port(listen_fd));
+    auto args = child_arguments(argc, argv);
+    std::vector<char*> cargs;
+    for (auto& a : args) cargs.push_back(a.data());
+    cargs.push_back(nullptr);
+
+    std::vector<pid_t> pids(n, -1);
+    for (std::uint32_t r = 0; r < n; ++r) {
+        pid_t pid = fork();
+        if (pid < 0) {
+            std::cerr << "evbench: error: fork failed: " << errno_text() << "\n";
+            for (pid_t p : pids)
+                if (p > 0) kill(p, SIGKILL);
+            return 1;
+        }
+        if (pid == 0) {
+            setenv("EVBENCH_RANK", std::to_string(r).c_str(), 1);
+            setenv("EVBENCH_SIZE", std::to_string(n).c_str(), 1);
+            setenv("EVBENCH_BOOTSTRAP", endpoint.c_str(), 1);
+            if (r == 0) {
+                int fd = dup(listen_fd);   // dup drops FD_CLOEXEC: rank 0 inherits the socket
+                setenv("EVBENCH_BOOTSTRAP_FD", std::to_string(fd).c_str(), 1);
+            } else {
+                unsetenv("EVBENCH_BOOTSTRAP_FD");
+            }
+            execv("/proc/self/exe", cargs.data());
+            std::cerr << "evbench: error: exec failed: " << errno_text() << "\n";
+            _exit(127);
+        }
+        pids[r] = pid;
+    }
+    close(listen_fd);
+
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+
+    // Children end by themselves within their deadline; allow setup time on top.
+    Picoseconds limit = steady_now() + run_deadline + Picoseconds::from_seconds(40);
+    int exit_code = 0;
+    std::uint32_t running = n;
+    bool killed = false;
+    while (running) {
+        int status = 0;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid > 0) {
+            std::uint32_t rank = 0;
+            while (rank < n && pids[rank] != pid) ++rank;
+            if (rank == n) continue;
+            pids[rank] = -1;
+            --running;
+            if (WIFSIGNALED(status)) {
+                std::cerr << fmt::format("evbench: rank {} (pid {}) was killed by signal {} ({})\n", rank, pid,
+                                         WTERMSIG(status), strsignal(WTERMSIG(status)));
+                exit_code = std::max(exit_code, 1);
+            } else if (WEXITSTATUS(status) != 0) {
+                exit_code = std::max(exit_code, WEXITSTATUS(status));
+            }
+            continue;
+        }
+        if (interrupted) {
+            for (pid_t p : pids)
+                if (p > 0) kill(p, interrupted);
+            interrupted = 0;
+        }
+        if (!killed && steady_now() > limit) {
+            std::cerr << "evbench: error: ranks still running past the run's deadline; killing them\n";
+            for (pid_t p : pids)
+                if (p > 0) kill(p, SIGKILL);
+            killed = true;
+            exit_code = std::max(exit_code, 1);
+        }
+        usleep(20000);
+    }
+    return exit_code;
+}
+
+} // namespace evb

@@ -1,0 +1,97 @@
+#include "world.hpp"
+
+#include "config_error.hpp"
+#include "hash.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace evb {
+namespace {
+
+const char* env(const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v ? v : nullptr;
+}
+
+std::uint32_t number(const char* name, const char* text) {
+    std::uint64_t v = 0;
+    for (const char* p = text; *p; ++p) {
+        if (*p < '0' || *p > '9' || v > 100'000'000) throw ConfigError(std::string("environment ") + name + "='" + text + "' is not a rank number");
+        v = v * 10 + static_cast<std::uint64_t>(*p - '0');
+    }
+    return static_cast<std::uint32_t>(v);
+}
+
+std::optional<World> from(const char* rank_var, const char* size_var, const char* launcher) {
+    const char* r = env(rank_var);
+    const char* s = env(size_var);
+    if (!r || !s) return std::nullopt;
+    World w;
+    w.rank = number(rank_var, r);
+    w.size = number(size_var, s);
+    w.launcher = launcher;
+    if (w.size == 0 || w.rank >= w.size)
+        throw ConfigError(std::string("environment ") + rank_var + "=" + r + " is not below " + size_var + "=" + s);
+    return w;
+}
+
+// First host of a Slurm node list, through scontrol (it knows every compressed form).
+std::string first_slurm_host() {
+    const char* list = env("SLURM_STEP_NODELIST") ? env("SLURM_STEP_NODELIST") : env("SLURM_JOB_NODELIST");
+    if (!list) return "";
+    std::string cmd = std::string("scontrol show hostnames '") + list + "' 2>/dev/null";
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p) return "";
+    char line[256] = {0};
+    std::string host = fgets(line, sizeof line, p) ? line : "";
+    pclose(p);
+    while (!host.empty() && (host.back() == '\n' || host.back() == ' ')) host.pop_back();
+    return host;
+}
+
+} // namespace
+
+std::optional<World> detect_world() {
+    if (auto w = from("EVBENCH_RANK", "EVBENCH_SIZE", "evbench --launch-local")) {
+        w->single_host = true;
+        w->job_key = env("EVBENCH_BOOTSTRAP") ? env("EVBENCH_BOOTSTRAP") : "local";
+        return w;
+    }
+    if (auto w = from("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "mpirun")) {
+        const char* local = env("OMPI_COMM_WORLD_LOCAL_SIZE");
+        w->single_host = local && number("OMPI_COMM_WORLD_LOCAL_SIZE", local) == w->size;
+        const char* ns = env("PMIX_NAMESPACE") ? env("PMIX_NAMESPACE") : env("OMPI_MCA_ess_base_jobid");
+        w->job_key = ns ? ns : "ompi";
+        return w;
+    }
+    if (auto w = from("SLURM_PROCID", "SLURM_NTASKS", "srun")) {
+        const char* nodes = env("SLURM_STEP_NUM_NODES") ? env("SLURM_STEP_NUM_NODES") : env("SLURM_NNODES");
+        w->single_host = nodes && std::string(nodes) == "1";
+        w->job_key = std::string(env("SLURM_JOB_ID") ? env("SLURM_JOB_ID") : "0") + "." +
+                     (env("SLURM_STEP_ID") ? env("SLURM_STEP_ID") : "0");
+        return w;
+    }
+    if (auto w = from("PMIX_RANK", "PMIX_SIZE", "pmix")) {
+        w->job_key = env("PMIX_NAMESPACE") ? env("PMIX_NAMESPACE") : "pmix";
+        return w;
+    }
+    return std::nullopt;
+}
+
+std::string bootstrap_endpoint(const std::string& flag, const World& world) {
+    if (!flag.empty()) return flag;
+    if (const char* e = env("EVBENCH_BOOTSTRAP")) return e;
+    // A port per job, so concurrent jobs on shared nodes do not collide.
+    int port = 20000 + static_cast<int>(mix64(std::hash<std::string>{}(world.job_key)) % 30000);
+    if (world.single_host) return "127.0.0.1:" + std::to_string(port);
+    if (world.launcher == "srun") {
+        std::string host = first_slurm_host();
+        if (!host.empty()) return host + ":" + std::to_string(port);
+    }
+    throw ConfigError("ranks span several hosts under " + world.launcher +
+                      ": give --bootstrap HOST:PORT (rank 0's host) or set EVBENCH_BOOTSTRAP");
+}
+
+} // namespace evb

@@ -1,0 +1,51 @@
+// Memory pools: fixed-size blocks carved from one allocation made once at start, bound to a NUMA
+// node, locked where allowed, and loaned by index. Nothing is allocated on the steady-state path.
+// Registration with a transport is the executor's separate step; it records the key peers name
+// when they write into the pool (set_remote_key).
+#pragma once
+#include "ring_queue.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace evb {
+
+class MemoryPool {
+public:
+    // numa_node < 0: leave placement to the kernel (first touch).
+    MemoryPool(std::size_t block_size, std::uint32_t blocks, int numa_node = -1);
+    ~MemoryPool();
+    MemoryPool(const MemoryPool&) = delete;
+    MemoryPool& operator=(const MemoryPool&) = delete;
+
+    std::byte* data() const { return base_; }
+    std::size_t size() const { return bytes_; }
+    std::size_t block_size() const { return block_size_; }
+    std::uint32_t blocks() const { return blocks_; }
+    std::byte* block(std::uint32_t i) const { return base_ + i * block_size_; }
+    std::size_t offset_of(std::uint32_t i) const { return i * block_size_; }
+
+    std::optional<std::uint32_t> acquire();
+    void release(std::uint32_t block);
+    std::uint32_t in_use() const { return blocks_ - static_cast<std::uint32_t>(free_.size()); }
+    std::uint32_t peak_in_use() const { return peak_; }
+
+    // The key a peer names to write into this pool, once the executor registered it.
+    void set_remote_key(std::uint64_t key) { remote_key_ = key; }
+    std::uint64_t remote_key() const { return remote_key_; }
+
+private:
+    std::byte* base_ = nullptr;
+    std::size_t bytes_ = 0;
+    std::size_t block_size_;
+    std::uint32_t blocks_;
+    // FIFO: loans rotate through the whole pool, as a readout buffer's data streams through
+    // memory, instead of one cache-hot block serving every request.
+    RingQueue<std::uint32_t> free_;
+    std::uint32_t peak_ = 0;
+    std::uint64_t remote_key_ = 0;
+};
+
+} // namespace evb

@@ -1,0 +1,292 @@
+#include "options.hpp"
+
+#include "quantity.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <fmt/format.h>
+
+namespace evb {
+
+std::uint64_t parse_whole(const std::string& flag, const std::string& text, std::uint64_t max) {
+    std::uint64_t v = 0;
+    const char* end = text.data() + text.size();
+    auto [p, ec] = std::from_chars(text.data(), end, v);
+    if (text.empty() || ec != std::errc() || p != end || v > max)
+        throw ConfigError(fmt::format("{}: '{}' is not a whole number from 0 to {}", flag, text, max));
+    return v;
+}
+
+double parse_real(const std::string& flag, const std::string& text) {
+    char* end = nullptr;
+    errno = 0;
+    double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE)
+        throw ConfigError(flag + ": '" + text + "' is not a number");
+    return v;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    for (;;) {
+        auto comma = text.find(',', start);
+        parts.push_back(text.substr(start, comma - start));
+        if (comma == std::string::npos) return parts;
+        start = comma + 1;
+    }
+}
+
+void OptionSet::begin_group(std::string group, std::string title) {
+    group_ = std::move(group);
+    if (!titles_.count(group_)) group_order_.push_back(group_);
+    titles_[group_] = std::move(title);
+}
+
+Option& OptionSet::add(Option o) {
+    if (find(o.name)) throw std::logic_error("option --" + o.name + " declared twice");
+    if (!titles_.count(group_)) {
+        titles_[group_] = group_;
+        group_order_.push_back(group_);
+    }
+    o.group = group_;
+    if (o.json_key.empty()) {
+        o.json_key = o.name;
+        std::replace(o.json_key.begin(), o.json_key.end(), '-', '_');
+    }
+    options_.push_back(std::move(o));
+    return options_.back();
+}
+
+Option& OptionSet::real(const std::string& name, double& target, const std::string& value_name, const std::string& help) {
+    Option o;
+    o.name = name;
+    o.value_name = value_name;
+    o.default_text = fmt::format("{:g}", target);
+    o.help = help;
+    o.set = [&target, name](const std::string& v) { target = parse_real("--" + name, v); };
+    o.echo = [&target] { return nlohmann::json(target); };
+    return add(std::move(o));
+}
+
+Option& OptionSet::text(const std::string& name, std::string& target, const std::string& value_name, const std::string& help) {
+    Option o;
+    o.name = name;
+    o.value_name = value_name;
+    o.default_text = target;
+    o.help = help;
+    o.set = [&target](const std::string& v) { target = v; };
+    o.echo = [&target] { return nlohmann::json(target); };
+    return add(std::move(o));
+}
+
+Option& OptionSet::on_off(const std::string& name, bool& target, const std::string& help) {
+    Option o;
+    o.name = name;
+    o.is_switch = true;
+    o.default_text = target ? "on" : "off";
+    o.help = help;
+    o.set = [&target, name](const std::string& v) {
+        if (v == "true" || v == "1" || v == "on" || v == "yes") target = true;
+        else if (v == "false" || v == "0" || v == "off" || v == "no") target = false;
+        else throw ConfigError("--" + name + ": '" + v + "' is not true or false");
+    };
+    o.echo = [&target] { return nlohmann::json(target); };
+    return add(std::move(o));
+}
+
+Option& OptionSet::size(const std::string& name, std::uint64_t& target, const std::string& help) {
+    Option o;
+    o.name = name;
+    o.value_name = "SIZE";
+    o.default_text = format_size(target);
+    o.help = help;
+    o.set = [&target, name](const std::string& v) {
+        try {
+            target = parse_size(v);
+        } catch (const std::invalid_argument& e) {
+            throw ConfigError("--" + name + ": " + e.what());
+        }
+    };
+    o.echo = [&target] { return nlohmann::json(target); };
+    return add(std::move(o));
+}
+
+Option& OptionSet::duration(const std::string& name, Picoseconds& target, const std::string& help) {
+    Option o;
+    o.name = name;
+    o.value_name = "TIME";
+    o.default_text = format_duration(target);
+    o.help = help;
+    o.set = [&target, name](const std::string& v) {
+        try {
+            target = parse_duration(v);
+        } catch (const std::invalid_argument& e) {
+            throw ConfigError("--" + name + ": " + e.what());
+        }
+    };
+    o.echo = [&target] { return nlohmann::json(target.seconds()); };
+    o.json_key = name + "_s";
+    std::replace(o.json_key.begin(), o.json_key.end(), '-', '_');
+    return add(std::move(o));
+}
+
+Option& OptionSet::real_list(const std::string& name, std::vector<double>& target, const std::string& value_name, const std::string& help) {
+    Option o;
+    o.name = name;
+    o.value_name = value_name;
+    o.is_list = true;
+    o.help = help;
+    o.set = [&target, name](const std::string& v) {
+        target.clear();
+        for (const auto& part : split_list(v)) target.push_back(parse_real("--" + name, part));
+    };
+    o.echo = [&target] { return nlohmann::json(target); };
+    return add(std::move(o));
+}
+
+Option& OptionSet::whole_list(const std::string& name, std::vector<std::uint32_t>& target, const std::string& value_name,
+                              const std::string& help) {
+    Option o;
+    o.name = name;
+    o.value_name = value_name;
+    o.is_list = true;
+    o.help = help;
+    o.set = [&target, name](const std::string& v) {
+        target.clear();
+        for (const auto& part : split_list(v)) target.push_back(static_cast<std::uint32_t>(parse_whole("--" + name, part, UINT32_MAX)));
+    };
+    o.echo = [&target] { return nlohmann::json(target); };
+    return add(std::move(o));
+}
+
+Option& OptionSet::text_list(const std::string& name, std::vector<std::string>& target, const std::string& value_name,
+                             const std::string& help) {
+    Option o;
+    o.name = name;
+    o.value_name = value_name;
+    o.is_list = true;
+    o.help = help;
+    o.set = [&target](const std::string& v) { target = split_list(v); };
+    o.echo = [&target] { return nlohmann::json(target); };
+    return add(std::move(o));
+}
+
+void OptionSet::attach(CLI::App& app) {
+    for (auto& o : options_) {
+        std::string flag = "--" + o.name;
+        CLI::App* where = &app;
+        // CLI11 keeps option groups apart only for --help; flags and keys are one namespace.
+        std::string title = titles_[o.group];
+        CLI::Option* cli = nullptr;
+        Option* opt = &o;
+        if (o.is_switch) {
+            cli = where->add_flag_function(flag, [opt](std::int64_t count) {
+                opt->set(count > 0 ? "true" : "false");
+                opt->given = true;
+            }, o.help);
+        } else if (o.is_list) {
+            cli = where->add_option_function<std::vector<std::string>>(flag, [opt](const std::vector<std::string>& values) {
+                std::string joined;
+                for (const auto& v : values) joined += (joined.empty() ? "" : ",") + v;
+                opt->set(joined);
+                opt->given = true;
+            }, o.help);
+            cli->delimiter(',');
+        } else {
+            cli = where->add_option_function<std::string>(flag, [opt](const std::string& v) {
+                opt->set(v);
+                opt->given = true;
+            }, o.help);
+        }
+        if (!o.value_name.empty()) cli->type_name(o.value_name);
+        if (!o.default_text.empty()) cli->default_str(o.default_text);
+        if (o.group != group_order_.front()) cli->group(title);
+    }
+}
+
+namespace {
+bool appears_on_command_line(const std::string& token, int argc, const char* const* argv) {
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == token || a.rfind(token + "=", 0) == 0) return true;
+    }
+    return false;
+}
+} // namespace
+
+bool OptionSet::parse(CLI::App& app, int argc, const char* const* argv, std::ostream& help_out) {
+    app.allow_extras(true);
+    app.allow_config_extras(CLI::config_extras_mode::capture);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+        help_out << app.help();
+        return false;
+    } catch (const CLI::CallForAllHelp&) {
+        help_out << app.help("", CLI::AppFormatMode::All);
+        return false;
+    } catch (const CLI::FileError& e) {
+        throw ConfigError(std::string("--config: cannot read the file: ") + e.what());
+    } catch (const CLI::ArgumentMismatch& e) {
+        throw ConfigError(std::string("a flag is missing its value or has too many: ") + e.what());
+    } catch (const CLI::ParseError& e) {
+        throw ConfigError(std::string("bad command line: ") + e.what());
+    }
+    for (const auto& extra : app.remaining()) {
+        if (extra.rfind("-", 0) != 0) {
+            throw ConfigError("unexpected argument '" + extra + "' (flags take the form --name VALUE; see --help)");
+        }
+        std::string key = extra.substr(extra.find_first_not_of('-'));
+        key = key.substr(0, key.find('='));
+        if (appears_on_command_line(extra.substr(0, extra.find('=')), argc, argv))
+            throw ConfigError("unknown flag " + extra.substr(0, extra.find('=')) + " (evbench --help lists the flags)");
+        throw ConfigError("config file: unknown key '" + key + "' (keys are the long flag names of evbench --help)");
+    }
+    for (const auto& o : options_)
+        for (const auto& other : o.excluded)
+            if (o.given && given(other)) throw ConfigError("--" + other + " excludes --" + o.name);
+    return true;
+}
+
+const Option* OptionSet::find(const std::string& name) const {
+    for (const auto& o : options_)
+        if (o.name == name) return &o;
+    return nullptr;
+}
+
+bool OptionSet::given(const std::string& name) const {
+    const Option* o = find(name);
+    return o && o->given;
+}
+
+nlohmann::json OptionSet::echo(const std::vector<std::string>& groups, bool shared_only) const {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& o : options_) {
+        if (o.json_key.empty() || (shared_only && !o.same_on_every_rank)) continue;
+        if (!groups.empty() && std::find(groups.begin(), groups.end(), o.group) == groups.end()) continue;
+        j[o.json_key] = o.echo();
+    }
+    return j;
+}
+
+std::vector<std::string> OptionSet::groups() const { return group_order_; }
+
+std::string OptionSet::markdown(const std::string& group) const {
+    std::string table = "| flag | default | meaning |\n| --- | --- | --- |\n";
+    for (const auto& o : options_) {
+        if (o.group != group) continue;
+        std::string flag = "--" + o.name + (o.value_name.empty() ? "" : " " + o.value_name);
+        std::string escaped_flag, escaped_help;
+        for (char ch : flag) escaped_flag += ch == '|' ? std::string("\\|") : std::string(1, ch);
+        for (char ch : o.help) escaped_help += ch == '|' ? std::string("\\|") : std::string(1, ch);
+        table += fmt::format("| `{}` | {} | {} |\n", escaped_flag, o.default_text.empty() ? "" : "`" + o.default_text + "`", escaped_help);
+    }
+    return table;
+}
+
+} // namespace evb

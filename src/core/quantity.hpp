@@ -1,0 +1,17 @@
+// Parsing of configuration values that carry units: sizes ("1MiB", "512KB"), durations ("170ns",
+// "2.5s"), rates ("100Gbps"). Each throws std::invalid_argument with a message naming the text.
+#pragma once
+#include "time.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace evb {
+
+std::uint64_t parse_size(const std::string& text);           // bytes; plain numbers are bytes
+Picoseconds parse_duration(const std::string& text);         // plain numbers are seconds
+double parse_rate_bps(const std::string& text);              // bits per second; plain numbers are b/s
+std::string format_size(std::uint64_t bytes);                // "1MiB", "1000B", ...
+std::string format_duration(Picoseconds t);                  // "5s", "170ns", "2.5ms", "0s"
+
+} // namespace evb

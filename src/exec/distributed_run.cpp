@@ -1,0 +1,194 @@
+#include "distributed_run.hpp"
+
+#include "bootstrap.hpp"
+#include "log.hpp"
+#include "reactor.hpp"
+#include "run_deadline.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace evb {
+namespace {
+
+const Picoseconds setup_timeout = Picoseconds::from_seconds(30);
+
+nlohmann::json progress_record(const NodeStats& s) {
+    return {{"type", "progress"}, {"bytes_in", s.bytes_in}, {"bytes_out", s.bytes_out},
+            {"events", s.events_built}, {"in_flight", s.in_flight}};
+}
+
+std::string auto_listen_host(const World& world) {
+    if (world.single_host) return "127.0.0.1";
+    char name[256] = {0};
+    gethostname(name, sizeof name - 1);
+    return name;
+}
+
+// Rank 0's view of everyone's progress, from the latest record of each rank.
+struct ProgressBoard {
+    std::vector<NodeStats> latest;
+    NodeStats sum() const {
+        NodeStats s;
+        for (const auto& r : latest) {
+            s.bytes_in += r.bytes_in;
+            s.bytes_out += r.bytes_out;
+            s.events_built += r.events_built;
+            s.in_flight += r.in_flight;
+        }
+        return s;
+    }
+    void update(std::uint32_t rank, const nlohmann::json& j) {
+        auto& r = latest[rank];
+        r.bytes_in = j.at("bytes_in");
+        r.bytes_out = j.at("bytes_out");
+        r.events_built = j.at("events");
+        r.in_flight = j.at("in_flight");
+    }
+};
+
+} // namespace
+
+RunOutcome run_distributed(const Config& config, const World& world, const std::string& fingerprint,
+                           const RankTransportFactory& make_transport, RunObserver& observer) {
+    auto& log = logger("evb");
+    EventBuilder builder(config);
+    const Layout& layout = builder.layout();
+    if (layout.ranks() != world.size)
+        throw ConfigError(fmt::format("{} ranks were started but nodes={} ppn={} em={} needs {}", world.size, config.nodes,
+                                      config.ppn, to_string(config.em), layout.ranks()));
+    const std::string listen_host = config.listen_host.empty() ? auto_listen_host(world) : config.listen_host;
+    std::string endpoint = bootstrap_endpoint(config.bootstrap, world);
+    int inherited = -1;
+    if (const char* fd = std::getenv("EVBENCH_BOOTSTRAP_FD"); fd && world.rank == 0) inherited = std::atoi(fd);
+
+    Bootstrap boot(world, endpoint, inherited, setup_timeout);
+    auto transport = make_transport(listen_host);
+    auto addresses = boot.allgather(transport->local_address(), fingerprint);
+    transport->connect(addresses, setup_timeout);
+
+    Node node(builder.units_of(world.rank), layout, *transport, log);
+    Reactor reactor;
+    reactor.add(node);
+    bool root = world.rank == 0;
+    if (root) observer.started(world.size, world.launcher, {});
+    boot.barrier();
+
+    ProgressBoard board{std::vector<NodeStats>(world.size)};
+    std::vector<bool> done(world.size, false);
+    std::uint32_t done_count = 0;
+    bool sent_done = false, finish = false;
+    std::optional<std::string> failure;
+    Picoseconds deadline = run_deadline(config);
+    Picoseconds next_progress = config.progress_interval, next_control{};
+    const Picoseconds control_period = Picoseconds::from_seconds(0.001);
+
+    auto mark_done = [&](std::uint32_t r) {
+        if (!done[r]) {
+            done[r] = true;
+            ++done_count;
+        }
+    };
+    Picoseconds origin = steady_now(), now{};
+    node.start();
+    while (!finish && !failure) {
+        now = steady_now() - origin;
+        std::size_t work = reactor.run_once(now);
+        if (node.failure()) {
+            failure = node.failure();
+            break;
+        }
+        if (now >= next_control) {
+            next_control = now + control_period;
+            if (node.finished() && !sent_done) {
+                sent_done = true;
+                if (root)
+                    mark_done(0);
+                else
+                    boot.send_to_root({{"type", "done"}});
+            }
+            for (auto& in : boot.poll()) {
+                const std::string type = in.body.value("type", "");
+                if (type == "lost") {
+                    failure = fmt::format("lost contact with {}: {}", root ? "rank " + std::to_string(in.from) : "rank 0",
+                                          in.body.value("error", ""));
+                } else if (type == "abort") {
+                    failure = in.body.value("error", "aborted");
+                } else if (type == "done") {
+                    mark_done(in.from);
+                } else if (type == "progress") {
+                    board.update(in.from, in.body);
+                } else if (type == "finish") {
+                    finish = true;
+                }
+            }
+            if (root && done_count == world.size) {
+                boot.broadcast({{"type", "finish"}});
+                finish = true;
+            }
+            if (now >= next_progress) {
+                next_progress += config.progress_interval;
+                if (root) {
+                    board.update(0, progress_record(node.stats()));
+                    observer.progress(now, board.sum());
+                } else {
+                    boot.send_to_root(progress_record(node.stats()));
+                }
+            }
+            if (now >= deadline)
+                failure = fmt::format("run did not finish within {:g} s (duration + grace); {} fragments in flight here",
+                                      deadline.seconds(), node.stats().in_flight);
+        }
+        if (work == 0 && !finish) reactor.wait(std::min(control_period, reactor.next_timer() - now));
+    }
+    node.stop();
+
+    RunOutcome outcome;
+    outcome.rank = world.rank;
+    if (failure) {
+        if (root) boot.broadcast({{"type", "abort"}, {"error", "rank 0: " + *failure}});
+        else boot.send_to_root({{"type", "abort"}, {"error", fmt::format("rank {}: {}", world.rank, *failure)}});
+        outcome.rank_failure = failure;
+        return outcome;
+    }
+
+    // Gather: every rank sends its statistics to rank 0, which prints the run's result.
+    // Nobody closes its data connections before everyone has stopped using them: ranks wait for
+    // rank 0's "bye", which it sends once every rank's statistics are in.
+    if (!root) {
+        boot.send_to_root({{"type", "stats"}, {"stats", node.stats().to_json()}});
+        Picoseconds bye_deadline = steady_now() + config.grace;
+        while (steady_now() < bye_deadline) {
+            for (auto& in : boot.poll()) {
+                auto type = in.body.value("type", "");
+                if (type == "bye" || type == "lost") return outcome;
+            }
+            usleep(1000);
+        }
+        return outcome;
+    }
+    RunResult result = make_result(config);
+    result.add(node.stats());
+    std::uint32_t gathered = 1;
+    Picoseconds gather_deadline = steady_now() + config.grace;
+    while (gathered < world.size && steady_now() < gather_deadline) {
+        for (auto& in : boot.poll()) {
+            if (in.body.value("type", "") == "stats") {
+                result.add(NodeStats::from_json(in.body.at("stats")));
+                ++gathered;
+            }
+        }
+        usleep(1000);
+    }
+    boot.broadcast({{"type", "bye"}});
+    if (gathered < world.size)
+        result.failure = fmt::format("only {} of {} ranks sent their statistics", gathered, world.size);
+    result.elapsed = now;
+    result.wall_seconds = now.seconds();
+    outcome.result = std::move(result);
+    return outcome;
+}
+
+} // namespace evb

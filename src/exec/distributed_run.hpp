@@ -1,0 +1,24 @@
+// The real executor with one rank per process (tcp, mpi, verbs, ...): bootstrap through rank 0,
+// connect the data transport, drive this rank's units, agree on the end, gather statistics at
+// rank 0. Rank 0's outcome holds the run's result; the others' only their own failure.
+#pragma once
+#include "config.hpp"
+#include "run_observer.hpp"
+#include "run_result.hpp"
+#include "transport.hpp"
+#include "world.hpp"
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace evb {
+
+// Makes this rank's transport; listen_host is --listen-host, or the one chosen for this world.
+using RankTransportFactory = std::function<std::unique_ptr<Transport>(const std::string& listen_host)>;
+
+// fingerprint: the configuration every rank must share (checked at the bootstrap).
+RunOutcome run_distributed(const Config& config, const World& world, const std::string& fingerprint,
+                           const RankTransportFactory& make_transport, RunObserver& observer);
+
+} // namespace evb

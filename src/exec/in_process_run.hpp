@@ -1,0 +1,17 @@
+// The real executor with every rank in this process (in-process drivers such as `local`): one
+// reactor thread drives all ranks' nodes until the units finish, a node fails or the deadline.
+#pragma once
+#include "config.hpp"
+#include "run_observer.hpp"
+#include "run_result.hpp"
+#include "transport.hpp"
+
+#include <memory>
+#include <vector>
+
+namespace evb {
+
+// One transport per rank, in rank order.
+RunOutcome run_in_process(const Config& config, std::vector<std::unique_ptr<Transport>> transports, RunObserver& observer);
+
+} // namespace evb

@@ -1,0 +1,202 @@
+#include "node.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace evb {
+
+class Node::UnitContext final : public Context {
+public:
+    UnitContext(Node& node, std::size_t unit, UnitAddress self) : node_(node), unit_(unit), self_(self) {}
+    Picoseconds now() const override { return node_.now_; }
+    void send(UnitAddress to, Message msg) override {
+        msg.to = to.role;
+        msg.from = self_.role;
+        msg.from_index = self_.index;
+        PendingPost p;
+        p.peer = node_.layout_.rank_of(to);
+        static_assert(sizeof(Message) == command_bytes && std::is_trivially_copyable_v<Message>);
+        std::memcpy(p.command.data(), &msg, sizeof msg);
+        node_.post(p);
+    }
+    void write(UnitAddress to, const MemoryPool& pool, std::uint32_t block, std::uint32_t length, std::uint64_t rkey,
+               std::uint64_t remote_offset, std::uint32_t imm, std::uint64_t cookie) override {
+        PendingPost p;
+        p.is_write = true;
+        p.peer = node_.layout_.rank_of(to);
+        p.local = &node_.region_of(pool);
+        p.local_offset = pool.offset_of(block);
+        p.rkey = rkey;
+        p.remote_offset = remote_offset;
+        p.length = length;
+        p.imm = imm;
+        p.cookie = node_.track_write(unit_, cookie);
+        node_.post(p);
+    }
+    void arm_timer(Picoseconds at, TimerId id) override { node_.timers_.push_back({at, unit_, id}); }
+    NodeStats& stats() override { return node_.stats_; }
+    spdlog::logger& log() override { return node_.log_; }
+
+private:
+    Node& node_;
+    std::size_t unit_;
+    UnitAddress self_;
+};
+
+Node::Node(UnitsOfRank units, const Layout& layout, Transport& transport, spdlog::logger& log)
+    : layout_(layout), transport_(transport), log_(log), rank_(transport.rank()), hosted_(std::move(units)),
+      pending_(std::size_t{layout.nodes()} * 64) {
+    stats_.node = hosted_.node;
+    for (std::size_t i = 0; i < hosted_.units.size(); ++i) {
+        Unit& unit = *hosted_.units[i].unit;
+        contexts_.push_back(std::make_unique<UnitContext>(*this, i, hosted_.units[i].address));
+        // Registration is the executor's step: once per pool, before any unit starts.
+        for (MemoryPool* pool : unit.pools()) {
+            MemoryRegion region = transport.register_memory(pool->data(), pool->size());
+            pool->set_remote_key(region.key);
+            regions_.emplace_back(pool, region);
+        }
+        if (unit.receives_writes()) {
+            if (write_target_ != SIZE_MAX) throw std::logic_error("two units on one rank receive writes");
+            write_target_ = i;
+        }
+    }
+}
+
+Node::~Node() = default;
+
+const MemoryRegion& Node::region_of(const MemoryPool& pool) const {
+    for (const auto& [p, region] : regions_)
+        if (p == &pool) return region;
+    throw std::logic_error("a unit wrote from a pool it did not declare");
+}
+
+std::uint64_t Node::track_write(std::size_t unit, std::uint64_t cookie) {
+    std::uint64_t id;
+    if (free_writes_.empty()) {
+        id = writes_.size();
+        writes_.push_back({unit, cookie});
+    } else {
+        id = free_writes_.back();
+        free_writes_.pop_back();
+        writes_[id] = {unit, cookie};
+    }
+    return id;
+}
+
+Unit* Node::unit_for(Role role, std::size_t* index) {
+    for (std::size_t i = 0; i < hosted_.units.size(); ++i)
+        if (hosted_.units[i].address.role == role) {
+            *index = i;
+            return hosted_.units[i].unit.get();
+        }
+    return nullptr;
+}
+
+void Node::start() {
+    for (std::size_t i = 0; i < hosted_.units.size(); ++i) hosted_.units[i].unit->on_start(*contexts_[i]);
+}
+
+void Node::dispatch(const Completion& c) {
+    switch (c.kind) {
+    case Completion::Kind::message: {
+        Message msg;
+        std::memcpy(&msg, c.command.data(), sizeof msg);
+        std::size_t i = 0;
+        Unit* unit = unit_for(msg.to, &i);
+        if (!unit) {
+            ++stats_.errors.unexpected;
+            log_.error("rank {}: message for a {} it does not host", rank_, role_name(msg.to));
+            return;
+        }
+        unit->on_message(*contexts_[i], msg);
+        return;
+    }
+    case Completion::Kind::write_done: {
+        if (c.cookie >= writes_.size()) {
+            ++stats_.errors.unexpected;
+            return;
+        }
+        OutstandingWrite w = writes_[c.cookie];
+        free_writes_.push_back(c.cookie);
+        WriteCompletion done;
+        done.kind = WriteCompletion::Kind::write_done;
+        done.cookie = w.cookie;
+        hosted_.units[w.unit].unit->on_completion(*contexts_[w.unit], done);
+        return;
+    }
+    case Completion::Kind::write_arrived: {
+        if (write_target_ == SIZE_MAX) {
+            ++stats_.errors.unexpected;
+            return;
+        }
+        WriteCompletion arrived;
+        arrived.kind = WriteCompletion::Kind::write_arrived;
+        arrived.imm = c.imm;
+        arrived.offset = c.offset;
+        arrived.length = c.length;
+        hosted_.units[write_target_].unit->on_completion(*contexts_[write_target_], arrived);
+        return;
+    }
+    case Completion::Kind::peer_lost:
+        fail(std::string("lost connection to rank ") + std::to_string(c.peer) + ": " + (c.error ? c.error : "closed"));
+        return;
+    }
+}
+
+void Node::run_due_timers() {
+    for (std::size_t i = 0; i < timers_.size();) {
+        if (timers_[i].at <= now_) {
+            Timer t = timers_[i];
+            timers_.erase(timers_.begin() + static_cast<std::ptrdiff_t>(i));
+            hosted_.units[t.unit].unit->on_timer(*contexts_[t.unit], t.id);
+        } else {
+            ++i;
+        }
+    }
+}
+
+Picoseconds Node::next_timer() const {
+    Picoseconds next = Picoseconds::max();
+    for (const auto& t : timers_) next = std::min(next, t.at);
+    return next;
+}
+
+bool Node::try_post(const PendingPost& p) {
+    PostStatus s = p.is_write ? transport_.post_write(p.peer, *p.local, p.local_offset, p.rkey, p.remote_offset,
+                                                      p.length, p.imm, p.cookie)
+                              : transport_.post_send(p.peer, p.command);
+    if (s == PostStatus::error) fail("posting to rank " + std::to_string(p.peer) + " failed: " + transport_.last_error());
+    return s != PostStatus::no_resource;
+}
+
+void Node::post(const PendingPost& p) {
+    // Keep order: once something waits, everything after it waits too.
+    if (!pending_.empty() || !try_post(p)) pending_.push(p);
+}
+
+std::size_t Node::retry_pending() {
+    std::size_t posted = 0;
+    while (!pending_.empty() && try_post(pending_.front())) {
+        pending_.pop();
+        ++posted;
+    }
+    return posted;
+}
+
+bool Node::finished() const {
+    for (const auto& h : hosted_.units)
+        if (!h.unit->finished()) return false;
+    return pending_.empty();
+}
+
+void Node::stop(bool in_flight_is_missing) {
+    for (std::size_t i = 0; i < hosted_.units.size(); ++i) hosted_.units[i].unit->on_stop(*contexts_[i], in_flight_is_missing);
+}
+
+void Node::fail(std::string message) {
+    // Not logged here: the executor reports the failure once, on one line.
+    if (!failure_) failure_ = std::move(message);
+}
+
+} // namespace evb

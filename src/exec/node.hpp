@@ -1,0 +1,91 @@
+// One rank's share of a run: the units it hosts (any list: RU, BU, EM, or micro-benchmark units),
+// their contexts and timers, the registration of their pools, and the queue of posts the
+// transport could not take yet (retried in order, so units never see "no resource"). The
+// executor feeds it time, completions and timer ticks.
+#pragma once
+#include "event_builder_units.hpp"
+#include "ring_queue.hpp"
+#include "transport.hpp"
+
+#include <spdlog/logger.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace evb {
+
+class Node {
+public:
+    Node(UnitsOfRank units, const Layout& layout, Transport& transport, spdlog::logger& log);
+    ~Node();
+
+    std::uint32_t rank() const { return rank_; }
+    Transport& transport() { return transport_; }
+    void set_now(Picoseconds now) { now_ = now; }
+    Picoseconds now() const { return now_; }
+
+    void start();
+    void dispatch(const Completion& c);
+    void run_due_timers();
+    Picoseconds next_timer() const;
+    std::size_t retry_pending();
+    // True once every unit here will initiate nothing more and nothing waits to be posted.
+    bool finished() const;
+    // Ends the run here; counts what is still in flight as missing unless the run was cut.
+    void stop(bool in_flight_is_missing = true);
+
+    const NodeStats& stats() const { return stats_; }
+    // Set when a connection broke or a post failed: the run must end with this message.
+    const std::optional<std::string>& failure() const { return failure_; }
+
+private:
+    class UnitContext;
+    struct PendingPost {
+        bool is_write = false;
+        std::uint32_t peer = 0;
+        CommandBytes command{};
+        const MemoryRegion* local = nullptr;
+        std::size_t local_offset = 0;
+        std::uint64_t rkey = 0, remote_offset = 0;
+        std::size_t length = 0;
+        std::uint32_t imm = 0;
+        std::uint64_t cookie = 0;   // the node's write id (see writes_)
+    };
+    struct Timer {
+        Picoseconds at;
+        std::size_t unit;
+        TimerId id;
+    };
+    // A write in flight: which unit posted it and the cookie it gave.
+    struct OutstandingWrite {
+        std::size_t unit = 0;
+        std::uint64_t cookie = 0;
+    };
+
+    void post(const PendingPost& p);
+    bool try_post(const PendingPost& p);
+    void fail(std::string message);
+    std::uint64_t track_write(std::size_t unit, std::uint64_t cookie);
+    const MemoryRegion& region_of(const MemoryPool& pool) const;
+    Unit* unit_for(Role role, std::size_t* index);
+
+    const Layout& layout_;
+    Transport& transport_;
+    spdlog::logger& log_;
+    std::uint32_t rank_;
+    Picoseconds now_{};
+    NodeStats stats_;
+    UnitsOfRank hosted_;
+    std::vector<std::unique_ptr<UnitContext>> contexts_;   // one per hosted unit
+    std::vector<std::pair<const MemoryPool*, MemoryRegion>> regions_;
+    std::size_t write_target_ = SIZE_MAX;                  // the unit peers' writes land in
+    RingQueue<PendingPost> pending_;
+    std::vector<OutstandingWrite> writes_;
+    std::vector<std::uint64_t> free_writes_;
+    std::vector<Timer> timers_;   // few: a linear scan beats a heap
+    std::optional<std::string> failure_;
+};
+
+} // namespace evb

@@ -1,0 +1,23 @@
+// What an executor tells while it runs: where the run is (for the header) and cumulative totals
+// (for progress lines). Results are not printed by executors: they return a RunOutcome, and
+// src/report prints it, the same for every executor.
+#pragma once
+#include "node_stats.hpp"
+#include "time.hpp"
+
+#include <string>
+#include <vector>
+
+namespace evb {
+
+class RunObserver {
+public:
+    virtual ~RunObserver() = default;
+    // Once all ranks are set up: how many ranks, under what ("in one process", "mpirun",
+    // "simulated: ..."), and lines the executor adds about its machine or model.
+    virtual void started(std::uint32_t ranks, const std::string& where, const std::vector<std::string>& details) = 0;
+    // Every progress interval: cumulative totals over all nodes.
+    virtual void progress(Picoseconds now, const NodeStats& totals) = 0;
+};
+
+} // namespace evb

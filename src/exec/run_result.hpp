@@ -1,0 +1,48 @@
+// The outcome of one run, gathered at rank 0: per-node statistics, timing and failure.
+#pragma once
+#include "config.hpp"
+#include "node_stats.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace evb {
+
+struct RunResult {
+    std::vector<NodeStats> nodes;      // index = node: its RU and BU merged
+    NodeStats manager;                 // an EM on its own rank (assignments, errors)
+    Picoseconds elapsed{};             // start to end of the run (wall, or simulated)
+    double wall_seconds = 0;
+    bool cut = false;                  // stopped at `elapsed` with events in flight (simulated runs)
+    Picoseconds window_start{};        // counts start here (after a simulated warm-up)
+    std::optional<std::string> failure;
+
+    // Sums every node (and the EM rank's counts).
+    NodeStats system() const;
+    // Measurement window for rates: start of the run to the last event built (to `elapsed` when cut).
+    Picoseconds window() const;
+    std::uint64_t errors() const { return system().errors.total(); }
+    // 0 ok, 1 a failure or any verification error.
+    int exit_code() const { return failure || errors() ? 1 : 0; }
+
+    // Adds a rank's statistics into the row of its node (or the EM row).
+    void add(const NodeStats& rank_stats);
+};
+
+RunResult make_result(const Config& config);
+
+// What an executor hands back. The rank that reports (rank 0, or the one process) has the
+// result; another rank has only whether it failed.
+struct RunOutcome {
+    std::optional<RunResult> result;
+    std::optional<std::string> rank_failure;   // a non-reporting rank's failure ("lost connection to rank 2: ...")
+    std::uint32_t rank = 0;
+    nlohmann::json extra_results;              // added under results (the simulator's network)
+    std::string extra_text;                    // printed before the table (the simulator's counters)
+    int exit_code() const { return result ? result->exit_code() : rank_failure ? 1 : 0; }
+};
+
+} // namespace evb

@@ -1,0 +1,81 @@
+#include "netsim_command.hpp"
+
+#include "sim_options.hpp"
+#include "subcommand.hpp"
+#include "quantity.hpp"
+#include "json_file.hpp"
+#include "options.hpp"
+#include "sim_report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+
+namespace evb::netsim {
+
+int netsim_command(int argc, const char* const* argv, std::ostream& out) {
+    FabricOptions fabric;
+    TrafficSpec traffic;
+    std::string pattern = "linear", json_file;
+    Picoseconds duration = 20_us, warmup{};
+    bool all_ports = false;
+    SimModelOptions model;
+    SimOptions& sim = model.sim;
+    const IbParams& ib = sim.ib;
+    OptionSet options;
+    options.begin_group("fabric", "Fabric");
+    declare_fabric_options(options, fabric);
+    options.begin_group("model", "InfiniBand model");
+    declare_sim_model_options(options, model);
+    options.begin_group("traffic", "Traffic");
+    options.whole("seed", sim.seed, "n", "host latencies and random traffic");
+    options.text("traffic", pattern, "PATTERN",
+                 "`shift` (i -> i+s), `many-to-one` (1..n -> 0), `linear` (fixed-size linear shifter, each host at its own pace), "
+                 "`a2a` (synchronised time windows), `random` (uniform)");
+    options.size("message-size", traffic.message_bytes, "bytes per message");
+    options.whole("shift", traffic.shift, "s", "`shift`: host i sends to i + s");
+    options.whole("senders", traffic.senders, "n", "`many-to-one`: hosts 1..n send to host 0").shown_default("all");
+    options.whole("messages", traffic.messages, "n", "messages per sender (0: until `--duration`)");
+    options.whole("depth", traffic.depth, "n", "messages each sender keeps posted");
+    options.duration("send-window", traffic.send_window, "`a2a`: send window per phase; a message is posted only if it fits in the window");
+    options.duration("idle-window", traffic.idle_window, "`a2a`: idle window per phase");
+    options.duration("duration", duration, "simulated time (0: until every message is delivered)");
+    options.duration("warmup", warmup, "throughput is measured from here to the end");
+    options.on_off("ports", all_ports, "list every port, not only the 8 most stalled");
+    options.text("json", json_file, "FILE", "configuration and results, with per-host throughput, every port and the latency histogram");
+    auto resolve = [&] {
+        model.resolve();
+        traffic.pattern = parse_traffic_pattern(pattern);
+        traffic.seed = sim.seed;
+        if (duration.count() > 0) traffic.stop = duration;
+        if (duration.count() == 0 && traffic.messages == 0) throw std::invalid_argument("give --messages or a --duration above zero");
+    };
+    return run_subcommand("evbench netsim: flit-level InfiniBand simulation of synthetic traffic on a fat tree", options, argc, argv, out,
+                          resolve, [&] {
+        Fabric f = build_fabric(fabric);
+        FabricSim probe(f.topology, f.routing, sim);   // validates the model before the header
+        traffic.validate(probe.hosts());
+        fmt::print(out, "# evbench netsim: {} hosts, {} switches, routing {}, mode {}{}, traffic {} {} messages\n",
+                   f.topology.hosts().size(), f.topology.switches().size(), f.routing_name, model.mode,
+                   sim.mode == SimMode::aggregated ? " x" + std::to_string(sim.aggregation) : "", pattern,
+                   format_size(traffic.message_bytes));
+        fmt::print(out, "# link {} Gb/s, latency {} ns, credits {} ns, buffer {} per VL x {} VLs, MTU {}, host latency {}\n",
+                   ib.link_gbps, ib.link_latency.nanoseconds(), ib.credit_latency.nanoseconds(), format_size(ib.buffer_bytes), ib.vls,
+                   ib.mtu, model.host_latency);
+        TrafficRunResult r = run_traffic(f, sim, traffic, warmup, duration);
+        print_traffic_result(out, f.topology, r, all_ports);
+        if (!json_file.empty()) {
+            nlohmann::json topology = fabric.topology_file.empty() ? nlohmann::json({{"k", fabric.tree.k}, {"levels", fabric.tree.levels}})
+                                                                   : nlohmann::json(fabric.topology_file);
+            nlohmann::json config = {{"hosts", f.topology.hosts().size()}, {"topology", topology},
+                                     {"routing", f.routing_name}, {"host_order", f.host_order}, {"mode", model.mode}, {"aggregation", sim.aggregation},
+                                     {"traffic", pattern}, {"message_bytes", traffic.message_bytes}, {"link_gbps", ib.link_gbps},
+                                     {"buffer_bytes", ib.buffer_bytes}, {"vls", ib.vls}, {"mtu", ib.mtu},
+                                     {"host_latency", model.host_latency}, {"duration_ps", duration.count()}, {"seed", sim.seed}};
+            write_json_file(json_file, {{"config", config}, {"results", traffic_result_json(f.topology, r)}});
+        }
+        return 0;
+    });
+}
+
+} // namespace evb::netsim

@@ -1,0 +1,31 @@
+#include "sim_options.hpp"
+
+#include "options.hpp"
+
+namespace evb::netsim {
+
+void SimModelOptions::resolve() {
+    sim.mode = parse_sim_mode(mode);
+    sim.host_latency = HostLatency::parse(host_latency);
+}
+
+void declare_sim_model_options(OptionSet& set, SimModelOptions& o) {
+    IbParams& ib = o.sim.ib;
+    set.real("link-rate", ib.link_gbps, "Gb/s", "link data rate, Gb/s");
+    set.duration("link-latency", ib.link_latency, "propagation + link controller, after serialisation");
+    set.duration("credit-latency", ib.credit_latency, "a flit leaves an input buffer -> its credit is at the sender");
+    set.duration("switch-latency", ib.switch_latency, "head of a packet in a switch -> it may be arbitrated");
+    set.whole("mtu", ib.mtu, "B", "payload bytes per packet");
+    set.whole("header-bytes", ib.header_bytes, "B", "per-packet header (LRH + BTH)");
+    set.whole("footer-bytes", ib.footer_bytes, "B", "per-packet CRCs (ICRC + VCRC)");
+    set.whole("flit-bytes", ib.flit_bytes, "B", "flit and credit block size");
+    set.size("buffer", ib.buffer_bytes, "input buffer per port per VL (must hold one MTU packet)");
+    set.whole("vls", ib.vls, "n", "VLs per port");
+    set.whole("traffic-vls", ib.traffic_vls, "n", "VLs the traffic uses (destination modulo)");
+    set.text("host-latency", o.host_latency, "MODEL", "before injection: `fixed:T`, `uniform:A:B`, `lognormal:MEDIAN:SIGMA`, `file:PATH` (lines `latency weight`)");
+    set.text("mode", o.mode, "MODE", "`flit` (reference), `aggregated` (`--aggregation` flits per event) or `packet` (exact cut-through per packet)");
+    set.whole("aggregation", o.sim.aggregation, "n", "flits per event in `aggregated` mode");
+    set.on_off("checks", o.sim.checks, "check credits and buffer occupancy on every change, and that nothing is lost");
+}
+
+} // namespace evb::netsim

@@ -1,0 +1,68 @@
+#include "fabric_options.hpp"
+
+#include "host_order.hpp"
+#include "ibnetdiscover_format.hpp"
+#include "lft_dump_format.hpp"
+
+#include "options.hpp"
+
+namespace evb::netsim {
+
+void declare_fabric_options(OptionSet& set, FabricOptions& o) {
+    set.whole("k", o.tree.k, "k", "arity: switches of 2k ports; 2 levels: 2k leaves, k spines, up to 2k^2 hosts (`--transport sim`: 0 sizes the smallest 2-level tree that holds the nodes, +1 host for `--em own`)");
+    set.whole("levels", o.tree.levels, "2|3", "2, or 3 (2k pods of k leaves + k aggregation switches, k^2 cores, up to 2k^3 hosts)");
+    set.whole("leaves", o.tree.leaves, "n", "leaves present").shown_default("all");
+    set.whole_list("hosts-per-leaf", o.tree.hosts_per_leaf, "a,b,...", "hosts on each leaf, one number per leaf").shown_default("k each");
+    set.whole_list("missing", o.tree.missing_hosts, "s,...", "host slots (leaf*k + port) left empty");
+    set.text_list("swap", o.swaps, "A:B,...", "ranks whose host cables are swapped");
+    set.text("routing", o.routing, "ENGINE", "`ftree`, `minhop`, `updn` or `random`");
+    set.whole("routing-seed", o.seed, "n", "seed of `random` routing");
+    set.whole("lid-seed", o.lid_seed, "n", "shuffle host LIDs like a subnet manager's discovery order (0: LIDs follow the cabling)");
+    set.text("topology", o.topology_file, "FILE", "read the fabric from an `ibnetdiscover` dump instead of generating a fat tree")
+        .excludes({"k", "levels", "leaves", "hosts-per-leaf", "missing", "swap", "lid-seed"});
+    set.text_list("lfts", o.lft_files, "FILE,...", "read the forwarding tables from `dump_lfts` / `ibroute` dumps instead of `--routing`");
+    set.text("host-order", o.host_order, "ORDER", "rank order: `given`, `hostname`, `lid` or `cabling`")
+        .shown_default("given (hostname with --topology)");
+}
+
+Fabric build_fabric(FabricOptions o) {
+    for (const auto& s : o.swaps) {
+        auto colon = s.find(':');
+        std::size_t used_a = 0, used_b = 0;
+        unsigned long a = 0, b = 0;
+        try {
+            if (colon == std::string::npos) throw std::invalid_argument("");
+            a = std::stoul(s.substr(0, colon), &used_a);
+            b = std::stoul(s.substr(colon + 1), &used_b);
+        } catch (const std::exception&) {
+            used_a = 0;
+        }
+        if (colon == std::string::npos || used_a != colon || used_b != s.size() - colon - 1)
+            throw std::invalid_argument("--swap: '" + s + "' is not A:B");
+        o.tree.swapped_hosts.emplace_back(a, b);
+    }
+    RoutingEngine engine = parse_routing_engine(o.routing);
+    if (o.host_order.empty()) o.host_order = o.topology_file.empty() ? "given" : "hostname";
+    HostOrder order = parse_host_order(o.host_order);
+    Fabric f;
+    if (o.topology_file.empty()) {
+        f.topology = build_fat_tree(o.tree);
+        if (o.lid_seed) f.topology.assign_lids(o.lid_seed);
+    } else {
+        f.topology = read_ibnetdiscover(o.topology_file);
+    }
+    if (o.lft_files.empty()) {
+        f.routing = route(f.topology, engine, o.seed);
+        f.routing_name = o.routing;
+    } else {
+        f.routing = read_lft_dumps(o.lft_files, f.topology);
+        f.routing_name = "LFTs from " + o.lft_files.front() + (o.lft_files.size() > 1 ? " and " + std::to_string(o.lft_files.size() - 1) + " more" : "");
+    }
+    // Routing is a property of the fabric, so it is computed before ranks are placed.
+    f.given_hosts = f.topology.hosts();
+    f.topology.order_hosts(order_of_hosts(f.topology, order));
+    f.host_order = o.host_order;
+    return f;
+}
+
+} // namespace evb::netsim

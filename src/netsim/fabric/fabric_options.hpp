@@ -1,0 +1,41 @@
+// Command-line description of a simulated fabric, shared by `evbench conflicts` and
+// `evbench netsim`: a parametric fat tree, its deviations from the ideal, and a routing engine.
+#pragma once
+#include "fat_tree.hpp"
+#include "routing.hpp"
+
+#include <string>
+#include <vector>
+
+namespace evb {
+class OptionSet;
+}
+
+namespace evb::netsim {
+
+struct FabricOptions {
+    FatTreeSpec tree;
+    std::vector<std::string> swaps;   // "A:B"
+    std::string routing = "ftree";
+    std::uint64_t seed = 1;           // random routing
+    std::uint64_t lid_seed = 0;       // 0: LIDs in cabling order
+    std::string topology_file;        // an ibnetdiscover dump instead of a generated tree
+    std::vector<std::string> lft_files;   // ibroute / dump_lfts dumps instead of a routing engine
+    std::string host_order;           // empty: "given" for generated trees, "hostname" for imported ones
+};
+
+// The fabric flags, shared by `conflicts`, `fabric`, `netsim` and `--transport sim`.
+void declare_fabric_options(OptionSet& set, FabricOptions& options);
+
+struct Fabric {
+    Topology topology;
+    Routing routing;
+    std::string routing_name;   // the engine, or "LFTs from FILE"
+    std::string host_order;     // the order ranks were given
+    std::vector<std::uint32_t> given_hosts;   // the fabric's own order, before --host-order
+};
+// Throws std::invalid_argument (impossible parameters, DumpError for bad files) or RoutingError
+// (unroutable pairs, loops).
+Fabric build_fabric(FabricOptions options);
+
+} // namespace evb::netsim

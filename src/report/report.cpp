@@ -1,0 +1,133 @@
+#include "report.hpp"
+
+#include "json_file.hpp"
+#include "placement.hpp"
+#include "quantity.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+
+namespace evb {
+
+double gbps(std::uint64_t bytes, Picoseconds window) {
+    return window > Picoseconds(0) ? static_cast<double>(bytes) * 8 / window.seconds() / 1e9 : 0.0;
+}
+
+void print_header(std::ostream& out, const Config& c, std::uint32_t ranks, const std::string& launcher) {
+    fmt::print(out, "# evbench: {} protocol, {} scheduling, transport {} ({} ranks, {})\n", to_string(c.protocol),
+               to_string(c.scheduling), c.transport, ranks, launcher);
+    fmt::print(out, "# nodes {}  ppn {}  em {}  credits {}  parallel {}  fragment {} ({}, spread {})  verify {}\n", c.nodes,
+               c.ppn, to_string(c.em), c.credits, c.parallel, format_size(c.fragment_size), to_string(c.size_distribution),
+               c.size_spread, to_string(c.verify));
+    fmt::print(out, "# stop after {}{}  buffer per unit {} (eq. 3.1: m={} N c f = {})  machine: {}\n",
+               c.events ? std::to_string(c.events) + " events or " : "", fmt::format("{:g} s", c.duration.seconds()),
+               format_size(c.effective_memory()), c.safety_margin, format_size(c.required_memory()), describe_topology());
+}
+
+void ProgressPrinter::line(std::ostream& out, Picoseconds now, const NodeStats& s) {
+    Picoseconds dt = now - last_time_;
+    double per_node = nodes_ ? 1.0 / nodes_ : 0;
+    double rate = dt > Picoseconds(0) ? static_cast<double>(s.events_built - last_.events_built) / dt.seconds() : 0;
+    fmt::print(out, "[{:7.{}f} s] events {:>10}  rate {:9.1f} Hz  in {:7.2f} Gb/s/node  out {:7.2f} Gb/s/node  in flight {}\n",
+               now.seconds(), decimals_, s.events_built, rate, gbps(s.bytes_in - last_.bytes_in, dt) * per_node,
+               gbps(s.bytes_out - last_.bytes_out, dt) * per_node, s.in_flight);
+    out.flush();
+    last_time_ = now;
+    last_ = s;
+}
+
+namespace {
+void table_row(std::ostream& out, const std::string& label, const NodeStats& s, Picoseconds window, double scale) {
+    double seconds = window.seconds();
+    fmt::print(out, "{:>6} {:>10} {:>11.1f} {:>9.2f} {:>9.2f} {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f} {:>7}\n", label,
+               s.events_built, seconds > 0 ? static_cast<double>(s.events_built) / seconds : 0.0,
+               gbps(s.bytes_in, window) * scale, gbps(s.bytes_out, window) * scale, s.latency.mean_us(),
+               s.latency.percentile_us(50), s.latency.percentile_us(99), s.latency.max_us(), s.errors.total());
+}
+} // namespace
+
+void print_table(std::ostream& out, const Config& c, const RunResult& r) {
+    Picoseconds window = r.window();
+    fmt::print(out, "{:>6} {:>10} {:>11} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10} {:>7}\n", "node", "events", "rate_Hz",
+               "in_Gbps", "out_Gbps", "lat_avg_us", "lat_p50_us", "lat_p99_us", "lat_max_us", "errors");
+    for (const auto& n : r.nodes) table_row(out, std::to_string(n.node), n, window, 1.0);
+    NodeStats sys = r.system();
+    table_row(out, "avg", sys, window, 1.0 / c.nodes);
+    fmt::print(out, "# system: {} events built in {:.3f} s, {:.2f} Gb/s aggregate, {:.2f} Gb/s per node; errors: {}\n",
+               sys.events_built, window.seconds(), gbps(sys.bytes_in, window), gbps(sys.bytes_in, window) / c.nodes,
+               sys.errors.describe());
+    if (r.failure) fmt::print(out, "# run failed: {}\n", *r.failure);
+    out.flush();
+}
+
+void ConsoleReport::started(std::uint32_t ranks, const std::string& where, const std::vector<std::string>& details) {
+    if (config_.quiet) return;
+    print_header(out_, config_, ranks, where);
+    for (const auto& line : details) out_ << line << "\n";
+    out_.flush();
+}
+
+void ConsoleReport::progress(Picoseconds now, const NodeStats& totals) {
+    if (!config_.quiet) progress_.line(out_, now, totals);
+}
+
+int report_outcome(std::ostream& out, std::ostream& err, const Config& config, const nlohmann::json& config_echo, const RunOutcome& outcome) {
+    if (!outcome.result) {
+        if (outcome.rank_failure) err << fmt::format("evbench[rank {}]: error: {}\n", outcome.rank, *outcome.rank_failure);
+        return outcome.exit_code();
+    }
+    const RunResult& r = *outcome.result;
+    out << outcome.extra_text;
+    print_table(out, config, r);
+    if (!config.json_file.empty()) {
+        auto doc = result_json(config_echo, config, r);
+        for (const auto& [key, value] : outcome.extra_results.items()) doc["results"][key] = value;
+        write_json_file(config.json_file, doc);
+    }
+    if (r.exit_code() != 0)
+        err << "evbench: error: " << (r.failure ? *r.failure : "data errors: " + r.system().errors.describe()) << "\n";
+    return r.exit_code();
+}
+
+nlohmann::json result_json(const nlohmann::json& config_echo, const Config& c, const RunResult& r) {
+    Picoseconds window = r.window();
+    NodeStats sys = r.system();
+    auto summary = [&](const NodeStats& s, double scale) {
+        return nlohmann::json{{"events_built", s.events_built},
+                              {"event_rate_hz", window.seconds() > 0 ? static_cast<double>(s.events_built) / window.seconds() : 0.0},
+                              {"in_gbps", gbps(s.bytes_in, window) * scale},
+                              {"out_gbps", gbps(s.bytes_out, window) * scale},
+                              {"latency_us",
+                               {{"avg", s.latency.mean_us()},
+                                {"p50", s.latency.percentile_us(50)},
+                                {"p99", s.latency.percentile_us(99)},
+                                {"max", s.latency.max_us()}}},
+                              {"errors", s.errors.total()},
+                              {"peak_ru_bytes", s.peak_ru_bytes},
+                              {"peak_bu_bytes", s.peak_bu_bytes}};
+    };
+    nlohmann::json nodes = nlohmann::json::array();
+    for (const auto& n : r.nodes) {
+        auto j = summary(n, 1.0);
+        j["node"] = n.node;
+        j["raw"] = n.to_json();
+        nodes.push_back(j);
+    }
+    auto system = summary(sys, 1.0);
+    system["per_node_in_gbps"] = gbps(sys.bytes_in, window) / c.nodes;
+    system["per_node_out_gbps"] = gbps(sys.bytes_out, window) / c.nodes;
+    system["events_assigned"] = sys.events_assigned;
+    system["error_kinds"] = sys.to_json()["errors"];
+    return {{"config", config_echo},
+            {"results",
+             {{"window_s", window.seconds()},
+              {"elapsed_s", r.elapsed.seconds()},
+              {"wall_s", r.wall_seconds},
+              {"ok", r.exit_code() == 0},
+              {"failure", r.failure ? nlohmann::json(*r.failure) : nlohmann::json(nullptr)},
+              {"system", system},
+              {"nodes", nodes}}}};
+}
+
+} // namespace evb

@@ -1,0 +1,58 @@
+// Every run's human and machine output, in one place for every executor: the configuration
+// header, one progress line per interval (as a RunObserver), the final per-node and system table
+// (perftest/OSU-style columns), the --json document and the one error line.
+#pragma once
+#include "config.hpp"
+#include "run_observer.hpp"
+#include "run_result.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+#include <string>
+
+namespace evb {
+
+void print_header(std::ostream& out, const Config& config, std::uint32_t ranks, const std::string& launcher);
+
+// Rates over the last interval from cumulative system totals.
+class ProgressPrinter {
+public:
+    // decimals: of the time stamp in seconds (6 for simulated runs of milliseconds).
+    explicit ProgressPrinter(std::uint32_t nodes, int decimals = 2) : nodes_(nodes), decimals_(decimals) {}
+    void line(std::ostream& out, Picoseconds now, const NodeStats& system);
+
+private:
+    std::uint32_t nodes_;
+    int decimals_;
+    Picoseconds last_time_{};
+    NodeStats last_{};
+};
+
+// The console side of a run: header and progress lines, unless --quiet.
+class ConsoleReport final : public RunObserver {
+public:
+    ConsoleReport(std::ostream& out, const Config& config, bool simulated_time)
+        : out_(out), config_(config), progress_(config.nodes, simulated_time ? 6 : 2) {}
+    void started(std::uint32_t ranks, const std::string& where, const std::vector<std::string>& details) override;
+    void progress(Picoseconds now, const NodeStats& totals) override;
+
+private:
+    std::ostream& out_;
+    const Config& config_;
+    ProgressPrinter progress_;
+};
+
+void print_table(std::ostream& out, const Config& config, const RunResult& result);
+
+// config_echo: the effective configuration (every declared option and derived values).
+nlohmann::json result_json(const nlohmann::json& config_echo, const Config& config, const RunResult& result);
+
+// Prints what the run produced and returns the exit code: at the reporting rank the driver's
+// extra text, the table, --json and, on failure or data errors, one "evbench: error:" line; at
+// another rank its failure as "evbench[rank R]: error: ...".
+int report_outcome(std::ostream& out, std::ostream& err, const Config& config, const nlohmann::json& config_echo, const RunOutcome& outcome);
+
+double gbps(std::uint64_t bytes, Picoseconds window);
+
+} // namespace evb

@@ -1,0 +1,92 @@
+#include "config.hpp"
+
+#include "quantity.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace evb {
+
+std::uint64_t Config::max_fragment_size() const {
+    double scale = ru_scale.empty() ? 1.0 : *std::max_element(ru_scale.begin(), ru_scale.end());
+    double spread = 0;
+    switch (size_distribution) {
+    case SizeDistribution::fixed: spread = 0; break;
+    case SizeDistribution::uniform: spread = size_spread; break;
+    case SizeDistribution::normal: spread = 4 * size_spread; break;                     // clipped at 4 sigma
+    case SizeDistribution::lognormal: spread = std::exp(4 * size_spread) - 1; break;   // clipped at 4 sigma
+    }
+    auto bytes = static_cast<std::uint64_t>(std::ceil(static_cast<double>(fragment_size) * scale * (1 + spread)));
+    return (bytes + 7) & ~std::uint64_t{7};   // sizes are whole 8-byte words
+}
+
+std::uint64_t Config::required_memory() const {
+    return std::uint64_t{safety_margin} * nodes * credits * max_fragment_size();
+}
+
+void validate(const Config& c) {
+    auto fail = [](const std::string& m) { throw ConfigError(m); };
+    if (c.transport.empty()) fail("--transport is empty");
+    if (c.nodes < 2) fail("--nodes must be at least 2 (got " + std::to_string(c.nodes) + ")");
+    if (c.nodes > max_nodes) fail("--nodes must be at most " + std::to_string(max_nodes));
+    if (c.ppn != 1 && c.ppn != 2) fail("--ppn must be 1 or 2 (got " + std::to_string(c.ppn) + ")");
+    if (c.credits < 1) fail("--credits must be at least 1 (got 0)");
+    if (c.credits > max_credits) fail("--credits must be at most " + std::to_string(max_credits));
+    if (c.parallel < 1) fail("--parallel must be at least 1 (got 0)");
+    if (c.parallel > c.nodes)
+        fail("--parallel (" + std::to_string(c.parallel) + ") must not exceed --nodes (" + std::to_string(c.nodes) + ")");
+    if (c.fragment_size < min_fragment_size)
+        fail("--fragment-size must be at least " + std::to_string(min_fragment_size) + " B (got " +
+             std::to_string(c.fragment_size) + " B)");
+    if (c.fragment_size > max_fragment_limit)
+        fail("--fragment-size " + format_size(c.fragment_size) + " is absurd (limit 1GiB)");
+    if (!(c.size_spread >= 0) || c.size_spread > 1) fail("--size-spread must be within [0, 1]");
+    if (!c.ru_scale.empty()) {
+        if (c.ru_scale.size() != c.nodes)
+            fail("--ru-scale has " + std::to_string(c.ru_scale.size()) + " factors for " + std::to_string(c.nodes) + " nodes");
+        for (double s : c.ru_scale)
+            if (!(s > 0) || s > 16) fail("--ru-scale factors must be within (0, 16]");
+    }
+    if (c.max_fragment_size() > max_fragment_limit) fail("largest fragment after --ru-scale and --size-spread exceeds 1GiB");
+    if (c.events == 0 && c.duration <= Picoseconds(0)) fail("give --events or a positive --duration");
+    if (c.fragment_memory && c.fragment_stride() < c.wire_fragment_stride() && c.verify == Verify::full)
+        fail("--verify full needs whole fragments in memory; transport " + c.transport + " keeps fragment headers only");
+    if (c.progress_interval <= Picoseconds(0)) fail("--progress-interval must be positive");
+    if (c.safety_margin < 2) fail("--safety-margin must be at least 2 (thesis eq. 3.1: m > 1)");
+    auto required = c.required_memory();
+    if (c.memory != 0 && c.memory < required)
+        fail("--memory " + format_size(c.memory) + " is below the " + format_size(required) +
+             " that eq. 3.1 requires (m=" + std::to_string(c.safety_margin) + " N=" + std::to_string(c.nodes) +
+             " c=" + std::to_string(c.credits) + " f=" + format_size(c.max_fragment_size()) + ")");
+    std::uint64_t ram = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+    if (c.buffer_fragments() * c.fragment_stride() > ram)
+        fail("buffer memory per unit " + format_size(c.effective_memory()) + " exceeds this machine's " +
+             std::to_string(ram >> 20) + " MiB (lower --credits, --fragment-size or --nodes)");
+}
+
+std::string to_string(Protocol p) {
+    switch (p) {
+    case Protocol::pull: return "pull";
+    case Protocol::push: return "push";
+    case Protocol::pull_no_em: return "pull-noem";
+    }
+    return "?";
+}
+std::string to_string(Scheduling s) { return s == Scheduling::barrel_shift ? "barrel" : "random"; }
+std::string to_string(EmPlacement e) { return e == EmPlacement::rank0 ? "rank0" : "own"; }
+std::string to_string(Verify v) { return v == Verify::header ? "header" : "full"; }
+std::string to_string(SizeDistribution d) {
+    switch (d) {
+    case SizeDistribution::fixed: return "fixed";
+    case SizeDistribution::uniform: return "uniform";
+    case SizeDistribution::normal: return "normal";
+    case SizeDistribution::lognormal: return "lognormal";
+    }
+    return "?";
+}
+
+nlohmann::json derived_json(const Config& c) { return {{"memory_per_unit", c.effective_memory()}}; }
+
+} // namespace evb

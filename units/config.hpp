@@ -1,0 +1,92 @@
+// The effective configuration of one run: the event builder's parameters and the run's controls.
+// Defaults live here; config_options.cpp declares each field's flag once; validate() refuses what
+// cannot run. Options of one driver live with that driver (drivers/<name>/), not here.
+#pragma once
+#include "config_error.hpp"
+#include "schedule.hpp"
+#include "time.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace evb {
+
+enum class Protocol { pull, push, pull_no_em };
+enum class EmPlacement { rank0, own_rank };
+enum class Verify { header, full };
+enum class SizeDistribution { fixed, uniform, normal, lognormal };
+
+struct Config {
+    std::string transport = "local";
+    Protocol protocol = Protocol::pull;
+    Scheduling scheduling = Scheduling::barrel_shift;
+    std::uint32_t nodes = 0;                 // 0: derived from the number of processes (4 on local)
+    std::uint32_t ppn = 1;                   // processes per node: 1 (RU+BU) or 2 (RU, BU)
+    EmPlacement em = EmPlacement::rank0;
+    std::uint32_t credits = 2;
+    std::uint32_t parallel = 1;
+    std::uint64_t fragment_size = 1 << 20;   // bytes, including the 32 B fragment header
+    SizeDistribution size_distribution = SizeDistribution::fixed;
+    double size_spread = 0.25;               // uniform: +-spread*size; normal/lognormal: sigma/size
+    std::vector<double> ru_scale;            // per-RU factor on the fragment size; empty = all 1
+    std::uint64_t events = 0;                // 0: unlimited, stop on duration
+    Picoseconds duration = Picoseconds::from_seconds(5);
+    Picoseconds grace = Picoseconds::from_seconds(10);
+    Picoseconds progress_interval = Picoseconds::from_seconds(1);
+    Verify verify = Verify::header;
+    std::uint64_t seed = 1;
+    std::uint32_t safety_margin = 2;         // m of thesis eq. 3.1
+    std::uint64_t memory = 0;                // per-unit buffer budget in bytes; 0 = exactly eq. 3.1
+    std::string json_file;
+    std::string bootstrap;                   // host:port of rank 0's bootstrap service
+    std::string listen_host;                 // data transport address; empty: 127.0.0.1 on one host, else hostname
+    std::uint32_t launch_local = 0;          // fork this many processes on this machine
+    bool quiet = false;                      // no progress lines
+    std::string log_level = "warn";
+    // Bytes of each fragment kept in memory (0: all of it). The simulated transport sets 64: the
+    // header and stamp travel through memory, the rest of a fragment exists on the simulated wire
+    // only, so 512 simulated nodes fit in one process.
+    std::uint64_t fragment_memory = 0;
+
+    // Maximum bytes one fragment can reach after distribution and scale factors.
+    std::uint64_t max_fragment_size() const;
+    // B = m N c f (thesis eq. 3.1) with f the largest fragment.
+    std::uint64_t required_memory() const;
+    // The largest fragment, 64 B aligned: what eq. 3.1 budgets per fragment.
+    std::uint64_t wire_fragment_stride() const { return (max_fragment_size() + 63) & ~std::uint64_t{63}; }
+    // Bytes reserved per fragment in RU buffers and BU slots (less than the wire stride only
+    // with fragment_memory).
+    std::uint64_t fragment_stride() const {
+        return fragment_memory ? std::min(wire_fragment_stride(), (fragment_memory + 63) & ~std::uint64_t{63}) : wire_fragment_stride();
+    }
+    std::uint64_t effective_memory() const { return memory ? memory : required_memory(); }
+    // Fragments the buffer budget holds per RU (BU slots hold N of them each).
+    std::uint64_t buffer_fragments() const { return effective_memory() / wire_fragment_stride(); }
+    double ru_scale_of(std::uint32_t ru) const { return ru_scale.empty() ? 1.0 : ru_scale.at(ru); }
+};
+
+// Throws ConfigError. Call after nodes is known.
+void validate(const Config& config);
+
+std::string to_string(Protocol);
+std::string to_string(Scheduling);
+std::string to_string(EmPlacement);
+std::string to_string(Verify);
+std::string to_string(SizeDistribution);
+
+// Values derived from the options that results carry next to them (memory_per_unit).
+nlohmann::json derived_json(const Config& config);
+
+constexpr std::uint32_t fragment_header_size = 32;
+constexpr std::uint32_t min_fragment_size = 64;
+constexpr std::uint64_t max_fragment_limit = 1ull << 30;   // 1 GiB: anything larger is absurd
+constexpr std::uint32_t max_credits = 4096;                // slot index must fit the 12-bit imm field
+constexpr std::uint32_t max_nodes = 1u << 20;              // source index must fit the 20-bit imm field
+
+} // namespace evb

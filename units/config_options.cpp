@@ -1,0 +1,51 @@
+#include "config_options.hpp"
+
+namespace evb {
+
+void declare_config_options(OptionSet& o, Config& c) {
+    o.begin_group("run", "Event building");
+    o.text("transport", c.transport, "NAME", "transport driver (see \"Transports\"; `evbench --help` lists those built)");
+    o.choice("protocol", c.protocol, {{"pull", Protocol::pull}, {"push", Protocol::push}, {"pull-noem", Protocol::pull_no_em}},
+             "event-building protocol: PULL, PUSH or PULL without EM");
+    o.choice("scheduling", c.scheduling, {{"barrel", Scheduling::barrel_shift}, {"random", Scheduling::random}},
+             "order in which a BU visits RUs (PULL) or an RU visits BUs (PUSH): barrel shift or a seeded permutation per event");
+    o.whole("nodes", c.nodes, "N", "event-building nodes, each one RU and one BU, at least 2")
+        .shown_default("from the process count (4 in one process)");
+    o.whole("ppn", c.ppn, "1|2", "processes per node: 1 (RU and BU in one process) or 2");
+    o.choice("em", c.em, {{"rank0", EmPlacement::rank0}, {"own", EmPlacement::own_rank}},
+             "where the event manager runs: on rank 0 or on its own last rank");
+    o.whole("credits", c.credits, "c", "events each BU builds in parallel (1..4096)");
+    o.whole("parallel", c.parallel, "p", "fragment requests in flight per credit (PULL) or writes per RU (PUSH), 1..N");
+    o.size("fragment-size", c.fragment_size, "mean fragment size including the 32 B header (64 B..1 GiB)");
+    o.choice("size-dist", c.size_distribution,
+             {{"fixed", SizeDistribution::fixed}, {"uniform", SizeDistribution::uniform}, {"normal", SizeDistribution::normal},
+              {"lognormal", SizeDistribution::lognormal}},
+             "fragment size distribution, drawn per (event, RU)")
+        .echo_as("size_distribution");
+    o.real("size-spread", c.size_spread, "s", "uniform: +-s of the size; normal/lognormal: sigma / size");
+    o.real_list("ru-scale", c.ru_scale, "a,b,...", "per-RU size factors, one per node (nodes of 40/70/80 Gb/s: 0.5,0.875,1)")
+        .shown_default("all 1");
+    o.whole("events", c.events, "E", "stop after E events (then no default duration)");
+    o.duration("duration", c.duration, "stop assigning events after T");
+    o.duration("grace", c.grace, "time to drain and gather after the duration before the run fails");
+    o.duration("progress-interval", c.progress_interval, "time between progress lines");
+    o.choice("verify", c.verify, {{"header", Verify::header}, {"full", Verify::full}},
+             "per-fragment check at the BU: the header, or the header and the payload checksum");
+    o.whole("seed", c.seed, "n", "seed of random scheduling and size draws");
+    o.whole("safety-margin", c.safety_margin, "m", "m of eq. 3.1, at least 2");
+    o.size("memory", c.memory, "buffer budget per RU and per BU; below eq. 3.1 is an error").shown_default("m N c f");
+
+    o.begin_group("control", "Launching and output");
+    o.text("json", c.json_file, "FILE", "write configuration and results as JSON").per_rank();
+    o.text("bootstrap", c.bootstrap, "HOST:PORT", "rank 0's bootstrap service (see \"Launching on a cluster\")")
+        .shown_default("$EVBENCH_BOOTSTRAP, or 127.0.0.1 and a port from the job id")
+        .per_rank();
+    o.text("listen-host", c.listen_host, "ADDR", "address this rank's data transport listens on")
+        .shown_default("127.0.0.1 on one host, else the hostname")
+        .per_rank();
+    o.whole("launch-local", c.launch_local, "N", "fork N ranks on this machine (multi-process transports)").shown_default("").per_rank();
+    o.on_off("quiet", c.quiet, "only the final table: no header or progress lines").per_rank();
+    o.text("log-level", c.log_level, "L", "trace, debug, info, warn, error or off").per_rank();
+}
+
+} // namespace evb

@@ -1,0 +1,11 @@
+// The run's flags: every field of Config declared once (flag, config-file key, default, help,
+// JSON echo). Drivers declare their own options next to them (drivers/<name>/).
+#pragma once
+#include "config.hpp"
+#include "options.hpp"
+
+namespace evb {
+
+void declare_config_options(OptionSet& options, Config& config);
+
+} // namespace evb

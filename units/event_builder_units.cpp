@@ -1,0 +1,30 @@
+#include "event_builder_units.hpp"
+
+#include "builder_unit.hpp"
+#include "event_manager.hpp"
+#include "readout_unit.hpp"
+
+namespace evb {
+
+UnitsOfRank make_event_builder_units(const UnitSetup& setup, const Layout& layout, std::uint32_t rank) {
+    const Config& c = setup.config;
+    RankUnits placed = layout.units_on(rank);
+    UnitsOfRank r;
+    r.node = placed.readout ? *placed.readout : placed.builder ? *placed.builder : layout.nodes();
+    const std::uint64_t stride = c.fragment_stride();
+    const auto fragments = static_cast<std::uint32_t>(c.buffer_fragments());
+    // Started in this order, as before: EM, RU, BU.
+    if (placed.manager) r.units.push_back({{Role::manager, 0}, std::make_unique<EventManager>(setup)});
+    if (placed.readout) {
+        // The RU's readout buffer: m N c fragments (eq. 3.1), loaned one per write.
+        r.pools.push_back(std::make_unique<MemoryPool>(stride, fragments));
+        r.units.push_back({{Role::readout, *placed.readout}, std::make_unique<ReadoutUnit>(setup, *placed.readout, *r.pools.back())});
+    }
+    if (placed.builder) {
+        r.pools.push_back(std::make_unique<MemoryPool>(stride * c.nodes, fragments / c.nodes));
+        r.units.push_back({{Role::builder, *placed.builder}, std::make_unique<BuilderUnit>(setup, *placed.builder, *r.pools.back())});
+    }
+    return r;
+}
+
+} // namespace evb
