@@ -26,7 +26,7 @@ void declare_config_options(OptionSet& o, Config& c) {
     o.real_list("ru-scale", c.ru_scale, "a,b,...", "per-RU size factors, one per node (nodes of 40/70/80 Gb/s: 0.5,0.875,1)")
         .shown_default("all 1");
     o.whole("events", c.events, "E", "stop after E events (then no default duration)");
-    o.duration("duration", c.duration, "stop assigning events after T");
+    o.duration("duration", c.duration, "stop assigning events after this time");
     o.duration("grace", c.grace, "time to drain and gather after the duration before the run fails");
     o.duration("progress-interval", c.progress_interval, "time between progress lines");
     o.choice("verify", c.verify, {{"header", Verify::header}, {"full", Verify::full}},

@@ -89,9 +89,18 @@ std::string DriverRegistry::names() const {
 
 void DriverRegistry::declare_options(OptionSet& options) {
     for (auto& e : entries_) {
+        const auto before = options.groups().size();
         options.begin_group(e.driver->name(), std::string("Transport ") + e.driver->name());
         e.driver->declare_options(options);
+        const auto groups = options.groups();
+        for (auto i = before; i < groups.size(); ++i) group_owners_.emplace_back(groups[i], e.driver.get());
     }
+}
+
+const Driver* DriverRegistry::owner_of(const std::string& group) const {
+    for (const auto& [g, d] : group_owners_)
+        if (g == group) return d;
+    return nullptr;
 }
 
 } // namespace evb

@@ -47,11 +47,15 @@ public:
     const std::vector<DriverEntry>& entries() const { return entries_; }
     const DriverEntry* find(const std::string& name) const;   // nullptr if unknown or not built
     std::string names() const;                                 // "local, sim, tcp"
-    // Every driver's own options, each under a group named after the driver.
+    // Every driver's own options, each under a group named after the driver (a driver may open
+    // more groups: sim's fabric and model).
     void declare_options(OptionSet& options);
+    // The driver that declared an option group, or nullptr for the run's own groups.
+    const Driver* owner_of(const std::string& group) const;
 
 private:
     std::vector<DriverEntry> entries_;
+    std::vector<std::pair<std::string, const Driver*>> group_owners_;
 };
 
 } // namespace evb

@@ -9,7 +9,7 @@ void SimDriver::complete(Config& c, const OptionSet& given) {
     if (!given.given("progress-interval"))
         c.progress_interval = c.duration > Picoseconds(0) ? Picoseconds(c.duration.count() / 10) : Picoseconds::from_seconds(1e-3);
     c.fragment_memory = 64;   // headers in memory; the rest exists on the simulated wire only
-    options_.resolve(c.seed);
+    options_.resolve(c.seed, given.given("k"));
 }
 
 } // namespace evb

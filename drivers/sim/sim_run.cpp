@@ -171,13 +171,18 @@ std::uint32_t fat_tree_k_for(std::uint32_t hosts) {
 }
 
 void SimRunOptions::declare(OptionSet& options) {
+    // The fabric and the model are the very declarations of `evbench netsim`, in their groups.
+    options.begin_group("fabric", "Simulated fabric (--transport sim; conflicts, fabric, netsim)");
     netsim::declare_fabric_options(options, fabric);
+    options.begin_group("model", "InfiniBand model (--transport sim; netsim)");
     netsim::declare_sim_model_options(options, model);
-    options.duration("warmup", warmup, "bytes and events count from simulated time T (the start fills every credit at once)");
+    options.begin_group("sim", "Transport sim");
+    options.duration("warmup", warmup, "bytes and events count from this simulated time on (the start fills every credit at once)");
     options.on_off("ports", all_ports, "list every port in the network counters, not only the 8 most stalled");
 }
 
-void SimRunOptions::resolve(std::uint64_t seed) {
+void SimRunOptions::resolve(std::uint64_t seed, bool k_given) {
+    if (!k_given && fabric.topology_file.empty()) fabric.tree.k = 0;
     try {
         model.resolve();
     } catch (const std::invalid_argument& e) {

@@ -16,19 +16,15 @@ class OptionSet;
 // The sim driver's own options: the fabric and its InfiniBand model (the flags of `evbench
 // netsim`), the warm-up and the port listing.
 struct SimRunOptions {
-    netsim::FabricOptions fabric = auto_sized();   // k 0: the smallest fat tree that holds the hosts
+    netsim::FabricOptions fabric;   // k 0 (when --k is not given): the smallest fat tree that holds the hosts
     netsim::SimModelOptions model;
     bool all_ports = false;       // list every port, not only the most stalled
     Picoseconds warmup{};         // rates count from here (the start fills every credit at once)
 
     void declare(OptionSet& options);
-    // Parses the model's spelled options; throws ConfigError.
-    void resolve(std::uint64_t seed);
-    static netsim::FabricOptions auto_sized() {
-        netsim::FabricOptions o;
-        o.tree.k = 0;
-        return o;
-    }
+    // Parses the model's spelled options; without --k (or --topology) the tree is sized to the
+    // run. Throws ConfigError.
+    void resolve(std::uint64_t seed, bool k_given);
 };
 
 // Builds the fabric (auto-sized fat tree when k is 0), places node i on the fabric's host i (the

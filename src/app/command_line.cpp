@@ -22,14 +22,26 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
     return true;
 }
 
+namespace {
+// Every group but those of drivers the run does not use.
+std::vector<std::string> groups_in_use(const OptionSet& options, const DriverRegistry& drivers, const std::string& transport) {
+    std::vector<std::string> used;
+    for (const auto& g : options.groups()) {
+        const Driver* owner = drivers.owner_of(g);
+        if (!owner || owner->name() == transport) used.push_back(g);
+    }
+    return used;
+}
+} // namespace
+
 nlohmann::json CommandLine::echo() const {
-    nlohmann::json j = options.echo({"run", "control", config.transport});
+    nlohmann::json j = options.echo(groups_in_use(options, drivers, config.transport));
     j.update(derived_json(config));
     return j;
 }
 
 std::string CommandLine::fingerprint() const {
-    nlohmann::json j = options.echo({"run", "control", config.transport}, true);
+    nlohmann::json j = options.echo(groups_in_use(options, drivers, config.transport), true);
     j.update(derived_json(config));
     return j.dump();
 }

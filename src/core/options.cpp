@@ -220,6 +220,11 @@ bool appears_on_command_line(const std::string& token, int argc, const char* con
 } // namespace
 
 bool OptionSet::parse(CLI::App& app, int argc, const char* const* argv, std::ostream& help_out) {
+    // Hidden: README's flag tables are generated from (and tested against) the declarations.
+    if (appears_on_command_line("--flags-markdown", argc, argv)) {
+        help_out << markdown_blocks();
+        return false;
+    }
     app.allow_extras(true);
     app.allow_config_extras(CLI::config_extras_mode::capture);
     try {
@@ -276,6 +281,15 @@ nlohmann::json OptionSet::echo(const std::vector<std::string>& groups, bool shar
 
 std::vector<std::string> OptionSet::groups() const { return group_order_; }
 
+std::string OptionSet::markdown_blocks() const {
+    std::string text;
+    for (const auto& group : group_order_) {
+        bool empty = std::none_of(options_.begin(), options_.end(), [&](const Option& o) { return o.group == group; });
+        if (!empty) text += "<!-- flags: " + group + " -->\n" + markdown(group) + "<!-- /flags -->\n";
+    }
+    return text;
+}
+
 std::string OptionSet::markdown(const std::string& group) const {
     std::string table = "| flag | default | meaning |\n| --- | --- | --- |\n";
     for (const auto& o : options_) {
@@ -284,7 +298,10 @@ std::string OptionSet::markdown(const std::string& group) const {
         std::string escaped_flag, escaped_help;
         for (char ch : flag) escaped_flag += ch == '|' ? std::string("\\|") : std::string(1, ch);
         for (char ch : o.help) escaped_help += ch == '|' ? std::string("\\|") : std::string(1, ch);
-        table += fmt::format("| `{}` | {} | {} |\n", escaped_flag, o.default_text.empty() ? "" : "`" + o.default_text + "`", escaped_help);
+        // A value is code; a default described in words ("m N c f", "all") is not.
+        const bool words = o.default_text.find(' ') != std::string::npos;
+        const std::string shown = o.default_text.empty() ? "" : words ? o.default_text : "`" + o.default_text + "`";
+        table += fmt::format("| `{}` | {} | {} |\n", escaped_flag, shown, escaped_help);
     }
     return table;
 }

@@ -77,6 +77,9 @@ public:
     nlohmann::json echo(const std::vector<std::string>& groups = {}, bool shared_only = false) const;
     // README's flag table for one group: | flag | default | meaning |
     std::string markdown(const std::string& group) const;
+    // Every non-empty group's table between the markers README keeps it in
+    // ("<!-- flags: GROUP -->" ... "<!-- /flags -->"); what `--flags-markdown` prints.
+    std::string markdown_blocks() const;
     std::vector<std::string> groups() const;
 
 private:

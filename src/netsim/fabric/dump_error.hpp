@@ -7,8 +7,21 @@
 namespace evb::netsim {
 
 struct DumpError : std::invalid_argument {
-    DumpError(const std::string& file, std::size_t line, const std::string& reason)
-        : std::invalid_argument(file + (line ? ":" + std::to_string(line) : std::string()) + ": " + reason) {}
+    DumpError(const std::string& file, std::size_t line, const std::string& reason) : std::invalid_argument(where(file, line, reason)) {}
+
+private:
+    // Appends, not `":" + std::to_string(line)`: GCC 12's -Wrestrict misreads that inserting
+    // operator+ in Release builds (a false positive that printed a page on every build).
+    static std::string where(const std::string& file, std::size_t line, const std::string& reason) {
+        std::string text = file;
+        if (line) {
+            text += ':';
+            text += std::to_string(line);
+        }
+        text += ": ";
+        text += reason;
+        return text;
+    }
 };
 
 } // namespace evb::netsim

@@ -9,7 +9,7 @@
 namespace evb::netsim {
 
 void declare_fabric_options(OptionSet& set, FabricOptions& o) {
-    set.whole("k", o.tree.k, "k", "arity: switches of 2k ports; 2 levels: 2k leaves, k spines, up to 2k^2 hosts (`--transport sim`: 0 sizes the smallest 2-level tree that holds the nodes, +1 host for `--em own`)");
+    set.whole("k", o.tree.k, "k", "arity: switches of 2k ports; 2 levels: 2k leaves, k spines, up to 2k^2 hosts (`--transport sim` without `--k`: the smallest 2-level tree that holds the nodes, +1 host for `--em own`)");
     set.whole("levels", o.tree.levels, "2|3", "2, or 3 (2k pods of k leaves + k aggregation switches, k^2 cores, up to 2k^3 hosts)");
     set.whole("leaves", o.tree.leaves, "n", "leaves present").shown_default("all");
     set.whole_list("hosts-per-leaf", o.tree.hosts_per_leaf, "a,b,...", "hosts on each leaf, one number per leaf").shown_default("k each");
