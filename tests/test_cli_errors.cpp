@@ -88,6 +88,19 @@ std::vector<BadInput> cases() {
         {"SimMissingTopology", "--transport sim --topology /nonexistent/t.txt", "/nonexistent/t.txt: cannot open the topology file"},
         {"SimZeroBuffer", "--transport sim --buffer 0", "input buffer is zero"},
         {"NetsimTooManyHosts", "netsim --k 16 --levels 3", "the simulator handles at most 4096 hosts (got 8192)"},
+        // In evbench's words, not the parser's ("Could not convert: --credits = -1", "stoll",
+        // "INI was not able to parse extra.++"): the flag or key and what is allowed.
+        {"NegativeCredits", "--credits -1", "--credits: '-1' is not a whole number from 0 to 4294967295"},
+        {"SwitchWithBadValue", "--quiet=maybe", "--quiet: 'maybe' is not true or false"},
+        {"FlagWithoutValue", "--credits", "--credits needs a value (c)"},
+        {"FlagTwice", "--nodes 3 --nodes 4", "--nodes is given more than once"},
+        {"UnknownFlagNamed", "--turbo", "unknown flag --turbo (evbench --help lists the flags)"},
+        {"StrayArgument", "stray", "unexpected argument 'stray'"},
+        {"ConfigUnknownKeyNamed", "--config " + write_file("warp.toml", "credits = 2\nwarp-drive = true\n"),
+         "config file: unknown key 'warp-drive' (keys are the long flag names of evbench --help)"},
+        {"ConfigBadValueNamed", "--config " + write_file("many.toml", "parallel = \"many\"\n"), "--parallel: 'many' is not a whole number"},
+        {"NetsimUnknownFlag", "netsim --bogus", "unknown flag --bogus"},
+        {"SimLinkRateNotANumber", "--transport sim --link-rate fast", "--link-rate: 'fast' is not a number"},
     };
 }
 

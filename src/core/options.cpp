@@ -185,10 +185,9 @@ void OptionSet::attach(CLI::App& app) {
         CLI::Option* cli = nullptr;
         Option* opt = &o;
         if (o.is_switch) {
-            cli = where->add_flag_function(flag, [opt](std::int64_t count) {
-                opt->set(count > 0 ? "true" : "false");
-                opt->given = true;
-            }, o.help);
+            // Stored as text and parsed after CLI11 is done: its own reading of "--quiet=maybe"
+            // throws a bare "stoll".
+            cli = where->add_flag(flag, o.switch_text, o.help);
         } else if (o.is_list) {
             cli = where->add_option_function<std::vector<std::string>>(flag, [opt](const std::vector<std::string>& values) {
                 std::string joined;
@@ -206,6 +205,7 @@ void OptionSet::attach(CLI::App& app) {
         if (!o.value_name.empty()) cli->type_name(o.value_name);
         if (!o.default_text.empty()) cli->default_str(o.default_text);
         if (o.group != group_order_.front()) cli->group(title);
+        o.cli = cli;
     }
 }
 
@@ -238,19 +238,30 @@ bool OptionSet::parse(CLI::App& app, int argc, const char* const* argv, std::ost
     } catch (const CLI::FileError& e) {
         throw ConfigError(std::string("--config: cannot read the file: ") + e.what());
     } catch (const CLI::ArgumentMismatch& e) {
-        throw ConfigError(std::string("a flag is missing its value or has too many: ") + e.what());
+        // CLI11 says "--credits: 1 required c missing" or "--nodes: At Most 1 required but received 2".
+        const std::string what = e.what();
+        const std::string flag = what.substr(0, what.find(':'));
+        if (what.find("received") != std::string::npos) throw ConfigError(flag + " is given more than once");
+        if (const Option* o = find(flag.substr(flag.find_first_not_of('-'))))
+            throw ConfigError(flag + " needs a value (" + (o->value_name.empty() ? "true or false" : o->value_name) + ")");
+        throw ConfigError(flag + " needs a value");
     } catch (const CLI::ParseError& e) {
         throw ConfigError(std::string("bad command line: ") + e.what());
     }
     for (const auto& extra : app.remaining()) {
-        if (extra.rfind("-", 0) != 0) {
-            throw ConfigError("unexpected argument '" + extra + "' (flags take the form --name VALUE; see --help)");
+        const std::string token = extra.substr(0, extra.find('='));
+        if (!appears_on_command_line(token, argc, argv)) {   // captured from --config
+            throw ConfigError("config file: unknown key '" + token.substr(token.find_first_not_of('-')) +
+                              "' (keys are the long flag names of evbench --help)");
         }
-        std::string key = extra.substr(extra.find_first_not_of('-'));
-        key = key.substr(0, key.find('='));
-        if (appears_on_command_line(extra.substr(0, extra.find('=')), argc, argv))
-            throw ConfigError("unknown flag " + extra.substr(0, extra.find('=')) + " (evbench --help lists the flags)");
-        throw ConfigError("config file: unknown key '" + key + "' (keys are the long flag names of evbench --help)");
+        if (token.rfind("-", 0) == 0) throw ConfigError("unknown flag " + token + " (evbench --help lists the flags)");
+        throw ConfigError("unexpected argument '" + extra + "' (flags take the form --name VALUE; see --help)");
+    }
+    for (auto& o : options_) {
+        if (o.is_switch && o.cli && o.cli->count() > 0) {
+            o.set(o.switch_text.empty() ? "true" : o.switch_text);
+            o.given = true;
+        }
     }
     for (const auto& o : options_)
         for (const auto& other : o.excluded)

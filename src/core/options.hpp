@@ -18,6 +18,7 @@
 
 namespace CLI {
 class App;
+class Option;
 }
 
 namespace evb {
@@ -35,6 +36,8 @@ struct Option {
     bool given = false;         // set on the command line or in a config file
     std::function<void(const std::string&)> set;   // parses and stores; throws ConfigError
     std::function<nlohmann::json()> echo;         // the effective value
+    std::string switch_text;                      // a switch's value as given ("true", or --name=VALUE)
+    CLI::Option* cli = nullptr;                   // once attached
 
     // Chainable adjustments of a declaration.
     Option& shown_default(std::string text) { default_text = std::move(text); return *this; }
