@@ -28,7 +28,6 @@ std::uint64_t Config::required_memory() const {
 
 void validate(const Config& c) {
     auto fail = [](const std::string& m) { throw ConfigError(m); };
-    if (c.transport.empty()) fail("--transport is empty");
     if (c.nodes < 2) fail("--nodes must be at least 2 (got " + std::to_string(c.nodes) + ")");
     if (c.nodes > max_nodes) fail("--nodes must be at most " + std::to_string(max_nodes));
     if (c.ppn != 1 && c.ppn != 2) fail("--ppn must be 1 or 2 (got " + std::to_string(c.ppn) + ")");

@@ -23,7 +23,7 @@ enum class Verify { header, full };
 enum class SizeDistribution { fixed, uniform, normal, lognormal };
 
 struct Config {
-    std::string transport = "local";
+    std::string transport;                   // a driver of drivers/registry (its default entry unless given)
     Protocol protocol = Protocol::pull;
     Scheduling scheduling = Scheduling::barrel_shift;
     std::uint32_t nodes = 0;                 // 0: derived from the number of processes (4 on local)

@@ -81,6 +81,12 @@ const DriverEntry* DriverRegistry::find(const std::string& name) const {
     return nullptr;
 }
 
+const DriverEntry& DriverRegistry::default_entry() const {
+    for (const auto& e : entries_)
+        if (e.is_default) return e;
+    return entries_.front();
+}
+
 std::string DriverRegistry::names() const {
     std::string s;
     for (const auto& e : entries_) s += (s.empty() ? "" : ", ") + std::string(e.driver->name());

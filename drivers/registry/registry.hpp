@@ -47,6 +47,7 @@ public:
     const std::vector<DriverEntry>& entries() const { return entries_; }
     const DriverEntry* find(const std::string& name) const;   // nullptr if unknown or not built
     std::string names() const;                                 // "local, sim, tcp"
+    const DriverEntry& default_entry() const;                  // the one marked is_default
     // Every driver's own options, each under a group named after the driver (a driver may open
     // more groups: sim's fabric and model).
     void declare_options(OptionSet& options);

@@ -7,6 +7,7 @@
 namespace evb {
 
 CommandLine::CommandLine() {
+    config.transport = drivers.default_entry().driver->name();   // before the declaration: its shown default
     declare_config_options(options, config);
     drivers.declare_options(options);
 }
