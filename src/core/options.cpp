@@ -179,17 +179,14 @@ Option& OptionSet::text_list(const std::string& name, std::vector<std::string>& 
 void OptionSet::attach(CLI::App& app) {
     for (auto& o : options_) {
         std::string flag = "--" + o.name;
-        CLI::App* where = &app;
-        // CLI11 keeps option groups apart only for --help; flags and keys are one namespace.
-        std::string title = titles_[o.group];
         CLI::Option* cli = nullptr;
         Option* opt = &o;
         if (o.is_switch) {
             // Stored as text and parsed after CLI11 is done: its own reading of "--quiet=maybe"
             // throws a bare "stoll".
-            cli = where->add_flag(flag, o.switch_text, o.help);
+            cli = app.add_flag(flag, o.switch_text, o.help);
         } else if (o.is_list) {
-            cli = where->add_option_function<std::vector<std::string>>(flag, [opt](const std::vector<std::string>& values) {
+            cli = app.add_option_function<std::vector<std::string>>(flag, [opt](const std::vector<std::string>& values) {
                 std::string joined;
                 for (const auto& v : values) joined += (joined.empty() ? "" : ",") + v;
                 opt->set(joined);
@@ -197,14 +194,15 @@ void OptionSet::attach(CLI::App& app) {
             }, o.help);
             cli->delimiter(',');
         } else {
-            cli = where->add_option_function<std::string>(flag, [opt](const std::string& v) {
+            cli = app.add_option_function<std::string>(flag, [opt](const std::string& v) {
                 opt->set(v);
                 opt->given = true;
             }, o.help);
         }
         if (!o.value_name.empty()) cli->type_name(o.value_name);
         if (!o.default_text.empty()) cli->default_str(o.default_text);
-        if (o.group != group_order_.front()) cli->group(title);
+        // Groups only sort --help; flags and config keys are one namespace.
+        if (o.group != group_order_.front()) cli->group(titles_[o.group]);
         o.cli = cli;
     }
 }

@@ -1,0 +1,98 @@
+// Node hosts whatever list of units it is given: a unit the event builder does not know (here a
+// probe that announces its pool, writes into its peer's and arms a timer) plugs in without
+// editing Node, over a real transport (local). Completions reach the unit that caused them: the
+// write's cookie comes back untouched to the writer, the arrival lands at the receiving unit.
+#include "local_driver.hpp"
+#include "log.hpp"
+#include "node.hpp"
+#include "reactor.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace evb;
+using namespace evb::literals;
+
+namespace {
+
+class ProbeUnit final : public Unit {
+public:
+    ProbeUnit(std::uint32_t self, MemoryPool& pool) : self_(self), pool_(pool) {}
+    void on_start(Context& ctx) override {
+        if (self_ == 1) {   // the receiver tells the writer where to write, as a BU's credit does
+            Message m{};
+            m.type = MessageType::credit;
+            m.rkey = pool_.remote_key();
+            m.offset = pool_.offset_of(2);
+            ctx.send({Role::builder, 0}, m);
+        }
+        ctx.arm_timer(ctx.now() + 1_us, 7);
+    }
+    void on_message(Context& ctx, const Message& m) override {
+        ++messages;
+        from = m.from_index;
+        std::memset(pool_.block(1), 0xA5, pool_.block_size());
+        ctx.write({Role::builder, 1}, pool_, 1, 100, m.rkey, m.offset + 8, 0x12345, cookie_sent);
+    }
+    void on_completion(Context&, const WriteCompletion& c) override {
+        if (c.kind == WriteCompletion::Kind::write_done) {
+            cookie_back = c.cookie;
+        } else {
+            arrived = c;
+            landed = pool_.block(2)[8] == std::byte{0xA5} && pool_.block(2)[107] == std::byte{0xA5} && pool_.block(2)[108] == std::byte{0} &&
+                     pool_.block(2)[7] == std::byte{0};
+        }
+    }
+    void on_timer(Context&, TimerId id) override { timer = id; }
+    bool finished() const override { return self_ == 0 ? cookie_back != 0 : arrived.length != 0; }
+    std::vector<MemoryPool*> pools() override { return {&pool_}; }
+    bool receives_writes() const override { return true; }
+
+    static constexpr std::uint64_t cookie_sent = 0xFEDCBA9876543210ull;   // every bit is the unit's own
+    int messages = 0;
+    std::uint32_t from = UINT32_MAX;
+    std::uint64_t cookie_back = 0;
+    WriteCompletion arrived{};
+    bool landed = false;
+    TimerId timer = 0;
+
+private:
+    std::uint32_t self_;
+    MemoryPool& pool_;
+};
+
+} // namespace
+
+TEST(Node, HostsAnyListOfUnitsAndRoutesTheirCompletions) {
+    Layout layout(2, 1, false, EmPlacement::rank0);
+    auto transports = LocalDriver().make_all(2);
+    std::vector<std::unique_ptr<Node>> nodes;
+    std::vector<ProbeUnit*> probes;
+    Reactor reactor;
+    for (std::uint32_t r = 0; r < 2; ++r) {
+        UnitsOfRank units;
+        units.node = r;
+        units.pools.push_back(std::make_unique<MemoryPool>(256, 4));
+        auto probe = std::make_unique<ProbeUnit>(r, *units.pools.back());
+        probes.push_back(probe.get());
+        units.units.push_back({{Role::builder, r}, std::move(probe)});
+        nodes.push_back(std::make_unique<Node>(std::move(units), layout, *transports[r], logger("test")));
+        reactor.add(*nodes.back());
+    }
+    for (auto& n : nodes) n->start();
+    Picoseconds now{};
+    for (int pass = 0; pass < 1000 && !reactor.all_finished(); ++pass) reactor.run_once(now += 1_us);
+    ASSERT_TRUE(reactor.all_finished());
+    ASSERT_FALSE(reactor.failure());
+    EXPECT_EQ(probes[0]->messages, 1);
+    EXPECT_EQ(probes[0]->from, 1u);                                   // the executor stamps the sender
+    EXPECT_EQ(probes[0]->cookie_back, ProbeUnit::cookie_sent);       // the writer gets its own cookie back
+    EXPECT_EQ(probes[1]->arrived.kind, WriteCompletion::Kind::write_arrived);
+    EXPECT_EQ(probes[1]->arrived.imm, 0x12345u);
+    EXPECT_EQ(probes[1]->arrived.length, 100u);
+    EXPECT_EQ(probes[1]->arrived.offset, 2u * 256 + 8);
+    EXPECT_TRUE(probes[1]->landed);                                   // 100 bytes at offset 8 of block 2, nothing around
+    EXPECT_EQ(probes[0]->timer, 7u);
+    EXPECT_EQ(probes[1]->timer, 7u);
+}
