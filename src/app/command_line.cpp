@@ -16,6 +16,9 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
     CLI::App app{"evbench: event-building network benchmark (RU/BU/EM over a pluggable transport; built: " + drivers.names() + ")",
                  "evbench"};
     app.set_config("--config", "", "read options from a TOML or INI file (keys = long flag names)");
+    std::string transports = "\nTransports built (--transport NAME):\n";
+    for (const auto& e : drivers.entries()) transports += "  " + std::string(e.driver->name()) + ": " + e.driver->help() + "\n";
+    app.footer(transports);
     options.attach(app);
     if (!options.parse(app, argc, argv, help_out)) return false;
     // With only --events, the run is not cut short by the default duration.
