@@ -1,5 +1,5 @@
-// Registry entry of the TCP transport: one process per rank, no options of its own (it listens
-// on --listen-host).
+// Registry entry of the TCP transport: one process per rank, listening on --listen-host; its one
+// option forces small reads (tests of the framing).
 #pragma once
 #include "driver.hpp"
 
@@ -13,7 +13,11 @@ public:
                "into the registered region";
     }
     Processes processes() const override { return Processes::one_per_rank; }
+    void declare_options(OptionSet& options) override;
     std::unique_ptr<Transport> make_one(std::uint32_t rank, std::uint32_t ranks, const std::string& listen_host) const override;
+
+private:
+    std::uint64_t read_chunk_ = 0;
 };
 
 } // namespace evb

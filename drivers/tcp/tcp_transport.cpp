@@ -21,8 +21,8 @@ constexpr std::uint32_t hello_magic = 0xEB7C9001u;
 constexpr std::size_t receive_budget = 8u << 20;   // bytes per peer per progress call: fairness
 } // namespace
 
-TcpTransport::TcpTransport(std::uint32_t rank, std::uint32_t size, const std::string& listen_host)
-    : rank_(rank), size_(size), host_(listen_host), peers_(size) {
+TcpTransport::TcpTransport(std::uint32_t rank, std::uint32_t size, const std::string& listen_host, std::size_t read_chunk)
+    : rank_(rank), size_(size), host_(listen_host), peers_(size), read_chunk_(read_chunk) {
     listen_fd_ = listen_on(listen_host, 0, static_cast<int>(size) + 16);
     epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
     if (epoll_fd_ < 0) throw std::runtime_error("epoll_create1: " + errno_text());
@@ -211,7 +211,7 @@ void TcpTransport::update_events(std::uint32_t peer) {
 }
 
 std::byte* TcpTransport::body_target(Peer& p, std::uint32_t peer) {
-    if (p.current.kind == 1) return scratch_command_.data();
+    if (p.current.kind == 1) return p.command.data();
     const FrameHeader& h = p.current;
     if (h.key == 0 || h.key > regions_.size() || h.offset + h.length > regions_[h.key - 1].length) {
         lose(peer, "write frame outside any registered region (key " + std::to_string(h.key) + ", offset " +
@@ -248,7 +248,7 @@ bool TcpTransport::consume_staged(Peer& p, std::uint32_t peer) {
         c.peer = peer;
         if (p.current.kind == 1) {
             c.kind = Completion::Kind::message;
-            c.command = scratch_command_;
+            c.command = p.command;
         } else {
             c.kind = Completion::Kind::write_arrived;
             c.imm = p.current.imm;
@@ -269,7 +269,7 @@ void TcpTransport::receive(std::uint32_t peer) {
         if (p.in_body && p.current.kind == 2 && p.staged == p.parsed) {
             std::byte* target = body_target(p, peer);
             if (!target) return;
-            ssize_t n = recv(p.fd, target + p.body_done, p.current.length - p.body_done, MSG_DONTWAIT);
+            ssize_t n = recv(p.fd, target + p.body_done, read_size(p.current.length - p.body_done), MSG_DONTWAIT);
             if (n > 0) {
                 p.body_done += static_cast<std::size_t>(n);
                 budget -= std::min(budget, static_cast<std::size_t>(n));
@@ -283,6 +283,7 @@ void TcpTransport::receive(std::uint32_t peer) {
                     c.length = p.current.length;
                     complete(c);
                 }
+                if (read_chunk_) return;   // one read per peer per poll: peers interleave
                 continue;
             }
             if (n == 0) return lose(peer, "peer closed the connection");
@@ -296,11 +297,12 @@ void TcpTransport::receive(std::uint32_t peer) {
             p.staged -= p.parsed;
             p.parsed = 0;
         }
-        ssize_t n = recv(p.fd, p.staging.data() + p.staged, p.staging.size() - p.staged, MSG_DONTWAIT);
+        ssize_t n = recv(p.fd, p.staging.data() + p.staged, read_size(p.staging.size() - p.staged), MSG_DONTWAIT);
         if (n > 0) {
             p.staged += static_cast<std::size_t>(n);
             budget -= std::min(budget, static_cast<std::size_t>(n));
             if (!consume_staged(p, peer)) return;
+            if (read_chunk_) return;
             continue;
         }
         if (n == 0) return lose(peer, "peer closed the connection");
@@ -309,6 +311,8 @@ void TcpTransport::receive(std::uint32_t peer) {
         return lose(peer, errno_text());
     }
 }
+
+std::size_t TcpTransport::read_size(std::size_t room) const { return read_chunk_ ? std::min(room, read_chunk_) : room; }
 
 void TcpTransport::lose(std::uint32_t peer, const std::string& why) {
     Peer& p = peers_[peer];

@@ -15,7 +15,9 @@ namespace evb {
 
 class TcpTransport final : public Transport {
 public:
-    TcpTransport(std::uint32_t rank, std::uint32_t size, const std::string& listen_host);
+    // read_chunk > 0 (tests, --tcp-read-chunk): at most that many bytes per recv() and one recv()
+    // per peer per poll, so frames split at every boundary and peers' frames interleave.
+    TcpTransport(std::uint32_t rank, std::uint32_t size, const std::string& listen_host, std::size_t read_chunk = 0);
     ~TcpTransport() override;
     const char* name() const override { return "tcp"; }
     std::uint32_t rank() const override { return rank_; }
@@ -59,6 +61,7 @@ private:
         bool in_body = false;
         FrameHeader current{};
         std::size_t body_done = 0;
+        CommandBytes command{};     // a command being received: its own, a peer's bytes never mix
         std::string error;
     };
 
@@ -69,6 +72,7 @@ private:
     bool consume_staged(Peer& p, std::uint32_t peer);
     std::byte* body_target(Peer& p, std::uint32_t peer);
     void lose(std::uint32_t peer, const std::string& why);
+    std::size_t read_size(std::size_t room) const;
     void update_events(std::uint32_t peer);
     void complete(const Completion& c) { done_.push(c); }
 
@@ -81,7 +85,7 @@ private:
     std::vector<std::uint32_t> dirty_;
     RingQueue<Completion> done_{4096};
     std::array<iovec, 64> iov_{};
-    CommandBytes scratch_command_{};
+    std::size_t read_chunk_ = 0;
     std::string last_error_;
     PostStatus refuse(std::uint32_t peer, const char* what);
 };

@@ -1,0 +1,326 @@
+// The transport conformance suite: one contract, every driver (the way UCX instantiates one test
+// over every transport). It tests the Transport interface, not the event builder. A driver that
+// lacks a capability is excluded from that test with its reason (kDrivers below, and README's
+// conformance matrix); verbs runs it in the soft-RoCE VM and mpi under mpirun (see README).
+#include "transport_world.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <random>
+
+using namespace evb;
+using namespace evb::test;
+
+namespace {
+
+struct DriverCase {
+    std::string label;               // test name suffix
+    std::string driver;
+    std::vector<std::string> flags;
+    // Reasons a capability is missing; empty: tested.
+    std::string no_back_pressure;
+    std::string no_peer_loss;
+    std::string no_bulk;             // hundreds of MiB in one test
+};
+
+void PrintTo(const DriverCase& c, std::ostream* os) { *os << c.label; }
+
+const std::vector<DriverCase> kDrivers = {
+    {"local", "local", {}, "a post is a memcpy at once: nothing ever queues, so there is no no_resource to meet",
+     "every rank lives in one process: none can die alone", ""},
+    {"tcp", "tcp", {}, "", "", ""},
+    // Frames split at every boundary: 7-byte reads, one per peer per poll, so commands and
+    // writes of several peers interleave mid-frame.
+    {"tcp_small_reads", "tcp", {"--tcp-read-chunk", "7"}, "", "", "7-byte reads move 256 MiB in minutes; plain tcp covers the volume"},
+    {"sim", "sim", {}, "the simulated host adapter queues every work request: a post never meets no_resource",
+     "the simulated fabric has no failures yet (issue: keep building when a node dies)", ""},
+};
+
+class Conformance : public ::testing::TestWithParam<DriverCase> {
+protected:
+    std::unique_ptr<TransportWorld> world(std::uint32_t ranks) { return TransportWorld::make(GetParam().driver, ranks, GetParam().flags); }
+};
+
+// A region of `bytes` filled with guard bytes, registered with the rank's transport.
+struct Region {
+    std::vector<std::byte> memory;
+    MemoryRegion mr;
+    Region(Transport& t, std::size_t bytes, std::byte fill) : memory(bytes, fill) { mr = t.register_memory(memory.data(), bytes); }
+};
+
+constexpr std::byte guard{0xEE};
+std::byte pattern(std::uint32_t src, std::size_t i) { return static_cast<std::byte>((i * 131 + src * 17 + (i >> 8)) & 0xFF); }
+
+CommandBytes command(std::uint32_t src, std::uint32_t dst, std::uint32_t seq) {
+    CommandBytes c{};
+    for (std::size_t i = 0; i < c.size(); ++i) c[i] = static_cast<std::byte>((src * 7 + dst * 13 + seq * 29 + i) & 0xFF);
+    std::memcpy(c.data(), &seq, sizeof seq);
+    std::memcpy(c.data() + 4, &src, sizeof src);
+    return c;
+}
+
+std::size_t count(const std::vector<TransportWorld::Got>& got, Completion::Kind kind) {
+    std::size_t n = 0;
+    for (const auto& g : got) n += g.completion.kind == kind;
+    return n;
+}
+
+TEST_P(Conformance, CommandsArriveExactlyOnceAndInOrderPerPeer) {
+    const std::uint32_t n = 4, per_pair = 60;
+    auto w = world(n);
+    for (std::uint32_t seq = 0; seq < per_pair; ++seq)
+        for (std::uint32_t src = 0; src < n; ++src)
+            for (std::uint32_t dst = 0; dst < n; ++dst) ASSERT_EQ(w->at(src).post_send(dst, command(src, dst, seq)), PostStatus::ok);
+    ASSERT_TRUE(w->drive([&] {
+        for (std::uint32_t r = 0; r < n; ++r)
+            if (count(w->got[r], Completion::Kind::message) < n * per_pair) return false;
+        return true;
+    }));
+    for (std::uint32_t dst = 0; dst < n; ++dst) {
+        std::vector<std::uint32_t> next(n, 0);
+        for (const auto& g : w->got[dst]) {
+            const Completion& c = g.completion;
+            ASSERT_EQ(c.kind, Completion::Kind::message) << "rank " << dst << ": " << g.error;
+            ASSERT_LT(c.peer, n);
+            EXPECT_EQ(c.command, command(c.peer, dst, next[c.peer])) << "command " << next[c.peer] << " from " << c.peer << " to " << dst;
+            ++next[c.peer];
+        }
+        for (std::uint32_t src = 0; src < n; ++src) EXPECT_EQ(next[src], per_pair) << src << " -> " << dst;
+    }
+}
+
+TEST_P(Conformance, WritesLandExactlyWhereAskedAndNowhereElse) {
+    const std::uint32_t n = 3;
+    const std::size_t slot = 64 * 1024;
+    auto w = world(n);
+    std::vector<std::unique_ptr<Region>> source, target;
+    for (std::uint32_t r = 0; r < n; ++r) {
+        source.push_back(std::make_unique<Region>(w->at(r), slot, std::byte{0}));
+        for (std::size_t i = 0; i < slot; ++i) source[r]->memory[i] = pattern(r, i);
+        target.push_back(std::make_unique<Region>(w->at(r), n * slot, guard));
+    }
+    // Every rank writes to every rank, itself included: its own slot, an odd offset and length.
+    auto offset_of = [&](std::uint32_t src) { return src * slot + 8 + 3 * src; };
+    auto length_of = [&](std::uint32_t src, std::uint32_t dst) { return std::size_t{1000} + 4321 * src + 777 * dst; };
+    for (std::uint32_t src = 0; src < n; ++src)
+        for (std::uint32_t dst = 0; dst < n; ++dst)
+            ASSERT_EQ(w->at(src).post_write(dst, source[src]->mr, 5, target[dst]->mr.key, offset_of(src), length_of(src, dst),
+                                            0xC0000000u | (src << 8) | dst, 0xABCD000000000000ull | (src << 16) | dst),
+                      PostStatus::ok)
+                << w->at(src).last_error();
+    ASSERT_TRUE(w->drive([&] {
+        for (std::uint32_t r = 0; r < n; ++r)
+            if (count(w->got[r], Completion::Kind::write_done) < n || count(w->got[r], Completion::Kind::write_arrived) < n) return false;
+        return true;
+    }));
+    for (std::uint32_t r = 0; r < n; ++r) {
+        std::map<std::uint32_t, int> done_for, arrived_from;
+        for (const auto& g : w->got[r]) {
+            const Completion& c = g.completion;
+            if (c.kind == Completion::Kind::write_done) {
+                EXPECT_EQ(c.cookie >> 48, 0xABCDu);
+                EXPECT_EQ((c.cookie >> 16) & 0xFF, r) << "a cookie came back to the wrong writer";
+                ++done_for[static_cast<std::uint32_t>(c.cookie & 0xFF)];
+            } else if (c.kind == Completion::Kind::write_arrived) {
+                const std::uint32_t src = c.peer;
+                EXPECT_EQ(c.imm, 0xC0000000u | (src << 8) | r);
+                EXPECT_EQ(c.offset, offset_of(src)) << "from " << src;
+                EXPECT_EQ(c.length, length_of(src, r)) << "from " << src;
+                ++arrived_from[src];
+            } else {
+                ADD_FAILURE() << "rank " << r << ": unexpected completion " << int(c.kind) << " " << g.error;
+            }
+        }
+        for (std::uint32_t p = 0; p < n; ++p) {
+            EXPECT_EQ(done_for[p], 1) << "rank " << r << " write to " << p;
+            EXPECT_EQ(arrived_from[p], 1) << "rank " << r << " write from " << p;
+        }
+        // Bytes: each source's data at its offset, guard bytes everywhere else.
+        for (std::uint32_t src = 0; src < n; ++src) {
+            const std::size_t at = offset_of(src), len = length_of(src, r);
+            for (std::size_t i = src * slot; i < (src + 1) * slot; ++i) {
+                const std::byte want = i >= at && i < at + len ? pattern(src, 5 + i - at) : guard;
+                ASSERT_EQ(target[r]->memory[i], want) << "rank " << r << " byte " << i << " (write from " << src << ")";
+            }
+        }
+    }
+}
+
+TEST_P(Conformance, TheLargestAdvertisedWriteArrivesWhole) {
+    if (!GetParam().no_bulk.empty()) GTEST_SKIP() << GetParam().no_bulk;
+    auto w = world(2);
+    // Capped at 256 MiB in memory (drivers advertise 1 GiB): large enough to cross every internal buffer.
+    const std::size_t len = std::min<std::size_t>(w->at(0).capabilities().max_message, std::size_t{256} << 20);
+    ASSERT_GE(len, std::size_t{1} << 20);
+    Region src(w->at(0), len, std::byte{0});
+    for (std::size_t i = 0; i < len; ++i) src.memory[i] = pattern(3, i);
+    Region dst(w->at(1), len + 128, guard);
+    ASSERT_EQ(w->at(0).post_write(1, src.mr, 0, dst.mr.key, 64, len, 42, 4242), PostStatus::ok) << w->at(0).last_error();
+    ASSERT_TRUE(w->drive([&] { return count(w->got[1], Completion::Kind::write_arrived) == 1 && count(w->got[0], Completion::Kind::write_done) == 1; }, 300));
+    EXPECT_EQ(w->got[0][0].completion.cookie, 4242u);
+    EXPECT_EQ(w->got[1][0].completion.length, len);
+    for (std::size_t i = 0; i < 64; ++i) ASSERT_EQ(dst.memory[i], guard) << i;
+    for (std::size_t i = 0; i < len; ++i)
+        if (dst.memory[64 + i] != src.memory[i]) FAIL() << "byte " << i << " of " << len;
+    for (std::size_t i = 64 + len; i < len + 128; ++i) ASSERT_EQ(dst.memory[i], guard) << i;
+}
+
+TEST_P(Conformance, AWriteOutsideTheTargetRegionIsRefusedNeverPerformed) {
+    for (std::uint32_t target_rank : {0u, 1u}) {   // to self and to a peer
+        auto w = world(2);
+        Region src(w->at(0), 4096, std::byte{0x11});
+        Region dst(w->at(target_rank), 4096, guard);
+        struct Bad {
+            std::uint64_t key, offset;
+            std::size_t length;
+        };
+        for (Bad bad : {Bad{dst.mr.key, 4000, 200}, Bad{dst.mr.key + 99, 0, 16}}) {
+            SCOPED_TRACE("target rank " + std::to_string(target_rank) + ", key " + std::to_string(bad.key) + ", offset " + std::to_string(bad.offset));
+            std::string error;
+            if (w->at(0).post_write(target_rank, src.mr, 0, bad.key, bad.offset, bad.length, 1, 1) == PostStatus::error) {
+                error = w->at(0).last_error();
+            } else {   // refused at the target: the connection carrying it is dropped, with the reason
+                w->drive([&] {
+                    for (const auto& got : w->got)
+                        for (const auto& g : got)
+                            if (g.completion.kind == Completion::Kind::peer_lost) error = g.error;
+                    return !error.empty();
+                }, 20);
+            }
+            EXPECT_FALSE(error.empty()) << "no rank said why";
+            EXPECT_TRUE(error.find("region") != std::string::npos || error.find("outside") != std::string::npos) << error;
+            for (const auto& b : dst.memory) ASSERT_EQ(b, guard) << "a refused write changed the target";
+            if (target_rank == 1 && error.find("lost") == std::string::npos && !w->got[1].empty()) break;
+            if (!w->got[0].empty() || !w->got[1].empty()) break;   // a connection went down: the next case needs a new world
+        }
+    }
+}
+
+TEST_P(Conformance, AFullPeerQueueMeetsNoResourceWithoutBlockingOthers) {
+    if (!GetParam().no_back_pressure.empty()) GTEST_SKIP() << GetParam().no_back_pressure;
+    if (!GetParam().no_bulk.empty()) GTEST_SKIP() << GetParam().no_bulk;
+    auto w = world(3);
+    const std::size_t len = 64 * 1024;
+    Region src(w->at(0), len, std::byte{0x5A});
+    Region dst(w->at(1), len, guard);
+    // Rank 1 is not polled: rank 0's writes to it pile up until the driver says no_resource.
+    std::uint64_t ok = 0;
+    bool full = false;
+    for (std::uint64_t i = 0; i < 1'000'000 && !full; ++i) {
+        PostStatus s = w->at(0).post_write(1, src.mr, 0, dst.mr.key, 0, len, 7, i);
+        if (s == PostStatus::no_resource) full = true;
+        else ASSERT_EQ(s, PostStatus::ok) << w->at(0).last_error();
+        ok += s == PostStatus::ok;
+        if (i % 64 == 0) w->drive_only({0}, [] { return true; });
+    }
+    ASSERT_TRUE(full) << "a million posts never met no_resource";
+    // Meanwhile rank 0 still reaches rank 2.
+    ASSERT_EQ(w->at(0).post_send(2, command(0, 2, 0)), PostStatus::ok);
+    ASSERT_TRUE(w->drive_only({0, 2}, [&] { return count(w->got[2], Completion::Kind::message) == 1; }, 30))
+        << "a full queue towards rank 1 held back a command to rank 2";
+    // Once rank 1 drains, every accepted post completes.
+    ASSERT_TRUE(w->drive([&] { return count(w->got[0], Completion::Kind::write_done) == ok && count(w->got[1], Completion::Kind::write_arrived) == ok; }, 120));
+    EXPECT_EQ(w->at(0).post_write(1, src.mr, 0, dst.mr.key, 0, len, 7, 0), PostStatus::ok);
+}
+
+TEST_P(Conformance, APeerThatDiesIsNamedOnEverySurvivor) {
+    if (!GetParam().no_peer_loss.empty()) GTEST_SKIP() << GetParam().no_peer_loss;
+    auto w = world(4);
+    w->kill(2);
+    auto lost_2 = [&](std::uint32_t r) {
+        for (const auto& g : w->got[r])
+            if (g.completion.kind == Completion::Kind::peer_lost && g.completion.peer == 2 && !g.error.empty()) return true;
+        return false;
+    };
+    ASSERT_TRUE(w->drive([&] { return lost_2(0) && lost_2(1) && lost_2(3); }, 30));
+    // Posts to the dead rank fail with a reason; the living still talk.
+    EXPECT_EQ(w->at(0).post_send(2, command(0, 2, 0)), PostStatus::error);
+    EXPECT_NE(w->at(0).last_error().find("2"), std::string::npos) << w->at(0).last_error();
+    ASSERT_EQ(w->at(0).post_send(3, command(0, 3, 0)), PostStatus::ok);
+    ASSERT_TRUE(w->drive([&] { return count(w->got[3], Completion::Kind::message) == 1; }, 30));
+}
+
+TEST_P(Conformance, StressManyPeersRandomSizesEveryByteVerified) {
+    const std::uint32_t n = 6, ops = 150;
+    const std::size_t max_len = 16 * 1024;
+    auto w = world(n);
+    std::vector<std::unique_ptr<Region>> source, target;
+    for (std::uint32_t r = 0; r < n; ++r) {
+        source.push_back(std::make_unique<Region>(w->at(r), max_len + 4096, std::byte{0}));
+        for (std::size_t i = 0; i < source[r]->memory.size(); ++i) source[r]->memory[i] = pattern(r, i);
+        target.push_back(std::make_unique<Region>(w->at(r), std::size_t{n} * ops * max_len, guard));
+    }
+    struct Op {
+        bool write;
+        std::uint32_t dst, seq;
+        std::size_t local, length;
+    };
+    std::mt19937_64 rng(20261123);
+    std::vector<std::vector<Op>> plan(n);
+    std::vector<std::vector<std::uint32_t>> commands_to(n, std::vector<std::uint32_t>(n, 0));
+    for (std::uint32_t src = 0; src < n; ++src)
+        for (std::uint32_t i = 0; i < ops; ++i) {
+            Op op{rng() % 3 != 0, static_cast<std::uint32_t>(rng() % n), i, rng() % 4096, 1 + rng() % max_len};
+            if (!op.write) op.seq = commands_to[src][op.dst]++;
+            plan[src].push_back(op);
+        }
+    // Post in a random interleaving of the ranks; what meets no_resource is retried after a poll.
+    std::vector<std::size_t> next(n, 0);
+    std::uint64_t writes = 0, messages = 0;
+    for (const auto& p : plan)
+        for (const auto& op : p) (op.write ? writes : messages) += 1;
+    while (true) {
+        std::vector<std::uint32_t> pending;
+        for (std::uint32_t r = 0; r < n; ++r)
+            if (next[r] < ops) pending.push_back(r);
+        if (pending.empty()) break;
+        const std::uint32_t src = pending[rng() % pending.size()];
+        const Op& op = plan[src][next[src]];
+        PostStatus s = op.write ? w->at(src).post_write(op.dst, source[src]->mr, op.local, target[op.dst]->mr.key,
+                                                        (std::size_t{src} * ops + op.seq) * max_len, op.length, (src << 16) | op.seq,
+                                                        (std::uint64_t{src} << 32) | op.seq)
+                                : w->at(src).post_send(op.dst, command(src, op.dst, op.seq));
+        ASSERT_NE(s, PostStatus::error) << w->at(src).last_error();
+        if (s == PostStatus::ok) ++next[src];
+        else w->drive([] { return true; });
+        if (rng() % 16 == 0) w->drive([] { return true; });
+    }
+    ASSERT_TRUE(w->drive([&] {
+        std::uint64_t done = 0, arrived = 0, got_messages = 0;
+        for (const auto& g : w->got) {
+            done += count(g, Completion::Kind::write_done);
+            arrived += count(g, Completion::Kind::write_arrived);
+            got_messages += count(g, Completion::Kind::message);
+        }
+        return done == writes && arrived == writes && got_messages == messages;
+    }, 120));
+    // Every command in order per peer, every write at its place with its bytes.
+    for (std::uint32_t dst = 0; dst < n; ++dst) {
+        std::vector<std::uint32_t> seq(n, 0);
+        for (const auto& g : w->got[dst]) {
+            const Completion& c = g.completion;
+            ASSERT_NE(c.kind, Completion::Kind::peer_lost) << g.error;
+            if (c.kind == Completion::Kind::message) {
+                ASSERT_EQ(c.command, command(c.peer, dst, seq[c.peer])) << c.peer << " -> " << dst;
+                ++seq[c.peer];
+            } else if (c.kind == Completion::Kind::write_arrived) {
+                const std::uint32_t src = c.imm >> 16, s = c.imm & 0xFFFF;
+                ASSERT_EQ(src, c.peer);
+                const Op& op = plan[src][s];
+                ASSERT_TRUE(op.write && op.dst == dst);
+                ASSERT_EQ(c.length, op.length);
+                ASSERT_EQ(c.offset, (std::size_t{src} * ops + s) * max_len);
+                for (std::size_t i = 0; i < op.length; ++i)
+                    if (target[dst]->memory[c.offset + i] != pattern(src, op.local + i)) FAIL() << "write " << s << " from " << src << " byte " << i;
+                for (std::size_t i = op.length; i < max_len; ++i) ASSERT_EQ(target[dst]->memory[c.offset + i], guard);
+            }
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryDriver, Conformance, ::testing::ValuesIn(kDrivers),
+                         [](const ::testing::TestParamInfo<DriverCase>& i) { return i.param.label; });
+
+} // namespace
