@@ -100,6 +100,8 @@ std::vector<BadInput> cases() {
          "config file: unknown key 'warp-drive' (keys are the long flag names of evbench --help)"},
         {"ConfigBadValueNamed", "--config " + write_file("many.toml", "parallel = \"many\"\n"), "--parallel: 'many' is not a whole number"},
         {"NetsimUnknownFlag", "netsim --bogus", "unknown flag --bogus"},
+        {"LaunchLocalBootstrapNotHere", "--transport tcp --launch-local 2 --bootstrap 192.0.2.1:5000",
+         "--bootstrap 192.0.2.1:5000: the local launcher cannot serve there"},
         {"SimLinkRateNotANumber", "--transport sim --link-rate fast", "--link-rate: 'fast' is not a number"},
     };
 }

@@ -57,7 +57,11 @@ INSTANTIATE_TEST_SUITE_P(
                       TcpPoint{"Push4", "--launch-local 4 --protocol push --parallel 2", 4},
                       TcpPoint{"PullNoEm4Random", "--launch-local 4 --protocol pull-noem --scheduling random", 4},
                       TcpPoint{"Ppn2FourProcesses", "--launch-local 4 --ppn 2 --credits 3", 2},
-                      TcpPoint{"Ppn2EmOwnRank", "--launch-local 5 --ppn 2 --em own --parallel 2", 2}),
+                      TcpPoint{"Ppn2EmOwnRank", "--launch-local 5 --ppn 2 --em own --parallel 2", 2},
+                      // The launcher serves the bootstrap where --bootstrap says (it used to pick its own port
+                      // while the ranks knocked on the given one: "Connection refused", exit 1).
+                      TcpPoint{"LaunchLocalWithBootstrapFlag",
+                               "--launch-local 3 --bootstrap 127.0.0.1:" + std::to_string(21000 + getpid() % 20000), 3}),
     [](const ::testing::TestParamInfo<TcpPoint>& i) { return std::string(i.param.name); });
 
 std::vector<pid_t> children_of(pid_t pid) {

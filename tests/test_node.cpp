@@ -3,6 +3,7 @@
 // editing Node, over a real transport (local). Completions reach the unit that caused them: the
 // write's cookie comes back untouched to the writer, the arrival lands at the receiving unit.
 #include "local_driver.hpp"
+#include "transport_world.hpp"
 #include "log.hpp"
 #include "node.hpp"
 #include "reactor.hpp"
@@ -13,6 +14,7 @@
 
 using namespace evb;
 using namespace evb::literals;
+using evb::test::TransportWorld;
 
 namespace {
 
@@ -95,4 +97,53 @@ TEST(Node, HostsAnyListOfUnitsAndRoutesTheirCompletions) {
     EXPECT_TRUE(probes[1]->landed);                                   // 100 bytes at offset 8 of block 2, nothing around
     EXPECT_EQ(probes[0]->timer, 7u);
     EXPECT_EQ(probes[1]->timer, 7u);
+}
+
+namespace {
+
+// Floods rank 1 with writes (rank 1 never polls, so its queue fills), then sends one command to
+// rank 2.
+class FloodUnit final : public Unit {
+public:
+    FloodUnit(MemoryPool& pool, std::uint64_t rank1_key) : pool_(pool), key_(rank1_key) {}
+    void on_start(Context& ctx) override {
+        for (std::uint32_t i = 0; i < 6000; ++i) ctx.write({Role::builder, 1}, pool_, 0, 64 * 1024, key_, 0, i, i);
+        Message m{};
+        m.type = MessageType::end;
+        ctx.send({Role::builder, 2}, m);
+    }
+    void on_message(Context&, const Message&) override {}
+    void on_completion(Context&, const WriteCompletion&) override {}
+    bool finished() const override { return true; }
+    std::vector<MemoryPool*> pools() override { return {&pool_}; }
+
+private:
+    MemoryPool& pool_;
+    std::uint64_t key_;
+};
+
+} // namespace
+
+TEST(Node, AFullQueueTowardsOnePeerDoesNotHoldBackTheOthers) {
+    auto world = TransportWorld::make("tcp", 3);
+    std::vector<std::byte> rank1_memory(64 * 1024);
+    const MemoryRegion rank1_region = world->at(1).register_memory(rank1_memory.data(), rank1_memory.size());
+    UnitsOfRank units;
+    units.pools.push_back(std::make_unique<MemoryPool>(64 * 1024, 1));
+    units.units.push_back({{Role::builder, 0}, std::make_unique<FloodUnit>(*units.pools.back(), rank1_region.key)});
+    Layout layout(3, 1, false, EmPlacement::rank0);
+    Node node(std::move(units), layout, world->at(0), logger("test"));
+    Reactor reactor;
+    reactor.add(node);
+    node.start();
+    ASSERT_FALSE(node.finished()) << "tcp took 6000 writes of 64 KiB at once: the queue towards rank 1 never filled";
+    // Rank 0 runs, rank 2 polls, rank 1 sleeps: the command to rank 2 must get through.
+    Picoseconds now{};
+    ASSERT_TRUE(world->drive_only({2}, [&] {
+        reactor.run_once(now += 1_us);
+        for (const auto& g : world->got[2])
+            if (g.completion.kind == Completion::Kind::message) return true;
+        return false;
+    }, 30)) << "posts waiting for rank 1 held back the command to rank 2";
+    ASSERT_FALSE(node.failure());
 }

@@ -1,5 +1,6 @@
 #include "local_launcher.hpp"
 
+#include "config_error.hpp"
 #include "socket_util.hpp"
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace evb {
@@ -34,9 +36,25 @@ std::vector<std::string> child_arguments(int argc, const char* const* argv) {
 
 } // namespace
 
-int launch_local(std::uint32_t n, Picoseconds run_deadline, int argc, const char* const* argv) {
-    int listen_fd = listen_on("127.0.0.1", 0, static_cast<int>(n) + 16);
-    std::string endpoint = "127.0.0.1:" + std::to_string(bound_port(listen_fd));
+int launch_local(std::uint32_t n, Picoseconds run_deadline, const std::string& bootstrap, int argc, const char* const* argv) {
+    // Rank 0 inherits this socket; every rank is told the same endpoint (and --bootstrap, when
+    // given, names it too), so the launcher listens where the user asked.
+    std::string host = "127.0.0.1";
+    int port = 0;
+    if (!bootstrap.empty()) {
+        try {
+            std::tie(host, port) = split_host_port(bootstrap);
+        } catch (const std::exception& e) {
+            throw ConfigError(std::string("--bootstrap: ") + e.what());
+        }
+    }
+    int listen_fd = -1;
+    try {
+        listen_fd = listen_on(host, port, static_cast<int>(n) + 16);
+    } catch (const std::exception& e) {
+        throw ConfigError("--bootstrap " + bootstrap + ": the local launcher cannot serve there: " + e.what());
+    }
+    std::string endpoint = host + ":" + std::to_string(bound_port(listen_fd));
     auto args = child_arguments(argc, argv);
     std::vector<char*> cargs;
     for (auto& a : args) cargs.push_back(a.data());

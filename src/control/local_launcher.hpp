@@ -5,10 +5,13 @@
 #include "time.hpp"
 
 #include <cstdint>
+#include <string>
 
 namespace evb {
 
-// run_deadline: the run's duration plus grace; ranks alive 40 s after it are killed.
-int launch_local(std::uint32_t ranks, Picoseconds run_deadline, int argc, const char* const* argv);
+// run_deadline: the run's duration plus grace; ranks alive 40 s after it are killed. bootstrap:
+// --bootstrap HOST:PORT, where the launcher serves rank 0's bootstrap (the ranks read the same
+// flag); empty: a free port on 127.0.0.1. Throws ConfigError if it cannot listen there.
+int launch_local(std::uint32_t ranks, Picoseconds run_deadline, const std::string& bootstrap, int argc, const char* const* argv);
 
 } // namespace evb

@@ -1,5 +1,5 @@
 // FIFO on a power-of-two ring: reserve once, no allocation per element in the steady state
-// (it doubles only if a bound was underestimated).
+// (it doubles only if a bound was underestimated). Capacity 0 allocates on the first push.
 #pragma once
 #include <cstddef>
 #include <utility>
@@ -11,6 +11,7 @@ template <typename T>
 class RingQueue {
 public:
     explicit RingQueue(std::size_t capacity = 16) {
+        if (capacity == 0) return;
         std::size_t c = 1;
         while (c < capacity) c <<= 1;
         items_.resize(c);
@@ -27,7 +28,7 @@ public:
 
 private:
     void grow() {
-        std::vector<T> bigger(items_.size() * 2);
+        std::vector<T> bigger(items_.empty() ? 16 : items_.size() * 2);
         std::size_t n = size();
         for (std::size_t i = 0; i < n; ++i) bigger[i] = std::move(items_[(head_ + i) & (items_.size() - 1)]);
         items_ = std::move(bigger);

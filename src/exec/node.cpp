@@ -44,8 +44,7 @@ private:
 };
 
 Node::Node(UnitsOfRank units, const Layout& layout, Transport& transport, spdlog::logger& log)
-    : layout_(layout), transport_(transport), log_(log), rank_(transport.rank()), hosted_(std::move(units)),
-      pending_(std::size_t{layout.nodes()} * 64) {
+    : layout_(layout), transport_(transport), log_(log), rank_(transport.rank()), hosted_(std::move(units)) {
     stats_.node = hosted_.node;
     for (std::size_t i = 0; i < hosted_.units.size(); ++i) {
         Unit& unit = *hosted_.units[i].unit;
@@ -171,15 +170,34 @@ bool Node::try_post(const PendingPost& p) {
 }
 
 void Node::post(const PendingPost& p) {
-    // Keep order: once something waits, everything after it waits too.
-    if (!pending_.empty() || !try_post(p)) pending_.push(p);
+    // Keep order per peer: once something waits for a peer, what follows to it waits too.
+    for (auto& b : backlogs_)
+        if (b.peer == p.peer) return b.posts.push(p);
+    if (try_post(p)) return;
+    Backlog b{p.peer, RingQueue<PendingPost>(0)};
+    if (!spare_queues_.empty()) {
+        b.posts = std::move(spare_queues_.back());
+        spare_queues_.pop_back();
+    }
+    b.posts.push(p);
+    backlogs_.push_back(std::move(b));
 }
 
 std::size_t Node::retry_pending() {
     std::size_t posted = 0;
-    while (!pending_.empty() && try_post(pending_.front())) {
-        pending_.pop();
-        ++posted;
+    for (std::size_t i = 0; i < backlogs_.size();) {
+        RingQueue<PendingPost>& queue = backlogs_[i].posts;
+        while (!queue.empty() && try_post(queue.front())) {
+            queue.pop();
+            ++posted;
+        }
+        if (queue.empty()) {
+            spare_queues_.push_back(std::move(queue));
+            backlogs_[i] = std::move(backlogs_.back());
+            backlogs_.pop_back();
+        } else {
+            ++i;
+        }
     }
     return posted;
 }
@@ -187,7 +205,7 @@ std::size_t Node::retry_pending() {
 bool Node::finished() const {
     for (const auto& h : hosted_.units)
         if (!h.unit->finished()) return false;
-    return pending_.empty();
+    return backlogs_.empty();
 }
 
 void Node::stop(bool in_flight_is_missing) {

@@ -1,7 +1,8 @@
 // One rank's share of a run: the units it hosts (any list: RU, BU, EM, or micro-benchmark units),
-// their contexts and timers, the registration of their pools, and the queue of posts the
-// transport could not take yet (retried in order, so units never see "no resource"). The
-// executor feeds it time, completions and timer ticks.
+// their contexts and timers, the registration of their pools, and per peer the posts the
+// transport could not take yet (retried in order, so units never see "no resource", and a full
+// queue towards one peer never holds back the others). The executor feeds it time, completions
+// and timer ticks.
 #pragma once
 #include "event_builder_units.hpp"
 #include "ring_queue.hpp"
@@ -81,7 +82,14 @@ private:
     std::vector<std::unique_ptr<UnitContext>> contexts_;   // one per hosted unit
     std::vector<std::pair<const MemoryPool*, MemoryRegion>> regions_;
     std::size_t write_target_ = SIZE_MAX;                  // the unit peers' writes land in
-    RingQueue<PendingPost> pending_;
+    // Peers with posts waiting, each with its own queue in post order. Usually none or a few, so
+    // a list (not an array over every peer: a simulated run hosts thousands of nodes).
+    struct Backlog {
+        std::uint32_t peer = 0;
+        RingQueue<PendingPost> posts;
+    };
+    std::vector<Backlog> backlogs_;
+    std::vector<RingQueue<PendingPost>> spare_queues_;   // emptied queues, reused without allocating
     std::vector<OutstandingWrite> writes_;
     std::vector<std::uint64_t> free_writes_;
     std::vector<Timer> timers_;   // few: a linear scan beats a heap
