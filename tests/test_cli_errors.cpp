@@ -102,6 +102,11 @@ std::vector<BadInput> cases() {
         {"NetsimUnknownFlag", "netsim --bogus", "unknown flag --bogus"},
         {"LaunchLocalBootstrapNotHere", "--transport tcp --launch-local 2 --bootstrap 192.0.2.1:5000",
          "--bootstrap 192.0.2.1:5000: the local launcher cannot serve there"},
+        // Refused before routing or reading tables (that took minutes on 8192 hosts).
+        {"NetsimTooManyHostsBeforeTheTables", "netsim --k 16 --levels 3 --lfts /nonexistent/lfts.txt",
+         "the simulator handles at most 4096 hosts (got 8192)"},
+        {"SimTooManyHostsBeforeTheTables", "--transport sim --nodes 5000 --lfts /nonexistent/lfts.txt",
+         "the simulator handles at most 4096 hosts (got 5000)"},
         {"SimLinkRateNotANumber", "--transport sim --link-rate fast", "--link-rate: 'fast' is not a number"},
     };
 }

@@ -2,6 +2,8 @@
 // (cut-through latency), eq. 2.17 (credit loop buffer), fair sharing under many-to-one, and
 // conservation of credits and flits (checks on in every test).
 #include "fabric_options.hpp"
+#include "event_queue.hpp"
+#include "fabric_sim.hpp"
 #include "traffic_run.hpp"
 
 #include <gtest/gtest.h>
@@ -221,4 +223,44 @@ TEST(NetsimEngine, ImpossibleModelParametersAreRefused) {
         o.mode = SimMode::aggregated;
         o.aggregation = 0;
     });
+}
+
+namespace {
+// Keeps `depth` messages posted from host 0 to host 1: the link never idles.
+struct Stream : SimApp {
+    std::uint64_t delivered_count = 0;
+    void start(FabricSim& sim) override {
+        for (int i = 0; i < 4; ++i) sim.post(0, 1, 64 * 1024, 0);
+    }
+    void delivered(FabricSim& sim, const SimMessage&) override {
+        ++delivered_count;
+        sim.post(0, 1, 64 * 1024, 0);
+    }
+};
+} // namespace
+
+TEST(NetsimEngine, CreditRampsStayBoundedOnALinkThatNeverIdles) {
+    Fabric f = back_to_back();
+    FabricSim sim(f.topology, f.routing, checked());
+    Stream app;
+    std::size_t at_1ms = 0;
+    sim.run(app, 1_ms);
+    at_1ms = sim.ramp_entries();
+    sim.run(app, 10_ms);
+    ASSERT_GT(app.delivered_count, 1000u);   // ~17 000 packets a millisecond crossed the link
+    // The ramps in flight are bounded by the 64 KiB buffer (1024 credit blocks), not by the run.
+    const std::size_t bound = 2 * (64 * 1024 / 64) + 64;
+    EXPECT_LE(at_1ms, bound);
+    EXPECT_LE(sim.ramp_entries(), bound) << "credit ramps grew with the run: " << sim.ramp_entries();
+}
+
+TEST(NetsimEngineDeathTest, TimeGoingBackwardsAborts) {
+    EXPECT_DEATH(
+        {
+            EventQueue q;
+            q.push(10'000, 0, 0);
+            q.pop();
+            q.push(5'000, 0, 0);
+        },
+        "simulated time went backwards");
 }

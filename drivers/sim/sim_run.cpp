@@ -205,6 +205,7 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
     }
     netsim::FabricOptions fabric_options = options.fabric;
     if (fabric_options.topology_file.empty() && fabric_options.tree.k == 0) fabric_options.tree.k = fat_tree_k_for(hosts_needed);
+    netsim::limit_to_simulator(fabric_options);
     netsim::Fabric fabric = netsim::build_fabric(fabric_options);
     if (fabric.topology.hosts().size() < hosts_needed)
         throw ConfigError(fmt::format("the simulated fabric has {} hosts; {} nodes{} need {}", fabric.topology.hosts().size(), config.nodes,

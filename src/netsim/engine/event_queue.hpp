@@ -1,7 +1,11 @@
 // The simulator's time-ordered event queue: small plain events in a pre-allocated 4-ary heap,
-// ties broken by insertion order, so a run is deterministic bit for bit.
+// ties broken by insertion order, so a run is deterministic bit for bit. An event scheduled
+// before the last one taken out would make time go backwards: a broken invariant of the model,
+// so the process aborts with one line saying so (as SST's TimeVortex and htsim's EventList do).
 #pragma once
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 namespace evb::netsim {
@@ -18,6 +22,7 @@ public:
     explicit EventQueue(std::size_t reserve = 1 << 16) { heap_.reserve(reserve); }
 
     void push(std::int64_t time, std::uint8_t kind, std::uint32_t a, std::uint32_t b = 0, std::uint32_t c = 0) {
+        if (time < now_) time_went_backwards(time, kind);
         heap_.push_back(SimEvent{time, next_seq_++, a, b, c, kind});
         sift_up(heap_.size() - 1);
     }
@@ -26,6 +31,7 @@ public:
     const SimEvent& top() const { return heap_.front(); }
     SimEvent pop() {
         SimEvent top = heap_.front();
+        now_ = top.time;
         heap_.front() = heap_.back();
         heap_.pop_back();
         if (!heap_.empty()) sift_down(0);
@@ -33,6 +39,11 @@ public:
     }
 
 private:
+    [[noreturn]] void time_went_backwards(std::int64_t time, std::uint8_t kind) const {
+        std::fprintf(stderr, "evbench: internal error: simulated time went backwards (event kind %u scheduled at %lld ps, after %lld ps)\n",
+                     static_cast<unsigned>(kind), static_cast<long long>(time), static_cast<long long>(now_));
+        std::abort();
+    }
     static bool before(const SimEvent& x, const SimEvent& y) { return x.time < y.time || (x.time == y.time && x.seq < y.seq); }
     void sift_up(std::size_t i) {
         SimEvent e = heap_[i];
@@ -63,6 +74,7 @@ private:
 
     std::vector<SimEvent> heap_;
     std::uint64_t next_seq_ = 0;
+    std::int64_t now_ = 0;   // time of the last event taken out
 };
 
 } // namespace evb::netsim

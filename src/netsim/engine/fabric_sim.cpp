@@ -48,7 +48,9 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     ports_.resize(total_ports);
     const auto host_count = static_cast<std::uint32_t>(topology.hosts().size());
     // Flows are kept per (source, destination) pair.
-    if (host_count > 4096) throw std::invalid_argument("the simulator handles at most 4096 hosts (got " + std::to_string(host_count) + ")");
+    if (host_count > max_simulated_hosts)
+        throw std::invalid_argument("the simulator handles at most " + std::to_string(max_simulated_hosts) + " hosts (got " +
+                                    std::to_string(host_count) + ")");
     std::vector<std::uint32_t> host_index(devices.size(), none);
     for (std::uint32_t h = 0; h < host_count; ++h) host_index[topology.hosts()[h]] = h;
     host_of_lid_.assign(topology.max_lid() + 1, none);
@@ -470,6 +472,11 @@ std::int64_t FabricSim::credits_at(std::uint32_t out, std::uint32_t vl, std::int
     if (rq.head == rq.items.size()) {
         rq.items.clear();
         rq.head = 0;
+    } else if (rq.head >= 32 && 2 * rq.head >= rq.items.size()) {
+        // A link that never idles never empties its queue: drop the folded front in place, so
+        // the queue holds the credits in flight, not one entry per packet of the whole run.
+        rq.items.erase(rq.items.begin(), rq.items.begin() + static_cast<std::ptrdiff_t>(rq.head));
+        rq.head = 0;
     }
     for (std::size_t k = rq.head; k < rq.items.size(); ++k) {   // partial ramps
         const Ramp& r = rq.items[k];
@@ -477,6 +484,12 @@ std::int64_t FabricSim::credits_at(std::uint32_t out, std::uint32_t vl, std::int
         available += std::min<std::int64_t>(r.blocks - 1, (t - r.base) / flit_ps_);
     }
     return available;
+}
+
+std::size_t FabricSim::ramp_entries() const {
+    std::size_t n = 0;
+    for (const auto& rq : ramps_) n += rq.items.size();
+    return n;
 }
 
 std::int64_t FabricSim::time_credits_reach(std::uint32_t out, std::uint32_t vl, std::int64_t need) const {

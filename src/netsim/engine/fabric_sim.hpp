@@ -13,6 +13,7 @@
 #include "host_latency.hpp"
 #include "ib_params.hpp"
 #include "latency_histogram.hpp"
+#include "fabric_options.hpp"
 #include "routing.hpp"
 
 #include <cstdint>
@@ -68,6 +69,15 @@ struct SimPortStats {
     std::int64_t xmit_wait_ps = 0;   // time with a packet ready but no credits (PortXmitWait)
 };
 
+// Flows are kept per (source, destination) pair: the model's limit.
+constexpr std::uint32_t max_simulated_hosts = 4096;
+
+// A fabric description the simulator will accept: refused before routing if it is too large.
+inline void limit_to_simulator(FabricOptions& options) {
+    options.max_hosts = max_simulated_hosts;
+    options.max_hosts_reason = "the simulator handles at most " + std::to_string(max_simulated_hosts) + " hosts";
+}
+
 class FabricSim {
 public:
     // Throws std::invalid_argument on bad parameters (IbParams::validate, aggregation 0).
@@ -95,6 +105,8 @@ public:
     std::uint64_t events() const { return events_; }
     std::uint64_t flit_hops() const;
     std::uint64_t messages_in_flight() const { return live_messages_; }
+    // Credit ramps held for all links: bounded by the credits in flight, however long the run.
+    std::size_t ramp_entries() const;
 
 private:
     static constexpr std::uint32_t none = UINT32_MAX;

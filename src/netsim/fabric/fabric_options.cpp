@@ -51,6 +51,8 @@ Fabric build_fabric(FabricOptions o) {
     } else {
         f.topology = read_ibnetdiscover(o.topology_file);
     }
+    if (o.max_hosts && f.topology.hosts().size() > o.max_hosts)
+        throw std::invalid_argument(o.max_hosts_reason + " (got " + std::to_string(f.topology.hosts().size()) + ")");
     if (o.lft_files.empty()) {
         f.routing = route(f.topology, engine, o.seed);
         f.routing_name = o.routing;

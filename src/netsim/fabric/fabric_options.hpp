@@ -22,6 +22,10 @@ struct FabricOptions {
     std::string topology_file;        // an ibnetdiscover dump instead of a generated tree
     std::vector<std::string> lft_files;   // ibroute / dump_lfts dumps instead of a routing engine
     std::string host_order;           // empty: "given" for generated trees, "hostname" for imported ones
+    // Refuse more hosts than this (0: no limit) right after the topology is built or read, before
+    // the routing engine or the LFT dumps spend minutes on a fabric that cannot run.
+    std::uint32_t max_hosts = 0;
+    std::string max_hosts_reason;     // "the simulator handles at most 4096 hosts"
 };
 
 // The fabric flags, shared by `conflicts`, `fabric`, `netsim` and `--transport sim`.
