@@ -13,7 +13,10 @@ MemoryRegion LocalTransport::register_memory(std::byte* base, std::size_t length
 }
 
 PostStatus LocalTransport::post_send(std::uint32_t peer, const CommandBytes& command) {
-    if (peer >= size()) return PostStatus::error;
+    if (peer >= size()) {
+        last_error_ = no_such_rank(peer, size());
+        return PostStatus::error;
+    }
     deliver_message({rank_, fabric_.endpoint(rank_).inbound}, {peer, fabric_.endpoint(peer).inbound}, command);
     return PostStatus::ok;
 }
@@ -22,7 +25,7 @@ PostStatus LocalTransport::post_write(std::uint32_t peer, const MemoryRegion& lo
                                       std::uint64_t remote_key, std::uint64_t remote_offset, std::size_t length,
                                       std::uint32_t imm, std::uint64_t cookie) {
     if (peer >= size()) {
-        last_error_ = "no rank " + std::to_string(peer);
+        last_error_ = no_such_rank(peer, size());
         return PostStatus::error;
     }
     auto& target = fabric_.endpoint(peer);

@@ -91,9 +91,19 @@ void MpiTransport::track(MPI_Request request, const Pending& info) {
     pending_.push_back(info);
 }
 
+namespace {
+std::string mpi_error_text(int code) {
+    char text[MPI_MAX_ERROR_STRING] = {0};
+    int len = 0;
+    MPI_Error_string(code, text, &len);
+    return std::string(text, static_cast<std::size_t>(len));
+}
+} // namespace
+
 void MpiTransport::post_control_recv(std::uint32_t slot) {
     MPI_Request request;
-    MPI_Irecv(&recv_buffers_[slot], sizeof(Control), MPI_BYTE, MPI_ANY_SOURCE, control_tag, MPI_COMM_WORLD, &request);
+    int rc = MPI_Irecv(&recv_buffers_[slot], sizeof(Control), MPI_BYTE, MPI_ANY_SOURCE, control_tag, MPI_COMM_WORLD, &request);
+    if (rc != MPI_SUCCESS) throw std::runtime_error("mpi: MPI_Irecv of a control receive failed: " + mpi_error_text(rc));
     track(request, {Op::control_recv, slot});
 }
 
@@ -110,7 +120,10 @@ std::uint32_t MpiTransport::take_send_slot() {
 void MpiTransport::fail(const std::string& what, int code) { last_error_ = what + ": " + mpi_error(code); }
 
 PostStatus MpiTransport::post_send(std::uint32_t peer, const CommandBytes& command) {
-    if (peer >= size_) return PostStatus::error;
+    if (peer >= size_) {
+        last_error_ = no_such_rank(peer, size_);
+        return PostStatus::error;
+    }
     std::uint32_t slot = take_send_slot();
     Control& c = send_buffers_[slot];
     c = Control{Control::command, 0, 0, 0, 0, 0, command};
@@ -127,7 +140,10 @@ PostStatus MpiTransport::post_send(std::uint32_t peer, const CommandBytes& comma
 
 PostStatus MpiTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
                                     std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
-    if (peer >= size_) return PostStatus::error;
+    if (peer >= size_) {
+        last_error_ = no_such_rank(peer, size_);
+        return PostStatus::error;
+    }
     const int target = static_cast<int>(peer);
     std::uint32_t slot = take_send_slot();
     Control& c = send_buffers_[slot];
@@ -228,8 +244,14 @@ std::size_t MpiTransport::poll(std::span<Completion> out) {
                 break;
             }
             MPI_Request request;
-            MPI_Irecv(regions_[copy.key - 1].base + copy.offset, static_cast<int>(copy.length), MPI_BYTE, source, copy.data_tag, MPI_COMM_WORLD,
-                      &request);
+            int rc = MPI_Irecv(regions_[copy.key - 1].base + copy.offset, static_cast<int>(copy.length), MPI_BYTE, source, copy.data_tag,
+                               MPI_COMM_WORLD, &request);
+            if (rc != MPI_SUCCESS) {
+                last_error_ = "MPI_Irecv of a write's data failed: " + mpi_error_text(rc);
+                c.kind = Completion::Kind::peer_lost;
+                c.error = "MPI_Irecv of a write's data failed";
+                break;
+            }
             track(request, {Op::data_recv, 0, c.peer, copy.imm, copy.offset, copy.length, 0});
             continue;
         }

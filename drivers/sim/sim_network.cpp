@@ -31,20 +31,20 @@ std::uint32_t SimNetwork::store(const Transfer& t) {
     return i;
 }
 
-PostStatus SimNetwork::send(std::uint32_t from, std::uint32_t to, const CommandBytes& command) {
-    if (to >= ranks()) return PostStatus::error;
+std::string SimNetwork::send(std::uint32_t from, std::uint32_t to, const CommandBytes& command) {
+    if (to >= ranks()) return no_such_rank(to, ranks());
     Transfer t;
     t.from = from;
     t.to = to;
     t.command = command;
     start(t, command_bytes);
-    return PostStatus::ok;
+    return {};
 }
 
 std::string SimNetwork::write(std::uint32_t from, std::uint32_t to, const MemoryRegion& local, std::size_t local_offset,
                               std::uint64_t rkey, std::uint64_t remote_offset, std::size_t length, std::uint32_t imm,
                               std::uint64_t cookie) {
-    if (to >= ranks()) return "no rank " + std::to_string(to);
+    if (to >= ranks()) return no_such_rank(to, ranks());
     const auto& target = regions_[to];
     const std::size_t copy = std::min(length, copy_bytes_);
     if (rkey == 0 || rkey > target.size()) return "rank " + std::to_string(to) + " has no region with key " + std::to_string(rkey);

@@ -25,7 +25,8 @@ public:
     netsim::FabricSim& fabric() { return fabric_; }
 
     MemoryRegion register_memory(std::uint32_t rank, std::byte* base, std::size_t length);
-    PostStatus send(std::uint32_t from, std::uint32_t to, const CommandBytes& command);
+    // Returns an empty string, or why the command is refused (no such rank).
+    std::string send(std::uint32_t from, std::uint32_t to, const CommandBytes& command);
     // Returns an empty string, or why the write is refused (unknown key, out of bounds).
     std::string write(std::uint32_t from, std::uint32_t to, const MemoryRegion& local, std::size_t local_offset, std::uint64_t rkey,
                       std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie);

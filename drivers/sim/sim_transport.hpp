@@ -16,7 +16,10 @@ public:
     std::string local_address() override { return "sim:" + std::to_string(rank_); }
     void connect(const std::vector<std::string>&, Picoseconds) override {}
     MemoryRegion register_memory(std::byte* base, std::size_t length) override { return network_.register_memory(rank_, base, length); }
-    PostStatus post_send(std::uint32_t peer, const CommandBytes& command) override { return network_.send(rank_, peer, command); }
+    PostStatus post_send(std::uint32_t peer, const CommandBytes& command) override {
+        last_error_ = network_.send(rank_, peer, command);
+        return last_error_.empty() ? PostStatus::ok : PostStatus::error;
+    }
     PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
                           std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override {
         last_error_ = network_.write(rank_, peer, local, local_offset, remote_key, remote_offset, length, imm, cookie);

@@ -79,7 +79,8 @@ void TcpTransport::connect(const std::vector<std::string>& addresses, Picosecond
         epoll_event ev{};
         ev.events = EPOLLIN | EPOLLRDHUP;
         ev.data.u32 = peer;
-        epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, p.fd, &ev);
+        if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, p.fd, &ev) != 0)
+            throw std::runtime_error("tcp: rank " + std::to_string(peer) + ": epoll_ctl: " + errno_text());
     }
     close(listen_fd_);
     listen_fd_ = -1;
@@ -133,7 +134,7 @@ PostStatus TcpTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
 
 PostStatus TcpTransport::refuse(std::uint32_t peer, const char* what) {
     if (peer >= size_)
-        last_error_ = std::string(what) + ": no rank " + std::to_string(peer);
+        last_error_ = std::string(what) + ": " + no_such_rank(peer, size_);
     else if (!peers_[peer].alive)
         last_error_ = "connection to rank " + std::to_string(peer) + " lost: " + peers_[peer].error;
     else
@@ -207,7 +208,7 @@ void TcpTransport::update_events(std::uint32_t peer) {
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP | (peers_[peer].want_out ? EPOLLOUT : 0u);
     ev.data.u32 = peer;
-    epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, peers_[peer].fd, &ev);
+    if (epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, peers_[peer].fd, &ev) != 0) lose(peer, "epoll_ctl: " + errno_text());
 }
 
 std::byte* TcpTransport::body_target(Peer& p, std::uint32_t peer) {
@@ -319,7 +320,7 @@ void TcpTransport::lose(std::uint32_t peer, const std::string& why) {
     if (!p.alive) return;
     p.alive = false;
     p.error = why;
-    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, p.fd, nullptr);
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, p.fd, nullptr);   // best effort: the socket is not read again either way
     Completion c;
     c.kind = Completion::Kind::peer_lost;
     c.peer = peer;

@@ -48,6 +48,11 @@ struct Capabilities {
     std::size_t inline_size = 64;  // commands up to this size are copied at post time
 };
 
+// The reason every driver gives for a post to a rank that does not exist.
+inline std::string no_such_rank(std::uint32_t peer, std::uint32_t size) {
+    return "no rank " + std::to_string(peer) + " (ranks are 0.." + std::to_string(size - 1) + ")";
+}
+
 class Transport {
 public:
     virtual ~Transport() = default;

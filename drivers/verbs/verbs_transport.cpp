@@ -291,7 +291,10 @@ PostStatus VerbsTransport::can_post(std::uint32_t peer) {
 }
 
 PostStatus VerbsTransport::post_send(std::uint32_t peer, const CommandBytes& command) {
-    if (peer >= size_) return PostStatus::error;
+    if (peer >= size_) {
+        last_error_ = no_such_rank(peer, size_);
+        return PostStatus::error;
+    }
     if (peer == rank_) {
         deliver_message({rank_, ready_}, {rank_, ready_}, command);
         return PostStatus::ok;
@@ -316,7 +319,10 @@ PostStatus VerbsTransport::post_send(std::uint32_t peer, const CommandBytes& com
 
 PostStatus VerbsTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
                                       std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
-    if (peer >= size_) return PostStatus::error;
+    if (peer >= size_) {
+        last_error_ = no_such_rank(peer, size_);
+        return PostStatus::error;
+    }
     if (peer == rank_) {   // to ourselves: a copy, with the completions the adapter would give
         // The low half of a key is the region's index + 1, as loopback delivery expects.
         last_error_ = deliver_write({rank_, ready_}, {rank_, ready_}, regions_, local, local_offset, remote_key & 0xFFFFFFFF, remote_offset,

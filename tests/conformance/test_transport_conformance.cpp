@@ -198,6 +198,15 @@ TEST_P(Conformance, AWriteOutsideTheTargetRegionIsRefusedNeverPerformed) {
     }
 }
 
+TEST_P(Conformance, APostToARankThatDoesNotExistFailsWithAReason) {
+    auto w = world(2);
+    Region src(w->at(0), 4096, std::byte{1});
+    EXPECT_EQ(w->at(0).post_send(5, command(0, 5, 0)), PostStatus::error);
+    EXPECT_NE(w->at(0).last_error().find("no rank 5"), std::string::npos) << "'" << w->at(0).last_error() << "'";
+    EXPECT_EQ(w->at(1).post_write(7, src.mr, 0, 1, 0, 64, 0, 0), PostStatus::error);
+    EXPECT_NE(w->at(1).last_error().find("no rank 7"), std::string::npos) << "'" << w->at(1).last_error() << "'";
+}
+
 TEST_P(Conformance, AFullPeerQueueMeetsNoResourceWithoutBlockingOthers) {
     if (!GetParam().no_back_pressure.empty()) GTEST_SKIP() << GetParam().no_back_pressure;
     if (!GetParam().no_bulk.empty()) GTEST_SKIP() << GetParam().no_bulk;
