@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
-# Quick start 2: install packages, build with warnings as errors, run every test.
+# Quick start 2: install packages, build with warnings as errors, run every test; then the same
+# suite built with AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/, which must be
+# clean too (tests/sanitizers/env.sh: any report fails the test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash launch/setup-debian.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEVB_WERROR=ON >/dev/null
 cmake --build build
-cd build
-ctest -j"$(nproc)" --output-on-failure --timeout 600
+(cd build && ctest -j"$(nproc)" --output-on-failure --timeout 600)
+
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEVB_WERROR=ON -DEVB_SANITIZE=ON >/dev/null
+cmake --build build-asan
+cd build-asan
+# shellcheck source=../tests/sanitizers/env.sh
+source ../tests/sanitizers/env.sh
+ctest -j"$(nproc)" --output-on-failure --timeout 900 -E "$mpi_tests"
+ASAN_OPTIONS=$mpi_asan_options ctest -j"$(nproc)" --output-on-failure --timeout 900 -R "$mpi_tests"
