@@ -172,7 +172,10 @@ bool Node::try_post(const PendingPost& p) {
 void Node::post(const PendingPost& p) {
     // Keep order per peer: once something waits for a peer, what follows to it waits too.
     for (auto& b : backlogs_)
-        if (b.peer == p.peer) return b.posts.push(p);
+        if (b.peer == p.peer) {
+            b.posts.push(p);
+            return;
+        }
     if (try_post(p)) return;
     Backlog b{p.peer, RingQueue<PendingPost>(0)};
     if (!spare_queues_.empty()) {
