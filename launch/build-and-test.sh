@@ -16,3 +16,8 @@ cd build-asan
 source ../tests/sanitizers/env.sh
 ctest -j"$(nproc)" --output-on-failure --timeout 900 -E "$mpi_tests"
 ASAN_OPTIONS=$mpi_asan_options ctest -j"$(nproc)" --output-on-failure --timeout 900 -R "$mpi_tests"
+
+# libFuzzer on every parser of user files and values (tests/fuzz), 20 s each, seeded with real
+# dumps: a crash, a sanitizer report or a refusal other than evbench's own fails.
+cd ..
+bash tests/fuzz/run.sh 20 build/evbench

@@ -107,6 +107,11 @@ std::vector<BadInput> cases() {
          "the simulator handles at most 4096 hosts (got 8192)"},
         {"SimTooManyHostsBeforeTheTables", "--transport sim --nodes 5000 --lfts /nonexistent/lfts.txt",
          "the simulator handles at most 4096 hosts (got 5000)"},
+        // Found by tests/fuzz (each exited 1 with the library's own text: "stoull", "basic_string::substr").
+        {"FuzzLftGuidOutOfRange",
+         "conflicts --k 2 --lfts " + write_file("guid.lfts", "Unicast lids [0x0-0xe] of switch Lid 9 guid 0x0002c90300000002c90300000010 (leaf0):\n"),
+         "guid.lfts:1: number out of range in 'Unicast lids"},
+        {"FuzzConfigLineWithoutKey", "--config " + write_file("nokey.toml", "credits = 2\n= 1\n"), "config file: unknown key ''"},
         {"SimLinkRateNotANumber", "--transport sim --link-rate fast", "--link-rate: 'fast' is not a number"},
     };
 }

@@ -249,7 +249,8 @@ bool OptionSet::parse(CLI::App& app, int argc, const char* const* argv, std::ost
     for (const auto& extra : app.remaining()) {
         const std::string token = extra.substr(0, extra.find('='));
         if (!appears_on_command_line(token, argc, argv)) {   // captured from --config
-            throw ConfigError("config file: unknown key '" + token.substr(token.find_first_not_of('-')) +
+            const auto name = token.find_first_not_of('-');
+            throw ConfigError("config file: unknown key '" + (name == std::string::npos ? token : token.substr(name)) +
                               "' (keys are the long flag names of evbench --help)");
         }
         if (token.rfind("-", 0) == 0) throw ConfigError("unknown flag " + token + " (evbench --help lists the flags)");

@@ -125,7 +125,9 @@ Records parse_records(std::istream& in, const std::string& file) {
 } // namespace
 
 Topology parse_ibnetdiscover(std::istream& in, const std::string& file) {
-    auto [nodes, by_id] = parse_records(in, file);
+    auto records = parse_records(in, file);   // named, not a structured binding: clang 14 cannot capture those
+    auto& nodes = records.nodes;
+    auto& by_id = records.by_id;
 
     // Cables must be consistent from both ends and lead to nodes the file defines.
     for (const auto& n : nodes)

@@ -39,51 +39,56 @@ struct Reader {
         std::uint32_t sw = UINT32_MAX;
         std::string sw_desc;
         auto fail = [&](const std::string& reason) { throw DumpError(file, line_no, reason); };
-        while (std::getline(in, raw)) {
-            ++line_no;
-            auto b = raw.find_first_not_of(" \t\r");
-            std::string line = b == std::string::npos ? "" : raw.substr(b, raw.find_last_not_of(" \t\r") - b + 1);
-            std::smatch m;
-            if (line.empty() || line.rfind("***", 0) == 0 || line.rfind("ibwarn:", 0) == 0 || std::regex_match(line, column_heads)) continue;
-            if (std::regex_match(line, m, header)) {
-                if (sw != UINT32_MAX) fail("the table of " + sw_desc + " (line " + std::to_string(block_line) + ") ends without 'valid lids dumped' (truncated?)");
-                auto it = switch_by_guid.find(std::stoull(m[1], nullptr, 16));
-                if (it == switch_by_guid.end()) fail("switch guid 0x" + m[1].str() + " (" + m[2].str() + ") is not in the topology");
-                sw = it->second;
-                sw_desc = "switch " + t.device(sw).name;
-                if (!routing.lft[sw].empty())
-                    fail("a second table for " + sw_desc + " (first at " + block_of[sw].file + ":" + std::to_string(block_of[sw].line) + ")");
-                routing.lft[sw].assign(t.max_lid() + 1, no_port);
-                block_of[sw] = {file, line_no};
-                block_line = line_no;
-                listed = 0;
-            } else if (std::regex_match(line, m, entry)) {
-                if (sw == UINT32_MAX) fail("an LFT entry outside a 'Unicast lids ... of switch' block");
-                ++listed;
-                unsigned long lid = std::stoul(m[1], nullptr, 16), port = std::stoul(m[2]);
-                const Device& d = t.device(sw);
-                if (port > d.ports.size())
-                    fail("LFT of " + d.name + " sends LID " + std::to_string(lid) + " to port " + std::to_string(port) + "; the switch has ports 1.." +
-                         std::to_string(d.ports.size()));
-                auto dst = t.device_by_lid(static_cast<std::uint32_t>(lid));
-                if (!dst) continue;   // a LID the topology does not hold (a router, a stale entry): never used
-                if (port == 0) {
-                    if (*dst != sw) fail("LFT of " + d.name + " sends LID " + std::to_string(lid) + " (" + t.device(*dst).name + ") to port 0, the switch itself");
-                    continue;
+        // Numbers too large for their field (a GUID beyond 64 bits) are the dump's fault too.
+        try {
+            while (std::getline(in, raw)) {
+                ++line_no;
+                auto b = raw.find_first_not_of(" \t\r");
+                std::string line = b == std::string::npos ? "" : raw.substr(b, raw.find_last_not_of(" \t\r") - b + 1);
+                std::smatch m;
+                if (line.empty() || line.rfind("***", 0) == 0 || line.rfind("ibwarn:", 0) == 0 || std::regex_match(line, column_heads)) continue;
+                if (std::regex_match(line, m, header)) {
+                    if (sw != UINT32_MAX) fail("the table of " + sw_desc + " (line " + std::to_string(block_line) + ") ends without 'valid lids dumped' (truncated?)");
+                    auto it = switch_by_guid.find(std::stoull(m[1], nullptr, 16));
+                    if (it == switch_by_guid.end()) fail("switch guid 0x" + m[1].str() + " (" + m[2].str() + ") is not in the topology");
+                    sw = it->second;
+                    sw_desc = "switch " + t.device(sw).name;
+                    if (!routing.lft[sw].empty())
+                        fail("a second table for " + sw_desc + " (first at " + block_of[sw].file + ":" + std::to_string(block_of[sw].line) + ")");
+                    routing.lft[sw].assign(t.max_lid() + 1, no_port);
+                    block_of[sw] = {file, line_no};
+                    block_line = line_no;
+                    listed = 0;
+                } else if (std::regex_match(line, m, entry)) {
+                    if (sw == UINT32_MAX) fail("an LFT entry outside a 'Unicast lids ... of switch' block");
+                    ++listed;
+                    unsigned long lid = std::stoul(m[1], nullptr, 16), port = std::stoul(m[2]);
+                    const Device& d = t.device(sw);
+                    if (port > d.ports.size())
+                        fail("LFT of " + d.name + " sends LID " + std::to_string(lid) + " to port " + std::to_string(port) + "; the switch has ports 1.." +
+                             std::to_string(d.ports.size()));
+                    auto dst = t.device_by_lid(static_cast<std::uint32_t>(lid));
+                    if (!dst) continue;   // a LID the topology does not hold (a router, a stale entry): never used
+                    if (port == 0) {
+                        if (*dst != sw) fail("LFT of " + d.name + " sends LID " + std::to_string(lid) + " (" + t.device(*dst).name + ") to port 0, the switch itself");
+                        continue;
+                    }
+                    if (!d.ports[port - 1])
+                        fail("LFT of " + d.name + " sends LID " + std::to_string(lid) + " (" + t.device(*dst).name + ") to port " + std::to_string(port) +
+                             ", which is not cabled");
+                    routing.lft[sw][lid] = static_cast<std::uint16_t>(port - 1);
+                    entry_at[{sw, static_cast<std::uint32_t>(lid)}] = {file, line_no};
+                } else if (std::regex_match(line, m, trailer)) {
+                    if (sw == UINT32_MAX) fail("'lids dumped' outside a table");
+                    if (std::stoul(m[1]) != listed)
+                        fail("the table of " + sw_desc + " says " + m[1].str() + " lids but lists " + std::to_string(listed) + " (truncated?)");
+                    sw = UINT32_MAX;
+                } else {
+                    fail("not an ibroute/dump_lfts line: '" + line + "'");
                 }
-                if (!d.ports[port - 1])
-                    fail("LFT of " + d.name + " sends LID " + std::to_string(lid) + " (" + t.device(*dst).name + ") to port " + std::to_string(port) +
-                         ", which is not cabled");
-                routing.lft[sw][lid] = static_cast<std::uint16_t>(port - 1);
-                entry_at[{sw, static_cast<std::uint32_t>(lid)}] = {file, line_no};
-            } else if (std::regex_match(line, m, trailer)) {
-                if (sw == UINT32_MAX) fail("'lids dumped' outside a table");
-                if (std::stoul(m[1]) != listed)
-                    fail("the table of " + sw_desc + " says " + m[1].str() + " lids but lists " + std::to_string(listed) + " (truncated?)");
-                sw = UINT32_MAX;
-            } else {
-                fail("not an ibroute/dump_lfts line: '" + line + "'");
             }
+        } catch (const std::out_of_range&) {
+            fail("number out of range in '" + raw + "'");
         }
         if (sw != UINT32_MAX)
             throw DumpError(file, block_line, "the table of " + sw_desc + " ends without 'valid lids dumped' (truncated?)");

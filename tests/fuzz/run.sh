@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds the fuzz targets with clang (build-fuzz/), seeds them with real inputs (dumps that
+# `evbench fabric` writes in the tools' formats, a histogram, a config file, quantities) and runs
+# each for SECONDS (default 20). A crash, a sanitizer report or an exception other than evbench's
+# own refusal fails; the input that did it is kept in build-fuzz/findings/ and becomes a test.
+#   tests/fuzz/run.sh [SECONDS] [EVBENCH_BINARY]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seconds=${1:-20}
+evbench=${2:-build/evbench}
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEVB_FUZZ=ON >/dev/null
+cmake --build build-fuzz --target evb_fuzzers
+seeds=build-fuzz/seeds
+rm -rf "$seeds" && mkdir -p "$seeds"/{ibnetdiscover,lft_dump,host_latency,quantity,config_file} build-fuzz/findings
+"$evbench" fabric --k 2 --write-topology "$seeds/ibnetdiscover/k2.net" --write-lfts "$seeds/lft_dump/k2.lfts" >/dev/null
+"$evbench" fabric --k 2 --swap 0:3 --routing minhop --write-topology "$seeds/ibnetdiscover/k2-swapped.net" >/dev/null
+printf '0.9us 2\n1us 5\n1.4us 1\n' >"$seeds/host_latency/hist.txt"
+printf '1MiB' >"$seeds/quantity/size"; printf '170ns' >"$seeds/quantity/time"; printf '100Gbps' >"$seeds/quantity/rate"
+printf 'credits = 4\nparallel = 2\nprotocol = "push"\nfragment-size = "512KB"\nru-scale = [1, 0.5, 1, 1]\nquiet = true\n' >"$seeds/config_file/run.toml"
+status=0
+for target in ibnetdiscover lft_dump host_latency quantity config_file; do
+  corpus=build-fuzz/corpus/$target
+  mkdir -p "$corpus"
+  if ./build-fuzz/tests/fuzz/fuzz_$target -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=0 \
+       -artifact_prefix="build-fuzz/findings/$target-" "$corpus" "$seeds/$target" >"build-fuzz/fuzz_$target.log" 2>&1; then
+    echo "fuzz_$target: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "build-fuzz/fuzz_$target.log" | tail -1), nothing found"
+  else
+    echo "fuzz_$target: FOUND something: $(ls build-fuzz/findings/$target-* 2>/dev/null | head -1)"
+    grep -E "ERROR|SUMMARY|terminate|what\(\)" "build-fuzz/fuzz_$target.log" | head -5
+    status=1
+  fi
+done
+exit $status
