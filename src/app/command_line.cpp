@@ -38,16 +38,12 @@ std::vector<std::string> groups_in_use(const OptionSet& options, const DriverReg
 }
 } // namespace
 
-nlohmann::json CommandLine::echo() const {
-    nlohmann::json j = options.echo(groups_in_use(options, drivers, config.transport));
+nlohmann::json CommandLine::echo(bool shared_only) const {
+    nlohmann::json j = options.echo(groups_in_use(options, drivers, config.transport), shared_only);
     j.update(derived_json(config));
     return j;
 }
 
-std::string CommandLine::fingerprint() const {
-    nlohmann::json j = options.echo(groups_in_use(options, drivers, config.transport), true);
-    j.update(derived_json(config));
-    return j.dump();
-}
+std::string CommandLine::fingerprint() const { return echo(true).dump(); }
 
 } // namespace evb

@@ -17,8 +17,9 @@ struct CommandLine {
     CommandLine();
     // Returns false when help was printed. Throws ConfigError on bad input.
     bool parse(int argc, const char* const* argv, std::ostream& help_out);
-    // The effective configuration: every echoed option and the derived values.
-    nlohmann::json echo() const;
+    // The effective configuration: every echoed option and the derived values (shared_only: only
+    // what every rank must agree on).
+    nlohmann::json echo(bool shared_only = false) const;
     // What every rank must share (checked at the bootstrap).
     std::string fingerprint() const;
 };

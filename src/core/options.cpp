@@ -41,10 +41,32 @@ std::vector<std::string> split_list(const std::string& text) {
     }
 }
 
+namespace {
+// A value with a unit, parsed by `parse` (which throws std::invalid_argument naming the text).
+template <typename T>
+std::function<void(const std::string&)> with_units(const std::string& name, T& target, T (*parse)(const std::string&)) {
+    return [&target, name, parse](const std::string& v) {
+        try {
+            target = parse(v);
+        } catch (const std::invalid_argument& e) {
+            throw ConfigError("--" + name + ": " + e.what());
+        }
+    };
+}
+} // namespace
+
 void OptionSet::begin_group(std::string group, std::string title) {
     group_ = std::move(group);
     if (!titles_.count(group_)) group_order_.push_back(group_);
     titles_[group_] = std::move(title);
+}
+
+Option OptionSet::declared(const std::string& name, const std::string& value_name, const std::string& help) {
+    Option o;
+    o.name = name;
+    o.value_name = value_name;
+    o.help = help;
+    return o;
 }
 
 Option& OptionSet::add(Option o) {
@@ -63,72 +85,46 @@ Option& OptionSet::add(Option o) {
 }
 
 Option& OptionSet::real(const std::string& name, double& target, const std::string& value_name, const std::string& help) {
-    Option o;
-    o.name = name;
-    o.value_name = value_name;
+    Option o = declared(name, value_name, help);
     o.default_text = fmt::format("{:g}", target);
-    o.help = help;
     o.set = [&target, name](const std::string& v) { target = parse_real("--" + name, v); };
-    o.echo = [&target] { return nlohmann::json(target); };
+    o.echo = echo_of(target);
     return add(std::move(o));
 }
 
 Option& OptionSet::text(const std::string& name, std::string& target, const std::string& value_name, const std::string& help) {
-    Option o;
-    o.name = name;
-    o.value_name = value_name;
+    Option o = declared(name, value_name, help);
     o.default_text = target;
-    o.help = help;
     o.set = [&target](const std::string& v) { target = v; };
-    o.echo = [&target] { return nlohmann::json(target); };
+    o.echo = echo_of(target);
     return add(std::move(o));
 }
 
 Option& OptionSet::on_off(const std::string& name, bool& target, const std::string& help) {
-    Option o;
-    o.name = name;
+    Option o = declared(name, "", help);
     o.is_switch = true;
     o.default_text = target ? "on" : "off";
-    o.help = help;
     o.set = [&target, name](const std::string& v) {
         if (v == "true" || v == "1" || v == "on" || v == "yes") target = true;
         else if (v == "false" || v == "0" || v == "off" || v == "no") target = false;
         else throw ConfigError("--" + name + ": '" + v + "' is not true or false");
     };
-    o.echo = [&target] { return nlohmann::json(target); };
+    o.echo = echo_of(target);
     return add(std::move(o));
 }
 
 Option& OptionSet::size(const std::string& name, std::uint64_t& target, const std::string& help) {
-    Option o;
-    o.name = name;
-    o.value_name = "SIZE";
+    Option o = declared(name, "SIZE", help);
     o.default_text = format_size(target);
-    o.help = help;
-    o.set = [&target, name](const std::string& v) {
-        try {
-            target = parse_size(v);
-        } catch (const std::invalid_argument& e) {
-            throw ConfigError("--" + name + ": " + e.what());
-        }
-    };
-    o.echo = [&target] { return nlohmann::json(target); };
+    o.set = with_units(name, target, parse_size);
+    o.echo = echo_of(target);
     return add(std::move(o));
 }
 
 Option& OptionSet::duration(const std::string& name, Picoseconds& target, const std::string& help) {
-    Option o;
-    o.name = name;
-    o.value_name = "TIME";
+    Option o = declared(name, "TIME", help);
     o.default_text = format_duration(target);
-    o.help = help;
-    o.set = [&target, name](const std::string& v) {
-        try {
-            target = parse_duration(v);
-        } catch (const std::invalid_argument& e) {
-            throw ConfigError("--" + name + ": " + e.what());
-        }
-    };
+    o.set = with_units(name, target, parse_duration);
     o.echo = [&target] { return nlohmann::json(target.seconds()); };
     o.json_key = name + "_s";
     std::replace(o.json_key.begin(), o.json_key.end(), '-', '_');
@@ -136,43 +132,34 @@ Option& OptionSet::duration(const std::string& name, Picoseconds& target, const 
 }
 
 Option& OptionSet::real_list(const std::string& name, std::vector<double>& target, const std::string& value_name, const std::string& help) {
-    Option o;
-    o.name = name;
-    o.value_name = value_name;
+    Option o = declared(name, value_name, help);
     o.is_list = true;
-    o.help = help;
     o.set = [&target, name](const std::string& v) {
         target.clear();
         for (const auto& part : split_list(v)) target.push_back(parse_real("--" + name, part));
     };
-    o.echo = [&target] { return nlohmann::json(target); };
+    o.echo = echo_of(target);
     return add(std::move(o));
 }
 
 Option& OptionSet::whole_list(const std::string& name, std::vector<std::uint32_t>& target, const std::string& value_name,
                               const std::string& help) {
-    Option o;
-    o.name = name;
-    o.value_name = value_name;
+    Option o = declared(name, value_name, help);
     o.is_list = true;
-    o.help = help;
     o.set = [&target, name](const std::string& v) {
         target.clear();
         for (const auto& part : split_list(v)) target.push_back(static_cast<std::uint32_t>(parse_whole("--" + name, part, UINT32_MAX)));
     };
-    o.echo = [&target] { return nlohmann::json(target); };
+    o.echo = echo_of(target);
     return add(std::move(o));
 }
 
 Option& OptionSet::text_list(const std::string& name, std::vector<std::string>& target, const std::string& value_name,
                              const std::string& help) {
-    Option o;
-    o.name = name;
-    o.value_name = value_name;
+    Option o = declared(name, value_name, help);
     o.is_list = true;
-    o.help = help;
     o.set = [&target](const std::string& v) { target = split_list(v); };
-    o.echo = [&target] { return nlohmann::json(target); };
+    o.echo = echo_of(target);
     return add(std::move(o));
 }
 

@@ -87,6 +87,12 @@ public:
 
 private:
     Option& add(Option o);
+    // The fields every typed declaration starts from; its default is shown as the target holds it.
+    static Option declared(const std::string& name, const std::string& value_name, const std::string& help);
+    template <typename T>
+    static std::function<nlohmann::json()> echo_of(const T& target) {
+        return [&target] { return nlohmann::json(target); };
+    }
     std::deque<Option> options_;   // stable addresses: CLI11 callbacks point into it
     std::string group_ = "run";
     std::map<std::string, std::string> titles_;
@@ -100,15 +106,12 @@ std::vector<std::string> split_list(const std::string& text);
 
 template <typename Unsigned>
 Option& OptionSet::whole(const std::string& name, Unsigned& target, const std::string& value_name, const std::string& help) {
-    Option o;
-    o.name = name;
-    o.value_name = value_name;
+    Option o = declared(name, value_name, help);
     o.default_text = std::to_string(target);
-    o.help = help;
     o.set = [&target, name](const std::string& v) {
         target = static_cast<Unsigned>(parse_whole("--" + name, v, static_cast<std::uint64_t>(static_cast<Unsigned>(-1))));
     };
-    o.echo = [&target] { return nlohmann::json(target); };
+    o.echo = echo_of(target);
     return add(std::move(o));
 }
 
@@ -116,14 +119,10 @@ template <typename Enum>
 Option& OptionSet::choice(const std::string& name, Enum& target, const std::vector<std::pair<std::string, Enum>>& names,
                           const std::string& help) {
     std::string choices;
-    Option o;
-    for (const auto& [n, v] : names) {
-        choices += (choices.empty() ? "" : "|") + n;
+    for (const auto& [n, v] : names) choices += (choices.empty() ? "" : "|") + n;
+    Option o = declared(name, choices, help);
+    for (const auto& [n, v] : names)
         if (v == target) o.default_text = n;
-    }
-    o.name = name;
-    o.value_name = choices;
-    o.help = help;
     o.set = [&target, names, choices, name](const std::string& value) {
         for (const auto& [n, v] : names)
             if (n == value) {
