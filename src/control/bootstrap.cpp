@@ -2,6 +2,7 @@
 
 #include "socket_util.hpp"
 
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -44,11 +45,25 @@ Bootstrap::Bootstrap(const World& world, const std::string& endpoint, int inheri
         if (!send_all(fd, &me, sizeof me)) throw std::runtime_error("bootstrap: lost rank 0 during hello");
         links_[0] = {fd, {}, true};
     }
+    watch_links();
+}
+
+void Bootstrap::watch_links() {
+    epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+    if (epoll_fd_ < 0) throw std::runtime_error("bootstrap: epoll_create1: " + errno_text());
+    for (std::uint32_t i = 0; i < links_.size(); ++i) {
+        if (links_[i].fd < 0) continue;
+        epoll_event ev{};
+        ev.events = EPOLLIN | EPOLLRDHUP;
+        ev.data.u32 = i;
+        if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, links_[i].fd, &ev) != 0) throw std::runtime_error("bootstrap: epoll_ctl: " + errno_text());
+    }
 }
 
 Bootstrap::~Bootstrap() {
     for (auto& l : links_)
         if (l.fd >= 0) close(l.fd);
+    if (epoll_fd_ >= 0) close(epoll_fd_);
 }
 
 void Bootstrap::send(Link& link, const nlohmann::json& body) {
@@ -79,6 +94,7 @@ nlohmann::json Bootstrap::receive_blocking(Link& link, std::uint32_t from) {
         ssize_t n = recv(link.fd, buf, sizeof buf, MSG_DONTWAIT);
         if (n > 0) link.in.append(buf, static_cast<std::size_t>(n));
     }
+    if (!link.in.empty()) buffered_.push_back(static_cast<std::uint32_t>(&link - links_.data()));   // the next frame came along
     return body;
 }
 
@@ -112,32 +128,46 @@ void Bootstrap::barrier() {
     }
 }
 
+std::string Bootstrap::drain(Link& link) {
+    char buf[65536];
+    for (;;) {
+        ssize_t n = recv(link.fd, buf, sizeof buf, MSG_DONTWAIT);
+        if (n > 0) {
+            link.in.append(buf, static_cast<std::size_t>(n));
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return "";
+        return n == 0 ? "connection closed" : errno_text();
+    }
+}
+
 std::vector<Bootstrap::Incoming> Bootstrap::poll() {
     std::vector<Incoming> out;
-    for (std::uint32_t i = 0; i < links_.size(); ++i) {
+    auto take = [&](std::uint32_t i, const std::string& lost) {
         Link& link = links_[i];
-        if (!link.alive) continue;
-        std::uint32_t from = world_.rank == 0 ? i : 0;
-        char buf[65536];
-        std::string lost;
-        for (;;) {
-            ssize_t n = recv(link.fd, buf, sizeof buf, MSG_DONTWAIT);
-            if (n > 0) {
-                link.in.append(buf, static_cast<std::size_t>(n));
-                continue;
-            }
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-            lost = n == 0 ? "connection closed" : errno_text();
-            break;
-        }
-        // Frames that arrived before a close still count.
+        const std::uint32_t from = world_.rank == 0 ? i : 0;
         nlohmann::json body;
-        while (extract(link, body)) out.push_back({from, std::move(body)});
+        while (extract(link, body)) out.push_back({from, std::move(body)});   // frames that arrived before a close still count
         if (!lost.empty()) {
             link.alive = false;
+            epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, link.fd, nullptr);
             out.push_back({from, {{"type", "lost"}, {"error", lost}}});
         }
+    };
+    for (std::uint32_t i : buffered_)
+        if (links_[i].alive) take(i, "");
+    buffered_.clear();
+    epoll_event events[64];
+    for (;;) {
+        int n = epoll_wait(epoll_fd_, events, 64, 0);
+        if (n < 0 && errno == EINTR) continue;
+        for (int k = 0; k < n; ++k) {
+            const std::uint32_t i = events[k].data.u32;
+            if (links_[i].alive) take(i, drain(links_[i]));
+            else epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, links_[i].fd, nullptr);   // a send found it broken
+        }
+        if (n < 64) break;   // a full batch: more links may be ready
     }
     return out;
 }

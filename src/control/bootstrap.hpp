@@ -1,6 +1,8 @@
 // Rank 0's control service over TCP: every rank connects at start, the data transports'
 // addresses are all-gathered through it, and during the run it carries progress, "done",
-// "finish", abort and the final statistics as length-prefixed JSON frames.
+// "finish", abort and the final statistics as length-prefixed JSON frames. poll() is
+// event-driven (one epoll_wait, then reads only from links that have data), so an idle link
+// costs rank 0 nothing however many ranks there are.
 #pragma once
 #include "time.hpp"
 #include "world.hpp"
@@ -30,7 +32,7 @@ public:
         std::uint32_t from;
         nlohmann::json body;   // {"type": "lost", "error": ...} when a connection broke
     };
-    // Non-blocking: frames that arrived since the last call.
+    // Non-blocking: frames that arrived since the last call. One epoll_wait when nothing arrived.
     std::vector<Incoming> poll();
     void send_to_root(const nlohmann::json& body);
     void broadcast(const nlohmann::json& body);   // rank 0 only
@@ -46,10 +48,15 @@ private:
     void send(Link& link, const nlohmann::json& body);
     nlohmann::json receive_blocking(Link& link, std::uint32_t from);
     bool extract(Link& link, nlohmann::json& body);
+    // Reads what a readable link holds; returns why it closed, or "" while it lives.
+    std::string drain(Link& link);
+    void watch_links();
 
     World world_;
     Picoseconds timeout_;
     std::vector<Link> links_;   // rank 0: one per rank; others: links_[0] is rank 0
+    int epoll_fd_ = -1;
+    std::vector<std::uint32_t> buffered_;   // links whose input holds bytes read by receive_blocking
 };
 
 } // namespace evb
