@@ -125,7 +125,9 @@ private:
 } // namespace
 
 TEST(Node, AFullQueueTowardsOnePeerDoesNotHoldBackTheOthers) {
-    auto world = TransportWorld::make("tcp", 3);
+    std::string why_not;
+    auto world = TransportWorld::make("tcp", 3, {}, why_not);
+    ASSERT_TRUE(world) << why_not;
     std::vector<std::byte> rank1_memory(64 * 1024);
     const MemoryRegion rank1_region = world->at(1).register_memory(rank1_memory.data(), rank1_memory.size());
     UnitsOfRank units;

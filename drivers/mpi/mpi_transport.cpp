@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace evb {
@@ -14,42 +14,77 @@ constexpr int control_tag = 1, first_data_tag = 2, data_tags = 30000;
 constexpr std::uint32_t control_receives = 16;   // pre-posted, from any source (more wait in MPI as unexpected messages)
 
 std::string mpi_error(int code) {
-    char text[MPI_MAX_ERROR_STRING];
+    char text[MPI_MAX_ERROR_STRING] = {0};
     int len = 0;
     MPI_Error_string(code, text, &len);
     return std::string(text, static_cast<std::size_t>(len));
 }
 
+void finalize_at_exit() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Finalize();
+}
+
 } // namespace
 
-MpiTransport::MpiTransport(std::uint32_t rank, std::uint32_t size, bool rma) : rank_(rank), size_(size), rma_(rma) {
+void mpi_init_once() {
     int initialised = 0;
     MPI_Initialized(&initialised);
-    if (!initialised) {
-        int provided = 0;
-        MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
-        if (provided < MPI_THREAD_FUNNELED) throw std::runtime_error("MPI provides no MPI_THREAD_FUNNELED support");
-    }
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (initialised) return;
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    std::atexit(finalize_at_exit);
+    if (provided < MPI_THREAD_FUNNELED) throw std::runtime_error("MPI provides no MPI_THREAD_FUNNELED support");
+}
+
+MpiTransport::MpiTransport(std::uint32_t rank, std::uint32_t size, bool rma) : rma_(rma) {
+    mpi_init_once();
     int r = 0, s = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
     MPI_Comm_size(MPI_COMM_WORLD, &s);
     if (static_cast<std::uint32_t>(r) != rank || static_cast<std::uint32_t>(s) != size)
         throw std::runtime_error(fmt::format("MPI says rank {} of {}, the launcher rank {} of {}: start evbench with mpirun or srun --mpi=pmix",
                                              r, s, rank, size));
+    init(MPI_COMM_WORLD);
+}
+
+MpiTransport::MpiTransport(MPI_Comm comm, bool rma) : rma_(rma) {
+    mpi_init_once();
+    init(comm);
+}
+
+void MpiTransport::init(MPI_Comm comm) {
+    int code = MPI_Comm_dup(comm, &comm_);
+    if (code != MPI_SUCCESS) throw std::runtime_error("MPI_Comm_dup failed: " + mpi_error(code));
+    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+    int r = 0, s = 0;
+    MPI_Comm_rank(comm_, &r);
+    MPI_Comm_size(comm_, &s);
+    rank_ = static_cast<std::uint32_t>(r);
+    size_ = static_cast<std::uint32_t>(s);
+    peers_.resize(size_);
     if (rma_) {
-        int code = MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &window_);
+        code = MPI_Win_create_dynamic(MPI_INFO_NULL, comm_, &window_);
         if (code != MPI_SUCCESS) throw std::runtime_error("MPI_Win_create_dynamic failed: " + mpi_error(code));
         MPI_Win_set_errhandler(window_, MPI_ERRORS_RETURN);
+        directory_.resize(directory_capacity);
+        code = MPI_Win_attach(window_, directory_.data(), static_cast<MPI_Aint>(directory_.size() * sizeof(DirectoryEntry)));
+        if (code != MPI_SUCCESS) throw std::runtime_error("MPI_Win_attach of the region directory failed: " + mpi_error(code));
+        MPI_Aint mine = 0;
+        MPI_Get_address(directory_.data(), &mine);
+        directory_at_.resize(size_);
+        MPI_Allgather(&mine, 1, MPI_AINT, directory_at_.data(), 1, MPI_AINT, comm_);
         MPI_Win_lock_all(MPI_MODE_NOCHECK, window_);
     }
-    writes_to_.assign(size_, 0);
     recv_buffers_.resize(control_receives);
+    control_source_.resize(control_receives);
     for (std::uint32_t i = 0; i < control_receives; ++i) post_control_recv(i);
 }
 
 MpiTransport::~MpiTransport() {
-    // Unmatched receives are cancelled; sends still in flight are left to MPI_Finalize.
+    // Unmatched receives are cancelled; sends still in flight are left to MPI_Finalize. Nothing
+    // collective here: a rank may leave while the others go on (or are gone).
     for (std::size_t i = 0; i < requests_.size(); ++i) {
         if (requests_[i] == MPI_REQUEST_NULL) continue;
         if (pending_[i].op == Op::control_recv || pending_[i].op == Op::data_recv) MPI_Cancel(&requests_[i]);
@@ -58,10 +93,8 @@ MpiTransport::~MpiTransport() {
     if (window_ != MPI_WIN_NULL) {
         MPI_Win_unlock_all(window_);
         for (const auto& r : regions_) MPI_Win_detach(window_, r.base);
+        MPI_Win_detach(window_, directory_.data());
     }
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (!finalized) MPI_Finalize();
 }
 
 void MpiTransport::connect(const std::vector<std::string>&, Picoseconds) {}
@@ -69,42 +102,38 @@ void MpiTransport::connect(const std::vector<std::string>&, Picoseconds) {}
 MemoryRegion MpiTransport::register_memory(std::byte* base, std::size_t length) {
     MemoryRegion region{base, length, regions_.size() + 1};
     if (rma_) {
+        if (regions_.size() == directory_capacity)
+            throw std::runtime_error(fmt::format("mpi: more than {} registered regions", directory_capacity));
         int code = MPI_Win_attach(window_, base, static_cast<MPI_Aint>(length));
         if (code != MPI_SUCCESS) throw std::runtime_error("MPI_Win_attach failed: " + mpi_error(code));
         MPI_Aint address = 0;
         MPI_Get_address(base, &address);
-        region.key = static_cast<std::uint64_t>(address);   // peers put at this address + offset
+        directory_[regions_.size()] = {static_cast<std::uint64_t>(address), length};
+        MPI_Win_sync(window_);   // peers that read the directory after hearing of the key see the entry
     }
     regions_.push_back(region);
     return region;
 }
 
 void MpiTransport::track(MPI_Request request, const Pending& info) {
-    // Reuse a finished slot so the arrays stay as large as the most ever in flight.
-    for (std::size_t i = 0; i < requests_.size(); ++i)
-        if (requests_[i] == MPI_REQUEST_NULL) {
-            requests_[i] = request;
-            pending_[i] = info;
-            return;
-        }
-    requests_.push_back(request);
-    pending_.push_back(info);
+    if (free_requests_.empty()) {
+        requests_.push_back(request);
+        pending_.push_back(info);
+        return;
+    }
+    const std::uint32_t i = free_requests_.back();
+    free_requests_.pop_back();
+    requests_[i] = request;
+    pending_[i] = info;
 }
-
-namespace {
-std::string mpi_error_text(int code) {
-    char text[MPI_MAX_ERROR_STRING] = {0};
-    int len = 0;
-    MPI_Error_string(code, text, &len);
-    return std::string(text, static_cast<std::size_t>(len));
-}
-} // namespace
 
 void MpiTransport::post_control_recv(std::uint32_t slot) {
     MPI_Request request;
-    int rc = MPI_Irecv(&recv_buffers_[slot], sizeof(Control), MPI_BYTE, MPI_ANY_SOURCE, control_tag, MPI_COMM_WORLD, &request);
-    if (rc != MPI_SUCCESS) throw std::runtime_error("mpi: MPI_Irecv of a control receive failed: " + mpi_error_text(rc));
+    int rc = MPI_Irecv(&recv_buffers_[slot], sizeof(Control), MPI_BYTE, MPI_ANY_SOURCE, control_tag, comm_, &request);
+    if (rc != MPI_SUCCESS) throw std::runtime_error("mpi: MPI_Irecv of a control receive failed: " + mpi_error(rc));
     track(request, {Op::control_recv, slot});
+    control_source_[slot] = -1;
+    control_order_.push(slot);
 }
 
 std::uint32_t MpiTransport::take_send_slot() {
@@ -119,71 +148,134 @@ std::uint32_t MpiTransport::take_send_slot() {
 
 void MpiTransport::fail(const std::string& what, int code) { last_error_ = what + ": " + mpi_error(code); }
 
-PostStatus MpiTransport::post_send(std::uint32_t peer, const CommandBytes& command) {
+PostStatus MpiTransport::check_peer(std::uint32_t peer) {
     if (peer >= size_) {
         last_error_ = no_such_rank(peer, size_);
         return PostStatus::error;
     }
+    return peers_[peer].in_flight >= queue_depth ? PostStatus::no_resource : PostStatus::ok;
+}
+
+PostStatus MpiTransport::send_control(std::uint32_t peer, const Control& control) {
     std::uint32_t slot = take_send_slot();
-    Control& c = send_buffers_[slot];
-    c = Control{Control::command, 0, 0, 0, 0, 0, command};
+    send_buffers_[slot] = control;
     MPI_Request request;
-    int code = MPI_Isend(&c, sizeof c, MPI_BYTE, static_cast<int>(peer), control_tag, MPI_COMM_WORLD, &request);
+    int code = MPI_Isend(&send_buffers_[slot], sizeof(Control), MPI_BYTE, static_cast<int>(peer), control_tag, comm_, &request);
     if (code != MPI_SUCCESS) {
         free_send_.push_back(slot);
         fail("MPI_Isend to rank " + std::to_string(peer), code);
         return PostStatus::error;
     }
     track(request, {Op::control_send, slot, peer});
+    ++peers_[peer].in_flight;
     return PostStatus::ok;
+}
+
+PostStatus MpiTransport::post_send(std::uint32_t peer, const CommandBytes& command) {
+    if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
+    return send_control(peer, Control{Control::command, 0, 0, 0, 0, 0, command});
+}
+
+PostStatus MpiTransport::resolve(std::uint32_t peer, std::uint64_t key, std::uint64_t offset, std::size_t length, MPI_Aint& target) {
+    Peer& p = peers_[peer];
+    const bool known = key >= 1 && key <= p.directory.size() && p.directory[key - 1].length > 0;
+    if (known) {
+        const DirectoryEntry& e = p.directory[key - 1];
+        p.fresh = false;
+        if (offset > e.length || length > e.length - offset) {
+            last_error_ = fmt::format("write of {} B at offset {} is outside rank {}'s region {} ({} B)", length, offset, peer, key, e.length);
+            return PostStatus::error;
+        }
+        target = static_cast<MPI_Aint>(e.base + offset);
+        return PostStatus::ok;
+    }
+    if (p.fetch_in_flight) return PostStatus::no_resource;
+    if (p.fresh || key == 0 || key > directory_capacity) {   // read after the key was given to us, and still not there
+        p.fresh = false;
+        last_error_ = fmt::format("rank {} has no registered region with key {}: a write outside its regions", peer, key);
+        return PostStatus::error;
+    }
+    // Read the peer's directory; the post is retried once it is here.
+    p.fetching.resize(directory_capacity);
+    MPI_Request request;
+    int code = MPI_Rget(p.fetching.data(), static_cast<int>(directory_capacity * sizeof(DirectoryEntry)), MPI_BYTE, static_cast<int>(peer),
+                        directory_at_[peer], static_cast<int>(directory_capacity * sizeof(DirectoryEntry)), MPI_BYTE, window_, &request);
+    if (code != MPI_SUCCESS) {
+        fail("MPI_Rget of rank " + std::to_string(peer) + "'s region directory", code);
+        return PostStatus::error;
+    }
+    p.fetch_in_flight = true;
+    track(request, {Op::directory_get, 0, peer});
+    return PostStatus::no_resource;
 }
 
 PostStatus MpiTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
                                     std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
-    if (peer >= size_) {
-        last_error_ = no_such_rank(peer, size_);
-        return PostStatus::error;
-    }
+    if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
     const int target = static_cast<int>(peer);
-    std::uint32_t slot = take_send_slot();
-    Control& c = send_buffers_[slot];
+    Peer& p = peers_[peer];
     if (rma_) {
-        // Put, then wait for remote completion, then tell the target: it never sees the notice
-        // before the data.
-        int code = MPI_Put(local.base + local_offset, static_cast<int>(length), MPI_BYTE, target,
-                           static_cast<MPI_Aint>(remote_key + remote_offset), static_cast<int>(length), MPI_BYTE, window_);
-        if (code == MPI_SUCCESS) code = MPI_Win_flush(target, window_);
+        // Put now; a flush in poll() makes every put of the batch visible, then each gets its
+        // notice: the target never sees a notice before the data.
+        MPI_Aint at = 0;
+        if (PostStatus s = resolve(peer, remote_key, remote_offset, length, at); s != PostStatus::ok) return s;
+        int code = MPI_Put(local.base + local_offset, static_cast<int>(length), MPI_BYTE, target, at, static_cast<int>(length), MPI_BYTE, window_);
         if (code != MPI_SUCCESS) {
-            free_send_.push_back(slot);
             fail("MPI_Put to rank " + std::to_string(peer), code);
             return PostStatus::error;
         }
-        c = Control{Control::write_notice, imm, remote_key, remote_offset, length, 0, {}};
-        Completion done;
-        done.kind = Completion::Kind::write_done;
-        done.peer = peer;
-        done.cookie = cookie;
-        ready_.push(done);
-    } else {
-        c = Control{Control::write_header, imm, remote_key, remote_offset, length,
-                    first_data_tag + static_cast<int>(writes_to_[peer]++ % data_tags), {}};
+        if (p.unflushed.empty()) unflushed_peers_.push_back(peer);
+        p.unflushed.push_back({imm, remote_key, remote_offset, length, cookie});
+        ++p.in_flight;
+        return PostStatus::ok;
     }
+    const int tag = first_data_tag + static_cast<int>(p.writes++ % data_tags);
+    if (PostStatus s = send_control(peer, Control{Control::write_header, imm, remote_key, remote_offset, length, tag, {}}); s != PostStatus::ok)
+        return s;
     MPI_Request request;
-    int code = MPI_Isend(&c, sizeof c, MPI_BYTE, target, control_tag, MPI_COMM_WORLD, &request);
+    int code = MPI_Isend(local.base + local_offset, static_cast<int>(length), MPI_BYTE, target, tag, comm_, &request);
     if (code != MPI_SUCCESS) {
-        fail("MPI_Isend to rank " + std::to_string(peer), code);
+        fail("MPI_Isend of " + std::to_string(length) + " B to rank " + std::to_string(peer), code);
         return PostStatus::error;
     }
-    track(request, {Op::control_send, slot, peer});
-    if (!rma_) {
-        code = MPI_Isend(local.base + local_offset, static_cast<int>(length), MPI_BYTE, target, c.data_tag, MPI_COMM_WORLD, &request);
-        if (code != MPI_SUCCESS) {
-            fail("MPI_Isend of " + std::to_string(length) + " B to rank " + std::to_string(peer), code);
-            return PostStatus::error;
-        }
-        track(request, {Op::data_send, 0, peer, imm, remote_offset, length, cookie});
-    }
+    track(request, {Op::data_send, 0, peer, imm, remote_offset, length, cookie});
+    ++p.in_flight;
     return PostStatus::ok;
+}
+
+void MpiTransport::emit(const Completion& c, std::span<Completion> out, std::size_t& n) {
+    if (n < out.size()) out[n++] = c;
+    else ready_.push(c);
+}
+
+void MpiTransport::flush_puts(std::span<Completion> out, std::size_t& n) {
+    // One flush for every put since the last poll (MPI has no non-blocking flush).
+    int code = MPI_Win_flush_all(window_);
+    for (std::uint32_t peer : unflushed_peers_) {
+        Peer& p = peers_[peer];
+        for (const Put& put : p.unflushed) {
+            --p.in_flight;
+            Completion c;
+            c.peer = peer;
+            if (code != MPI_SUCCESS) {
+                c.kind = Completion::Kind::peer_lost;
+                c.error = "MPI_Win_flush_all failed";
+                emit(c, out, n);
+                break;
+            }
+            if (send_control(peer, Control{Control::write_notice, put.imm, put.key, put.offset, put.length, 0, {}}) != PostStatus::ok) {
+                c.kind = Completion::Kind::peer_lost;
+                c.error = "MPI_Isend of a write notice failed";
+                emit(c, out, n);
+                break;
+            }
+            c.kind = Completion::Kind::write_done;
+            c.cookie = put.cookie;
+            emit(c, out, n);
+        }
+        p.unflushed.clear();
+    }
+    unflushed_peers_.clear();
 }
 
 std::size_t MpiTransport::poll(std::span<Completion> out) {
@@ -192,7 +284,8 @@ std::size_t MpiTransport::poll(std::span<Completion> out) {
         out[n++] = ready_.front();
         ready_.pop();
     }
-    if (n == out.size() || requests_.empty()) return n;
+    if (!unflushed_peers_.empty()) flush_puts(out, n);
+    if (requests_.empty()) return n;
     int count = 0;
     done_indices_.resize(requests_.size());
     statuses_.resize(requests_.size());
@@ -201,14 +294,26 @@ std::size_t MpiTransport::poll(std::span<Completion> out) {
     // Copy what finished first: handling it posts new requests into the freed slots.
     finished_.clear();
     for (int k = 0; k < count; ++k) {
-        const auto i = static_cast<std::size_t>(done_indices_[static_cast<std::size_t>(k)]);
+        const auto i = static_cast<std::uint32_t>(done_indices_[static_cast<std::size_t>(k)]);
         finished_.push_back({pending_[i], statuses_[static_cast<std::size_t>(k)].MPI_SOURCE});
+        free_requests_.push_back(i);
     }
     for (const auto& [p, source] : finished_) {
         Completion c;
         switch (p.op) {
-        case Op::control_send: free_send_.push_back(p.slot); continue;
+        case Op::control_send:
+            free_send_.push_back(p.slot);
+            --peers_[p.peer].in_flight;
+            continue;
+        case Op::directory_get: {
+            Peer& peer = peers_[p.peer];
+            peer.directory.swap(peer.fetching);
+            peer.fetch_in_flight = false;
+            peer.fresh = true;
+            continue;
+        }
         case Op::data_send:
+            --peers_[p.peer].in_flight;
             c.kind = Completion::Kind::write_done;
             c.peer = p.peer;
             c.cookie = p.cookie;
@@ -220,46 +325,52 @@ std::size_t MpiTransport::poll(std::span<Completion> out) {
             c.offset = p.offset;
             c.length = p.length;
             break;
-        case Op::control_recv: {
-            const Control copy = recv_buffers_[p.slot];
-            c.peer = static_cast<std::uint32_t>(source);
-            post_control_recv(p.slot);   // keep the receive posted before acting on the packet
-            if (copy.kind == Control::command) {
-                c.kind = Completion::Kind::message;
-                c.command = copy.payload;
-                break;
-            }
-            // A write: its data lands at region `key` + offset.
-            if (rma_ || copy.kind == Control::write_notice) {
-                c.kind = Completion::Kind::write_arrived;
-                c.imm = copy.imm;
-                c.offset = copy.offset;
-                c.length = copy.length;
-                break;
-            }
-            if (copy.key == 0 || copy.key > regions_.size() || copy.offset + copy.length > regions_[copy.key - 1].length) {
-                last_error_ = "a peer wrote outside the registered regions";
-                c.kind = Completion::Kind::peer_lost;
-                c.error = "write outside the registered regions";
-                break;
-            }
-            MPI_Request request;
-            int rc = MPI_Irecv(regions_[copy.key - 1].base + copy.offset, static_cast<int>(copy.length), MPI_BYTE, source, copy.data_tag,
-                               MPI_COMM_WORLD, &request);
-            if (rc != MPI_SUCCESS) {
-                last_error_ = "MPI_Irecv of a write's data failed: " + mpi_error_text(rc);
-                c.kind = Completion::Kind::peer_lost;
-                c.error = "MPI_Irecv of a write's data failed";
-                break;
-            }
-            track(request, {Op::data_recv, 0, c.peer, copy.imm, copy.offset, copy.length, 0});
-            continue;
+        case Op::control_recv: control_source_[p.slot] = source; continue;
         }
-        }
-        if (n < out.size()) out[n++] = c;
-        else ready_.push(c);
+        emit(c, out, n);
+    }
+    // Control packets in the order their receives were posted, which is the order MPI matched
+    // them: Testsome reports by request index, and indices are re-used in any order.
+    while (!control_order_.empty() && control_source_[control_order_.front()] >= 0) {
+        const std::uint32_t slot = control_order_.front();
+        control_order_.pop();
+        handle_control(slot, control_source_[slot], out, n);
     }
     return n;
+}
+
+void MpiTransport::handle_control(std::uint32_t slot, int source, std::span<Completion> out, std::size_t& n) {
+    const Control copy = recv_buffers_[slot];
+    Completion c;
+    c.peer = static_cast<std::uint32_t>(source);
+    post_control_recv(slot);   // keep the receive posted before acting on the packet
+    if (copy.kind == Control::command) {
+        c.kind = Completion::Kind::message;
+        c.command = copy.payload;
+    } else if (copy.kind == Control::write_notice) {   // a put that has landed
+        c.kind = Completion::Kind::write_arrived;
+        c.imm = copy.imm;
+        c.offset = copy.offset;
+        c.length = copy.length;
+    } else if (copy.key == 0 || copy.key > regions_.size() || copy.offset > regions_[copy.key - 1].length ||
+               copy.length > regions_[copy.key - 1].length - copy.offset) {
+        last_error_ = fmt::format("rank {} wrote {} B at offset {} of region {}, outside the registered regions", source, copy.length,
+                                  copy.offset, copy.key);
+        c.kind = Completion::Kind::peer_lost;
+        c.error = "a write outside the registered regions";
+    } else {   // a write header: its data lands at region `key` + offset
+        MPI_Request request;
+        int rc = MPI_Irecv(regions_[copy.key - 1].base + copy.offset, static_cast<int>(copy.length), MPI_BYTE, source, copy.data_tag, comm_,
+                           &request);
+        if (rc == MPI_SUCCESS) {
+            track(request, {Op::data_recv, 0, c.peer, copy.imm, copy.offset, copy.length, 0});
+            return;
+        }
+        last_error_ = "MPI_Irecv of a write's data failed: " + mpi_error(rc);
+        c.kind = Completion::Kind::peer_lost;
+        c.error = "MPI_Irecv of a write's data failed";
+    }
+    emit(c, out, n);
 }
 
 } // namespace evb

@@ -1,8 +1,9 @@
 // The MPI transport (Open MPI): commands are tagged non-blocking sends into pre-posted receives;
 // a fragment write is either a header message plus the data received straight into the target's
 // registered region (default), or, with --mpi-rma, an MPI_Put into a dynamic window followed by a
-// notification message. MPI is initialised with MPI_THREAD_FUNNELED: only the reactor thread
-// calls it. Bootstrap, progress and results still go through evbench's own bootstrap service.
+// notice once a flush has made it visible. MPI is initialised with MPI_THREAD_FUNNELED (only the
+// reactor thread calls it) and finalised at process exit. Posting never blocks: at most
+// queue_depth posts are in flight per peer, beyond that a post answers no_resource.
 #pragma once
 #include "ring_queue.hpp"
 #include "transport.hpp"
@@ -15,11 +16,18 @@
 
 namespace evb {
 
+// MPI is initialised once per process (MPI_THREAD_FUNNELED) and finalised when it exits, so that
+// transports may come and go, each on its own communicator.
+void mpi_init_once();
+
 class MpiTransport final : public Transport {
 public:
-    // Initialises MPI (once per process); throws std::runtime_error if MPI's rank or size
-    // disagree with the launcher's, or the thread level is too low.
+    // On MPI_COMM_WORLD; throws std::runtime_error if MPI's rank or size disagree with the
+    // launcher's, or the thread level is too low.
     MpiTransport(std::uint32_t rank, std::uint32_t size, bool rma);
+    // On a duplicate of `comm` (collective over it): one transport per communicator, so that
+    // several may live one after the other in a process (the conformance suite does).
+    MpiTransport(MPI_Comm comm, bool rma);
     ~MpiTransport() override;
 
     const char* name() const override { return "mpi"; }
@@ -35,6 +43,9 @@ public:
     std::string last_error() const override { return last_error_; }
     std::size_t poll(std::span<Completion> out) override;
 
+    static constexpr std::uint32_t queue_depth = 256;          // posts in flight per peer
+    static constexpr std::uint32_t directory_capacity = 256;   // --mpi-rma: regions per rank
+
 private:
     // One control packet: a command, or the announcement of a write (its data follows, or with
     // RMA has landed already).
@@ -45,32 +56,66 @@ private:
         std::int32_t data_tag;   // send/receive mode: the tag its data travels with
         CommandBytes payload;
     };
-    enum class Op : std::uint8_t { control_recv, control_send, data_recv, data_send };
+    enum class Op : std::uint8_t { control_recv, control_send, data_recv, data_send, directory_get };
     struct Pending {
         Op op;
         std::uint32_t slot = 0;   // control buffer
         std::uint32_t peer = 0, imm = 0;
         std::uint64_t offset = 0, length = 0, cookie = 0;
     };
+    // --mpi-rma: where a region lives in its owner's memory, published in a directory that
+    // peers read (MPI_Rget) to check a write's bounds before they put: Open MPI itself performs
+    // a put outside the attached memory and corrupts the target's heap.
+    struct DirectoryEntry {
+        std::uint64_t base = 0, length = 0;
+    };
+    struct Put {
+        std::uint32_t imm;
+        std::uint64_t key, offset, length, cookie;
+    };
+    struct Peer {
+        std::uint32_t in_flight = 0;   // requests and unflushed puts
+        std::uint32_t writes = 0;      // numbers the data tags (send/receive mode)
+        std::vector<DirectoryEntry> directory, fetching;   // cached copy, and the one being read
+        bool fetch_in_flight = false;
+        bool fresh = false;            // a fetch finished and no post has used it since
+        std::vector<Put> unflushed;
+    };
 
+    void init(MPI_Comm comm);
     std::uint32_t take_send_slot();
     void track(MPI_Request request, const Pending& info);
     void post_control_recv(std::uint32_t slot);
+    PostStatus send_control(std::uint32_t peer, const Control& control);
+    PostStatus check_peer(std::uint32_t peer);
+    // --mpi-rma: ok with `target` set, no_resource while the peer's directory is being read,
+    // error for a key or range the peer never registered.
+    PostStatus resolve(std::uint32_t peer, std::uint64_t key, std::uint64_t offset, std::size_t length, MPI_Aint& target);
+    void flush_puts(std::span<Completion> out, std::size_t& n);
+    void emit(const Completion& c, std::span<Completion> out, std::size_t& n);
+    void handle_control(std::uint32_t slot, int source, std::span<Completion> out, std::size_t& n);
     void fail(const std::string& what, int code);
 
-    std::uint32_t rank_, size_;
+    std::uint32_t rank_ = 0, size_ = 0;
     bool rma_;
+    MPI_Comm comm_ = MPI_COMM_NULL;
     MPI_Win window_ = MPI_WIN_NULL;
-    std::vector<MemoryRegion> regions_;   // send/recv mode: key = index + 1
-    std::vector<std::uint32_t> writes_to_;   // per peer: writes posted, numbering their data tags
+    std::vector<MemoryRegion> regions_;   // key = index + 1 (both modes)
+    std::vector<DirectoryEntry> directory_;
+    std::vector<MPI_Aint> directory_at_;   // per peer: its directory's address in the window
+    std::vector<Peer> peers_;
     std::vector<Control> recv_buffers_, send_buffers_;
     std::vector<std::uint32_t> free_send_;
+    RingQueue<std::uint32_t> control_order_{0};   // control receive slots in the order they were posted
+    std::vector<int> control_source_;             // per slot: the sender once it completed, else -1
     std::vector<MPI_Request> requests_;
     std::vector<Pending> pending_;
+    std::vector<std::uint32_t> free_requests_;   // indices of requests_ that hold MPI_REQUEST_NULL
     std::vector<int> done_indices_;
     std::vector<MPI_Status> statuses_;
     std::vector<std::pair<Pending, int>> finished_;   // this poll's completed requests and their sources
-    RingQueue<Completion> ready_{256};   // RMA writes complete at post time
+    std::vector<std::uint32_t> unflushed_peers_;
+    RingQueue<Completion> ready_{0};
     std::string last_error_;
 };
 

@@ -9,6 +9,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+
 #include <chrono>
 #include <sstream>
 #include <stdexcept>
@@ -22,6 +24,7 @@ namespace {
 class SimWorld final : public TransportWorld, private netsim::SimApp {
 public:
     explicit SimWorld(std::uint32_t ranks) {
+        ranks_ = ranks;
         netsim::FabricOptions o;
         o.tree.k = fat_tree_k_for(ranks);
         fabric_ = std::make_unique<netsim::Fabric>(netsim::build_fabric(o));
@@ -46,19 +49,9 @@ private:
 
 class RegistryWorld final : public TransportWorld {
 public:
-    RegistryWorld(const std::string& name, std::uint32_t ranks, std::vector<std::string> flags) {
-        OptionSet options;
-        registry_.declare_options(options);
-        flags.insert(flags.begin(), "conformance");
-        std::vector<const char*> argv;
-        for (const auto& f : flags) argv.push_back(f.c_str());
-        CLI::App app{"conformance"};
-        options.attach(app);
-        std::ostringstream help;
-        options.parse(app, static_cast<int>(argv.size()), argv.data(), help);
-        const DriverEntry* entry = registry_.find(name);
-        if (!entry) throw std::invalid_argument("driver " + name + " is not built");
-        const Driver& d = *entry->driver;
+    RegistryWorld(const DriverEntry& entry, std::uint32_t ranks) {
+        ranks_ = ranks;
+        const Driver& d = *entry.driver;
         if (d.processes() == Driver::Processes::all_in_one) {
             transports_ = d.make_all(ranks);
             return;
@@ -83,42 +76,121 @@ public:
         for (const auto& e : errors)
             if (!e.empty()) throw std::runtime_error("connect: " + e);
     }
-
-private:
-    DriverRegistry registry_;   // the driver objects own their options and outlive the transports
 };
+
+// The drivers with their options parsed from `flags`; they own those options and outlive the
+// transports they make.
+DriverRegistry& registry_with(std::vector<std::string> flags) {
+    static std::vector<std::unique_ptr<DriverRegistry>> kept;
+    kept.push_back(std::make_unique<DriverRegistry>());
+    DriverRegistry& registry = *kept.back();
+    OptionSet options;
+    registry.declare_options(options);
+    flags.insert(flags.begin(), "conformance");
+    std::vector<const char*> argv;
+    for (const auto& f : flags) argv.push_back(f.c_str());
+    CLI::App app{"conformance"};
+    options.attach(app);
+    std::ostringstream help;
+    options.parse(app, static_cast<int>(argv.size()), argv.data(), help);
+    return registry;
+}
 
 } // namespace
 
-std::unique_ptr<TransportWorld> TransportWorld::make(const std::string& driver, std::uint32_t ranks, std::vector<std::string> flags) {
+std::unique_ptr<TransportWorld> TransportWorld::make(const std::string& driver, std::uint32_t ranks, std::vector<std::string> flags,
+                                                     std::string& why_not) {
     std::unique_ptr<TransportWorld> w;
-    if (driver == "sim")
+    if (driver == "sim") {
         w = std::make_unique<SimWorld>(ranks);
-    else
-        w = std::make_unique<RegistryWorld>(driver, ranks, std::move(flags));
+    } else {
+        const bool rma = std::find(flags.begin(), flags.end(), "--mpi-rma") != flags.end();
+        DriverRegistry& registry = registry_with(std::move(flags));
+        const DriverEntry* entry = registry.find(driver);
+        if (!entry) {
+            why_not = "driver " + driver + " is not built here";
+            return nullptr;
+        }
+        try {
+            entry->driver->preflight();
+        } catch (const std::exception& e) {
+            why_not = std::string("not on this machine: ") + e.what();
+            return nullptr;
+        }
+        if (driver == "mpi") {   // one rank per process: the world spans the processes of mpirun
+            w = make_mpi_world(ranks, rma, why_not);
+            if (!w) return nullptr;
+        } else {
+            w = std::make_unique<RegistryWorld>(*entry, ranks);
+        }
+    }
     w->got.resize(ranks);
     return w;
 }
 
-bool TransportWorld::drive(const std::function<bool()>& done, double guard_s) {
-    std::vector<std::uint32_t> all(size());
-    for (std::uint32_t r = 0; r < size(); ++r) all[r] = r;
-    return drive_only(all, done, guard_s);
+Transport& TransportWorld::at(std::uint32_t rank) {
+    if (!mine(rank) || !transports_.at(rank)) throw std::logic_error("rank " + std::to_string(rank) + " is not in this process");
+    return *transports_[rank];
 }
 
-bool TransportWorld::drive_only(const std::vector<std::uint32_t>& ranks, const std::function<bool()>& done, double guard_s) {
-    auto start = std::chrono::steady_clock::now();
+Transport& TransportWorld::any_of_mine() {
+    for (std::uint32_t r = 0; r < size(); ++r)
+        if (mine(r) && transports_[r]) return *transports_[r];
+    throw std::logic_error("no rank in this process");
+}
+
+std::vector<std::uint64_t> TransportWorld::gather(const std::function<std::uint64_t(std::uint32_t)>& value_of_mine) {
+    std::vector<std::uint64_t> all(size());
+    for (std::uint32_t r = 0; r < size(); ++r) all[r] = value_of_mine(r);
+    return all;
+}
+
+bool TransportWorld::all_mine(const std::function<bool(std::uint32_t)>& check) const {
+    for (std::uint32_t r = 0; r < ranks_; ++r)
+        if (mine(r) && !check(r)) return false;
+    return true;
+}
+
+std::vector<std::uint32_t> TransportWorld::all_ranks() const {
+    std::vector<std::uint32_t> all(ranks_);
+    for (std::uint32_t r = 0; r < ranks_; ++r) all[r] = r;
+    return all;
+}
+
+void TransportWorld::progress(const std::vector<std::uint32_t>& ranks) {
     std::array<Completion, 64> batch{};
-    for (;;) {
-        if (done()) return true;
-        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > guard_s) return false;
-        advance();
-        for (std::uint32_t r : ranks) {
-            if (!alive(r)) continue;
-            std::size_t n = at(r).poll(batch);
-            for (std::size_t i = 0; i < n; ++i) got[r].push_back({batch[i], batch[i].error ? batch[i].error : ""});
-        }
+    advance();
+    for (std::uint32_t r : ranks) {
+        if (!mine(r) || !alive(r)) continue;
+        std::size_t n = transports_[r]->poll(batch);
+        for (std::size_t i = 0; i < n; ++i) got[r].push_back({batch[i], batch[i].error ? batch[i].error : ""});
     }
 }
+
+bool TransportWorld::drive_loop(const std::vector<std::uint32_t>& ranks, const std::function<bool()>& done, double guard_s, bool until_any) {
+    auto start = std::chrono::steady_clock::now();
+    for (;;) {
+        const bool late = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > guard_s;
+        auto [finished, someone_late] = agree(done(), late, until_any);
+        if (finished) return true;
+        if (someone_late) return false;
+        progress(ranks);
+    }
+}
+
+bool TransportWorld::drive(const std::function<bool()>& done, double guard_s) { return drive_loop(all_ranks(), done, guard_s, false); }
+
+bool TransportWorld::drive_only(const std::vector<std::uint32_t>& ranks, const std::function<bool()>& done, double guard_s) {
+    return drive_loop(ranks, done, guard_s, false);
+}
+
+bool TransportWorld::drive_until_any(const std::function<bool()>& done, double guard_s) { return drive_loop(all_ranks(), done, guard_s, true); }
+
+#ifndef EVB_HAVE_MPI
+std::unique_ptr<TransportWorld> make_mpi_world(std::uint32_t, bool, std::string& why_not) {
+    why_not = "the mpi driver is not built here";
+    return nullptr;
+}
+#endif
 
 } // namespace evb::test

@@ -7,5 +7,5 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # which LeakSanitizer cannot name, so no suppressions file can match them. Those tests run with
 # leak detection off; every other check stays on, and the code they share with the other
 # drivers is leak-checked there.
-mpi_tests='^(MpiTransport|Slurm)\.'
+mpi_tests='^(MpiTransport\.|Slurm\.|Conformance\.MpiUnderMpirun)'
 mpi_asan_options="${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0}"
