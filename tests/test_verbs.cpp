@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <regex>
 
 using namespace evb::test;
@@ -55,4 +56,38 @@ TEST(Verbs, PeerThatVanishesIsNamedAndTheRunEnds) {
     EXPECT_NE(m[1], "0");
     ASSERT_TRUE(std::regex_search(r.out, m, std::regex("seconds=(\\d+)"))) << r.out;
     EXPECT_LT(std::stoi(m[1]), 20) << "the run went on for its whole duration";
+}
+
+TEST(Verbs, ConformanceSuiteOnSoftRoce) {
+    // The transport conformance suite's verbs instance: this very test binary, in one VM boot.
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+    auto r = run_command(std::string(EVBENCH_SOURCE_DIR) + "/tests/vm/run-in-vm.sh -t 1500 -b " + self + " -- '" + self +
+                             " --gtest_color=no --gtest_filter=EveryDriver/Conformance.*/verbs'",
+                         1500);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_EQ(count(r.out, "[       OK ] EveryDriver/Conformance."), 8u) << r.out;   // no exclusion for verbs
+    EXPECT_EQ(count(r.out, "SKIPPED"), 0u) << r.out;
+    EXPECT_NE(r.out.find("[  PASSED  ] 8 tests."), std::string::npos) << r.out;
+}
+
+TEST(Verbs, ReadsItsConnectionChannelAtMostOnceAMillisecond) {
+    // rdma_get_cm_event is a syscall on the connection manager's channel: it was called on every
+    // poll of the reactor (hundreds of thousands a second); a peer that goes away is still
+    // noticed, within a millisecond. A shim (tests/vm/count_cm_events.cpp) counts the calls.
+    const std::string shim = EVB_COUNT_CM_EVENTS;
+    const std::string script = "LD_PRELOAD=" + shim + " " + evbench_binary() +
+                               " --transport verbs --launch-local 2 --duration 2s --fragment-size 64KiB --quiet 2>/tmp/err | tail -1; "
+                               "grep cm_event_calls= /tmp/err";
+    auto r = run_command(vm + " -f " + shim + " -- '" + script + "'", 900);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("errors: none"), std::string::npos) << r.out;
+    std::size_t ranks = 0;
+    const std::regex calls("cm_event_calls=(\\d+)");
+    for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), calls); it != std::sregex_iterator(); ++it) {
+        if ((*it)[1] == "0") continue;   // the launcher
+        ++ranks;
+        // 2 s of run plus start and stop: at most ~1000 checks a second, however fast the loop.
+        EXPECT_LT(std::stoul((*it)[1]), 5000u) << r.out;
+    }
+    EXPECT_EQ(ranks, 2u) << r.out;
 }

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -14,9 +15,9 @@
 namespace evb {
 namespace {
 
-// wr_id: kind in the top 2 bits; receives carry peer and ring slot, sends the peer, writes the
-// peer and the index of their cookie.
-constexpr std::uint64_t kind_recv = 1, kind_send = 2, kind_write = 3;
+// wr_id: kind in the top 2 bits; receives carry peer and ring slot, sends the peer and how many
+// work requests their completion retires, writes (data and notice) the peer and their slot.
+constexpr std::uint64_t kind_write_data = 0, kind_recv = 1, kind_send = 2, kind_write = 3;   // kind_write: a write's notice
 std::uint64_t wr_id(std::uint64_t kind, std::uint32_t peer, std::uint32_t index) {
     return kind << 62 | std::uint64_t{peer} << 32 | index;
 }
@@ -25,6 +26,18 @@ std::uint32_t peer_of(std::uint64_t id) { return static_cast<std::uint32_t>(id >
 std::uint32_t index_of(std::uint64_t id) { return static_cast<std::uint32_t>(id); }
 
 std::string errno_text() { return std::strerror(errno); }
+
+// A region's key: page offset of its base << 48 | index + 1 << 32 | rkey. A region is registered
+// with its I/O virtual address at the base's page offset (the kernel refuses an iova whose page
+// offset differs from the address's), so byte `offset` of it is at iova page offset + offset.
+// The rkey sits in the low half: a key that is off by a little names no region the adapter
+// knows, and the adapter refuses the write.
+std::uint64_t region_key(std::uint32_t rkey, std::uint64_t page_offset, std::size_t index1) {
+    return page_offset << 48 | std::uint64_t{index1} << 32 | rkey;
+}
+std::size_t key_index(std::uint64_t key) { return static_cast<std::size_t>((key >> 32) & 0xFFFF); }   // index + 1
+std::uint64_t key_page_offset(std::uint64_t key) { return key >> 48; }
+std::uint32_t key_rkey(std::uint64_t key) { return static_cast<std::uint32_t>(key); }
 
 // The first IPv4 address in the port's GID table (RoCE v2 GIDs are ::ffff:a.b.c.d).
 std::string ipv4_of_device(ibv_context* ctx, std::uint32_t port) {
@@ -155,18 +168,31 @@ void VerbsTransport::setup_qp(std::uint32_t peer, rdma_cm_id* id) {
     p.recv_buffers.resize(recv_depth);
     p.recv_mr = ibv_reg_mr(pd_, p.recv_buffers.data(), p.recv_buffers.size() * command_bytes, IBV_ACCESS_LOCAL_WRITE);
     if (!p.recv_mr) throw std::runtime_error("ibv_reg_mr of receive buffers: " + errno_text());
-    for (std::uint32_t s = 0; s < recv_depth; ++s) post_recv(peer, s);   // before the connection is up
+    std::vector<std::uint32_t> all(recv_depth);
+    for (std::uint32_t s = 0; s < recv_depth; ++s) all[s] = s;
+    post_recvs(peer, all);   // before the connection is up
 }
 
-void VerbsTransport::post_recv(std::uint32_t peer, std::uint32_t slot) {
+void VerbsTransport::post_recvs(std::uint32_t peer, const std::vector<std::uint32_t>& slots) {
+    if (slots.empty()) return;
     Peer& p = peers_[peer];
-    ibv_sge sge{reinterpret_cast<std::uintptr_t>(&p.recv_buffers[slot]), command_bytes, p.recv_mr->lkey};
-    ibv_recv_wr wr{};
-    wr.wr_id = wr_id(kind_recv, peer, slot);
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
+    std::vector<ibv_sge> sges(slots.size());
+    std::vector<ibv_recv_wr> wrs(slots.size());
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+        sges[i] = {reinterpret_cast<std::uintptr_t>(&p.recv_buffers[slots[i]]), command_bytes, p.recv_mr->lkey};
+        wrs[i].wr_id = wr_id(kind_recv, peer, slots[i]);
+        wrs[i].sg_list = &sges[i];
+        wrs[i].num_sge = 1;
+        wrs[i].next = i + 1 < slots.size() ? &wrs[i + 1] : nullptr;
+    }
     ibv_recv_wr* bad = nullptr;
-    if (ibv_post_recv(p.qp, &wr, &bad)) lose(peer, "ibv_post_recv failed: " + errno_text());
+    if (ibv_post_recv(p.qp, wrs.data(), &bad)) lose(peer, "ibv_post_recv failed: " + errno_text());
+}
+
+bool VerbsTransport::take_signal(Peer& p) {
+    if (++p.unsignalled < signal_every) return false;
+    p.unsignalled = 0;
+    return true;
 }
 
 void VerbsTransport::connect(const std::vector<std::string>& addresses, Picoseconds timeout) {
@@ -260,11 +286,15 @@ void VerbsTransport::handle_cm_event(rdma_cm_event* event) {
 }
 
 MemoryRegion VerbsTransport::register_memory(std::byte* base, std::size_t length) {
-    // Zero-based: a peer's remote address is the offset in the region.
-    ibv_mr* mr = ibv_reg_mr_iova(pd_, base, length, 0, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+    // Nearly zero-based: a peer's remote address is the offset in the region plus the base's
+    // offset in its page (zero for page-aligned pools).
+    static const auto page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+    const std::uint64_t page_offset = reinterpret_cast<std::uintptr_t>(base) % page;
+    if (mrs_.size() + 1 > 0xFFFF) throw std::runtime_error("verbs: more than 65535 registered regions");
+    ibv_mr* mr = ibv_reg_mr_iova(pd_, base, length, page_offset, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
     if (!mr) throw std::runtime_error("ibv_reg_mr of " + std::to_string(length) + " B failed: " + errno_text() + " (ulimit -l?)");
     mrs_.push_back(mr);
-    MemoryRegion region{base, length, std::uint64_t{mr->rkey} << 32 | mrs_.size()};
+    MemoryRegion region{base, length, region_key(mr->rkey, page_offset, mrs_.size())};
     regions_.push_back(region);
     return region;
 }
@@ -301,15 +331,19 @@ PostStatus VerbsTransport::post_send(std::uint32_t peer, const CommandBytes& com
     }
     if (PostStatus s = can_post(peer); s != PostStatus::ok) return s;
     Peer& p = peers_[peer];
+    const std::uint32_t before = p.unsignalled;
+    const bool signal = take_signal(p);
     ibv_sge sge{reinterpret_cast<std::uintptr_t>(command.data()), command_bytes, 0};
     ibv_send_wr wr{};
-    wr.wr_id = wr_id(kind_send, peer, 0);
+    // A signalled send retires itself and every unsignalled one before it (an RC QP completes in order).
+    wr.wr_id = wr_id(kind_send, peer, signal ? before + 1 : 0);
     wr.sg_list = &sge;
     wr.num_sge = 1;
     wr.opcode = IBV_WR_SEND;
-    wr.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
+    wr.send_flags = IBV_SEND_INLINE | (signal ? IBV_SEND_SIGNALED : 0);
     ibv_send_wr* bad = nullptr;
     if (ibv_post_send(p.qp, &wr, &bad)) {
+        p.unsignalled = before;
         last_error_ = "ibv_post_send to rank " + std::to_string(peer) + ": " + errno_text();
         return PostStatus::error;
     }
@@ -324,52 +358,75 @@ PostStatus VerbsTransport::post_write(std::uint32_t peer, const MemoryRegion& lo
         return PostStatus::error;
     }
     if (peer == rank_) {   // to ourselves: a copy, with the completions the adapter would give
-        // The low half of a key is the region's index + 1, as loopback delivery expects.
-        last_error_ = deliver_write({rank_, ready_}, {rank_, ready_}, regions_, local, local_offset, remote_key & 0xFFFFFFFF, remote_offset,
+        // The key must be one of ours, as the adapter would check its rkey.
+        const std::size_t index1 = key_index(remote_key);
+        if (index1 == 0 || index1 > mrs_.size() || regions_[index1 - 1].key != remote_key) {
+            last_error_ = "no registered region with key " + std::to_string(remote_key) + " here: a write outside the registered regions";
+            return PostStatus::error;
+        }
+        last_error_ = deliver_write({rank_, ready_}, {rank_, ready_}, regions_, local, local_offset, key_index(remote_key), remote_offset,
                                     length, imm, cookie);
         return last_error_.empty() ? PostStatus::ok : PostStatus::error;
     }
     if (PostStatus s = can_post(peer); s != PostStatus::ok) return s;
     Peer& p = peers_[peer];
-    auto local_index = static_cast<std::size_t>(local.key & 0xFFFFFFFF);
+    if (p.sends_outstanding + 2 > send_depth) return PostStatus::no_resource;   // the write and its notice
+    const std::size_t local_index = key_index(local.key);
     if (local_index == 0 || local_index > mrs_.size()) {
         last_error_ = "write from an unregistered buffer";
         return PostStatus::error;
     }
     std::uint32_t slot;
     if (free_cookies_.empty()) {
-        slot = static_cast<std::uint32_t>(write_cookies_.size());
-        write_cookies_.push_back(cookie);
+        slot = static_cast<std::uint32_t>(write_slots_.size());
+        write_slots_.emplace_back();
     } else {
         slot = free_cookies_.back();
         free_cookies_.pop_back();
-        write_cookies_[slot] = cookie;
     }
+    // The notice is signalled: its completion means the data is in place and retires the
+    // write, the notice and the unsignalled work requests before them.
+    write_slots_[slot] = {cookie, p.unsignalled + 2};
     // Zero-based region: local addresses are offsets too.
-    ibv_sge sge{local_offset, static_cast<std::uint32_t>(length), mrs_[local_index - 1]->lkey};
-    ibv_send_wr wr{};
-    wr.wr_id = wr_id(kind_write, peer, slot);
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-    wr.send_flags = IBV_SEND_SIGNALED;
-    wr.imm_data = htonl(imm);
-    wr.wr.rdma.remote_addr = remote_offset;
-    wr.wr.rdma.rkey = static_cast<std::uint32_t>(remote_key >> 32);
+    ibv_sge data{key_page_offset(local.key) + local_offset, static_cast<std::uint32_t>(length), mrs_[local_index - 1]->lkey};
+    const std::uint64_t where[2] = {remote_offset, length};
+    ibv_sge notice_sge{reinterpret_cast<std::uintptr_t>(where), sizeof where, 0};
+    ibv_send_wr write{}, notice{};
+    write.wr_id = wr_id(kind_write_data, peer, slot);
+    write.sg_list = &data;
+    write.num_sge = 1;
+    write.opcode = IBV_WR_RDMA_WRITE;
+    write.wr.rdma.remote_addr = key_page_offset(remote_key) + remote_offset;
+    write.wr.rdma.rkey = key_rkey(remote_key);
+    write.next = &notice;
+    notice.wr_id = wr_id(kind_write, peer, slot);
+    notice.sg_list = &notice_sge;
+    notice.num_sge = 1;
+    notice.opcode = IBV_WR_SEND_WITH_IMM;
+    notice.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
+    notice.imm_data = htonl(imm);
     ibv_send_wr* bad = nullptr;
-    if (ibv_post_send(p.qp, &wr, &bad)) {
+    if (ibv_post_send(p.qp, &write, &bad)) {
         free_cookies_.push_back(slot);
         last_error_ = "ibv_post_send (RDMA write) to rank " + std::to_string(peer) + ": " + errno_text();
         return PostStatus::error;
     }
-    ++p.sends_outstanding;
+    p.unsignalled = 0;
+    p.sends_outstanding += 2;
     return PostStatus::ok;
 }
 
-std::size_t VerbsTransport::poll(std::span<Completion> out) {
-    // Connection events (a peer that goes away) first; the channel is non-blocking now.
+void VerbsTransport::check_connection_events() {
+    // A syscall: once a millisecond at most, not on every poll.
+    const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    if (now < next_cm_check_ns_ || connected_ + 1 < size_) return;
+    next_cm_check_ns_ = now + 1'000'000;
     rdma_cm_event* event = nullptr;
-    while (connected_ + 1 >= size_ && rdma_get_cm_event(channel_, &event) == 0) handle_cm_event(event);
+    while (rdma_get_cm_event(channel_, &event) == 0) handle_cm_event(event);   // the channel is non-blocking now
+}
+
+std::size_t VerbsTransport::poll(std::span<Completion> out) {
+    check_connection_events();
     std::size_t n = 0;
     while (n < out.size() && !ready_.empty()) {
         out[n++] = ready_.front();
@@ -380,39 +437,52 @@ std::size_t VerbsTransport::poll(std::span<Completion> out) {
     for (int i = 0; i < got; ++i) {
         const ibv_wc& wc = wcs[i];
         const std::uint32_t peer = peer_of(wc.wr_id);
+        Peer& p = peers_[peer];
         Completion c;
         c.peer = peer;
         if (wc.status != IBV_WC_SUCCESS) {
             if (kind_of(wc.wr_id) == kind_write) free_cookies_.push_back(index_of(wc.wr_id));
-            lose(peer, std::string("completion error ") + ibv_wc_status_str(wc.status));
+            lose(peer, wc.status == IBV_WC_REM_ACCESS_ERR ? "it refused a write outside its registered regions (remote access error)"
+                                                           : std::string("completion error ") + ibv_wc_status_str(wc.status));
             continue;
         }
         switch (kind_of(wc.wr_id)) {
         case kind_recv: {
             const std::uint32_t slot = index_of(wc.wr_id);
-            if (wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
+            if (wc.wc_flags & IBV_WC_WITH_IMM) {   // a write's notice: its data is in place
+                std::uint64_t where[2];
+                std::memcpy(where, p.recv_buffers[slot].data(), sizeof where);
                 c.kind = Completion::Kind::write_arrived;
                 c.imm = ntohl(wc.imm_data);
-                c.length = wc.byte_len;
+                c.offset = where[0];
+                c.length = where[1];
             } else {
                 c.kind = Completion::Kind::message;
-                c.command = peers_[peer].recv_buffers[slot];
+                c.command = p.recv_buffers[slot];
             }
-            post_recv(peer, slot);
+            if (p.reposts.empty()) peers_to_repost_.push_back(peer);
+            p.reposts.push_back(slot);
             break;
         }
-        case kind_send: --peers_[peer].sends_outstanding; continue;
-        case kind_write:
-            --peers_[peer].sends_outstanding;
+        case kind_send: p.sends_outstanding -= index_of(wc.wr_id); continue;
+        case kind_write: {
+            const WriteSlot& w = write_slots_[index_of(wc.wr_id)];
+            p.sends_outstanding -= w.retires;
             c.kind = Completion::Kind::write_done;
-            c.cookie = write_cookies_[index_of(wc.wr_id)];
+            c.cookie = w.cookie;
             free_cookies_.push_back(index_of(wc.wr_id));
             break;
+        }
         default: continue;
         }
         if (n < out.size()) out[n++] = c;
         else ready_.push(c);
     }
+    for (std::uint32_t peer : peers_to_repost_) {   // one chain per peer
+        post_recvs(peer, peers_[peer].reposts);
+        peers_[peer].reposts.clear();
+    }
+    peers_to_repost_.clear();
     while (n < out.size() && !ready_.empty()) {
         out[n++] = ready_.front();
         ready_.pop();

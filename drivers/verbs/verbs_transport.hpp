@@ -1,9 +1,14 @@
 // The verbs transport (rdma-core): connections through rdma_cm with IP addresses (InfiniBand,
 // RoCE, soft-RoCE alike), one reliable-connected QP per peer, one memory region per pool
-// registered zero-based (ibv_reg_mr_iova: remote offsets are addresses), fragments as RDMA
-// WRITE WITH IMMEDIATE straight into the BU's slot, commands as inline SENDs into pre-posted
-// per-QP receive rings, one completion queue polled by the reactor, and the send queue depth
-// respected (a full queue answers no_resource; the node retries in order).
+// registered nearly zero-based (ibv_reg_mr_iova at the base's page offset: remote offsets are
+// addresses), fragments as an RDMA
+// WRITE straight into the BU's slot chained with an inline SEND WITH IMMEDIATE that tells the
+// target the write's imm, offset and length (an RC QP delivers it after the data), commands as
+// inline SENDs into pre-posted per-QP receive rings, one completion queue polled by the reactor,
+// and the send queue depth respected (a full queue answers no_resource; the node retries in
+// order). Only every signal_every-th work request and each write's notice are signalled; receive
+// buffers are re-posted in one chain per peer and poll; the connection manager's channel is read
+// at most once a millisecond (a peer that goes away), not on every poll.
 #pragma once
 #include "ring_queue.hpp"
 #include "transport.hpp"
@@ -46,7 +51,7 @@ public:
     static std::optional<std::string> device_problem(const std::string& device);
 
     static constexpr std::size_t inline_size = 64;
-    static constexpr std::uint32_t send_depth = 256, recv_depth = 128;
+    static constexpr std::uint32_t send_depth = 256, recv_depth = send_depth, signal_every = send_depth / 4;
 
 private:
     struct Peer {
@@ -54,12 +59,18 @@ private:
         ibv_qp* qp = nullptr;
         std::vector<CommandBytes> recv_buffers;
         ibv_mr* recv_mr = nullptr;
-        std::uint32_t sends_outstanding = 0;
+        std::uint32_t sends_outstanding = 0;   // posted and not yet known complete
+        std::uint32_t unsignalled = 0;         // posted since the last signalled one
+        std::vector<std::uint32_t> reposts;    // receive slots consumed this poll
         bool connected = false, lost = false;
         std::string lost_reason;   // set once; peers_ never resizes after construction
     };
     void setup_qp(std::uint32_t peer, rdma_cm_id* id);
-    void post_recv(std::uint32_t peer, std::uint32_t slot);
+    // Posts receive buffers `slots` of a peer as one chain.
+    void post_recvs(std::uint32_t peer, const std::vector<std::uint32_t>& slots);
+    // Whether the next send to `peer` must be signalled; counts it either way.
+    bool take_signal(Peer& p);
+    void check_connection_events();
     void handle_cm_event(rdma_cm_event* event);
     void lose(std::uint32_t peer, const std::string& why);
     // ok, no_resource (send queue full) or error (connection lost, last_error_ says so).
@@ -74,12 +85,18 @@ private:
     ibv_cq* cq_ = nullptr;
     std::vector<Peer> peers_;
     std::vector<ibv_mr*> mrs_;
-    std::vector<MemoryRegion> regions_;   // key: rkey << 32 | (index + 1)
-    std::vector<std::uint64_t> write_cookies_;
+    std::vector<MemoryRegion> regions_;   // key: page offset << 48 | (index + 1) << 32 | rkey
+    struct WriteSlot {
+        std::uint64_t cookie = 0;
+        std::uint32_t retires = 0;   // work requests its signalled notice completes (it, its write, the unsignalled before)
+    };
+    std::vector<WriteSlot> write_slots_;
     std::vector<std::uint32_t> free_cookies_;
     RingQueue<Completion> ready_{256};
     std::string address_, last_error_;
     std::uint32_t connected_ = 0;
+    std::vector<std::uint32_t> peers_to_repost_;
+    std::int64_t next_cm_check_ns_ = 0;
 };
 
 } // namespace evb
