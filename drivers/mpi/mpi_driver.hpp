@@ -18,7 +18,7 @@ public:
     const char* name() const override { return "mpi"; }
     const char* help() const override {
         return "Open MPI: commands as tagged non-blocking sends into pre-posted receives; a fragment is a header message plus its "
-               "data received straight into the BU's slot, or with --mpi-rma an MPI_Put into a dynamic window, flushed, then a notice";
+               "data received straight into the BU's slot, or with --mpi-rma an MPI_Put into a dynamic window, flushed once per poll, then a notice";
     }
     Processes processes() const override { return Processes::one_per_rank; }
     void declare_options(OptionSet& options) override;

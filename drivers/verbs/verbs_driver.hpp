@@ -11,8 +11,8 @@ class VerbsDriver final : public Driver {
 public:
     const char* name() const override { return "verbs"; }
     const char* help() const override {
-        return "rdma-core: rdma_cm connections by IP address (InfiniBand, RoCE, soft-RoCE), one RC QP per peer, fragments as RDMA "
-               "WRITE WITH IMMEDIATE into the BU's slot, commands as inline SENDs";
+        return "rdma-core: rdma_cm connections by IP address (InfiniBand, RoCE, soft-RoCE), one RC QP per peer, a fragment as an RDMA "
+               "WRITE into the BU's slot and an inline SEND WITH IMMEDIATE telling where, commands as inline SENDs";
     }
     Processes processes() const override { return Processes::one_per_rank; }
     void declare_options(OptionSet& options) override;
