@@ -68,11 +68,11 @@ void MpiTransport::init(MPI_Comm comm) {
         code = MPI_Win_create_dynamic(MPI_INFO_NULL, comm_, &window_);
         if (code != MPI_SUCCESS) throw std::runtime_error("MPI_Win_create_dynamic failed: " + mpi_error(code));
         MPI_Win_set_errhandler(window_, MPI_ERRORS_RETURN);
-        directory_.resize(directory_capacity);
-        code = MPI_Win_attach(window_, directory_.data(), static_cast<MPI_Aint>(directory_.size() * sizeof(DirectoryEntry)));
+        directory_ = std::make_unique<RegionDirectory>(size_, directory_capacity);
+        code = MPI_Win_attach(window_, directory_->table(), static_cast<MPI_Aint>(directory_->table_bytes()));
         if (code != MPI_SUCCESS) throw std::runtime_error("MPI_Win_attach of the region directory failed: " + mpi_error(code));
         MPI_Aint mine = 0;
-        MPI_Get_address(directory_.data(), &mine);
+        MPI_Get_address(directory_->table(), &mine);
         directory_at_.resize(size_);
         MPI_Allgather(&mine, 1, MPI_AINT, directory_at_.data(), 1, MPI_AINT, comm_);
         MPI_Win_lock_all(MPI_MODE_NOCHECK, window_);
@@ -93,7 +93,7 @@ MpiTransport::~MpiTransport() {
     if (window_ != MPI_WIN_NULL) {
         MPI_Win_unlock_all(window_);
         for (const auto& r : regions_) MPI_Win_detach(window_, r.base);
-        MPI_Win_detach(window_, directory_.data());
+        MPI_Win_detach(window_, directory_->table());
     }
 }
 
@@ -102,13 +102,11 @@ void MpiTransport::connect(const std::vector<std::string>&, Picoseconds) {}
 MemoryRegion MpiTransport::register_memory(std::byte* base, std::size_t length) {
     MemoryRegion region{base, length, regions_.size() + 1};
     if (rma_) {
-        if (regions_.size() == directory_capacity)
-            throw std::runtime_error(fmt::format("mpi: more than {} registered regions", directory_capacity));
         int code = MPI_Win_attach(window_, base, static_cast<MPI_Aint>(length));
         if (code != MPI_SUCCESS) throw std::runtime_error("MPI_Win_attach failed: " + mpi_error(code));
         MPI_Aint address = 0;
         MPI_Get_address(base, &address);
-        directory_[regions_.size()] = {static_cast<std::uint64_t>(address), length};
+        region.key = directory_->add(static_cast<std::uint64_t>(address), length);
         MPI_Win_sync(window_);   // peers that read the directory after hearing of the key see the entry
     }
     regions_.push_back(region);
@@ -177,34 +175,23 @@ PostStatus MpiTransport::post_send(std::uint32_t peer, const CommandBytes& comma
 }
 
 PostStatus MpiTransport::resolve(std::uint32_t peer, std::uint64_t key, std::uint64_t offset, std::size_t length, MPI_Aint& target) {
-    Peer& p = peers_[peer];
-    const bool known = key >= 1 && key <= p.directory.size() && p.directory[key - 1].length > 0;
-    if (known) {
-        const DirectoryEntry& e = p.directory[key - 1];
-        p.fresh = false;
-        if (offset > e.length || length > e.length - offset) {
-            last_error_ = fmt::format("write of {} B at offset {} is outside rank {}'s region {} ({} B)", length, offset, peer, key, e.length);
-            return PostStatus::error;
-        }
-        target = static_cast<MPI_Aint>(e.base + offset);
-        return PostStatus::ok;
+    RegionEntry entry;
+    switch (directory_->find(peer, key, offset, length, entry)) {
+    case RegionDirectory::Lookup::found: target = static_cast<MPI_Aint>(entry.base + offset); return PostStatus::ok;
+    case RegionDirectory::Lookup::wait: return PostStatus::no_resource;
+    case RegionDirectory::Lookup::refused: last_error_ = directory_->why(); return PostStatus::error;
+    case RegionDirectory::Lookup::fetch: break;
     }
-    if (p.fetch_in_flight) return PostStatus::no_resource;
-    if (p.fresh || key == 0 || key > directory_capacity) {   // read after the key was given to us, and still not there
-        p.fresh = false;
-        last_error_ = fmt::format("rank {} has no registered region with key {}: a write outside its regions", peer, key);
-        return PostStatus::error;
-    }
-    // Read the peer's directory; the post is retried once it is here.
-    p.fetching.resize(directory_capacity);
+    // Read the peer's table; the post is retried once it is here.
+    const int bytes = static_cast<int>(directory_->table_bytes());
     MPI_Request request;
-    int code = MPI_Rget(p.fetching.data(), static_cast<int>(directory_capacity * sizeof(DirectoryEntry)), MPI_BYTE, static_cast<int>(peer),
-                        directory_at_[peer], static_cast<int>(directory_capacity * sizeof(DirectoryEntry)), MPI_BYTE, window_, &request);
+    int code = MPI_Rget(directory_->fetch_buffer(peer), bytes, MPI_BYTE, static_cast<int>(peer), directory_at_[peer], bytes, MPI_BYTE, window_,
+                        &request);
     if (code != MPI_SUCCESS) {
+        directory_->fetch_failed(peer);
         fail("MPI_Rget of rank " + std::to_string(peer) + "'s region directory", code);
         return PostStatus::error;
     }
-    p.fetch_in_flight = true;
     track(request, {Op::directory_get, 0, peer});
     return PostStatus::no_resource;
 }
@@ -305,13 +292,7 @@ std::size_t MpiTransport::poll(std::span<Completion> out) {
             free_send_.push_back(p.slot);
             --peers_[p.peer].in_flight;
             continue;
-        case Op::directory_get: {
-            Peer& peer = peers_[p.peer];
-            peer.directory.swap(peer.fetching);
-            peer.fetch_in_flight = false;
-            peer.fresh = true;
-            continue;
-        }
+        case Op::directory_get: directory_->fetched(p.peer); continue;
         case Op::data_send:
             --peers_[p.peer].in_flight;
             c.kind = Completion::Kind::write_done;

@@ -5,12 +5,14 @@
 // reactor thread calls it) and finalised at process exit. Posting never blocks: at most
 // queue_depth posts are in flight per peer, beyond that a post answers no_resource.
 #pragma once
+#include "region_directory.hpp"
 #include "ring_queue.hpp"
 #include "transport.hpp"
 
 #include <mpi.h>
 
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -63,12 +65,6 @@ private:
         std::uint32_t peer = 0, imm = 0;
         std::uint64_t offset = 0, length = 0, cookie = 0;
     };
-    // --mpi-rma: where a region lives in its owner's memory, published in a directory that
-    // peers read (MPI_Rget) to check a write's bounds before they put: Open MPI itself performs
-    // a put outside the attached memory and corrupts the target's heap.
-    struct DirectoryEntry {
-        std::uint64_t base = 0, length = 0;
-    };
     struct Put {
         std::uint32_t imm;
         std::uint64_t key, offset, length, cookie;
@@ -76,9 +72,6 @@ private:
     struct Peer {
         std::uint32_t in_flight = 0;   // requests and unflushed puts
         std::uint32_t writes = 0;      // numbers the data tags (send/receive mode)
-        std::vector<DirectoryEntry> directory, fetching;   // cached copy, and the one being read
-        bool fetch_in_flight = false;
-        bool fresh = false;            // a fetch finished and no post has used it since
         std::vector<Put> unflushed;
     };
 
@@ -101,8 +94,10 @@ private:
     MPI_Comm comm_ = MPI_COMM_NULL;
     MPI_Win window_ = MPI_WIN_NULL;
     std::vector<MemoryRegion> regions_;   // key = index + 1 (both modes)
-    std::vector<DirectoryEntry> directory_;
-    std::vector<MPI_Aint> directory_at_;   // per peer: its directory's address in the window
+    // --mpi-rma: every put is checked against the target's region table, read with MPI_Rget
+    // (Open MPI itself performs a put outside the attached memory and corrupts the target's heap).
+    std::unique_ptr<RegionDirectory> directory_;
+    std::vector<MPI_Aint> directory_at_;   // per peer: its table's address in the window
     std::vector<Peer> peers_;
     std::vector<Control> recv_buffers_, send_buffers_;
     std::vector<std::uint32_t> free_send_;

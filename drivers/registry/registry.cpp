@@ -15,6 +15,9 @@
 #ifdef EVB_HAVE_VERBS
 #include "verbs_driver.hpp"
 #endif
+#ifdef EVB_HAVE_OFI
+#include "ofi_driver.hpp"
+#endif
 
 namespace evb {
 namespace {
@@ -56,6 +59,9 @@ DriverRegistry::DriverRegistry() {
 
 #ifdef EVB_HAVE_VERBS
     entries_.push_back(per_rank_entry(std::make_unique<VerbsDriver>()));
+#endif
+#ifdef EVB_HAVE_OFI
+    entries_.push_back(per_rank_entry(std::make_unique<OfiDriver>()));
 #endif
 #ifdef EVB_HAVE_MPI
     auto mpi = std::make_unique<MpiDriver>();

@@ -135,7 +135,7 @@ VerbsTransport::VerbsTransport(std::uint32_t rank, std::uint32_t size, VerbsOpti
 VerbsTransport::~VerbsTransport() {
     for (auto& p : peers_) {
         if (p.id) {
-            if (p.connected && !p.lost) rdma_disconnect(p.id);
+            if (p.connected && !p.loss.lost) rdma_disconnect(p.id);
             if (p.qp) rdma_destroy_qp(p.id);
             rdma_destroy_id(p.id);
         }
@@ -299,21 +299,11 @@ MemoryRegion VerbsTransport::register_memory(std::byte* base, std::size_t length
     return region;
 }
 
-void VerbsTransport::lose(std::uint32_t peer, const std::string& why) {
-    Peer& p = peers_[peer];
-    if (p.lost) return;
-    p.lost = true;
-    p.lost_reason = "rank " + std::to_string(peer) + ": " + why;   // Completion::error points here
-    Completion c;
-    c.kind = Completion::Kind::peer_lost;
-    c.peer = peer;
-    c.error = p.lost_reason.c_str();
-    ready_.push(c);
-}
+void VerbsTransport::lose(std::uint32_t peer, const std::string& why) { peers_[peer].loss.mark(peer, why, ready_); }
 
 PostStatus VerbsTransport::can_post(std::uint32_t peer) {
     const Peer& p = peers_[peer];
-    if (p.lost) {
+    if (p.loss.lost) {
         last_error_ = "connection to rank " + std::to_string(peer) + " is lost";
         return PostStatus::error;
     }

@@ -10,6 +10,7 @@
 // buffers are re-posted in one chain per peer and poll; the connection manager's channel is read
 // at most once a millisecond (a peer that goes away), not on every poll.
 #pragma once
+#include "peer_loss.hpp"
 #include "ring_queue.hpp"
 #include "transport.hpp"
 
@@ -62,8 +63,8 @@ private:
         std::uint32_t sends_outstanding = 0;   // posted and not yet known complete
         std::uint32_t unsignalled = 0;         // posted since the last signalled one
         std::vector<std::uint32_t> reposts;    // receive slots consumed this poll
-        bool connected = false, lost = false;
-        std::string lost_reason;   // set once; peers_ never resizes after construction
+        bool connected = false;
+        PeerLoss loss;   // peers_ never resizes after construction: loss.reason stays put
     };
     void setup_qp(std::uint32_t peer, rdma_cm_id* id);
     // Posts receive buffers `slots` of a peer as one chain.

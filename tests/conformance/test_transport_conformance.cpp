@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -43,6 +44,11 @@ const std::vector<DriverCase> kDrivers = {
     {"mpi", "mpi", {}, "", no_mpi_peer_loss, ""},
     {"mpi_rma", "mpi", {"--mpi-rma"}, "", no_mpi_peer_loss, ""},
     {"verbs", "verbs", {}, "", "", ""},
+    {"ofi_tcp", "ofi", {"--ofi-provider", "tcp;ofi_rxm"}, "", "", ""},
+    {"ofi_shm", "ofi", {"--ofi-provider", "shm"}, "",
+     "the suite's ranks share one process, and closing one shm endpoint there crashes libfabric 1.17 in its siblings; a killed shm "
+     "process is named by every survivor in Loopback/ProcessFailure.KilledRankEndsTheRunWithAClearErrorOnEverySurvivor/OfiShm",
+     ""},
     {"sim", "sim", {}, "the simulated host adapter queues every work request: a post never meets no_resource",
      "the simulated fabric has no failures yet (issue: keep building when a node dies)", ""},
 };
@@ -98,11 +104,13 @@ std::vector<std::uint64_t> keys_of(TransportWorld& w, const std::vector<std::uni
     return w.gather([&](std::uint32_t r) { return all[r] ? all[r]->mr.key : 0; });
 }
 
-// Posts until the driver takes it (no_resource: progress in this process, try again).
+// Posts until the driver takes it (no_resource: progress in this process, try again), for at
+// most a hang guard of 60 s (then no_resource).
 PostStatus post_until_taken(TransportWorld& w, const std::function<PostStatus()>& post) {
+    const auto start = std::chrono::steady_clock::now();
     for (;;) {
         PostStatus s = post();
-        if (s != PostStatus::no_resource) return s;
+        if (s != PostStatus::no_resource || std::chrono::steady_clock::now() - start > std::chrono::seconds(60)) return s;
         w.progress();
     }
 }
@@ -113,7 +121,8 @@ TEST_P(Conformance, CommandsArriveExactlyOnceAndInOrderPerPeer) {
     for (std::uint32_t seq = 0; seq < per_pair; ++seq)
         for (std::uint32_t src = 0; src < n; ++src)
             if (w->mine(src)) {
-                for (std::uint32_t dst = 0; dst < n; ++dst) ASSERT_EQ(w->at(src).post_send(dst, command(src, dst, seq)), PostStatus::ok);
+                for (std::uint32_t dst = 0; dst < n; ++dst)
+                    ASSERT_EQ(post_until_taken(*w, [&] { return w->at(src).post_send(dst, command(src, dst, seq)); }), PostStatus::ok);
             }
     ASSERT_TRUE(w->drive([&] { return w->all_mine([&](std::uint32_t r) { return count(w->got[r], Completion::Kind::message) >= n * per_pair; }); }));
     for (std::uint32_t dst = 0; dst < n; ++dst) {
@@ -306,8 +315,15 @@ TEST_P(Conformance, AFullPeerQueueMeetsNoResourceWithoutBlockingOthers) {
     }
     ASSERT_TRUE(full) << "a million posts never met no_resource";
     // Meanwhile rank 0 still reaches rank 2.
-    if (w->mine(0)) {
-        ASSERT_EQ(w->at(0).post_send(2, command(0, 2, 0)), PostStatus::ok);
+    if (w->mine(0)) {   // (a provider may ask rank 0 and rank 2 to progress first, e.g. to connect; never to wait for rank 1)
+        const auto start = std::chrono::steady_clock::now();
+        PostStatus s = PostStatus::no_resource;
+        while (s == PostStatus::no_resource && std::chrono::steady_clock::now() - start < std::chrono::seconds(30)) {
+            s = w->at(0).post_send(2, command(0, 2, 0));
+            if (s == PostStatus::no_resource) w->progress({0, 2});
+        }
+        ASSERT_EQ(s, PostStatus::ok)
+            << "a full queue towards rank 1 held back a command to rank 2";
     }
     ASSERT_TRUE(w->drive_only({0, 2}, [&] { return !w->mine(2) || count(w->got[2], Completion::Kind::message) == 1; }, 30))
         << "a full queue towards rank 1 held back a command to rank 2";

@@ -52,8 +52,9 @@ public:
     bool drive_only(const std::vector<std::uint32_t>& ranks, const std::function<bool()>& done, double guard_s = 60);
     // Until `done` holds in any process.
     bool drive_until_any(const std::function<bool()>& done, double guard_s = 60);
-    // One round of polls of my ranks, in this process only (not collective).
+    // One round of polls of my ranks (of those among `ranks`), in this process only (not collective).
     void progress() { progress(all_ranks()); }
+    void progress(const std::vector<std::uint32_t>& ranks);
 
 protected:
     // Combines this process's verdicts with the others': {every process done (or any, with
@@ -64,7 +65,6 @@ protected:
     }
     // Advances what delivers besides polling (the simulated fabric's engine).
     virtual void advance() {}
-    void progress(const std::vector<std::uint32_t>& ranks);
     std::vector<std::uint32_t> all_ranks() const;
     bool drive_loop(const std::vector<std::uint32_t>& ranks, const std::function<bool()>& done, double guard_s, bool until_any);
 

@@ -1,0 +1,23 @@
+#include "ofi_driver.hpp"
+
+#include "config_error.hpp"
+#include "options.hpp"
+
+namespace evb {
+
+void OfiDriver::declare_options(OptionSet& options) {
+    options.text("ofi-provider", options_.provider, "NAME", "`ofi`: libfabric provider (`tcp;ofi_rxm`, `shm`, `udp;ofi_rxd`, `sockets`)")
+        .shown_default("$FI_PROVIDER, else the first that fits");
+    options.text("ofi-domain", options_.domain, "NAME", "`ofi`: the provider's domain (an interface or device name)")
+        .shown_default("the provider's first");
+}
+
+void OfiDriver::preflight() const {
+    if (auto problem = OfiTransport::provider_problem(options_)) throw ConfigError(*problem);
+}
+
+std::unique_ptr<Transport> OfiDriver::make_one(std::uint32_t rank, std::uint32_t ranks, const std::string&) const {
+    return std::make_unique<OfiTransport>(rank, ranks, options_);
+}
+
+} // namespace evb

@@ -1,0 +1,446 @@
+#include "ofi_transport.hpp"
+
+#include "loopback_delivery.hpp"
+
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace evb {
+namespace {
+
+constexpr auto api_version = FI_VERSION(1, 9);
+
+// Remote CQ data of a message: its kind in the top bits, the sender's rank below.
+constexpr std::uint64_t kind_command = 1, kind_notice = 2, kind_heartbeat = 3;
+std::uint64_t message_data(std::uint64_t kind, std::uint32_t rank) { return kind << 30 | rank; }
+
+int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+std::int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string fi_text(ssize_t code) { return fi_strerror(static_cast<int>(code < 0 ? -code : code)); }
+
+// What the driver asks of a provider: reliable datagrams, messages and one-sided writes with
+// remote CQ data, sends ordered among themselves and after writes, memory registration modes it
+// can follow (a virtual-address mode or offsets; keys it chooses).
+fi_info* hints_for(const OfiOptions& o) {
+    fi_info* h = fi_allocinfo();
+    h->caps = FI_MSG | FI_RMA | FI_WRITE | FI_REMOTE_WRITE | FI_READ | FI_REMOTE_READ;
+    h->mode = FI_CONTEXT | FI_CONTEXT2;
+    h->ep_attr->type = FI_EP_RDM;
+    h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_ENDPOINT;   // not yet FI_MR_LOCAL or FI_MR_PROV_KEY
+    h->domain_attr->threading = FI_THREAD_DOMAIN;
+    h->tx_attr->msg_order = FI_ORDER_SAS | FI_ORDER_SAW;
+    h->rx_attr->msg_order = FI_ORDER_SAS | FI_ORDER_SAW;
+    std::string provider = o.provider;
+    if (provider.empty())
+        if (const char* env = std::getenv("FI_PROVIDER")) provider = env;
+    if (!provider.empty()) h->fabric_attr->prov_name = strdup(provider.c_str());
+    if (!o.domain.empty()) h->domain_attr->name = strdup(o.domain.c_str());
+    return h;
+}
+
+// The first provider that fits, or why none does.
+fi_info* find_provider(const OfiOptions& o, std::string& why) {
+    fi_info* hints = hints_for(o);
+    fi_info* list = nullptr;
+    int rc = fi_getinfo(api_version, nullptr, nullptr, 0, hints, &list);
+    const std::string asked = hints->fabric_attr->prov_name ? std::string(" '") + hints->fabric_attr->prov_name + "'" : "";
+    fi_freeinfo(hints);
+    if (rc != 0 || !list) {
+        why = "no libfabric provider" + asked +
+              " offers reliable datagrams with RMA, remote CQ data and send-after-write order here (fi_info lists the providers)";
+        return nullptr;
+    }
+    for (fi_info* i = list; i; i = i->next)
+        if (i->domain_attr->cq_data_size >= 4 && i->tx_attr->inject_size >= command_bytes) {
+            fi_info* chosen = fi_dupinfo(i);
+            fi_freeinfo(list);
+            return chosen;
+        }
+    why = std::string("libfabric provider ") + list->fabric_attr->prov_name + " carries " + std::to_string(list->domain_attr->cq_data_size) +
+          " B of remote CQ data and injects " + std::to_string(list->tx_attr->inject_size) + " B; the ofi driver needs 4 and " +
+          std::to_string(command_bytes);
+    fi_freeinfo(list);
+    return nullptr;
+}
+
+void check(int rc, const char* what) {
+    if (rc != 0) throw std::runtime_error(std::string("ofi: ") + what + ": " + fi_text(rc));
+}
+
+} // namespace
+
+std::optional<std::string> OfiTransport::provider_problem(const OfiOptions& options) {
+    std::string why;
+    fi_info* info = find_provider(options, why);
+    if (!info) return why;
+    fi_freeinfo(info);
+    return std::nullopt;
+}
+
+OfiTransport::OfiTransport(std::uint32_t rank, std::uint32_t size, const OfiOptions& options)
+    : rank_(rank), size_(size), peers_(size), directory_(size, table_capacity), table_reads_(size) {
+    std::string why;
+    info_ = find_provider(options, why);
+    if (!info_) throw std::runtime_error(why);
+    virtual_addresses_ = (info_->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
+    max_message_ = std::min<std::size_t>(info_->ep_attr->max_msg_size, std::size_t{1} << 30);
+    // Each write holds two entries of the endpoint's transmit queue (it and its notice) until it
+    // is delivered: every peer gets an equal share, so one that stops reading blocks only itself.
+    per_peer_limit_ = static_cast<std::uint32_t>(std::clamp<std::size_t>(info_->tx_attr->size / (2 * std::size_t{size}), 1, writes_per_peer));
+    check(fi_fabric(info_->fabric_attr, &fabric_, nullptr), "fi_fabric");
+    check(fi_domain(fabric_, info_, &domain_, nullptr), "fi_domain");
+    fi_cq_attr cq_attr{};
+    cq_attr.format = FI_CQ_FORMAT_DATA;
+    cq_attr.size = std::size_t{size} * writes_per_peer + receives + 64;
+    check(fi_cq_open(domain_, &cq_attr, &cq_, nullptr), "fi_cq_open");
+    fi_av_attr av_attr{};
+    av_attr.type = FI_AV_TABLE;
+    av_attr.count = size;
+    check(fi_av_open(domain_, &av_attr, &av_, nullptr), "fi_av_open");
+    check(fi_endpoint(domain_, info_, &ep_, nullptr), "fi_endpoint");
+    check(fi_ep_bind(ep_, &av_->fid, 0), "fi_ep_bind (address vector)");
+    check(fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind (completion queue)");
+    check(fi_enable(ep_), "fi_enable");
+    // Contexts live at fixed addresses for as long as their operations.
+    receive_buffers_.resize(receives);
+    receive_ops_.resize(receives);
+    for (std::uint32_t s = 0; s < receives; ++s) post_receive(s);
+    check(fi_mr_reg(domain_, directory_.table(), directory_.table_bytes(), FI_REMOTE_READ, 0, table_key, 0, &table_mr_, nullptr),
+          "fi_mr_reg (region table)");
+    if (info_->domain_attr->mr_mode & FI_MR_ENDPOINT) {
+        check(fi_mr_bind(table_mr_, &ep_->fid, 0), "fi_mr_bind");
+        check(fi_mr_enable(table_mr_), "fi_mr_enable");
+    }
+    const std::size_t writes = std::size_t{size} * writes_per_peer;
+    write_ops_.resize(writes);
+    write_slots_.resize(writes);
+    for (std::size_t w = writes; w-- > 0;) free_writes_.push_back(static_cast<std::uint32_t>(w));
+}
+
+OfiTransport::~OfiTransport() {
+    if (ep_) fi_close(&ep_->fid);
+    for (auto* mr : mrs_) fi_close(&mr->fid);
+    if (table_mr_) fi_close(&table_mr_->fid);
+    if (av_) fi_close(&av_->fid);
+    if (cq_) fi_close(&cq_->fid);
+    if (domain_) fi_close(&domain_->fid);
+    if (fabric_) fi_close(&fabric_->fid);
+    if (info_) fi_freeinfo(info_);
+}
+
+std::string OfiTransport::description() const {
+    return std::string(info_->fabric_attr->prov_name) + " (domain " + info_->domain_attr->name + ")";
+}
+
+std::string OfiTransport::local_address() {
+    std::vector<unsigned char> name(256);
+    std::size_t length = name.size();
+    int rc = fi_getname(&ep_->fid, name.data(), &length);
+    if (rc == -FI_ETOOSMALL) {
+        name.resize(length);
+        rc = fi_getname(&ep_->fid, name.data(), &length);
+    }
+    check(rc, "fi_getname");
+    static const char* hex = "0123456789abcdef";
+    std::string text;
+    for (std::size_t i = 0; i < length; ++i) {
+        text += hex[name[i] >> 4];
+        text += hex[name[i] & 15];
+    }
+    const std::uint64_t table = virtual_addresses_ ? reinterpret_cast<std::uintptr_t>(directory_.table()) : 0;
+    return text + "@" + std::to_string(table);
+}
+
+void OfiTransport::connect(const std::vector<std::string>& addresses, Picoseconds) {
+    if (addresses.size() != size_) throw std::runtime_error("ofi: expected " + std::to_string(size_) + " addresses");
+    // One at a time, in rank order: with FI_AV_TABLE rank r becomes fi_addr_t r. (Names of one
+    // provider may differ in length: shm's are strings.)
+    addresses_.assign(size_, FI_ADDR_NOTAVAIL);
+    table_at_.assign(size_, 0);
+    for (std::uint32_t r = 0; r < size_; ++r) {
+        const auto at = addresses[r].rfind('@');
+        if (at == std::string::npos) throw std::runtime_error("ofi: rank " + std::to_string(r) + "'s address '" + addresses[r] + "' has no region table");
+        table_at_[r] = std::stoull(addresses[r].substr(at + 1));
+        const std::string a = addresses[r].substr(0, at);
+        std::vector<unsigned char> name;
+        for (std::size_t i = 0; i + 1 < a.size(); i += 2) {
+            const int hi = hex_digit(a[i]), lo = hex_digit(a[i + 1]);
+            if (hi < 0 || lo < 0) break;
+            name.push_back(static_cast<unsigned char>(hi << 4 | lo));
+        }
+        if (name.empty() || name.size() * 2 != a.size())
+            throw std::runtime_error("ofi: rank " + std::to_string(r) + "'s address '" + a + "' is not a libfabric address");
+        if (fi_av_insert(av_, name.data(), 1, &addresses_[r], 0, nullptr) != 1)
+            throw std::runtime_error("ofi: fi_av_insert refused rank " + std::to_string(r) + "'s address (another provider's?)");
+    }
+    const std::int64_t now = now_ms();
+    for (auto& p : peers_) p.last_heard_ms = now;
+    next_heartbeat_ms_ = now;
+}
+
+void OfiTransport::keep_alive() {
+    // A reliable-datagram endpoint says nothing of a peer that went away while idle: every peer
+    // hears from us every heartbeat_ms, and one not heard of for peer_timeout_ms is lost.
+    const std::int64_t now = now_ms();
+    if (now < next_heartbeat_ms_ || addresses_.empty()) return;
+    next_heartbeat_ms_ = now + heartbeat_ms;
+    const std::uint64_t beat = 0;
+    for (std::uint32_t peer = 0; peer < size_; ++peer) {
+        Peer& p = peers_[peer];
+        if (peer == rank_ || p.loss.lost) continue;
+        if (now - p.last_heard_ms > peer_timeout_ms) {
+            lose(peer, "not heard of for " + std::to_string(peer_timeout_ms / 1000) + " s (gone, or stopped)");
+            continue;
+        }
+        (void)fi_injectdata(ep_, &beat, sizeof beat, message_data(kind_heartbeat, rank_), addresses_[peer]);   // a full queue skips one
+    }
+}
+
+MemoryRegion OfiTransport::register_memory(std::byte* base, std::size_t length) {
+    const auto address = reinterpret_cast<std::uintptr_t>(base);
+    const std::uint64_t key = directory_.add(virtual_addresses_ ? address : 0, length);
+    fid_mr* mr = nullptr;
+    check(fi_mr_reg(domain_, base, length, FI_WRITE | FI_REMOTE_WRITE, 0, key, 0, &mr, nullptr), "fi_mr_reg");
+    if (info_->domain_attr->mr_mode & FI_MR_ENDPOINT) {
+        check(fi_mr_bind(mr, &ep_->fid, 0), "fi_mr_bind");
+        check(fi_mr_enable(mr), "fi_mr_enable");
+    }
+    mrs_.push_back(mr);
+    MemoryRegion region{base, length, key};
+    regions_.push_back(region);
+    return region;
+}
+
+void OfiTransport::post_receive(std::uint32_t slot) {
+    Operation& op = receive_ops_[slot];
+    op.kind = Operation::Kind::receive;
+    op.index = slot;
+    for (;;) {
+        ssize_t rc = fi_recv(ep_, &receive_buffers_[slot], command_bytes, nullptr, FI_ADDR_UNSPEC, &op.context);
+        if (rc == 0) return;
+        if (rc != -FI_EAGAIN) throw std::runtime_error("ofi: fi_recv: " + fi_text(rc));
+        fi_cq_data_entry none[1];
+        (void)fi_cq_read(cq_, none, 0);   // progress, then try again
+    }
+}
+
+void OfiTransport::lose(std::uint32_t peer, const std::string& why) { peers_[peer].loss.mark(peer, why, ready_); }
+
+PostStatus OfiTransport::check_peer(std::uint32_t peer) {
+    if (peer >= size_) {
+        last_error_ = no_such_rank(peer, size_);
+        return PostStatus::error;
+    }
+    if (peers_[peer].loss.lost) {
+        last_error_ = "connection to " + peers_[peer].loss.reason;
+        return PostStatus::error;
+    }
+    return PostStatus::ok;
+}
+
+PostStatus OfiTransport::inject(std::uint32_t peer, const void* bytes, std::size_t length, std::uint64_t kind) {
+    ssize_t rc = fi_injectdata(ep_, bytes, length, message_data(kind, rank_), addresses_[peer]);
+    if (rc == 0) return PostStatus::ok;
+    if (rc == -FI_EAGAIN) return PostStatus::no_resource;
+    last_error_ = "fi_injectdata to rank " + std::to_string(peer) + ": " + fi_text(rc);
+    return PostStatus::error;
+}
+
+PostStatus OfiTransport::post_send(std::uint32_t peer, const CommandBytes& command) {
+    if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
+    if (peer == rank_) {
+        deliver_message({rank_, ready_}, {rank_, ready_}, command);
+        return PostStatus::ok;
+    }
+    if (!peers_[peer].notices.empty()) return PostStatus::no_resource;   // a notice waits: commands stay behind it
+    return inject(peer, command.data(), command.size(), kind_command);
+}
+
+PostStatus OfiTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
+                                    std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
+    if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
+    if (peer == rank_) {
+        last_error_ = deliver_write({rank_, ready_}, {rank_, ready_}, regions_, local, local_offset, remote_key, remote_offset, length, imm, cookie);
+        return last_error_.empty() ? PostStatus::ok : PostStatus::error;
+    }
+    Peer& p = peers_[peer];
+    const std::size_t local_index = local.key;
+    if (local_index == 0 || local_index > mrs_.size()) {
+        last_error_ = "write from an unregistered buffer";
+        return PostStatus::error;
+    }
+    if (p.writes_in_flight >= per_peer_limit_ || free_writes_.empty()) return PostStatus::no_resource;
+    RegionEntry target;
+    switch (directory_.find(peer, remote_key, remote_offset, length, target)) {
+    case RegionDirectory::Lookup::found: break;
+    case RegionDirectory::Lookup::wait: return PostStatus::no_resource;
+    case RegionDirectory::Lookup::refused: last_error_ = directory_.why(); return PostStatus::error;
+    case RegionDirectory::Lookup::fetch: return read_table(peer);
+    }
+    const std::uint32_t slot = free_writes_.back();
+    Operation& op = write_ops_[slot];
+    op.kind = Operation::Kind::write;
+    op.index = slot;
+    write_slots_[slot] = {peer, cookie};
+    // Complete when the data is at the target: a peer that does not progress then holds at most
+    // its share of the endpoint's queue, never all of it.
+    iovec iov{local.base + local_offset, length};
+    void* desc = fi_mr_desc(mrs_[local_index - 1]);
+    fi_rma_iov rma{target.base + remote_offset, length, remote_key};
+    fi_msg_rma msg{};
+    msg.msg_iov = &iov;
+    msg.desc = &desc;
+    msg.iov_count = 1;
+    msg.addr = addresses_[peer];
+    msg.rma_iov = &rma;
+    msg.rma_iov_count = 1;
+    msg.context = &op.context;
+    ssize_t rc = fi_writemsg(ep_, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+    if (rc == -FI_EAGAIN) return PostStatus::no_resource;
+    if (rc != 0) {
+        last_error_ = "fi_write to rank " + std::to_string(peer) + ": " + fi_text(rc);
+        return PostStatus::error;
+    }
+    free_writes_.pop_back();
+    ++p.writes_in_flight;
+    // Send after write: the target sees the notice once the data is in place. If the queue is
+    // full the notice waits here, and so does everything after it to that peer (poll retries).
+    p.notices.push(Notice{remote_offset, length, imm, 0});
+    send_notices(peer);
+    return PostStatus::ok;
+}
+
+PostStatus OfiTransport::read_table(std::uint32_t peer) {
+    // The post is retried (no_resource) once the peer's table is here.
+    Operation& op = table_reads_[peer];
+    op.kind = Operation::Kind::table_read;
+    op.index = peer;
+    ssize_t rc = fi_read(ep_, directory_.fetch_buffer(peer), directory_.table_bytes(), nullptr, addresses_[peer], table_at_[peer], table_key,
+                         &op.context);
+    if (rc == 0) return PostStatus::no_resource;
+    directory_.fetch_failed(peer);
+    if (rc == -FI_EAGAIN) return PostStatus::no_resource;
+    last_error_ = "fi_read of rank " + std::to_string(peer) + "'s region table: " + fi_text(rc);
+    return PostStatus::error;
+}
+
+void OfiTransport::send_notices(std::uint32_t peer) {
+    Peer& p = peers_[peer];
+    while (!p.notices.empty()) {
+        PostStatus s = inject(peer, &p.notices.front(), sizeof(Notice), kind_notice);
+        if (s == PostStatus::no_resource) {
+            if (!p.notices_waiting) peers_with_notices_.push_back(peer);
+            p.notices_waiting = true;
+            return;
+        }
+        if (s == PostStatus::error) lose(peer, last_error_);   // the write itself still completes or fails
+        p.notices.pop();
+    }
+    p.notices_waiting = false;
+}
+
+void OfiTransport::emit(const Completion& c, std::span<Completion> out, std::size_t& n) {
+    if (n < out.size()) out[n++] = c;
+    else ready_.push(c);
+}
+
+void OfiTransport::read_error(std::span<Completion> out, std::size_t& n) {
+    fi_cq_err_entry err{};
+    if (fi_cq_readerr(cq_, &err, 0) != 1) return;
+    const auto* op = static_cast<const Operation*>(err.op_context);
+    std::string text = fi_cq_strerror(cq_, err.prov_errno, err.err_data, nullptr, 0);
+    if (text.empty()) text = fi_text(err.err);
+    if (op && op->kind == Operation::Kind::write) {
+        const WriteSlot& w = write_slots_[op->index];
+        --peers_[w.peer].writes_in_flight;
+        free_writes_.push_back(op->index);
+        lose(w.peer, err.err == FI_EINVAL || err.err == FI_EACCES || err.err == FI_EKEYREJECTED
+                         ? "a write outside its registered regions was refused (" + text + ")"
+                         : "write failed: " + text);
+    } else if (op && op->kind == Operation::Kind::table_read) {
+        directory_.fetch_failed(op->index);
+        lose(op->index, "reading its region table failed: " + text);
+    } else if (op && op->kind == Operation::Kind::receive) {
+        if (err.err != FI_ECANCELED) post_receive(op->index);
+    }
+    while (!ready_.empty() && n < out.size()) {
+        out[n++] = ready_.front();
+        ready_.pop();
+    }
+}
+
+std::size_t OfiTransport::poll(std::span<Completion> out) {
+    keep_alive();
+    if (!peers_with_notices_.empty()) {
+        std::vector<std::uint32_t> waiting;
+        waiting.swap(peers_with_notices_);
+        for (std::uint32_t peer : waiting) {
+            peers_[peer].notices_waiting = false;
+            send_notices(peer);
+        }
+    }
+    std::size_t n = 0;
+    while (n < out.size() && !ready_.empty()) {
+        out[n++] = ready_.front();
+        ready_.pop();
+    }
+    fi_cq_data_entry entries[32];
+    ssize_t got = fi_cq_read(cq_, entries, 32);
+    if (got == -FI_EAVAIL) read_error(out, n);
+    for (ssize_t i = 0; i < got; ++i) {
+        const fi_cq_data_entry& e = entries[i];
+        const auto* op = static_cast<const Operation*>(e.op_context);
+        Completion c;
+        if (op->kind == Operation::Kind::table_read) {
+            directory_.fetched(op->index);
+            continue;
+        }
+        if (op->kind == Operation::Kind::write) {
+            const WriteSlot w = write_slots_[op->index];
+            --peers_[w.peer].writes_in_flight;
+            free_writes_.push_back(op->index);
+            c.kind = Completion::Kind::write_done;
+            c.peer = w.peer;
+            c.cookie = w.cookie;
+            emit(c, out, n);
+            continue;
+        }
+        const std::uint32_t slot = op->index;
+        c.peer = static_cast<std::uint32_t>(e.data & 0x3FFFFFFF);
+        if (c.peer < size_) peers_[c.peer].last_heard_ms = now_ms();
+        if ((e.data >> 30) == kind_heartbeat) {
+            post_receive(slot);
+            continue;
+        }
+        if ((e.data >> 30) == kind_notice && e.len == sizeof(Notice)) {
+            Notice notice;
+            std::memcpy(&notice, receive_buffers_[slot].data(), sizeof notice);
+            c.kind = Completion::Kind::write_arrived;
+            c.imm = notice.imm;
+            c.offset = notice.offset;
+            c.length = notice.length;
+        } else {
+            c.kind = Completion::Kind::message;
+            c.command = receive_buffers_[slot];
+        }
+        post_receive(slot);
+        emit(c, out, n);
+    }
+    return n;
+}
+
+} // namespace evb

@@ -1,0 +1,125 @@
+// The libfabric transport: one reliable datagram endpoint (FI_EP_RDM) per rank, addresses
+// (fi_getname) exchanged through evbench's bootstrap and inserted into an address vector in rank
+// order, so a peer's fi_addr_t is its rank; each address carries where the rank's region table is. Commands are fi_injectdata of 64 B into pre-posted
+// receives, the remote CQ data naming the sender and the kind; a fragment is an fi_write into the
+// BU's slot followed by a 24 B notice (imm, offset, length) that send-after-write ordering
+// (FI_ORDER_SAW, required of the provider) delivers after the data. -FI_EAGAIN is no_resource, an
+// error completion is peer_lost naming the peer, and so is a peer not heard of for 10 s (every
+// rank sends each peer a heartbeat every 250 ms); progress is driven by poll().
+#pragma once
+#include "region_directory.hpp"
+#include "peer_loss.hpp"
+#include "ring_queue.hpp"
+#include "transport.hpp"
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace evb {
+
+struct OfiOptions {
+    std::string provider;   // empty: $FI_PROVIDER, else the first that offers what the driver needs
+    std::string domain;     // empty: the provider's first
+};
+
+class OfiTransport final : public Transport {
+public:
+    // Throws std::runtime_error naming what is missing.
+    OfiTransport(std::uint32_t rank, std::uint32_t size, const OfiOptions& options);
+    ~OfiTransport() override;
+
+    const char* name() const override { return "ofi"; }
+    std::uint32_t rank() const override { return rank_; }
+    std::uint32_t size() const override { return size_; }
+    Capabilities capabilities() const override { return {true, max_message_, command_bytes}; }
+    std::string local_address() override;
+    void connect(const std::vector<std::string>& addresses, Picoseconds timeout) override;
+    MemoryRegion register_memory(std::byte* base, std::size_t length) override;
+    PostStatus post_send(std::uint32_t peer, const CommandBytes& command) override;
+    PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
+                          std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
+    std::string last_error() const override { return last_error_; }
+    std::size_t poll(std::span<Completion> out) override;
+
+    // "provider (domain)" this transport uses, for the run's header.
+    std::string description() const;
+    // Why this machine cannot run the transport with `options`, or nothing.
+    static std::optional<std::string> provider_problem(const OfiOptions& options);
+
+    static constexpr std::uint32_t receives = 256;          // pre-posted, for commands and notices
+    static constexpr std::uint32_t writes_per_peer = 256;   // in flight, then no_resource
+    static constexpr std::int64_t heartbeat_ms = 250, peer_timeout_ms = 10'000;
+    static constexpr std::uint32_t table_capacity = 256;
+    static constexpr std::uint64_t table_key = 0xFFFF;   // the region table's provider key
+
+private:
+    // Every operation's context: libfabric hands it back in the completion.
+    struct Operation {
+        fi_context2 context;   // first: FI_CONTEXT2 mode
+        enum class Kind : std::uint8_t { receive, write, table_read } kind;
+        std::uint32_t index;   // receive slot, write slot, or the peer whose region table is read
+    };
+    struct WriteSlot {
+        std::uint32_t peer = 0;
+        std::uint64_t cookie = 0;
+    };
+    // A write's notice: where its data landed, and the writer's immediate.
+    struct Notice {
+        std::uint64_t offset, length;
+        std::uint32_t imm, pad;
+    };
+    struct Peer {
+        std::uint32_t writes_in_flight = 0;
+        RingQueue<Notice> notices{0};   // written, notice not yet taken by the provider
+        bool notices_waiting = false;
+        PeerLoss loss;
+        std::int64_t last_heard_ms = 0;
+    };
+    void keep_alive();
+    void send_notices(std::uint32_t peer);
+    PostStatus read_table(std::uint32_t peer);
+    void post_receive(std::uint32_t slot);
+    void lose(std::uint32_t peer, const std::string& why);
+    PostStatus check_peer(std::uint32_t peer);
+    PostStatus inject(std::uint32_t peer, const void* bytes, std::size_t length, std::uint64_t kind);
+    void read_error(std::span<Completion> out, std::size_t& n);
+    void emit(const Completion& c, std::span<Completion> out, std::size_t& n);
+
+    std::uint32_t rank_, size_;
+    fi_info* info_ = nullptr;
+    fid_fabric* fabric_ = nullptr;
+    fid_domain* domain_ = nullptr;
+    fid_av* av_ = nullptr;
+    fid_cq* cq_ = nullptr;
+    fid_ep* ep_ = nullptr;
+    bool virtual_addresses_ = false;   // FI_MR_VIRT_ADDR: a remote address is the region's base + offset
+    std::size_t max_message_ = 0;
+    std::uint32_t per_peer_limit_ = 1;   // writes in flight per peer
+    std::int64_t next_heartbeat_ms_ = 0;
+    std::vector<std::uint32_t> peers_with_notices_;
+    std::vector<fi_addr_t> addresses_;
+    std::vector<Peer> peers_;
+    std::vector<fid_mr*> mrs_;
+    std::vector<MemoryRegion> regions_;   // key: index + 1, the provider's key too
+    // Every write is checked against the target's region table, read with fi_read: the tcp and
+    // shm providers leave a write to a bad key or range without any completion.
+    RegionDirectory directory_;
+    fid_mr* table_mr_ = nullptr;
+    std::vector<std::uint64_t> table_at_;   // per peer: where its table is (address or offset 0)
+    std::vector<Operation> table_reads_;
+    std::vector<CommandBytes> receive_buffers_;
+    std::vector<Operation> receive_ops_;
+    std::vector<Operation> write_ops_;
+    std::vector<WriteSlot> write_slots_;
+    std::vector<std::uint32_t> free_writes_;
+    RingQueue<Completion> ready_{0};
+    std::string last_error_;
+};
+
+} // namespace evb
