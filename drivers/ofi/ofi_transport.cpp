@@ -358,7 +358,7 @@ void OfiTransport::emit(const Completion& c, std::span<Completion> out, std::siz
     else ready_.push(c);
 }
 
-void OfiTransport::read_error(std::span<Completion> out, std::size_t& n) {
+void OfiTransport::read_error() {
     fi_cq_err_entry err{};
     if (fi_cq_readerr(cq_, &err, 0) != 1) return;
     const auto* op = static_cast<const Operation*>(err.op_context);
@@ -376,10 +376,6 @@ void OfiTransport::read_error(std::span<Completion> out, std::size_t& n) {
         lose(op->index, "reading its region table failed: " + text);
     } else if (op && op->kind == Operation::Kind::receive) {
         if (err.err != FI_ECANCELED) post_receive(op->index);
-    }
-    while (!ready_.empty() && n < out.size()) {
-        out[n++] = ready_.front();
-        ready_.pop();
     }
 }
 
@@ -400,7 +396,7 @@ std::size_t OfiTransport::poll(std::span<Completion> out) {
     }
     fi_cq_data_entry entries[32];
     ssize_t got = fi_cq_read(cq_, entries, 32);
-    if (got == -FI_EAVAIL) read_error(out, n);
+    if (got == -FI_EAVAIL) read_error();
     for (ssize_t i = 0; i < got; ++i) {
         const fi_cq_data_entry& e = entries[i];
         const auto* op = static_cast<const Operation*>(e.op_context);
@@ -439,6 +435,10 @@ std::size_t OfiTransport::poll(std::span<Completion> out) {
         }
         post_receive(slot);
         emit(c, out, n);
+    }
+    while (n < out.size() && !ready_.empty()) {   // what this poll queued (a lost peer)
+        out[n++] = ready_.front();
+        ready_.pop();
     }
     return n;
 }

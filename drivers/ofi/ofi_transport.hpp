@@ -88,7 +88,7 @@ private:
     void lose(std::uint32_t peer, const std::string& why);
     PostStatus check_peer(std::uint32_t peer);
     PostStatus inject(std::uint32_t peer, const void* bytes, std::size_t length, std::uint64_t kind);
-    void read_error(std::span<Completion> out, std::size_t& n);
+    void read_error();   // one error completion: its peer is lost
     void emit(const Completion& c, std::span<Completion> out, std::size_t& n);
 
     std::uint32_t rank_, size_;
