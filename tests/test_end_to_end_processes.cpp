@@ -43,6 +43,10 @@ const std::vector<std::pair<std::string, std::string>> kTransports = {
     {"OfiTcp", "--transport ofi --ofi-provider 'tcp;ofi_rxm'"},
     {"OfiShm", "--transport ofi --ofi-provider shm"},
 #endif
+#ifdef EVB_HAVE_UCX
+    {"UcxTcp", "--transport ucx --ucx-tls tcp"},
+    {"UcxShm", "--transport ucx --ucx-tls posix,cma"},
+#endif
 };
 
 class ProcessEndToEnd : public ::testing::TestWithParam<std::tuple<std::pair<std::string, std::string>, Point>> {};

@@ -6,7 +6,6 @@
 #include <rdma/fi_rma.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -24,10 +23,6 @@ int hex_digit(char c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     return -1;
-}
-
-std::int64_t now_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 std::string fi_text(ssize_t code) { return fi_strerror(static_cast<int>(code < 0 ? -code : code)); }
@@ -142,8 +137,10 @@ OfiTransport::~OfiTransport() {
     if (info_) fi_freeinfo(info_);
 }
 
-std::string OfiTransport::description() const {
-    return std::string(info_->fabric_attr->prov_name) + " (domain " + info_->domain_attr->name + ")";
+std::string OfiTransport::describe() const {
+    const std::uint32_t v = fi_version();
+    return "libfabric " + std::to_string(FI_MAJOR(v)) + "." + std::to_string(FI_MINOR(v)) + ", provider " +
+           info_->fabric_attr->prov_name + ", domain " + info_->domain_attr->name;
 }
 
 std::string OfiTransport::local_address() {
@@ -187,27 +184,19 @@ void OfiTransport::connect(const std::vector<std::string>& addresses, Picosecond
         if (fi_av_insert(av_, name.data(), 1, &addresses_[r], 0, nullptr) != 1)
             throw std::runtime_error("ofi: fi_av_insert refused rank " + std::to_string(r) + "'s address (another provider's?)");
     }
-    const std::int64_t now = now_ms();
-    for (auto& p : peers_) p.last_heard_ms = now;
-    next_heartbeat_ms_ = now;
+    heartbeat_.start(size_);
 }
 
 void OfiTransport::keep_alive() {
-    // A reliable-datagram endpoint says nothing of a peer that went away while idle: every peer
-    // hears from us every heartbeat_ms, and one not heard of for peer_timeout_ms is lost.
-    const std::int64_t now = now_ms();
-    if (now < next_heartbeat_ms_ || addresses_.empty()) return;
-    next_heartbeat_ms_ = now + heartbeat_ms;
+    // A reliable-datagram endpoint says nothing of a peer that went away while idle.
     const std::uint64_t beat = 0;
-    for (std::uint32_t peer = 0; peer < size_; ++peer) {
-        Peer& p = peers_[peer];
-        if (peer == rank_ || p.loss.lost) continue;
-        if (now - p.last_heard_ms > peer_timeout_ms) {
-            lose(peer, "not heard of for " + std::to_string(peer_timeout_ms / 1000) + " s (gone, or stopped)");
-            continue;
-        }
-        (void)fi_injectdata(ep_, &beat, sizeof beat, message_data(kind_heartbeat, rank_), addresses_[peer]);   // a full queue skips one
-    }
+    heartbeat_.tick(
+        rank_,
+        [&](std::uint32_t peer) {
+            if (!peers_[peer].loss.lost)   // a full queue skips one beat
+                (void)fi_injectdata(ep_, &beat, sizeof beat, message_data(kind_heartbeat, rank_), addresses_[peer]);
+        },
+        [&](std::uint32_t peer, const std::string& why) { lose(peer, why); });
 }
 
 MemoryRegion OfiTransport::register_memory(std::byte* base, std::size_t length) {
@@ -417,7 +406,7 @@ std::size_t OfiTransport::poll(std::span<Completion> out) {
         }
         const std::uint32_t slot = op->index;
         c.peer = static_cast<std::uint32_t>(e.data & 0x3FFFFFFF);
-        if (c.peer < size_) peers_[c.peer].last_heard_ms = now_ms();
+        heartbeat_.heard(c.peer);
         if ((e.data >> 30) == kind_heartbeat) {
             post_receive(slot);
             continue;

@@ -4,10 +4,11 @@
 // receives, the remote CQ data naming the sender and the kind; a fragment is an fi_write into the
 // BU's slot followed by a 24 B notice (imm, offset, length) that send-after-write ordering
 // (FI_ORDER_SAW, required of the provider) delivers after the data. -FI_EAGAIN is no_resource, an
-// error completion is peer_lost naming the peer, and so is a peer not heard of for 10 s (every
-// rank sends each peer a heartbeat every 250 ms); progress is driven by poll().
+// error completion is peer_lost naming the peer, and so is a peer that falls silent (Heartbeat);
+// progress is driven by poll().
 #pragma once
 #include "region_directory.hpp"
+#include "heartbeat.hpp"
 #include "peer_loss.hpp"
 #include "ring_queue.hpp"
 #include "transport.hpp"
@@ -38,6 +39,7 @@ public:
     std::uint32_t rank() const override { return rank_; }
     std::uint32_t size() const override { return size_; }
     Capabilities capabilities() const override { return {true, max_message_, command_bytes}; }
+    std::string describe() const override;   // "libfabric provider P, domain D"
     std::string local_address() override;
     void connect(const std::vector<std::string>& addresses, Picoseconds timeout) override;
     MemoryRegion register_memory(std::byte* base, std::size_t length) override;
@@ -47,14 +49,11 @@ public:
     std::string last_error() const override { return last_error_; }
     std::size_t poll(std::span<Completion> out) override;
 
-    // "provider (domain)" this transport uses, for the run's header.
-    std::string description() const;
     // Why this machine cannot run the transport with `options`, or nothing.
     static std::optional<std::string> provider_problem(const OfiOptions& options);
 
     static constexpr std::uint32_t receives = 256;          // pre-posted, for commands and notices
     static constexpr std::uint32_t writes_per_peer = 256;   // in flight, then no_resource
-    static constexpr std::int64_t heartbeat_ms = 250, peer_timeout_ms = 10'000;
     static constexpr std::uint32_t table_capacity = 256;
     static constexpr std::uint64_t table_key = 0xFFFF;   // the region table's provider key
 
@@ -79,7 +78,6 @@ private:
         RingQueue<Notice> notices{0};   // written, notice not yet taken by the provider
         bool notices_waiting = false;
         PeerLoss loss;
-        std::int64_t last_heard_ms = 0;
     };
     void keep_alive();
     void send_notices(std::uint32_t peer);
@@ -101,7 +99,7 @@ private:
     bool virtual_addresses_ = false;   // FI_MR_VIRT_ADDR: a remote address is the region's base + offset
     std::size_t max_message_ = 0;
     std::uint32_t per_peer_limit_ = 1;   // writes in flight per peer
-    std::int64_t next_heartbeat_ms_ = 0;
+    Heartbeat heartbeat_;
     std::vector<std::uint32_t> peers_with_notices_;
     std::vector<fi_addr_t> addresses_;
     std::vector<Peer> peers_;

@@ -18,6 +18,9 @@
 #ifdef EVB_HAVE_OFI
 #include "ofi_driver.hpp"
 #endif
+#ifdef EVB_HAVE_UCX
+#include "ucx_driver.hpp"
+#endif
 
 namespace evb {
 namespace {
@@ -62,6 +65,9 @@ DriverRegistry::DriverRegistry() {
 #endif
 #ifdef EVB_HAVE_OFI
     entries_.push_back(per_rank_entry(std::make_unique<OfiDriver>()));
+#endif
+#ifdef EVB_HAVE_UCX
+    entries_.push_back(per_rank_entry(std::make_unique<UcxDriver>()));
 #endif
 #ifdef EVB_HAVE_MPI
     auto mpi = std::make_unique<MpiDriver>();

@@ -60,6 +60,8 @@ public:
     virtual std::uint32_t rank() const = 0;
     virtual std::uint32_t size() const = 0;
     virtual Capabilities capabilities() const = 0;
+    // What this rank's transport runs on (provider, devices), for the run's header; empty: nothing to add.
+    virtual std::string describe() const { return {}; }
 
     // Address peers use to reach this rank, exchanged through the bootstrap.
     virtual std::string local_address() = 0;

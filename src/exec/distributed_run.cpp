@@ -73,7 +73,11 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     Reactor reactor;
     reactor.add(node);
     bool root = world.rank == 0;
-    if (root) observer.started(world.size, world.launcher, {});
+    if (root) {
+        std::vector<std::string> details;
+        if (std::string d = transport->describe(); !d.empty()) details.push_back("# transport: " + d);
+        observer.started(world.size, world.launcher, details);
+    }
     boot.barrier();
 
     ProgressBoard board{std::vector<NodeStats>(world.size)};

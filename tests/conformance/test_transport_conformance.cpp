@@ -49,6 +49,8 @@ const std::vector<DriverCase> kDrivers = {
      "the suite's ranks share one process, and closing one shm endpoint there crashes libfabric 1.17 in its siblings; a killed shm "
      "process is named by every survivor in Loopback/ProcessFailure.KilledRankEndsTheRunWithAClearErrorOnEverySurvivor/OfiShm",
      ""},
+    {"ucx_tcp", "ucx", {"--ucx-tls", "tcp"}, "", "", ""},
+    {"ucx_shm", "ucx", {"--ucx-tls", "posix,cma"}, "", "", ""},
     {"sim", "sim", {}, "the simulated host adapter queues every work request: a post never meets no_resource",
      "the simulated fabric has no failures yet (issue: keep building when a node dies)", ""},
 };

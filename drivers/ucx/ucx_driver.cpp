@@ -1,0 +1,23 @@
+#include "ucx_driver.hpp"
+
+#include "config_error.hpp"
+#include "options.hpp"
+
+namespace evb {
+
+void UcxDriver::declare_options(OptionSet& options) {
+    options.text("ucx-tls", options_.tls, "LIST", "`ucx`: UCX transports, as UCX_TLS (`tcp`, `posix,cma`, `sysv,cma`, `rc_verbs`)")
+        .shown_default("$UCX_TLS, else UCX's choice");
+    options.text("ucx-devices", options_.devices, "LIST", "`ucx`: devices, as UCX_NET_DEVICES (`lo`, `eth0`, `rxe0:1`)")
+        .shown_default("$UCX_NET_DEVICES, else all");
+}
+
+void UcxDriver::preflight() const {
+    if (auto problem = UcxTransport::start_problem(options_)) throw ConfigError(*problem);
+}
+
+std::unique_ptr<Transport> UcxDriver::make_one(std::uint32_t rank, std::uint32_t ranks, const std::string&) const {
+    return std::make_unique<UcxTransport>(rank, ranks, options_);
+}
+
+} // namespace evb

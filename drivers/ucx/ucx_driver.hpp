@@ -1,0 +1,25 @@
+// Registry entry of the UCX transport: one process per rank; --ucx-tls and --ucx-devices choose
+// UCX's transports and devices (UCX_TLS and UCX_NET_DEVICES in the environment are respected).
+#pragma once
+#include "driver.hpp"
+#include "ucx_transport.hpp"
+
+namespace evb {
+
+class UcxDriver final : public Driver {
+public:
+    const char* name() const override { return "ucx"; }
+    const char* help() const override {
+        return "UCX (UCP): commands as active messages, a fragment as ucp_put_nbx into the BU's slot and a notice sent once an "
+               "endpoint flush covers it; UCX_TLS tcp, posix/sysv with cma, rc_verbs";
+    }
+    Processes processes() const override { return Processes::one_per_rank; }
+    void declare_options(OptionSet& options) override;
+    void preflight() const override;
+    std::unique_ptr<Transport> make_one(std::uint32_t rank, std::uint32_t ranks, const std::string& listen_host) const override;
+
+private:
+    UcxOptions options_;
+};
+
+} // namespace evb

@@ -1,0 +1,569 @@
+#include "ucx_transport.hpp"
+
+#include "loopback_delivery.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace evb {
+namespace {
+
+std::string status_text(ucs_status_t s) { return ucs_status_string(s); }
+
+void check(ucs_status_t s, const char* what) {
+    if (s != UCS_OK) throw std::runtime_error(std::string("ucx: ") + what + ": " + status_text(s));
+}
+
+// The value a UCX setting has for this run: the flag, else the environment, else UCX's default.
+std::string setting(const std::string& flag, const char* variable, const char* otherwise) {
+    if (!flag.empty()) return flag;
+    if (const char* env = std::getenv(variable)) return env;
+    return otherwise;
+}
+
+// A context and its worker, as every rank and the preflight open them.
+struct Started {
+    ucp_context_h context = nullptr;
+    ucp_worker_h worker = nullptr;
+};
+
+Started start_ucx(const UcxOptions& o) {
+    ucp_config_t* config = nullptr;
+    check(ucp_config_read(nullptr, nullptr, &config), "ucp_config_read");
+    ucs_status_t s = UCS_OK;
+    if (!o.tls.empty()) s = ucp_config_modify(config, "TLS", o.tls.c_str());
+    if (s == UCS_OK && !o.devices.empty()) s = ucp_config_modify(config, "NET_DEVICES", o.devices.c_str());
+    Started started;
+    if (s == UCS_OK) {
+        ucp_params_t params{};
+        params.field_mask = UCP_PARAM_FIELD_FEATURES;
+        params.features = UCP_FEATURE_RMA | UCP_FEATURE_AM;
+        s = ucp_init(&params, config, &started.context);
+    }
+    ucp_config_release(config);
+    if (s != UCS_OK) throw std::runtime_error("ucx: cannot start UCX with UCX_TLS=" + setting(o.tls, "UCX_TLS", "all") + ": " + status_text(s));
+    ucp_worker_params_t wp{};
+    wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    wp.thread_mode = UCS_THREAD_MODE_SINGLE;
+    s = ucp_worker_create(started.context, &wp, &started.worker);
+    if (s != UCS_OK) {
+        ucp_cleanup(started.context);
+        throw std::runtime_error("ucx: no UCX worker with UCX_TLS=" + setting(o.tls, "UCX_TLS", "all") + " and UCX_NET_DEVICES=" +
+                                 setting(o.devices, "UCX_NET_DEVICES", "all") + ": " + status_text(s) + " (ucx_info -d lists what is here)");
+    }
+    return started;
+}
+
+template <unsigned Id>
+ucs_status_t on_active_message(void* arg, const void* header, std::size_t header_length, void* data, std::size_t length,
+                               const ucp_am_recv_param_t* param) {
+    // Every message is sent eager (UCP_AM_SEND_FLAG_EAGER), so its data is here whole.
+    if (header_length < sizeof(UcxTransport::Header) || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) return UCS_OK;
+    UcxTransport::Header h;
+    std::memcpy(&h, header, sizeof h);
+    static_cast<UcxTransport*>(arg)->on_message(Id, h.rank, data, length);
+    return UCS_OK;
+}
+
+void on_send_done(void* request, ucs_status_t status, void* user_data) {
+    auto* slot = static_cast<UcxTransport::SendSlot*>(user_data);
+    slot->owner->on_sent(*slot, status);
+    ucp_request_free(request);
+}
+
+struct PeerRef {
+    UcxTransport* owner;
+    std::uint32_t peer;
+};
+
+void wait_for(ucp_worker_h worker, ucs_status_ptr_t request) {
+    if (request == nullptr || UCS_PTR_IS_ERR(request)) return;
+    // Bounded: a close towards a peer that vanished must not hold the process.
+    for (int i = 0; i < 2'000'000 && ucp_request_check_status(request) == UCS_INPROGRESS; ++i) ucp_worker_progress(worker);
+    ucp_request_free(request);
+}
+
+} // namespace
+
+std::optional<std::string> UcxTransport::start_problem(const UcxOptions& options) {
+    try {
+        Started s = start_ucx(options);
+        ucp_worker_destroy(s.worker);
+        ucp_cleanup(s.context);
+    } catch (const std::exception& e) {
+        return std::string(e.what());
+    }
+    return std::nullopt;
+}
+
+UcxTransport::UcxTransport(std::uint32_t rank, std::uint32_t size, const UcxOptions& options)
+    : rank_(rank), size_(size), options_(options), peers_(size), directory_(size, table_capacity) {
+    Started s = start_ucx(options);
+    context_ = s.context;
+    worker_ = s.worker;
+    using Callback = ucp_am_recv_callback_t;
+    const std::pair<unsigned, Callback> handlers[] = {
+        {am_command, on_active_message<am_command>},       {am_notice, on_active_message<am_notice>},
+        {am_heartbeat, on_active_message<am_heartbeat>},   {am_table_request, on_active_message<am_table_request>},
+        {am_table_reply, on_active_message<am_table_reply>},
+    };
+    for (const auto& [id, cb] : handlers) {
+        ucp_am_handler_param_t h{};
+        h.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG |
+                       UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+        h.id = id;
+        h.cb = cb;
+        h.arg = this;
+        h.flags = UCP_AM_FLAG_WHOLE_MSG;
+        check(ucp_worker_set_am_recv_handler(worker_, &h), "ucp_worker_set_am_recv_handler");
+    }
+    for (std::uint32_t p = 0; p < size; ++p) {
+        peers_[p].owner = this;
+        peers_[p].index = p;
+    }
+    const std::size_t writes = std::size_t{size} * writes_per_peer;
+    write_slots_.resize(writes);
+    for (std::size_t w = writes; w-- > 0;) free_writes_.push_back(static_cast<std::uint32_t>(w));
+    // Commands and notices within each peer's share, plus heartbeats and table requests and replies.
+    const std::size_t sends = std::size_t{size} * (messages_per_peer + 4);
+    send_slots_.resize(sends);
+    for (std::size_t i = sends; i-- > 0;) {
+        send_slots_[i].owner = this;
+        free_sends_.push_back(static_cast<std::uint32_t>(i));
+    }
+}
+
+UcxTransport::~UcxTransport() {
+    close_endpoints();
+    for (auto* m : memhs_) ucp_mem_unmap(context_, m);
+    if (worker_) ucp_worker_destroy(worker_);
+    if (context_) ucp_cleanup(context_);
+}
+
+void UcxTransport::close_endpoints() {
+    for (auto& p : peers_) {
+        for (auto* k : p.rkeys)
+            if (k) ucp_rkey_destroy(k);
+        p.rkeys.clear();
+    }
+    for (auto& p : peers_) {
+        if (!p.ep) continue;
+        ucp_request_param_t param{};
+        param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+        param.flags = UCP_EP_CLOSE_FLAG_FORCE;   // a peer that is gone cannot confirm a graceful close
+        wait_for(worker_, ucp_ep_close_nbx(p.ep, &param));
+        p.ep = nullptr;
+    }
+}
+
+std::string UcxTransport::describe() const {
+    unsigned major = 0, minor = 0, release = 0;
+    ucp_get_version(&major, &minor, &release);
+    return "UCX " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release) +
+           ", UCX_TLS=" + setting(options_.tls, "UCX_TLS", "all") + ", UCX_NET_DEVICES=" + setting(options_.devices, "UCX_NET_DEVICES", "all") +
+           (peer_failure_handled_ ? "" : ", no peer failure handler: a dead peer is found by heartbeat");
+}
+
+std::string UcxTransport::local_address() {
+    ucp_address_t* address = nullptr;
+    std::size_t length = 0;
+    check(ucp_worker_get_address(worker_, &address, &length), "ucp_worker_get_address");
+    static const char* hex = "0123456789abcdef";
+    std::string text;
+    const auto* bytes = reinterpret_cast<const unsigned char*>(address);
+    for (std::size_t i = 0; i < length; ++i) {
+        text += hex[bytes[i] >> 4];
+        text += hex[bytes[i] & 15];
+    }
+    ucp_worker_release_address(worker_, address);
+    return text;
+}
+
+void UcxTransport::connect(const std::vector<std::string>& addresses, Picoseconds) {
+    if (addresses.size() != size_) throw std::runtime_error("ucx: expected " + std::to_string(size_) + " addresses");
+    auto digit = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
+    for (std::uint32_t r = 0; r < size_; ++r) {
+        if (r == rank_) continue;   // writes and commands to self are delivered in place
+        const std::string& a = addresses[r];
+        std::vector<unsigned char> bytes;
+        for (std::size_t i = 0; i + 1 < a.size(); i += 2) {
+            const int hi = digit(a[i]), lo = digit(a[i + 1]);
+            if (hi < 0 || lo < 0) break;
+            bytes.push_back(static_cast<unsigned char>(hi << 4 | lo));
+        }
+        if (bytes.empty() || bytes.size() * 2 != a.size())
+            throw std::runtime_error("ucx: rank " + std::to_string(r) + "'s address is not a UCX worker address");
+        ucp_ep_params_t ep{};
+        ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+        ep.address = reinterpret_cast<const ucp_address_t*>(bytes.data());
+        ep.err_mode = peer_failure_handled_ ? UCP_ERR_HANDLING_MODE_PEER : UCP_ERR_HANDLING_MODE_NONE;
+        ep.err_handler.cb = [](void* arg, ucp_ep_h, ucs_status_t status) {
+            auto* p = static_cast<Peer*>(arg);
+            p->owner->on_peer_error(p->index, status);
+        };
+        ep.err_handler.arg = &peers_[r];
+        ucs_status_t s = ucp_ep_create(worker_, &ep, &peers_[r].ep);
+        if (s == UCS_ERR_UNREACHABLE && peer_failure_handled_) {
+            // UCX 1.13's shared-memory transports have no peer failure handler: without one, a
+            // peer that dies is found by the heartbeat alone.
+            peer_failure_handled_ = false;
+            ep.err_mode = UCP_ERR_HANDLING_MODE_NONE;
+            s = ucp_ep_create(worker_, &ep, &peers_[r].ep);
+        }
+        if (s != UCS_OK)
+            throw std::runtime_error("ucx: no endpoint to rank " + std::to_string(r) + ": " + status_text(s) +
+                                     " (do both ranks share a UCX transport? UCX_TLS=" + setting(options_.tls, "UCX_TLS", "all") + ")");
+    }
+    heartbeat_.start(size_);
+}
+
+MemoryRegion UcxTransport::register_memory(std::byte* base, std::size_t length) {
+    ucp_mem_map_params_t params{};
+    params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+    params.address = base;
+    params.length = length;
+    ucp_mem_h memh = nullptr;
+    check(ucp_mem_map(context_, &params, &memh), "ucp_mem_map");
+    void* packed = nullptr;
+    std::size_t packed_size = 0;
+    const ucs_status_t s = ucp_rkey_pack(context_, memh, &packed, &packed_size);
+    if (s != UCS_OK) {
+        ucp_mem_unmap(context_, memh);
+        check(s, "ucp_rkey_pack");
+    }
+    const auto* p = static_cast<const std::byte*>(packed);
+    packed_rkeys_.emplace_back(p, p + packed_size);
+    ucp_rkey_buffer_release(packed);
+    memhs_.push_back(memh);
+    const std::uint64_t key = directory_.add(reinterpret_cast<std::uintptr_t>(base), length);
+    MemoryRegion region{base, length, key};
+    regions_.push_back(region);
+    return region;
+}
+
+void UcxTransport::lose(std::uint32_t peer, const std::string& why) { peers_[peer].loss.mark(peer, why, ready_); }
+
+void UcxTransport::on_peer_error(std::uint32_t peer, ucs_status_t status) {
+    lose(peer, "UCX endpoint error: " + status_text(status));
+}
+
+PostStatus UcxTransport::check_peer(std::uint32_t peer) {
+    if (peer >= size_) {
+        last_error_ = no_such_rank(peer, size_);
+        return PostStatus::error;
+    }
+    if (peers_[peer].loss.lost) {
+        last_error_ = "connection to " + peers_[peer].loss.reason;
+        return PostStatus::error;
+    }
+    return PostStatus::ok;
+}
+
+PostStatus UcxTransport::queued(std::uint32_t peer) const {
+    const Peer& p = peers_[peer];
+    return p.queue.size() + p.messages_in_flight >= messages_per_peer ? PostStatus::no_resource : PostStatus::ok;
+}
+
+UcxTransport::SendSlot* UcxTransport::take_slot(std::uint32_t peer) {
+    if (free_sends_.empty()) return nullptr;
+    SendSlot& s = send_slots_[free_sends_.back()];
+    free_sends_.pop_back();
+    s.peer = peer;
+    s.write = -1;
+    s.counted = false;
+    s.large.clear();
+    return &s;
+}
+
+void UcxTransport::release(SendSlot& slot) { free_sends_.push_back(static_cast<std::uint32_t>(&slot - send_slots_.data())); }
+
+bool UcxTransport::send(SendSlot& slot, unsigned id, const void* body, std::size_t length) {
+    ucp_request_param_t param{};
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags = UCP_AM_SEND_FLAG_EAGER;
+    param.cb.send = on_send_done;
+    param.user_data = &slot;
+    slot.header.rank = rank_;
+    const ucs_status_ptr_t r = ucp_am_send_nbx(peers_[slot.peer].ep, id, &slot.header, sizeof(Header), body, length, &param);
+    if (r == nullptr) on_sent(slot, UCS_OK);
+    else if (UCS_PTR_IS_ERR(r)) on_sent(slot, UCS_PTR_STATUS(r));
+    return !UCS_PTR_IS_ERR(r);
+}
+
+void UcxTransport::on_sent(SendSlot& slot, ucs_status_t status) {
+    Peer& p = peers_[slot.peer];
+    if (slot.counted) --p.messages_in_flight;
+    if (slot.write >= 0) {
+        const auto w = static_cast<std::uint32_t>(slot.write);
+        --p.writes;
+        free_writes_.push_back(w);
+        if (status == UCS_OK) {
+            Completion c;
+            c.kind = Completion::Kind::write_done;
+            c.peer = slot.peer;
+            c.cookie = write_slots_[w].cookie;
+            ready_.push(c);
+        }
+    }
+    if (status != UCS_OK && status != UCS_ERR_CANCELED) lose(slot.peer, "UCX send failed: " + status_text(status));
+    release(slot);
+}
+
+PostStatus UcxTransport::post_send(std::uint32_t peer, const CommandBytes& command) {
+    if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
+    if (peer == rank_) {
+        deliver_message({rank_, ready_}, {rank_, ready_}, command);
+        return PostStatus::ok;
+    }
+    if (queued(peer) != PostStatus::ok) return PostStatus::no_resource;
+    Outgoing o;
+    o.command = command;
+    peers_[peer].queue.push(o);
+    send_queued(peer);
+    return PostStatus::ok;
+}
+
+PostStatus UcxTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
+                                    std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
+    if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
+    if (peer == rank_) {
+        last_error_ = deliver_write({rank_, ready_}, {rank_, ready_}, regions_, local, local_offset, remote_key, remote_offset, length, imm, cookie);
+        return last_error_.empty() ? PostStatus::ok : PostStatus::error;
+    }
+    if (local.key == 0 || local.key > memhs_.size()) {
+        last_error_ = "write from an unregistered buffer";
+        return PostStatus::error;
+    }
+    Peer& p = peers_[peer];
+    if (p.writes >= writes_per_peer || free_writes_.empty() || queued(peer) != PostStatus::ok) return PostStatus::no_resource;
+    RegionEntry target;
+    switch (directory_.find(peer, remote_key, remote_offset, length, target)) {
+    case RegionDirectory::Lookup::found: break;
+    case RegionDirectory::Lookup::wait: return PostStatus::no_resource;
+    case RegionDirectory::Lookup::refused: last_error_ = directory_.why(); return PostStatus::error;
+    case RegionDirectory::Lookup::fetch: {
+        // Ask the target for its table; the post is retried (no_resource) until it is here.
+        SendSlot* s = take_slot(peer);
+        if (!s) {
+            directory_.fetch_failed(peer);
+            return PostStatus::no_resource;
+        }
+        p.table_requested = true;
+        return send(*s, am_table_request, nullptr, 0) ? PostStatus::no_resource : check_peer(peer);
+    }
+    }
+    ucp_request_param_t param{};
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_MEMH | UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+    param.memh = memhs_[local.key - 1];
+    param.memory_type = UCS_MEMORY_TYPE_HOST;
+    const ucs_status_ptr_t r = ucp_put_nbx(p.ep, local.base + local_offset, length, target.base + remote_offset, p.rkeys[remote_key - 1], &param);
+    if (UCS_PTR_IS_ERR(r)) {
+        last_error_ = "ucp_put_nbx to rank " + std::to_string(peer) + ": " + status_text(UCS_PTR_STATUS(r));
+        return PostStatus::error;
+    }
+    if (r) ucp_request_free(r);   // the flush that follows tells when it is done
+    const std::uint32_t w = free_writes_.back();
+    free_writes_.pop_back();
+    write_slots_[w] = {peer, cookie, Notice{remote_offset, length, imm, 0}, false};
+    ++p.writes;
+    p.unflushed.push_back(w);
+    Outgoing o;
+    o.is_notice = true;
+    o.write = w;
+    p.queue.push(o);
+    return PostStatus::ok;   // the flush starts at the next poll, covering every put posted till then
+}
+
+void UcxTransport::start_flush(std::uint32_t peer) {
+    Peer& p = peers_[peer];
+    if (p.flush_in_flight || p.unflushed.empty() || p.loss.lost) return;
+    p.flushing.swap(p.unflushed);
+    p.unflushed.clear();
+    p.flush_in_flight = true;
+    ucp_request_param_t param{};
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.send = [](void* request, ucs_status_t status, void* user_data) {
+        auto* q = static_cast<Peer*>(user_data);
+        q->owner->on_flushed(q->index, status);
+        ucp_request_free(request);
+    };
+    param.user_data = &p;
+    const ucs_status_ptr_t r = ucp_ep_flush_nbx(p.ep, &param);
+    if (r == nullptr) on_flushed(peer, UCS_OK);
+    else if (UCS_PTR_IS_ERR(r)) on_flushed(peer, UCS_PTR_STATUS(r));
+}
+
+void UcxTransport::on_flushed(std::uint32_t peer, ucs_status_t status) {
+    Peer& p = peers_[peer];
+    p.flush_in_flight = false;
+    if (status != UCS_OK) {
+        lose(peer, "UCX flush of writes failed: " + status_text(status));
+        return;
+    }
+    for (std::uint32_t w : p.flushing) write_slots_[w].flushed = true;
+    p.flushing.clear();
+}
+
+void UcxTransport::send_queued(std::uint32_t peer) {
+    Peer& p = peers_[peer];
+    while (!p.queue.empty() && !p.loss.lost) {
+        const Outgoing& o = p.queue.front();
+        if (o.is_notice && !write_slots_[o.write].flushed) return;   // its data is not yet known to be there
+        SendSlot* s = take_slot(peer);
+        if (!s) return;
+        s->counted = true;
+        ++p.messages_in_flight;
+        bool sent;
+        if (o.is_notice) {
+            s->write = o.write;
+            std::memcpy(s->body.data(), &write_slots_[o.write].notice, sizeof(Notice));
+            p.queue.pop();
+            sent = send(*s, am_notice, s->body.data(), sizeof(Notice));
+        } else {
+            s->body = o.command;
+            p.queue.pop();
+            sent = send(*s, am_command, s->body.data(), command_bytes);
+        }
+        if (!sent) return;
+    }
+}
+
+void UcxTransport::on_message(unsigned id, std::uint32_t from, const void* data, std::size_t length) {
+    if (from >= size_ || from == rank_) return;
+    heartbeat_.heard(from);
+    Completion c;
+    c.peer = from;
+    switch (id) {
+    case am_command:
+        if (length != command_bytes) return;
+        c.kind = Completion::Kind::message;
+        std::memcpy(c.command.data(), data, command_bytes);
+        ready_.push(c);
+        return;
+    case am_notice: {
+        if (length != sizeof(Notice)) return;
+        Notice n;
+        std::memcpy(&n, data, sizeof n);
+        c.kind = Completion::Kind::write_arrived;
+        c.imm = n.imm;
+        c.offset = n.offset;
+        c.length = n.length;
+        ready_.push(c);
+        return;
+    }
+    case am_table_request: table_requests_.push_back(from); return;
+    case am_table_reply: {
+        const auto* b = static_cast<const std::byte*>(data);
+        peers_[from].table_reply.assign(b, b + length);
+        tables_arrived_.push_back(from);
+        return;
+    }
+    default: return;   // a heartbeat: being heard of is all it says
+    }
+}
+
+// A table reply: a count, then per region its base, its length and its packed rkey.
+void UcxTransport::answer_table_request(std::uint32_t peer) {
+    if (peers_[peer].loss.lost) return;
+    SendSlot* s = take_slot(peer);
+    if (!s) {
+        table_requests_.push_back(peer);   // asked again at the next poll
+        return;
+    }
+    auto put = [&](const void* v, std::size_t n) {
+        const auto* b = static_cast<const std::byte*>(v);
+        s->large.insert(s->large.end(), b, b + n);
+    };
+    const auto count = static_cast<std::uint32_t>(regions_.size());
+    put(&count, sizeof count);
+    for (std::uint32_t i = 0; i < count; ++i) {
+        const RegionEntry& e = directory_.table()[i];
+        const auto rkey_size = static_cast<std::uint32_t>(packed_rkeys_[i].size());
+        put(&e, sizeof e);
+        put(&rkey_size, sizeof rkey_size);
+        put(packed_rkeys_[i].data(), rkey_size);
+    }
+    send(*s, am_table_reply, s->large.data(), s->large.size());
+}
+
+void UcxTransport::take_table(std::uint32_t peer) {
+    Peer& p = peers_[peer];
+    if (!p.table_requested || p.loss.lost) return;
+    p.table_requested = false;
+    const std::vector<std::byte>& b = p.table_reply;
+    std::size_t at = 0;
+    auto get = [&](void* v, std::size_t n) {
+        if (at + n > b.size()) return false;
+        std::memcpy(v, b.data() + at, n);
+        at += n;
+        return true;
+    };
+    std::uint32_t count = 0;
+    RegionEntry* entries = directory_.fetch_buffer(peer);
+    std::vector<ucp_rkey_h> rkeys;
+    bool whole = get(&count, sizeof count) && count <= table_capacity;
+    for (std::uint32_t i = 0; whole && i < count; ++i) {
+        std::uint32_t rkey_size = 0;
+        whole = get(&entries[i], sizeof(RegionEntry)) && get(&rkey_size, sizeof rkey_size) && at + rkey_size <= b.size();
+        if (!whole) break;
+        ucp_rkey_h rkey = nullptr;
+        // Unpacked once per peer and region: kept until the table is read again.
+        if (i < p.rkeys.size() && p.rkeys[i]) {
+            rkey = p.rkeys[i];
+            p.rkeys[i] = nullptr;
+        } else if (ucp_ep_rkey_unpack(p.ep, b.data() + at, &rkey) != UCS_OK) {
+            whole = false;
+            break;
+        }
+        rkeys.push_back(rkey);
+        at += rkey_size;
+    }
+    for (auto* k : p.rkeys)
+        if (k) ucp_rkey_destroy(k);
+    p.rkeys = std::move(rkeys);
+    p.table_reply.clear();
+    if (!whole) {
+        directory_.fetch_failed(peer);
+        lose(peer, "its region table arrived damaged");
+        return;
+    }
+    directory_.fetched(peer);
+}
+
+std::size_t UcxTransport::poll(std::span<Completion> out) {
+    heartbeat_.tick(
+        rank_,
+        [&](std::uint32_t peer) {
+            if (peers_[peer].loss.lost || queued(peer) != PostStatus::ok) return;   // a peer that does not read gets no more
+            if (SendSlot* s = take_slot(peer)) send(*s, am_heartbeat, nullptr, 0);
+        },
+        [&](std::uint32_t peer, const std::string& why) { lose(peer, why); });
+    for (int i = 0; i < 16 && ucp_worker_progress(worker_) != 0; ++i) {
+    }
+    if (!tables_arrived_.empty()) {
+        std::vector<std::uint32_t> arrived;
+        arrived.swap(tables_arrived_);
+        for (std::uint32_t peer : arrived) take_table(peer);
+    }
+    if (!table_requests_.empty()) {
+        std::vector<std::uint32_t> asked;
+        asked.swap(table_requests_);
+        for (std::uint32_t peer : asked) answer_table_request(peer);
+    }
+    for (std::uint32_t peer = 0; peer < size_; ++peer) {
+        Peer& p = peers_[peer];
+        if (p.loss.lost) continue;
+        if (!p.unflushed.empty()) start_flush(peer);
+        if (!p.queue.empty()) send_queued(peer);
+    }
+    std::size_t n = 0;
+    while (n < out.size() && !ready_.empty()) {
+        out[n++] = ready_.front();
+        ready_.pop();
+    }
+    return n;
+}
+
+} // namespace evb

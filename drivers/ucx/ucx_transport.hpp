@@ -1,0 +1,149 @@
+// The UCX transport: one UCP context and worker per rank, an endpoint per peer from the worker
+// addresses exchanged through evbench's bootstrap, error handling mode PEER so that a broken
+// peer becomes peer_lost naming it. Commands are active messages. UCX has no write with
+// immediate: a fragment is ucp_put_nbx into the BU's slot, and its notice (imm, offset, length) is
+// an active message sent once an endpoint flush covering the put has completed, so the notice
+// never overtakes its data; one flush covers every put posted before it. Messages to a peer leave
+// in posting order (a command waits behind an earlier write's notice). Remote keys are learnt on
+// demand: a writer asks the target for its region table (bases, lengths, packed rkeys), unpacks
+// each rkey once, and checks every write against the table (UCX's shared-memory transports would
+// perform a put anywhere in the target). UCX_TLS and UCX_NET_DEVICES are respected, or set by
+// --ucx-tls and --ucx-devices.
+#pragma once
+#include "heartbeat.hpp"
+#include "peer_loss.hpp"
+#include "region_directory.hpp"
+#include "ring_queue.hpp"
+#include "transport.hpp"
+
+#include <ucp/api/ucp.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace evb {
+
+struct UcxOptions {
+    std::string tls;       // empty: $UCX_TLS, else UCX's choice
+    std::string devices;   // empty: $UCX_NET_DEVICES, else all
+};
+
+class UcxTransport final : public Transport {
+public:
+    // Throws std::runtime_error naming what failed.
+    UcxTransport(std::uint32_t rank, std::uint32_t size, const UcxOptions& options);
+    ~UcxTransport() override;
+
+    const char* name() const override { return "ucx"; }
+    std::uint32_t rank() const override { return rank_; }
+    std::uint32_t size() const override { return size_; }
+    Capabilities capabilities() const override { return {true, std::size_t{1} << 30, command_bytes}; }
+    std::string describe() const override;   // "UCX 1.13.1, UCX_TLS=..., UCX_NET_DEVICES=..."
+    std::string local_address() override;
+    void connect(const std::vector<std::string>& addresses, Picoseconds timeout) override;
+    MemoryRegion register_memory(std::byte* base, std::size_t length) override;
+    PostStatus post_send(std::uint32_t peer, const CommandBytes& command) override;
+    PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
+                          std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
+    std::string last_error() const override { return last_error_; }
+    std::size_t poll(std::span<Completion> out) override;
+
+    // Why this machine cannot run the transport with `options` (UCX cannot start a worker), or nothing.
+    static std::optional<std::string> start_problem(const UcxOptions& options);
+
+    static constexpr std::uint32_t messages_per_peer = 256;   // queued or in flight, then no_resource
+    static constexpr std::uint32_t writes_per_peer = 256;
+    static constexpr std::uint32_t table_capacity = 256;
+
+    // Active message ids.
+    enum : unsigned { am_command = 1, am_notice, am_heartbeat, am_table_request, am_table_reply };
+    // What every active message carries in its header.
+    struct Header {
+        std::uint32_t rank = 0, pad = 0;
+    };
+    // A write's notice: where its data landed, and the writer's immediate.
+    struct Notice {
+        std::uint64_t offset = 0, length = 0;
+        std::uint32_t imm = 0, pad = 0;
+    };
+
+    // Called by UCX from ucp_worker_progress.
+    void on_message(unsigned id, std::uint32_t from, const void* data, std::size_t length);
+    void on_peer_error(std::uint32_t peer, ucs_status_t status);
+    struct SendSlot;
+    void on_sent(SendSlot& slot, ucs_status_t status);
+    void on_flushed(std::uint32_t peer, ucs_status_t status);
+
+    // A send in flight: its header and body live here until UCX is done with them.
+    struct SendSlot {
+        UcxTransport* owner = nullptr;
+        Header header;
+        CommandBytes body{};
+        std::vector<std::byte> large;   // a region table reply
+        std::uint32_t peer = 0;
+        std::int64_t write = -1;   // the write whose notice this is
+        bool counted = false;      // a command or notice, counted against messages_per_peer
+    };
+
+private:
+    // A message to a peer, in posting order.
+    struct Outgoing {
+        bool is_notice = false;
+        std::uint32_t write = 0;   // notice: the write slot
+        CommandBytes command{};
+    };
+    struct WriteSlot {
+        std::uint32_t peer = 0;
+        std::uint64_t cookie = 0;
+        Notice notice;
+        bool flushed = false;
+    };
+    struct Peer {
+        UcxTransport* owner = nullptr;
+        std::uint32_t index = 0;
+        ucp_ep_h ep = nullptr;
+        RingQueue<Outgoing> queue{0};
+        std::uint32_t messages_in_flight = 0;
+        std::uint32_t writes = 0;                  // posted, write_done not yet given
+        std::vector<std::uint32_t> unflushed, flushing;   // writes by flush state
+        bool flush_in_flight = false;
+        std::vector<ucp_rkey_h> rkeys;             // by region key - 1, from its table
+        std::vector<std::byte> table_reply;        // arrived, not yet unpacked
+        bool table_requested = false;
+        PeerLoss loss;
+    };
+    PostStatus check_peer(std::uint32_t peer);
+    PostStatus queued(std::uint32_t peer) const;   // no_resource when the peer's share is taken
+    SendSlot* take_slot(std::uint32_t peer);
+    void release(SendSlot& slot);
+    // Sends one active message; false when it failed (the peer is then lost).
+    bool send(SendSlot& slot, unsigned id, const void* body, std::size_t length);
+    void send_queued(std::uint32_t peer);
+    void start_flush(std::uint32_t peer);
+    void answer_table_request(std::uint32_t peer);
+    void take_table(std::uint32_t peer);
+    void lose(std::uint32_t peer, const std::string& why);
+    void close_endpoints();
+
+    std::uint32_t rank_, size_;
+    UcxOptions options_;
+    bool peer_failure_handled_ = true;   // endpoints in error handling mode PEER
+    ucp_context_h context_ = nullptr;
+    ucp_worker_h worker_ = nullptr;
+    std::vector<Peer> peers_;
+    std::vector<ucp_mem_h> memhs_;
+    std::vector<std::vector<std::byte>> packed_rkeys_;   // per own region, packed once
+    std::vector<MemoryRegion> regions_;                  // key: index + 1
+    RegionDirectory directory_;
+    std::vector<WriteSlot> write_slots_;
+    std::vector<std::uint32_t> free_writes_;
+    std::vector<SendSlot> send_slots_;
+    std::vector<std::uint32_t> free_sends_;
+    std::vector<std::uint32_t> peers_to_send_, table_requests_, tables_arrived_;
+    Heartbeat heartbeat_;
+    RingQueue<Completion> ready_{0};
+    std::string last_error_;
+};
+
+} // namespace evb
