@@ -6,11 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 US=${1:-20}
-bash launch/setup-debian.sh >/dev/null
-cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DEVB_BUILD_TESTS=OFF >/dev/null
-cmake --build build-bench >/dev/null
-EVB=build-bench/evbench
-OUT=bench/results; mkdir -p "$OUT"
+source bench/build_bench.sh
 printf "%-8s %-11s %10s %12s %14s %14s %12s %10s\n" traffic mode wall_s events/s flit-hops/s sim_us/wall_s aggr_Gb/s vs_flit
 for traffic in linear random; do
   for mode in flit aggregated packet; do

@@ -6,11 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 T=${1:-5}
-bash launch/setup-debian.sh >/dev/null
-cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DEVB_BUILD_TESTS=OFF >/dev/null
-cmake --build build-bench >/dev/null
-EVB=build-bench/evbench
-OUT=bench/results; mkdir -p "$OUT"
+source bench/build_bench.sh
 field() { python3 -c "import json,sys; d=json.load(open('$1')); print(d$2)"; }
 
 echo "== local: 4 nodes, credits 2, 1 MiB fragments, one thread =="

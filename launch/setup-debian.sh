@@ -10,7 +10,7 @@ packages=(
   ibsim-utils opensm infiniband-diags
   openmpi-bin libopenmpi-dev python3-matplotlib
   slurm-wlm munge
-  libibverbs-dev librdmacm-dev ibverbs-providers rdma-core perftest strace libfabric-dev libfabric-bin iproute2 qemu-system-x86 busybox-static cpio
+  libibverbs-dev librdmacm-dev ibverbs-providers rdma-core perftest strace libfabric-dev libfabric-bin libucx-dev ucx-utils libpsm2-dev qperf iproute2 qemu-system-x86 busybox-static cpio
 )
 missing=()
 for p in "${packages[@]}"; do

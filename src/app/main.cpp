@@ -85,7 +85,10 @@ int main(int argc, char** argv) {
     } catch (const netsim::RoutingError& e) {
         return usage_error(e.what());
     } catch (const std::exception& e) {
-        std::cerr << "evbench: error: " << e.what() << "\n";
+        // A rank of a multi-process run says which it is: survivors of a failure all report.
+        auto world = detect_world();
+        if (world && world->size > 1) std::cerr << "evbench[rank " << world->rank << "]: error: " << e.what() << "\n";
+        else std::cerr << "evbench: error: " << e.what() << "\n";
         return 1;
     }
 }

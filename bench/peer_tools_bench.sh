@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Each driver against the fabric's own tool on the same transport, in one run: the same two
+# processes' worth of work, 1 MiB messages, on this machine (loopback and shared memory).
+#   tcp                 vs qperf tcp_bw and iperf3, one process per stream, a stream each way
+#   ofi tcp;ofi_rxm/shm vs fi_pingpong -e rdm on the same provider (it moves 1 MiB each way in turn)
+#   ucx tcp/posix,cma   vs ucx_perftest -t ucp_put_bw on the same UCX_TLS, a pair each way
+# evbench runs 2 processes (2 nodes, 2 credits, 1 MiB fragments); its figure is the bytes that
+# crossed the transport: both nodes' input but the fragment each builds from itself. Every tool's
+# figure is likewise the sum of both directions. Ratio = evbench / tool.
+# Usage: bash bench/peer_tools_bench.sh [seconds per point]   (results also in bench/results/)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+T=${1:-5}
+source bench/build_bench.sh
+SIZE=1048576
+
+# evbench's bytes over the transport, Gb/s: aggregate input * (N-1)/N with N = 2.
+evbench_wire() {   # name, transport flags...
+  local name=$1; shift
+  $EVB --launch-local 2 "$@" --credits 2 --fragment-size 1MiB --duration "$T" --quiet --json "$OUT/peer_$name.json" >/dev/null 2>&1
+  python3 -c "import json; print(json.load(open('$OUT/peer_$name.json'))['results']['system']['in_gbps'] / 2)"
+}
+ratio() { python3 -c "print(f'{float($1):8.2f} Gb/s   {\"$3\"} {float($2):8.2f} Gb/s   ratio {float($1)/float($2):.2f}')"; }
+sum() { python3 -c "import sys; print(sum(float(x) for x in sys.argv[1:]))" "$@"; }
+
+echo "== tcp (2 processes, loopback) =="
+eb=$(evbench_wire tcp --transport tcp)
+qperf >/dev/null 2>&1 & QP=$!; sleep 0.5
+a=$(mktemp); b=$(mktemp)
+qperf 127.0.0.1 -t "$T" -m $SIZE -vu tcp_bw >"$a" 2>&1 & q1=$!
+qperf 127.0.0.1 -t "$T" -m $SIZE -vu tcp_bw >"$b" 2>&1; wait $q1 || true
+kill $QP 2>/dev/null || true
+# qperf prints "bw = 2.91 GB/sec" (or MB/sec): the receiver's rate of one stream.
+qbw() { python3 -c "
+import re,sys; t=open('$1').read(); m=re.search(r'bw\s*=\s*([0-9.]+)\s*([KMG])B/sec', t)
+print(float(m.group(1)) * {'K':1e3,'M':1e6,'G':1e9}[m.group(2)] * 8 / 1e9)"; }
+q=$(sum "$(qbw "$a")" "$(qbw "$b")")
+ratio "$eb" "$q" "qperf tcp_bw x2"
+iperf3 -s -1 -p 5301 -D >/dev/null 2>&1; iperf3 -s -1 -p 5302 -D >/dev/null 2>&1; sleep 0.5
+iperf3 -c 127.0.0.1 -p 5301 -l $SIZE -t "$T" -J >"$a" & i1=$!
+iperf3 -c 127.0.0.1 -p 5302 -l $SIZE -t "$T" -R -J >"$b"; wait $i1
+ib() { python3 -c "import json; print(json.load(open('$1'))['end']['sum_received']['bits_per_second']/1e9)"; }
+i=$(sum "$(ib "$a")" "$(ib "$b")")
+ratio "$eb" "$i" "iperf3 2 processes, one stream each way"
+
+# fi_pingpong prints MB/sec over both directions (its 'total' counts every byte sent either way).
+fipp() {   # provider, port
+  timeout $((T + 30)) fi_pingpong -e rdm -p "$1" -S $SIZE -I "$3" -B "$2" >/dev/null 2>&1 & local s=$!; sleep 0.5
+  timeout $((T + 30)) fi_pingpong -e rdm -p "$1" -S $SIZE -I "$3" -P "$2" 127.0.0.1 2>/dev/null | awk '$1=="1m"{print $6 * 8 * 1.048576 / 1000}'
+  wait $s || true
+}
+for p in "tcp;ofi_rxm" shm; do
+  echo "== ofi $p (2 processes) =="
+  eb=$(evbench_wire "ofi_${p%%;*}" --transport ofi --ofi-provider "$p")
+  iters=$(python3 -c "print(max(200, int(float($eb) * 1e9 / 8 / $SIZE * $T / 2)))")   # about T seconds
+  f=$(fipp "$p" 47610 "$iters")
+  ratio "$eb" "$f" "fi_pingpong"
+done
+
+# ucx_perftest's 'overall' bandwidth column, MB/s (2^20 B), of one direction.
+uperf() {   # tls, port
+  UCX_TLS=$1 timeout $((T + 30)) ucx_perftest -t ucp_put_bw -s $SIZE -n "$3" -p "$2" >/dev/null 2>&1 & local s=$!; sleep 0.5
+  UCX_TLS=$1 timeout $((T + 30)) ucx_perftest 127.0.0.1 -t ucp_put_bw -s $SIZE -n "$3" -p "$2" 2>/dev/null |
+    awk '$1=="Final:"{print $6 * 8 * 1.048576 / 1000}'
+  wait $s || true
+}
+for tls in tcp posix,cma; do
+  echo "== ucx $tls (2 processes) =="
+  eb=$(evbench_wire "ucx_${tls%%,*}" --transport ucx --ucx-tls "$tls")
+  iters=$(python3 -c "print(max(200, int(float($eb) * 1e9 / 8 / $SIZE * $T / 2)))")
+  uperf "$tls" 13401 "$iters" >"$a" & u1=$!
+  uperf "$tls" 13402 "$iters" >"$b"; wait $u1 || true
+  u=$(sum "$(cat "$a")" "$(cat "$b")")
+  ratio "$eb" "$u" "ucx_perftest ucp_put_bw x2"
+done
+rm -f "$a" "$b"
