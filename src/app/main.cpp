@@ -86,7 +86,11 @@ int main(int argc, char** argv) {
         return usage_error(e.what());
     } catch (const std::exception& e) {
         // A rank of a multi-process run says which it is: survivors of a failure all report.
-        auto world = detect_world();
+        std::optional<World> world;
+        try {
+            world = detect_world();
+        } catch (const std::exception&) {
+        }
         if (world && world->size > 1) std::cerr << "evbench[rank " << world->rank << "]: error: " << e.what() << "\n";
         else std::cerr << "evbench: error: " << e.what() << "\n";
         return 1;
