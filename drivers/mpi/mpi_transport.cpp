@@ -1,5 +1,7 @@
 #include "mpi_transport.hpp"
 
+#include "hand_out.hpp"
+
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -266,11 +268,7 @@ void MpiTransport::flush_puts(std::span<Completion> out, std::size_t& n) {
 }
 
 std::size_t MpiTransport::poll(std::span<Completion> out) {
-    std::size_t n = 0;
-    while (n < out.size() && !ready_.empty()) {
-        out[n++] = ready_.front();
-        ready_.pop();
-    }
+    std::size_t n = hand_out(ready_, out, 0);
     if (!unflushed_peers_.empty()) flush_puts(out, n);
     if (requests_.empty()) return n;
     int count = 0;

@@ -1,5 +1,6 @@
 #include "ofi_transport.hpp"
 
+#include "hand_out.hpp"
 #include "loopback_delivery.hpp"
 
 #include <rdma/fi_errno.h>
@@ -229,17 +230,7 @@ void OfiTransport::post_receive(std::uint32_t slot) {
 
 void OfiTransport::lose(std::uint32_t peer, const std::string& why) { peers_[peer].loss.mark(peer, why, ready_); }
 
-PostStatus OfiTransport::check_peer(std::uint32_t peer) {
-    if (peer >= size_) {
-        last_error_ = no_such_rank(peer, size_);
-        return PostStatus::error;
-    }
-    if (peers_[peer].loss.lost) {
-        last_error_ = "connection to " + peers_[peer].loss.reason;
-        return PostStatus::error;
-    }
-    return PostStatus::ok;
-}
+PostStatus OfiTransport::check_peer(std::uint32_t peer) { return check_post(peer, peers_, last_error_); }
 
 PostStatus OfiTransport::inject(std::uint32_t peer, const void* bytes, std::size_t length, std::uint64_t kind) {
     ssize_t rc = fi_injectdata(ep_, bytes, length, message_data(kind, rank_), addresses_[peer]);
@@ -378,11 +369,7 @@ std::size_t OfiTransport::poll(std::span<Completion> out) {
             send_notices(peer);
         }
     }
-    std::size_t n = 0;
-    while (n < out.size() && !ready_.empty()) {
-        out[n++] = ready_.front();
-        ready_.pop();
-    }
+    std::size_t n = hand_out(ready_, out, 0);
     fi_cq_data_entry entries[32];
     ssize_t got = fi_cq_read(cq_, entries, 32);
     if (got == -FI_EAVAIL) read_error();
@@ -425,10 +412,7 @@ std::size_t OfiTransport::poll(std::span<Completion> out) {
         post_receive(slot);
         emit(c, out, n);
     }
-    while (n < out.size() && !ready_.empty()) {   // what this poll queued (a lost peer)
-        out[n++] = ready_.front();
-        ready_.pop();
-    }
+    n = hand_out(ready_, out, n);   // what this poll queued (a lost peer)
     return n;
 }
 

@@ -21,6 +21,9 @@
 #ifdef EVB_HAVE_UCX
 #include "ucx_driver.hpp"
 #endif
+#ifdef EVB_HAVE_PSM2
+#include "psm2_driver.hpp"
+#endif
 
 namespace evb {
 namespace {
@@ -68,6 +71,9 @@ DriverRegistry::DriverRegistry() {
 #endif
 #ifdef EVB_HAVE_UCX
     entries_.push_back(per_rank_entry(std::make_unique<UcxDriver>()));
+#endif
+#ifdef EVB_HAVE_PSM2
+    entries_.push_back(per_rank_entry(std::make_unique<Psm2Driver>()));
 #endif
 #ifdef EVB_HAVE_MPI
     auto mpi = std::make_unique<MpiDriver>();

@@ -26,3 +26,23 @@ struct PeerLoss {
 };
 
 } // namespace evb
+
+namespace evb {
+
+// Whether a post to `peer` may go ahead: error, with the reason in `why`, for a rank that does
+// not exist or is lost. `peers`: the driver's per-peer states, each with a PeerLoss `loss`.
+template <typename Peers>
+PostStatus check_post(std::uint32_t peer, const Peers& peers, std::string& why) {
+    const auto size = static_cast<std::uint32_t>(peers.size());
+    if (peer >= size) {
+        why = no_such_rank(peer, size);
+        return PostStatus::error;
+    }
+    if (peers[peer].loss.lost) {
+        why = "connection to " + peers[peer].loss.reason;
+        return PostStatus::error;
+    }
+    return PostStatus::ok;
+}
+
+} // namespace evb

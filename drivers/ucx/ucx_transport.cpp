@@ -1,5 +1,6 @@
 #include "ucx_transport.hpp"
 
+#include "hand_out.hpp"
 #include "loopback_delivery.hpp"
 
 #include <algorithm>
@@ -249,17 +250,7 @@ void UcxTransport::on_peer_error(std::uint32_t peer, ucs_status_t status) {
     lose(peer, "UCX endpoint error: " + status_text(status));
 }
 
-PostStatus UcxTransport::check_peer(std::uint32_t peer) {
-    if (peer >= size_) {
-        last_error_ = no_such_rank(peer, size_);
-        return PostStatus::error;
-    }
-    if (peers_[peer].loss.lost) {
-        last_error_ = "connection to " + peers_[peer].loss.reason;
-        return PostStatus::error;
-    }
-    return PostStatus::ok;
-}
+PostStatus UcxTransport::check_peer(std::uint32_t peer) { return check_post(peer, peers_, last_error_); }
 
 PostStatus UcxTransport::queued(std::uint32_t peer) const {
     const Peer& p = peers_[peer];
@@ -558,12 +549,7 @@ std::size_t UcxTransport::poll(std::span<Completion> out) {
         if (!p.unflushed.empty()) start_flush(peer);
         if (!p.queue.empty()) send_queued(peer);
     }
-    std::size_t n = 0;
-    while (n < out.size() && !ready_.empty()) {
-        out[n++] = ready_.front();
-        ready_.pop();
-    }
-    return n;
+    return hand_out(ready_, out, 0);
 }
 
 } // namespace evb

@@ -1,5 +1,6 @@
 #include "verbs_transport.hpp"
 
+#include "hand_out.hpp"
 #include "loopback_delivery.hpp"
 
 #include <arpa/inet.h>
@@ -417,11 +418,7 @@ void VerbsTransport::check_connection_events() {
 
 std::size_t VerbsTransport::poll(std::span<Completion> out) {
     check_connection_events();
-    std::size_t n = 0;
-    while (n < out.size() && !ready_.empty()) {
-        out[n++] = ready_.front();
-        ready_.pop();
-    }
+    std::size_t n = hand_out(ready_, out, 0);
     ibv_wc wcs[32];
     int got = ibv_poll_cq(cq_, 32, wcs);
     for (int i = 0; i < got; ++i) {
@@ -473,10 +470,7 @@ std::size_t VerbsTransport::poll(std::span<Completion> out) {
         peers_[peer].reposts.clear();
     }
     peers_to_repost_.clear();
-    while (n < out.size() && !ready_.empty()) {
-        out[n++] = ready_.front();
-        ready_.pop();
-    }
+    n = hand_out(ready_, out, n);
     return n;
 }
 

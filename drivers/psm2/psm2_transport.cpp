@@ -1,0 +1,313 @@
+#include "psm2_transport.hpp"
+
+#include "hand_out.hpp"
+#include "loopback_delivery.hpp"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+
+namespace evb {
+namespace {
+
+constexpr std::uint32_t tag_control = 1, tag_data = 2;
+constexpr std::int64_t connect_timeout_ns = 30'000'000'000;
+
+std::string psm2_text(psm2_error_t e) {
+    const char* s = psm2_error_get_string(e);
+    return s ? s : "error " + std::to_string(static_cast<int>(e));
+}
+
+// psm2_init once per process, psm2_finalize when it exits (transports may come and go).
+void psm2_init_once() {
+    static std::once_flag once;
+    static psm2_error_t result = PSM2_OK;
+    std::call_once(once, [] {
+        psm2_error_register_handler(nullptr, PSM2_ERRHANDLER_NO_HANDLER);   // errors returned, never fatal
+        int major = PSM2_VERNO_MAJOR, minor = PSM2_VERNO_MINOR;
+        result = psm2_init(&major, &minor);
+        if (result == PSM2_OK) std::atexit([] { psm2_finalize(); });
+    });
+    if (result != PSM2_OK)
+        throw std::runtime_error("psm2: psm2_init failed (" + psm2_text(result) +
+                                 "): PSM2 needs an Omni-Path adapter with the hfi1 driver loaded (lsmod | grep hfi1; ls /dev/hfi1_*) "
+                                 "and devices PSM2_DEVICES allows");
+}
+
+// The job's key: every rank of one job must open its endpoint with the same one, and two jobs on
+// one host with different ones. The flag, else the launcher's job identity, else a constant.
+void job_uuid(const Psm2Options& o, psm2_uuid_t uuid) {
+    std::string key = o.job_key;
+    if (key.empty()) {
+        const char* job = std::getenv("SLURM_JOB_ID");
+        const char* step = std::getenv("SLURM_STEP_ID");
+        const char* ompi = std::getenv("OMPI_MCA_orte_precondition_transports");
+        if (job) key = std::string(job) + "." + (step ? step : "");
+        else if (ompi) key = ompi;
+        else key = "evbench";
+    }
+    std::uint64_t h[2] = {1469598103934665603ULL, 1099511628211ULL};   // two FNV-1a hashes, different seeds
+    for (char c : key)
+        for (auto& v : h) v = (v ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    std::memcpy(uuid, h, 16);
+}
+
+psm2_mq_tag_t make_tag(std::uint32_t t0, std::uint32_t t1, std::uint32_t t2) {
+    psm2_mq_tag_t t;
+    t.tag0 = t0;
+    t.tag1 = t1;
+    t.tag2 = t2;
+    return t;
+}
+
+void* context_of(std::uint32_t index) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(index)); }
+std::uint32_t index_of(void* context) { return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(context)); }
+
+} // namespace
+
+std::optional<std::string> Psm2Transport::start_problem() {
+    try {
+        psm2_init_once();
+    } catch (const std::exception& e) {
+        return std::string(e.what());
+    }
+    return std::nullopt;
+}
+
+Psm2Transport::Psm2Transport(std::uint32_t rank, std::uint32_t size, const Psm2Options& options)
+    : rank_(rank), size_(size), peers_(size) {
+    psm2_init_once();
+    psm2_uuid_t uuid;
+    job_uuid(options, uuid);
+    psm2_ep_open_opts opts;
+    psm2_ep_open_opts_get_defaults(&opts);
+    if (psm2_error_t e = psm2_ep_open(uuid, &opts, &ep_, &epid_); e != PSM2_OK)
+        throw std::runtime_error("psm2: psm2_ep_open failed: " + psm2_text(e) + " (is every hfi1 context taken? PSM2_DEVICES?)");
+    if (psm2_error_t e = psm2_mq_init(ep_, PSM2_MQ_ORDERMASK_ALL, nullptr, 0, &mq_); e != PSM2_OK) {
+        psm2_ep_close(ep_, PSM2_EP_CLOSE_FORCE, 0);
+        throw std::runtime_error("psm2: psm2_mq_init failed: " + psm2_text(e));
+    }
+    recv_buffers_.resize(receives);
+    control_source_.assign(receives, -1);
+    send_buffers_.resize(std::size_t{size} * sends_per_peer);
+    for (std::size_t s = send_buffers_.size(); s-- > 0;) free_sends_.push_back(static_cast<std::uint32_t>(s));
+    for (std::uint32_t s = 0; s < receives; ++s) post_control_recv(s);
+}
+
+Psm2Transport::~Psm2Transport() {
+    if (mq_) psm2_mq_finalize(mq_);
+    if (ep_) psm2_ep_close(ep_, PSM2_EP_CLOSE_FORCE, 0);   // a peer that is gone cannot take part in a graceful close
+}
+
+std::string Psm2Transport::describe() const {
+    return "PSM2 " + std::to_string(PSM2_VERNO_MAJOR) + "." + std::to_string(PSM2_VERNO_MINOR) +
+           (std::getenv("PSM2_DEVICES") ? std::string(", PSM2_DEVICES=") + std::getenv("PSM2_DEVICES") : "");
+}
+
+std::string Psm2Transport::local_address() { return std::to_string(epid_); }
+
+void Psm2Transport::connect(const std::vector<std::string>& addresses, Picoseconds) {
+    if (addresses.size() != size_) throw std::runtime_error("psm2: expected " + std::to_string(size_) + " addresses");
+    std::vector<psm2_epid_t> epids(size_);
+    std::vector<int> mask(size_, 1);
+    for (std::uint32_t r = 0; r < size_; ++r) {
+        char* end = nullptr;
+        epids[r] = std::strtoull(addresses[r].c_str(), &end, 10);
+        if (addresses[r].empty() || *end != '\0') throw std::runtime_error("psm2: rank " + std::to_string(r) + "'s address is not a PSM2 endpoint id");
+    }
+    mask[rank_] = 0;   // writes and commands to self are delivered in place
+    std::vector<psm2_error_t> errors(size_, PSM2_OK);
+    std::vector<psm2_epaddr_t> epaddrs(size_, nullptr);
+    const psm2_error_t e =
+        psm2_ep_connect(ep_, static_cast<int>(size_), epids.data(), mask.data(), errors.data(), epaddrs.data(), connect_timeout_ns);
+    for (std::uint32_t r = 0; r < size_; ++r)
+        if (r != rank_ && errors[r] != PSM2_OK)
+            throw std::runtime_error("psm2: cannot connect to rank " + std::to_string(r) + ": " + psm2_text(errors[r]));
+    if (e != PSM2_OK) throw std::runtime_error("psm2: psm2_ep_connect failed: " + psm2_text(e));
+    for (std::uint32_t r = 0; r < size_; ++r) peers_[r].address = epaddrs[r];
+    heartbeat_.start(size_);
+}
+
+MemoryRegion Psm2Transport::register_memory(std::byte* base, std::size_t length) {
+    // Nothing to register: PSM2 pins what it sends and receives itself.
+    MemoryRegion region{base, length, regions_.size() + 1};
+    regions_.push_back(region);
+    return region;
+}
+
+std::uint32_t Psm2Transport::take_pending(const Pending& p) {
+    if (free_pending_.empty()) {
+        pending_.push_back(p);
+        return static_cast<std::uint32_t>(pending_.size() - 1);
+    }
+    const std::uint32_t i = free_pending_.back();
+    free_pending_.pop_back();
+    pending_[i] = p;
+    return i;
+}
+
+void Psm2Transport::post_control_recv(std::uint32_t slot) {
+    psm2_mq_tag_t tag = make_tag(tag_control, 0, 0), select = make_tag(0xFFFFFFFF, 0, 0);
+    const std::uint32_t i = take_pending({Pending::Op::control_recv, slot});
+    psm2_mq_req_t request;
+    const psm2_error_t e = psm2_mq_irecv2(mq_, PSM2_MQ_ANY_ADDR, &tag, &select, 0, &recv_buffers_[slot], sizeof(Control), context_of(i), &request);
+    if (e != PSM2_OK) throw std::runtime_error("psm2: psm2_mq_irecv2 failed: " + psm2_text(e));
+    control_source_[slot] = -1;
+    control_order_.push(slot);
+}
+
+void Psm2Transport::lose(std::uint32_t peer, const std::string& why) { peers_[peer].loss.mark(peer, why, ready_); }
+
+PostStatus Psm2Transport::check_peer(std::uint32_t peer) { return check_post(peer, peers_, last_error_); }
+
+PostStatus Psm2Transport::send_control(std::uint32_t peer, const Control& control) {
+    if (free_sends_.empty() || peers_[peer].in_flight >= sends_per_peer) return PostStatus::no_resource;
+    const std::uint32_t slot = free_sends_.back();
+    send_buffers_[slot] = control;
+    psm2_mq_tag_t tag = make_tag(tag_control, rank_, 0);
+    const std::uint32_t i = take_pending({Pending::Op::control_send, slot, peer});
+    psm2_mq_req_t request;
+    const psm2_error_t e =
+        psm2_mq_isend2(mq_, peers_[peer].address, 0, &tag, &send_buffers_[slot], sizeof(Control), context_of(i), &request);
+    if (e != PSM2_OK) {
+        free_pending_.push_back(i);
+        last_error_ = "psm2_mq_isend2 to rank " + std::to_string(peer) + ": " + psm2_text(e);
+        return PostStatus::error;
+    }
+    free_sends_.pop_back();
+    ++peers_[peer].in_flight;
+    return PostStatus::ok;
+}
+
+PostStatus Psm2Transport::post_send(std::uint32_t peer, const CommandBytes& command) {
+    if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
+    if (peer == rank_) {
+        deliver_message({rank_, ready_}, {rank_, ready_}, command);
+        return PostStatus::ok;
+    }
+    Control c{};
+    c.kind = Control::command;
+    c.payload = command;
+    return send_control(peer, c);
+}
+
+PostStatus Psm2Transport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
+                                     std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
+    if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
+    if (peer == rank_) {
+        last_error_ = deliver_write({rank_, ready_}, {rank_, ready_}, regions_, local, local_offset, remote_key, remote_offset, length, imm, cookie);
+        return last_error_.empty() ? PostStatus::ok : PostStatus::error;
+    }
+    Peer& p = peers_[peer];
+    if (p.in_flight + 2 > sends_per_peer || free_sends_.empty()) return PostStatus::no_resource;   // header and data
+    Control c{};
+    c.kind = Control::write_header;
+    c.imm = imm;
+    c.key = remote_key;
+    c.offset = remote_offset;
+    c.length = length;
+    c.data_sequence = p.data_sequence;
+    if (PostStatus s = send_control(peer, c); s != PostStatus::ok) return s;
+    psm2_mq_tag_t tag = make_tag(tag_data, rank_, p.data_sequence++);
+    const std::uint32_t i = take_pending({Pending::Op::data_send, 0, peer, imm, remote_offset, length, cookie});
+    psm2_mq_req_t request;
+    const psm2_error_t e = psm2_mq_isend2(mq_, p.address, 0, &tag, local.base + local_offset, static_cast<std::uint32_t>(length), context_of(i), &request);
+    if (e != PSM2_OK) {
+        free_pending_.push_back(i);
+        lose(peer, "psm2_mq_isend2 of a write's data failed: " + psm2_text(e));   // its header is already on the way
+        return PostStatus::ok;
+    }
+    ++p.in_flight;
+    return PostStatus::ok;
+}
+
+void Psm2Transport::handle_control(std::uint32_t slot, std::uint32_t source) {
+    const Control copy = recv_buffers_[slot];
+    post_control_recv(slot);   // keep the receive posted before acting on the packet
+    if (source >= size_) return;
+    heartbeat_.heard(source);
+    Completion c;
+    c.peer = source;
+    if (copy.kind == Control::heartbeat) return;
+    if (copy.kind == Control::command) {
+        c.kind = Completion::Kind::message;
+        c.command = copy.payload;
+        ready_.push(c);
+        return;
+    }
+    if (copy.key == 0 || copy.key > regions_.size() || copy.offset > regions_[copy.key - 1].length ||
+        copy.length > regions_[copy.key - 1].length - copy.offset) {
+        lose(source, "it wrote " + std::to_string(copy.length) + " B at offset " + std::to_string(copy.offset) + " of region " +
+                         std::to_string(copy.key) + ", outside the registered regions");
+        return;
+    }
+    // A write header: its data lands at region `key` + offset, on the tag of its sequence.
+    psm2_mq_tag_t tag = make_tag(tag_data, source, copy.data_sequence), select = make_tag(0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF);
+    const std::uint32_t i = take_pending({Pending::Op::data_recv, 0, source, copy.imm, copy.offset, copy.length});
+    psm2_mq_req_t request;
+    const psm2_error_t e = psm2_mq_irecv2(mq_, peers_[source].address, &tag, &select, 0, regions_[copy.key - 1].base + copy.offset,
+                                          static_cast<std::uint32_t>(copy.length), context_of(i), &request);
+    if (e != PSM2_OK) {
+        free_pending_.push_back(i);
+        lose(source, "psm2_mq_irecv2 of a write's data failed: " + psm2_text(e));
+    }
+}
+
+std::size_t Psm2Transport::poll(std::span<Completion> out) {
+    heartbeat_.tick(
+        rank_,
+        [&](std::uint32_t peer) {
+            if (peers_[peer].loss.lost) return;
+            Control beat{};
+            beat.kind = Control::heartbeat;
+            (void)send_control(peer, beat);   // a full queue skips one beat
+        },
+        [&](std::uint32_t peer, const std::string& why) { lose(peer, why); });
+    psm2_poll(ep_);
+    for (;;) {
+        psm2_mq_req_t request;
+        psm2_mq_status2_t status;
+        if (psm2_mq_ipeek2(mq_, &request, &status) != PSM2_OK) break;
+        psm2_mq_test2(&request, &status);
+        const std::uint32_t i = index_of(status.context);
+        const Pending p = pending_[i];
+        free_pending_.push_back(i);
+        if (status.error_code != PSM2_OK && p.op != Pending::Op::control_recv) {
+            if (p.op == Pending::Op::control_send) free_sends_.push_back(p.slot);
+            lose(p.peer, psm2_text(status.error_code));
+            continue;
+        }
+        Completion c;
+        c.peer = p.peer;
+        switch (p.op) {
+        case Pending::Op::control_recv: control_source_[p.slot] = status.msg_tag.tag1; continue;
+        case Pending::Op::control_send:
+            free_sends_.push_back(p.slot);
+            --peers_[p.peer].in_flight;
+            continue;
+        case Pending::Op::data_send:
+            --peers_[p.peer].in_flight;
+            c.kind = Completion::Kind::write_done;
+            c.cookie = p.cookie;
+            break;
+        case Pending::Op::data_recv:
+            c.kind = Completion::Kind::write_arrived;
+            c.imm = p.imm;
+            c.offset = p.offset;
+            c.length = p.length;
+            break;
+        }
+        ready_.push(c);
+    }
+    // Control packets in the order their receives were posted, the order MQ matched them.
+    while (!control_order_.empty() && control_source_[control_order_.front()] >= 0) {
+        const std::uint32_t slot = control_order_.front();
+        control_order_.pop();
+        handle_control(slot, static_cast<std::uint32_t>(control_source_[slot]));
+    }
+    return hand_out(ready_, out, 0);
+}
+
+} // namespace evb
