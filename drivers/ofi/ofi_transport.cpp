@@ -7,6 +7,8 @@
 #include <rdma/fi_rma.h>
 
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -36,7 +38,7 @@ fi_info* hints_for(const OfiOptions& o) {
     h->caps = FI_MSG | FI_RMA | FI_WRITE | FI_REMOTE_WRITE | FI_READ | FI_REMOTE_READ;
     h->mode = FI_CONTEXT | FI_CONTEXT2;
     h->ep_attr->type = FI_EP_RDM;
-    h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_ENDPOINT;   // not yet FI_MR_LOCAL or FI_MR_PROV_KEY
+    h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
     h->domain_attr->threading = FI_THREAD_DOMAIN;
     h->tx_attr->msg_order = FI_ORDER_SAS | FI_ORDER_SAW;
     h->rx_attr->msg_order = FI_ORDER_SAS | FI_ORDER_SAW;
@@ -73,6 +75,24 @@ fi_info* find_provider(const OfiOptions& o, std::string& why) {
     return nullptr;
 }
 
+// Providers size their queues for FI_UNIVERSE_SIZE peers; libfabric's default, 256, makes ofi_rxm
+// ask soft-RoCE for more completion-queue entries than it has. While the driver sets up, unless
+// the user set it, it is the run's ranks (at least 64); the launcher's children do not inherit it.
+class UniverseSize {
+public:
+    explicit UniverseSize(std::uint32_t ranks) : set_(std::getenv("FI_UNIVERSE_SIZE") == nullptr) {
+        if (set_) setenv("FI_UNIVERSE_SIZE", std::to_string(std::max<std::uint32_t>(ranks, 64)).c_str(), 1);
+    }
+    ~UniverseSize() {
+        if (set_) unsetenv("FI_UNIVERSE_SIZE");
+    }
+    UniverseSize(const UniverseSize&) = delete;
+    UniverseSize& operator=(const UniverseSize&) = delete;
+
+private:
+    bool set_;
+};
+
 void check(int rc, const char* what) {
     if (rc != 0) throw std::runtime_error(std::string("ofi: ") + what + ": " + fi_text(rc));
 }
@@ -80,6 +100,7 @@ void check(int rc, const char* what) {
 } // namespace
 
 std::optional<std::string> OfiTransport::provider_problem(const OfiOptions& options) {
+    UniverseSize universe(0);
     std::string why;
     fi_info* info = find_provider(options, why);
     if (!info) return why;
@@ -89,10 +110,12 @@ std::optional<std::string> OfiTransport::provider_problem(const OfiOptions& opti
 
 OfiTransport::OfiTransport(std::uint32_t rank, std::uint32_t size, const OfiOptions& options)
     : rank_(rank), size_(size), peers_(size), directory_(size, table_capacity), table_reads_(size) {
+    UniverseSize universe(size);
     std::string why;
     info_ = find_provider(options, why);
     if (!info_) throw std::runtime_error(why);
     virtual_addresses_ = (info_->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
+    local_registration_ = (info_->domain_attr->mr_mode & FI_MR_LOCAL) != 0;
     max_message_ = std::min<std::size_t>(info_->ep_attr->max_msg_size, std::size_t{1} << 30);
     // Each write holds two entries of the endpoint's transmit queue (it and its notice) until it
     // is delivered: every peer gets an equal share, so one that stops reading blocks only itself.
@@ -114,22 +137,40 @@ OfiTransport::OfiTransport(std::uint32_t rank, std::uint32_t size, const OfiOpti
     // Contexts live at fixed addresses for as long as their operations.
     receive_buffers_.resize(receives);
     receive_ops_.resize(receives);
+    if (local_registration_) receive_mr_ = reg(receive_buffers_.data(), receive_buffers_.size() * sizeof(CommandBytes), FI_RECV, 0, "receive buffers");
     for (std::uint32_t s = 0; s < receives; ++s) post_receive(s);
-    check(fi_mr_reg(domain_, directory_.table(), directory_.table_bytes(), FI_REMOTE_READ, 0, table_key, 0, &table_mr_, nullptr),
-          "fi_mr_reg (region table)");
-    if (info_->domain_attr->mr_mode & FI_MR_ENDPOINT) {
-        check(fi_mr_bind(table_mr_, &ep_->fid, 0), "fi_mr_bind");
-        check(fi_mr_enable(table_mr_), "fi_mr_enable");
-    }
+    table_mr_ = reg(directory_.table(), directory_.table_bytes(), FI_REMOTE_READ, table_key, "region table");
     const std::size_t writes = std::size_t{size} * writes_per_peer;
     write_ops_.resize(writes);
     write_slots_.resize(writes);
     for (std::size_t w = writes; w-- > 0;) free_writes_.push_back(static_cast<std::uint32_t>(w));
 }
 
+fid_mr* OfiTransport::reg(void* base, std::size_t length, std::uint64_t access, std::uint64_t key, const char* what) {
+    fid_mr* mr = nullptr;
+    int rc = fi_mr_reg(domain_, base, length, access, 0, key, 0, &mr, nullptr);
+    if (rc != 0) throw std::runtime_error(std::string("ofi: fi_mr_reg (") + what + "): " + fi_text(rc));
+    if (info_->domain_attr->mr_mode & FI_MR_ENDPOINT) {
+        check(fi_mr_bind(mr, &ep_->fid, 0), "fi_mr_bind");
+        check(fi_mr_enable(mr), "fi_mr_enable");
+    }
+    return mr;
+}
+
 OfiTransport::~OfiTransport() {
+    // Let what is in flight finish (or fail) first: ofi_rxm over verbs crashes in fi_close when
+    // an endpoint still has operations outstanding. Bounded: a peer that is gone never answers.
+    if (ep_ && !addresses_.empty()) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+        std::array<Completion, 64> scratch;
+        while ((free_writes_.size() < write_slots_.size() || reads_in_flight_ > 0) && std::chrono::steady_clock::now() < until)
+            (void)poll(scratch);
+    }
     if (ep_) fi_close(&ep_->fid);
     for (auto* mr : mrs_) fi_close(&mr->fid);
+    for (auto* mr : table_read_mrs_)
+        if (mr) fi_close(&mr->fid);
+    if (receive_mr_) fi_close(&receive_mr_->fid);
     if (table_mr_) fi_close(&table_mr_->fid);
     if (av_) fi_close(&av_->fid);
     if (cq_) fi_close(&cq_->fid);
@@ -160,7 +201,7 @@ std::string OfiTransport::local_address() {
         text += hex[name[i] & 15];
     }
     const std::uint64_t table = virtual_addresses_ ? reinterpret_cast<std::uintptr_t>(directory_.table()) : 0;
-    return text + "@" + std::to_string(table);
+    return text + "@" + std::to_string(table) + "@" + std::to_string(fi_mr_key(table_mr_));
 }
 
 void OfiTransport::connect(const std::vector<std::string>& addresses, Picoseconds) {
@@ -169,10 +210,19 @@ void OfiTransport::connect(const std::vector<std::string>& addresses, Picosecond
     // provider may differ in length: shm's are strings.)
     addresses_.assign(size_, FI_ADDR_NOTAVAIL);
     table_at_.assign(size_, 0);
+    table_keys_.assign(size_, 0);
+    table_read_mrs_.assign(size_, nullptr);
     for (std::uint32_t r = 0; r < size_; ++r) {
-        const auto at = addresses[r].rfind('@');
+        // name@table address@table key
+        const auto key_at = addresses[r].rfind('@');
+        const auto at = key_at == std::string::npos || key_at == 0 ? std::string::npos : addresses[r].rfind('@', key_at - 1);
         if (at == std::string::npos) throw std::runtime_error("ofi: rank " + std::to_string(r) + "'s address '" + addresses[r] + "' has no region table");
-        table_at_[r] = std::stoull(addresses[r].substr(at + 1));
+        try {
+            table_at_[r] = std::stoull(addresses[r].substr(at + 1, key_at - at - 1));
+            table_keys_[r] = std::stoull(addresses[r].substr(key_at + 1));
+        } catch (const std::exception&) {
+            throw std::runtime_error("ofi: rank " + std::to_string(r) + "'s address '" + addresses[r] + "' has no region table");
+        }
         const std::string a = addresses[r].substr(0, at);
         std::vector<unsigned char> name;
         for (std::size_t i = 0; i + 1 < a.size(); i += 2) {
@@ -202,14 +252,12 @@ void OfiTransport::keep_alive() {
 
 MemoryRegion OfiTransport::register_memory(std::byte* base, std::size_t length) {
     const auto address = reinterpret_cast<std::uintptr_t>(base);
-    const std::uint64_t key = directory_.add(virtual_addresses_ ? address : 0, length);
-    fid_mr* mr = nullptr;
-    check(fi_mr_reg(domain_, base, length, FI_WRITE | FI_REMOTE_WRITE, 0, key, 0, &mr, nullptr), "fi_mr_reg");
-    if (info_->domain_attr->mr_mode & FI_MR_ENDPOINT) {
-        check(fi_mr_bind(mr, &ep_->fid, 0), "fi_mr_bind");
-        check(fi_mr_enable(mr), "fi_mr_enable");
-    }
+    // Peers name the region by its place in the table (key); the fabric by the key it returns
+    // (its own choice with FI_MR_PROV_KEY), which the table holds.
+    const std::uint64_t key = mrs_.size() + 1;
+    fid_mr* mr = reg(base, length, FI_WRITE | FI_REMOTE_WRITE, key, "region");
     mrs_.push_back(mr);
+    directory_.add(virtual_addresses_ ? address : 0, length, fi_mr_key(mr));
     MemoryRegion region{base, length, key};
     regions_.push_back(region);
     return region;
@@ -220,7 +268,8 @@ void OfiTransport::post_receive(std::uint32_t slot) {
     op.kind = Operation::Kind::receive;
     op.index = slot;
     for (;;) {
-        ssize_t rc = fi_recv(ep_, &receive_buffers_[slot], command_bytes, nullptr, FI_ADDR_UNSPEC, &op.context);
+        ssize_t rc = fi_recv(ep_, &receive_buffers_[slot], command_bytes, receive_mr_ ? fi_mr_desc(receive_mr_) : nullptr, FI_ADDR_UNSPEC,
+                             &op.context);
         if (rc == 0) return;
         if (rc != -FI_EAGAIN) throw std::runtime_error("ofi: fi_recv: " + fi_text(rc));
         fi_cq_data_entry none[1];
@@ -280,7 +329,7 @@ PostStatus OfiTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
     // its share of the endpoint's queue, never all of it.
     iovec iov{local.base + local_offset, length};
     void* desc = fi_mr_desc(mrs_[local_index - 1]);
-    fi_rma_iov rma{target.base + remote_offset, length, remote_key};
+    fi_rma_iov rma{target.base + remote_offset, length, target.fabric_key};
     fi_msg_rma msg{};
     msg.msg_iov = &iov;
     msg.desc = &desc;
@@ -309,13 +358,26 @@ PostStatus OfiTransport::read_table(std::uint32_t peer) {
     Operation& op = table_reads_[peer];
     op.kind = Operation::Kind::table_read;
     op.index = peer;
-    ssize_t rc = fi_read(ep_, directory_.fetch_buffer(peer), directory_.table_bytes(), nullptr, addresses_[peer], table_at_[peer], table_key,
+    void* desc = nullptr;
+    if (local_registration_) {   // the buffer a read lands in is registered for that read
+        table_read_mrs_[peer] = reg(directory_.fetch_buffer(peer), directory_.table_bytes(), FI_READ, 0, "region table copy");
+        desc = fi_mr_desc(table_read_mrs_[peer]);
+    }
+    ssize_t rc = fi_read(ep_, directory_.fetch_buffer(peer), directory_.table_bytes(), desc, addresses_[peer], table_at_[peer], table_keys_[peer],
                          &op.context);
+    ++reads_in_flight_;
     if (rc == 0) return PostStatus::no_resource;
+    release_table_read(peer);
     directory_.fetch_failed(peer);
     if (rc == -FI_EAGAIN) return PostStatus::no_resource;
     last_error_ = "fi_read of rank " + std::to_string(peer) + "'s region table: " + fi_text(rc);
     return PostStatus::error;
+}
+
+void OfiTransport::release_table_read(std::uint32_t peer) {
+    if (reads_in_flight_ > 0) --reads_in_flight_;
+    if (table_read_mrs_[peer]) fi_close(&table_read_mrs_[peer]->fid);
+    table_read_mrs_[peer] = nullptr;
 }
 
 void OfiTransport::send_notices(std::uint32_t peer) {
@@ -352,6 +414,7 @@ void OfiTransport::read_error() {
                          ? "a write outside its registered regions was refused (" + text + ")"
                          : "write failed: " + text);
     } else if (op && op->kind == Operation::Kind::table_read) {
+        release_table_read(op->index);
         directory_.fetch_failed(op->index);
         lose(op->index, "reading its region table failed: " + text);
     } else if (op && op->kind == Operation::Kind::receive) {
@@ -378,6 +441,7 @@ std::size_t OfiTransport::poll(std::span<Completion> out) {
         const auto* op = static_cast<const Operation*>(e.op_context);
         Completion c;
         if (op->kind == Operation::Kind::table_read) {
+            release_table_read(op->index);
             directory_.fetched(op->index);
             continue;
         }

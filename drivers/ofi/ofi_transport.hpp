@@ -55,7 +55,7 @@ public:
     static constexpr std::uint32_t receives = 256;          // pre-posted, for commands and notices
     static constexpr std::uint32_t writes_per_peer = 256;   // in flight, then no_resource
     static constexpr std::uint32_t table_capacity = 256;
-    static constexpr std::uint64_t table_key = 0xFFFF;   // the region table's provider key
+    static constexpr std::uint64_t table_key = 0xFFFF;   // the region table's key, where the provider takes ours
 
 private:
     // Every operation's context: libfabric hands it back in the completion.
@@ -82,6 +82,9 @@ private:
     void keep_alive();
     void send_notices(std::uint32_t peer);
     PostStatus read_table(std::uint32_t peer);
+    void release_table_read(std::uint32_t peer);
+    // Registers memory (bound to the endpoint where the provider asks); throws naming `what`.
+    fid_mr* reg(void* base, std::size_t length, std::uint64_t access, std::uint64_t key, const char* what);
     void post_receive(std::uint32_t slot);
     void lose(std::uint32_t peer, const std::string& why);
     PostStatus check_peer(std::uint32_t peer);
@@ -97,6 +100,8 @@ private:
     fid_cq* cq_ = nullptr;
     fid_ep* ep_ = nullptr;
     bool virtual_addresses_ = false;   // FI_MR_VIRT_ADDR: a remote address is the region's base + offset
+    bool local_registration_ = false;  // FI_MR_LOCAL: buffers of receives and reads are registered too
+    fid_mr* receive_mr_ = nullptr;
     std::size_t max_message_ = 0;
     std::uint32_t per_peer_limit_ = 1;   // writes in flight per peer
     Heartbeat heartbeat_;
@@ -109,7 +114,10 @@ private:
     // shm providers leave a write to a bad key or range without any completion.
     RegionDirectory directory_;
     fid_mr* table_mr_ = nullptr;
-    std::vector<std::uint64_t> table_at_;   // per peer: where its table is (address or offset 0)
+    std::vector<std::uint64_t> table_at_;     // per peer: where its table is (address or offset 0)
+    std::vector<std::uint64_t> table_keys_;   // per peer: its table's key (the provider's, with FI_MR_PROV_KEY)
+    std::vector<fid_mr*> table_read_mrs_;
+    std::uint32_t reads_in_flight_ = 0;     // FI_MR_LOCAL: per peer, the registered copy a read lands in
     std::vector<Operation> table_reads_;
     std::vector<CommandBytes> receive_buffers_;
     std::vector<Operation> receive_ops_;

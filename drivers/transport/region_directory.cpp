@@ -6,9 +6,9 @@ namespace evb {
 
 RegionDirectory::RegionDirectory(std::uint32_t peers, std::uint32_t capacity) : own_(capacity), peers_(peers) {}
 
-std::uint64_t RegionDirectory::add(std::uint64_t base, std::uint64_t length) {
+std::uint64_t RegionDirectory::add(std::uint64_t base, std::uint64_t length, std::uint64_t fabric_key) {
     if (used_ == own_.size()) throw std::runtime_error("more than " + std::to_string(own_.size()) + " registered regions");
-    own_[used_] = {base, length};
+    own_[used_] = {base, length, fabric_key};
     return ++used_;
 }
 

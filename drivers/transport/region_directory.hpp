@@ -13,6 +13,7 @@ namespace evb {
 
 struct RegionEntry {
     std::uint64_t base = 0, length = 0;   // base: the address peers write at (length 0: no region)
+    std::uint64_t fabric_key = 0;         // the key the fabric knows the region by, where it chose one
 };
 
 class RegionDirectory {
@@ -23,7 +24,7 @@ public:
     RegionEntry* table() { return own_.data(); }
     std::size_t table_bytes() const { return own_.size() * sizeof(RegionEntry); }
     // Enters a region; returns its key. Throws std::runtime_error when the table is full.
-    std::uint64_t add(std::uint64_t base, std::uint64_t length);
+    std::uint64_t add(std::uint64_t base, std::uint64_t length, std::uint64_t fabric_key = 0);
 
     enum class Lookup {
         found,     // `entry` holds the region; the write fits

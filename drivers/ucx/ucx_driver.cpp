@@ -10,9 +10,14 @@ void UcxDriver::declare_options(OptionSet& options) {
         .shown_default("$UCX_TLS, else UCX's choice");
     options.text("ucx-devices", options_.devices, "LIST", "`ucx`: devices, as UCX_NET_DEVICES (`lo`, `eth0`, `rxe0:1`)")
         .shown_default("$UCX_NET_DEVICES, else all");
+    options.text("ucx-write", options_.write, "WAY",
+                 "`ucx`: how a fragment travels: `am` (an active message the target places, by rendezvous when large) or `put` "
+                 "(ucp_put_nbx, then a notice once a flush covers it)");
 }
 
 void UcxDriver::preflight() const {
+    if (options_.write != "am" && options_.write != "put")
+        throw ConfigError("--ucx-write: unknown way '" + options_.write + "' (choose am or put)");
     if (auto problem = UcxTransport::start_problem(options_)) throw ConfigError(*problem);
 }
 

@@ -4,6 +4,7 @@
 #include "loopback_delivery.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -61,11 +62,19 @@ template <unsigned Id>
 ucs_status_t on_active_message(void* arg, const void* header, std::size_t header_length, void* data, std::size_t length,
                                const ucp_am_recv_param_t* param) {
     // Every message is sent eager (UCP_AM_SEND_FLAG_EAGER), so its data is here whole.
-    if (header_length < sizeof(UcxTransport::Header) || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) return UCS_OK;
+    if (header_length < UcxTransport::short_header || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) return UCS_OK;
+    std::uint32_t rank;   // the header's first field
+    std::memcpy(&rank, header, sizeof rank);
+    static_cast<UcxTransport*>(arg)->on_message(Id, rank, data, length);
+    return UCS_OK;
+}
+
+ucs_status_t on_write_message(void* arg, const void* header, std::size_t header_length, void* data, std::size_t length,
+                              const ucp_am_recv_param_t* param) {
+    if (header_length < sizeof(UcxTransport::Header)) return UCS_OK;
     UcxTransport::Header h;
     std::memcpy(&h, header, sizeof h);
-    static_cast<UcxTransport*>(arg)->on_message(Id, h.rank, data, length);
-    return UCS_OK;
+    return static_cast<UcxTransport*>(arg)->on_write(h, data, length, (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0);
 }
 
 void on_send_done(void* request, ucs_status_t status, void* user_data) {
@@ -101,6 +110,9 @@ std::optional<std::string> UcxTransport::start_problem(const UcxOptions& options
 
 UcxTransport::UcxTransport(std::uint32_t rank, std::uint32_t size, const UcxOptions& options)
     : rank_(rank), size_(size), options_(options), peers_(size), directory_(size, table_capacity) {
+    if (options.write != "am" && options.write != "put")
+        throw std::runtime_error("--ucx-write: unknown way '" + options.write + "' (choose am or put)");
+    put_ = options.write == "put";
     Started s = start_ucx(options);
     context_ = s.context;
     worker_ = s.worker;
@@ -108,7 +120,7 @@ UcxTransport::UcxTransport(std::uint32_t rank, std::uint32_t size, const UcxOpti
     const std::pair<unsigned, Callback> handlers[] = {
         {am_command, on_active_message<am_command>},       {am_notice, on_active_message<am_notice>},
         {am_heartbeat, on_active_message<am_heartbeat>},   {am_table_request, on_active_message<am_table_request>},
-        {am_table_reply, on_active_message<am_table_reply>},
+        {am_table_reply, on_active_message<am_table_reply>}, {am_write, on_write_message},
     };
     for (const auto& [id, cb] : handlers) {
         ucp_am_handler_param_t h{};
@@ -270,14 +282,21 @@ UcxTransport::SendSlot* UcxTransport::take_slot(std::uint32_t peer) {
 
 void UcxTransport::release(SendSlot& slot) { free_sends_.push_back(static_cast<std::uint32_t>(&slot - send_slots_.data())); }
 
-bool UcxTransport::send(SendSlot& slot, unsigned id, const void* body, std::size_t length) {
+bool UcxTransport::send(SendSlot& slot, unsigned id, const void* body, std::size_t length, std::size_t header_length, ucp_mem_h memh) {
     ucp_request_param_t param{};
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-    param.flags = UCP_AM_SEND_FLAG_EAGER;
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    if (id != am_write) {   // small messages, whole at the target (a write may go by rendezvous)
+        param.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
+        param.flags = UCP_AM_SEND_FLAG_EAGER;
+    }
+    if (memh) {
+        param.op_attr_mask |= UCP_OP_ATTR_FIELD_MEMH;
+        param.memh = memh;
+    }
     param.cb.send = on_send_done;
     param.user_data = &slot;
     slot.header.rank = rank_;
-    const ucs_status_ptr_t r = ucp_am_send_nbx(peers_[slot.peer].ep, id, &slot.header, sizeof(Header), body, length, &param);
+    const ucs_status_ptr_t r = ucp_am_send_nbx(peers_[slot.peer].ep, id, &slot.header, header_length, body, length, &param);
     if (r == nullptr) on_sent(slot, UCS_OK);
     else if (UCS_PTR_IS_ERR(r)) on_sent(slot, UCS_PTR_STATUS(r));
     return !UCS_PTR_IS_ERR(r);
@@ -329,6 +348,18 @@ PostStatus UcxTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
     }
     Peer& p = peers_[peer];
     if (p.writes >= writes_per_peer || free_writes_.empty() || queued(peer) != PostStatus::ok) return PostStatus::no_resource;
+    if (!put_) {   // an active message carrying the data, checked and placed by the target
+        const std::uint32_t w = free_writes_.back();
+        free_writes_.pop_back();
+        write_slots_[w] = {peer, cookie, Notice{remote_offset, length, imm, 0}, true, local.base + local_offset, memhs_[local.key - 1], remote_key};
+        ++p.writes;
+        Outgoing o;
+        o.kind = Outgoing::Kind::write;
+        o.write = w;
+        p.queue.push(o);
+        send_queued(peer);
+        return PostStatus::ok;
+    }
     RegionEntry target;
     switch (directory_.find(peer, remote_key, remote_offset, length, target)) {
     case RegionDirectory::Lookup::found: break;
@@ -357,11 +388,11 @@ PostStatus UcxTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
     if (r) ucp_request_free(r);   // the flush that follows tells when it is done
     const std::uint32_t w = free_writes_.back();
     free_writes_.pop_back();
-    write_slots_[w] = {peer, cookie, Notice{remote_offset, length, imm, 0}, false};
+    write_slots_[w] = {peer, cookie, Notice{remote_offset, length, imm, 0}, false, nullptr, nullptr, remote_key};
     ++p.writes;
     p.unflushed.push_back(w);
     Outgoing o;
-    o.is_notice = true;
+    o.kind = Outgoing::Kind::notice;
     o.write = w;
     p.queue.push(o);
     return PostStatus::ok;   // the flush starts at the next poll, covering every put posted till then
@@ -400,22 +431,29 @@ void UcxTransport::on_flushed(std::uint32_t peer, ucs_status_t status) {
 void UcxTransport::send_queued(std::uint32_t peer) {
     Peer& p = peers_[peer];
     while (!p.queue.empty() && !p.loss.lost) {
-        const Outgoing& o = p.queue.front();
-        if (o.is_notice && !write_slots_[o.write].flushed) return;   // its data is not yet known to be there
+        const Outgoing o = p.queue.front();
+        if (o.kind == Outgoing::Kind::notice && !write_slots_[o.write].flushed) return;   // its data is not yet known to be there
         SendSlot* s = take_slot(peer);
         if (!s) return;
         s->counted = true;
         ++p.messages_in_flight;
+        p.queue.pop();
         bool sent;
-        if (o.is_notice) {
+        if (o.kind == Outgoing::Kind::command) {
+            s->body = o.command;
+            sent = send(*s, am_command, s->body.data(), command_bytes);
+        } else if (o.kind == Outgoing::Kind::notice) {
             s->write = o.write;
             std::memcpy(s->body.data(), &write_slots_[o.write].notice, sizeof(Notice));
-            p.queue.pop();
             sent = send(*s, am_notice, s->body.data(), sizeof(Notice));
         } else {
-            s->body = o.command;
-            p.queue.pop();
-            sent = send(*s, am_command, s->body.data(), command_bytes);
+            const WriteSlot& w = write_slots_[o.write];
+            s->write = o.write;
+            s->header.imm = w.notice.imm;
+            s->header.key = w.key;
+            s->header.offset = w.notice.offset;
+            s->header.length = w.notice.length;
+            sent = send(*s, am_write, w.data, w.notice.length, sizeof(Header), w.memh);
         }
         if (!sent) return;
     }
@@ -453,6 +491,49 @@ void UcxTransport::on_message(unsigned id, std::uint32_t from, const void* data,
     }
     default: return;   // a heartbeat: being heard of is all it says
     }
+}
+
+ucs_status_t UcxTransport::on_write(const Header& h, void* data, std::size_t length, bool rendezvous) {
+    const std::uint32_t from = h.rank;
+    if (from >= size_ || from == rank_) return UCS_OK;
+    heartbeat_.heard(from);
+    if (h.key == 0 || h.key > regions_.size() || h.length != length || h.offset > regions_[h.key - 1].length ||
+        h.length > regions_[h.key - 1].length - h.offset) {
+        lose(from, "it wrote " + std::to_string(h.length) + " B at offset " + std::to_string(h.offset) + " of region " + std::to_string(h.key) +
+                       ", outside the registered regions");
+        return rendezvous ? UCS_ERR_INVALID_PARAM : UCS_OK;   // the data is dropped, never placed
+    }
+    std::byte* target = regions_[h.key - 1].base + h.offset;
+    auto* a = new Arrival{this, {}};
+    a->completion.kind = Completion::Kind::write_arrived;
+    a->completion.peer = from;
+    a->completion.imm = h.imm;
+    a->completion.offset = h.offset;
+    a->completion.length = h.length;
+    if (!rendezvous) {   // eager: the data is here, valid during this call
+        std::memcpy(target, data, length);
+        on_arrived(a, UCS_OK);
+        return UCS_OK;
+    }
+    ucp_request_param_t param{};
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_MEMH;
+    param.cb.recv_am = [](void* request, ucs_status_t status, std::size_t, void* user_data) {
+        auto* arrival = static_cast<Arrival*>(user_data);
+        arrival->owner->on_arrived(arrival, status);
+        ucp_request_free(request);
+    };
+    param.user_data = a;
+    param.memh = memhs_[h.key - 1];
+    const ucs_status_ptr_t r = ucp_am_recv_data_nbx(worker_, data, target, length, &param);
+    if (r == nullptr) on_arrived(a, UCS_OK);
+    else if (UCS_PTR_IS_ERR(r)) on_arrived(a, UCS_PTR_STATUS(r));
+    return UCS_INPROGRESS;
+}
+
+void UcxTransport::on_arrived(Arrival* a, ucs_status_t status) {
+    const std::unique_ptr<Arrival> owned(a);
+    if (status == UCS_OK) ready_.push(a->completion);
+    else lose(a->completion.peer, "receiving a write's data failed: " + status_text(status));
 }
 
 // A table reply: a count, then per region its base, its length and its packed rkey.

@@ -25,8 +25,9 @@
 namespace evb {
 
 struct UcxOptions {
-    std::string tls;       // empty: $UCX_TLS, else UCX's choice
-    std::string devices;   // empty: $UCX_NET_DEVICES, else all
+    std::string tls;           // empty: $UCX_TLS, else UCX's choice
+    std::string devices;       // empty: $UCX_NET_DEVICES, else all
+    std::string write = "am";  // how a fragment travels: "am" (an active message) or "put"
 };
 
 class UcxTransport final : public Transport {
@@ -38,7 +39,7 @@ public:
     const char* name() const override { return "ucx"; }
     std::uint32_t rank() const override { return rank_; }
     std::uint32_t size() const override { return size_; }
-    Capabilities capabilities() const override { return {true, std::size_t{1} << 30, command_bytes}; }
+    Capabilities capabilities() const override { return {put_, std::size_t{1} << 30, command_bytes}; }
     std::string describe() const override;   // "UCX 1.13.1, UCX_TLS=..., UCX_NET_DEVICES=..."
     std::string local_address() override;
     void connect(const std::vector<std::string>& addresses, Picoseconds timeout) override;
@@ -57,11 +58,13 @@ public:
     static constexpr std::uint32_t table_capacity = 256;
 
     // Active message ids.
-    enum : unsigned { am_command = 1, am_notice, am_heartbeat, am_table_request, am_table_reply };
-    // What every active message carries in its header.
+    enum : unsigned { am_command = 1, am_notice, am_heartbeat, am_table_request, am_table_reply, am_write };
+    // What every active message carries in its header; a write's (--ucx-write am) adds where it lands.
     struct Header {
-        std::uint32_t rank = 0, pad = 0;
+        std::uint32_t rank = 0, imm = 0;
+        std::uint64_t key = 0, offset = 0, length = 0;
     };
+    static constexpr std::size_t short_header = 8;   // rank and imm: all but a write's
     // A write's notice: where its data landed, and the writer's immediate.
     struct Notice {
         std::uint64_t offset = 0, length = 0;
@@ -70,6 +73,13 @@ public:
 
     // Called by UCX from ucp_worker_progress.
     void on_message(unsigned id, std::uint32_t from, const void* data, std::size_t length);
+    // A write's active message: its data lands in the region now (eager) or by rendezvous.
+    ucs_status_t on_write(const Header& h, void* data, std::size_t length, bool rendezvous);
+    struct Arrival {
+        UcxTransport* owner;
+        Completion completion;   // write_arrived, once the data is in
+    };
+    void on_arrived(Arrival* a, ucs_status_t status);
     void on_peer_error(std::uint32_t peer, ucs_status_t status);
     struct SendSlot;
     void on_sent(SendSlot& slot, ucs_status_t status);
@@ -89,8 +99,8 @@ public:
 private:
     // A message to a peer, in posting order.
     struct Outgoing {
-        bool is_notice = false;
-        std::uint32_t write = 0;   // notice: the write slot
+        enum class Kind : std::uint8_t { command, notice, write } kind = Kind::command;
+        std::uint32_t write = 0;   // notice or write: the write slot
         CommandBytes command{};
     };
     struct WriteSlot {
@@ -98,6 +108,9 @@ private:
         std::uint64_t cookie = 0;
         Notice notice;
         bool flushed = false;
+        const std::byte* data = nullptr;   // --ucx-write am: the local bytes, and their region
+        ucp_mem_h memh = nullptr;
+        std::uint64_t key = 0;             // the target's region
     };
     struct Peer {
         UcxTransport* owner = nullptr;
@@ -118,7 +131,8 @@ private:
     SendSlot* take_slot(std::uint32_t peer);
     void release(SendSlot& slot);
     // Sends one active message; false when it failed (the peer is then lost).
-    bool send(SendSlot& slot, unsigned id, const void* body, std::size_t length);
+    bool send(SendSlot& slot, unsigned id, const void* body, std::size_t length, std::size_t header_length = short_header,
+              ucp_mem_h memh = nullptr);
     void send_queued(std::uint32_t peer);
     void start_flush(std::uint32_t peer);
     void answer_table_request(std::uint32_t peer);
@@ -129,6 +143,7 @@ private:
     std::uint32_t rank_, size_;
     UcxOptions options_;
     bool peer_failure_handled_ = true;   // endpoints in error handling mode PEER
+    bool put_ = false;                   // --ucx-write put
     ucp_context_h context_ = nullptr;
     ucp_worker_h worker_ = nullptr;
     std::vector<Peer> peers_;

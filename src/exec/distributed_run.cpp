@@ -65,11 +65,16 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     if (const char* fd = std::getenv("EVBENCH_BOOTSTRAP_FD"); fd && world.rank == 0) inherited = std::atoi(fd);
 
     Bootstrap boot(world, endpoint, inherited, setup_timeout);
+    // The node is declared first so that the transport is closed before it: closing may still
+    // land data in the pools the transport registered (libfabric's tcp provider does, in
+    // fi_close, after a peer died), and the node's units own them.
+    std::unique_ptr<Node> node_owner;
     auto transport = make_transport(listen_host);
     auto addresses = boot.allgather(transport->local_address(), fingerprint);
     transport->connect(addresses, setup_timeout);
 
-    Node node(builder.units_of(world.rank), layout, *transport, log);
+    node_owner = std::make_unique<Node>(builder.units_of(world.rank), layout, *transport, log);
+    Node& node = *node_owner;
     Reactor reactor;
     reactor.add(node);
     bool root = world.rank == 0;

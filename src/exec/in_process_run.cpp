@@ -12,8 +12,11 @@ RunOutcome run_in_process(const Config& config, std::vector<std::unique_ptr<Tran
     EventBuilder builder(config);
     auto& log = logger("evb");
     std::vector<std::unique_ptr<Node>> nodes;
+    // Declared after the nodes, so closed before them: a transport may still land data in the
+    // pools it registered, which the nodes' units own, until it is closed.
+    const auto open = std::move(transports);
     Reactor reactor;
-    for (auto& t : transports) {
+    for (auto& t : open) {
         nodes.push_back(std::make_unique<Node>(builder.units_of(t->rank()), builder.layout(), *t, log));
         reactor.add(*nodes.back());
     }

@@ -49,7 +49,15 @@ const std::vector<DriverCase> kDrivers = {
      "the suite's ranks share one process, and closing one shm endpoint there crashes libfabric 1.17 in its siblings; a killed shm "
      "process is named by every survivor in Loopback/ProcessFailure.KilledRankEndsTheRunWithAClearErrorOnEverySurvivor/OfiShm",
      ""},
+    // verbs;ofi_rxm and UCX's rc_verbs run in the soft-RoCE VM (tests/test_rdma_drivers_in_vm.cpp);
+    // elsewhere they skip with the driver's reason (no such provider or transport here).
+    {"ofi_verbs", "ofi", {"--ofi-provider", "verbs;ofi_rxm"}, "", "", ""},
     {"ucx_tcp", "ucx", {"--ucx-tls", "tcp"}, "", "", ""},
+    {"ucx_tcp_put", "ucx", {"--ucx-tls", "tcp", "--ucx-write", "put"}, "",
+     "UCX 1.13 emulates puts over tcp with messages the target acknowledges; acknowledging a put of a peer that died is a fatal "
+     "error inside UCX (ucp_put_handler: 'Endpoint timeout'), which aborts the survivor: the default --ucx-write am is tested instead",
+     ""},
+    {"ucx_rc_verbs", "ucx", {"--ucx-tls", "rc_verbs,tcp", "--ucx-write", "put"}, "", "", ""},
     {"ucx_shm", "ucx", {"--ucx-tls", "posix,cma"}, "", "", ""},
     // Runs where psm2_init succeeds (an Omni-Path adapter); elsewhere every test skips with the
     // driver's own reason (this machine: "psm2_init failed (PSM Unresolved internal error)").

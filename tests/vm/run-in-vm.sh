@@ -76,6 +76,7 @@ cat > "$root/init" <<'INIT'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
 mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
+mkdir -p /dev/shm && mount -t tmpfs shm /dev/shm   # POSIX shared memory (UCX's posix transport)
 for m in crc32_generic configfs udp_tunnel ip6_udp_tunnel dummy ib_core ib_uverbs rdma_rxe ib_cm iw_cm rdma_cm rdma_ucm; do
   insmod /lib/modules/$m.ko || echo "EVB_VM: insmod $m failed"
 done

@@ -1,0 +1,59 @@
+// The ofi driver on verbs;ofi_rxm and the ucx driver on rc_verbs, over soft-RoCE in the VM
+// (tests/vm): each driver's conformance instance and end-to-end event building, in one VM boot
+// per driver. The VM has no host name: libfabric's verbs provider resolves its own, so the script
+// gives it one.
+#include "run_command.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <vector>
+
+using namespace evb::test;
+
+namespace {
+
+std::size_t count(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+// Runs this test binary's conformance instance `label`, then evbench for each protocol and layout
+// with each of `flag_sets`, in one VM boot; `extra` are more files the VM needs (UCX's modules).
+void conformance_and_event_building(const std::string& label, const std::vector<std::string>& flag_sets, const std::string& extra) {
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+    const std::string e = evbench_binary();
+    std::string script = "set -o pipefail; hostname vm; printf \"127.0.0.1 localhost\\n10.0.0.1 vm\\n\" > /etc/hosts; " + self +
+                         " --gtest_color=no --gtest_filter=EveryDriver/Conformance.*/" + label + "; ";
+    for (const auto& flags : flag_sets)
+        for (const std::string point : {"--launch-local 2", "--launch-local 3 --protocol push", "--launch-local 3 --protocol pull-noem",
+                                        "--launch-local 4 --ppn 2 --nodes 2"})
+            script += e + " " + flags + " " + point + " --events 200 --fragment-size 64KiB --verify full --quiet | tail -1; echo \"rc=$?\"; ";
+    const std::size_t runs = 4 * flag_sets.size();
+    auto r = run_command(std::string(EVBENCH_SOURCE_DIR) + "/tests/vm/run-in-vm.sh -t 1500 -b " + self + " -b " + e + extra + " -- '" + script + "'", 1500);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_EQ(count(r.out, "[       OK ] EveryDriver/Conformance."), 8u) << r.out;   // no exclusion
+    EXPECT_NE(r.out.find("[  PASSED  ] 8 tests."), std::string::npos) << r.out;
+    EXPECT_EQ(count(r.out, "200 events built"), runs) << r.out;
+    EXPECT_EQ(count(r.out, "errors: none"), runs) << r.out;
+    EXPECT_EQ(count(r.out, "rc=0"), runs) << r.out;
+}
+
+} // namespace
+
+#ifdef EVB_HAVE_OFI
+TEST(OfiOnSoftRoce, VerbsOfiRxmPassesTheConformanceSuiteAndBuildsEvents) {
+    conformance_and_event_building("ofi_verbs", {"--transport ofi --ofi-provider \"verbs;ofi_rxm\""}, "");
+}
+#endif
+
+#ifdef EVB_HAVE_UCX
+TEST(UcxOnSoftRoce, RcVerbsPassesTheConformanceSuiteAndBuildsEvents) {
+    const std::string modules = "/usr/lib/x86_64-linux-gnu/ucx/";
+    // rc_verbs puts are RDMA writes; the default (active messages) moves large fragments by rendezvous.
+    conformance_and_event_building("ucx_rc_verbs",
+                                   {"--transport ucx --ucx-tls rc_verbs,tcp --ucx-write put", "--transport ucx --ucx-tls rc_verbs,tcp"},
+                                   " -b " + modules + "libuct_ib.so.0 -b " + modules + "libuct_rdmacm.so.0");
+}
+#endif
