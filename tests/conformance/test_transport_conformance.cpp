@@ -57,7 +57,11 @@ const std::vector<DriverCase> kDrivers = {
      "UCX 1.13 emulates puts over tcp with messages the target acknowledges; acknowledging a put of a peer that died is a fatal "
      "error inside UCX (ucp_put_handler: 'Endpoint timeout'), which aborts the survivor: the default --ucx-write am is tested instead",
      ""},
-    {"ucx_rc_verbs", "ucx", {"--ucx-tls", "rc_verbs,tcp", "--ucx-write", "put"}, "", "", ""},
+    {"ucx_rc_verbs", "ucx", {"--ucx-tls", "rc_verbs,tcp", "--ucx-write", "put"}, "",
+     "this suite kills a rank by closing its transport inside the test process, and UCX 1.13 asserts in that close while wireup "
+     "messages to the other ranks are pending (ucp_request.c:684, removed upstream in openucx/ucx#8175); a killed process does not "
+     "close anything: ProcessFailure.*/Ucx* covers it",
+     ""},
     {"ucx_shm", "ucx", {"--ucx-tls", "posix,cma"}, "", "", ""},
     // Runs where psm2_init succeeds (an Omni-Path adapter); elsewhere every test skips with the
     // driver's own reason (this machine: "psm2_init failed (PSM Unresolved internal error)").

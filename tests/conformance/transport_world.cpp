@@ -49,6 +49,13 @@ private:
 
 class RegistryWorld final : public TransportWorld {
 public:
+    // Ranks that were separate processes would each go on progressing until they close: a last
+    // 100 ms of polls lets connection set-ups still under way finish (UCX 1.13 asserts when it
+    // purges a pending wireup message at close).
+    ~RegistryWorld() override {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+        while (std::chrono::steady_clock::now() < until) progress();
+    }
     RegistryWorld(const DriverEntry& entry, std::uint32_t ranks) {
         ranks_ = ranks;
         const Driver& d = *entry.driver;
