@@ -42,6 +42,7 @@ const std::vector<std::pair<std::string, std::string>> kTransports = {
 #ifdef EVB_HAVE_OFI
     {"OfiTcp", "--transport ofi --ofi-provider 'tcp;ofi_rxm'"},
     {"OfiShm", "--transport ofi --ofi-provider shm"},
+    {"OfiUdp", "--transport ofi --ofi-provider 'udp;ofi_rxd'"},
 #endif
 #ifdef EVB_HAVE_UCX
     {"UcxTcp", "--transport ucx --ucx-tls tcp"},

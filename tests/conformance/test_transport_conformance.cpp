@@ -45,6 +45,8 @@ const std::vector<DriverCase> kDrivers = {
     {"mpi_rma", "mpi", {"--mpi-rma"}, "", no_mpi_peer_loss, ""},
     {"verbs", "verbs", {}, "", "", ""},
     {"ofi_tcp", "ofi", {"--ofi-provider", "tcp;ofi_rxm"}, "", "", ""},
+    {"ofi_sockets", "ofi", {"--ofi-provider", "sockets"}, "", "", "the sockets provider moves a few MB/s here: 256 MiB would take minutes"},
+    {"ofi_udp", "ofi", {"--ofi-provider", "udp;ofi_rxd"}, "", "", "udp;ofi_rxd moves a few MB/s here: 256 MiB would take minutes"},
     {"ofi_shm", "ofi", {"--ofi-provider", "shm"}, "",
      "the suite's ranks share one process, and closing one shm endpoint there crashes libfabric 1.17 in its siblings; a killed shm "
      "process is named by every survivor in Loopback/ProcessFailure.KilledRankEndsTheRunWithAClearErrorOnEverySurvivor/OfiShm",
