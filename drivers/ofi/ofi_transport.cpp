@@ -160,11 +160,16 @@ fid_mr* OfiTransport::reg(void* base, std::size_t length, std::uint64_t access, 
 OfiTransport::~OfiTransport() {
     // Let what is in flight finish (or fail) first: ofi_rxm over verbs crashes in fi_close when
     // an endpoint still has operations outstanding. Bounded: a peer that is gone never answers.
+    // Then, with heartbeats stopped, progress a little longer: ofi_rxm over verbs also crashes
+    // in fi_close while a connection to or from a peer is still being set up.
     if (ep_ && !addresses_.empty()) {
-        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+        const auto start = std::chrono::steady_clock::now();
         std::array<Completion, 64> scratch;
-        while ((free_writes_.size() < write_slots_.size() || reads_in_flight_ > 0) && std::chrono::steady_clock::now() < until)
+        while ((free_writes_.size() < write_slots_.size() || reads_in_flight_ > 0) && std::chrono::steady_clock::now() < start + std::chrono::seconds(2))
             (void)poll(scratch);
+        closing_ = true;
+        const auto settled = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+        while (std::chrono::steady_clock::now() < settled) (void)poll(scratch);
     }
     if (ep_) fi_close(&ep_->fid);
     for (auto* mr : mrs_) fi_close(&mr->fid);
@@ -239,6 +244,7 @@ void OfiTransport::connect(const std::vector<std::string>& addresses, Picosecond
 }
 
 void OfiTransport::keep_alive() {
+    if (closing_) return;
     // A reliable-datagram endpoint says nothing of a peer that went away while idle.
     const std::uint64_t beat = 0;
     heartbeat_.tick(

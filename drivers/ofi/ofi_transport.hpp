@@ -117,7 +117,8 @@ private:
     std::vector<std::uint64_t> table_at_;     // per peer: where its table is (address or offset 0)
     std::vector<std::uint64_t> table_keys_;   // per peer: its table's key (the provider's, with FI_MR_PROV_KEY)
     std::vector<fid_mr*> table_read_mrs_;
-    std::uint32_t reads_in_flight_ = 0;     // FI_MR_LOCAL: per peer, the registered copy a read lands in
+    std::uint32_t reads_in_flight_ = 0;
+    bool closing_ = false;   // no more heartbeats     // FI_MR_LOCAL: per peer, the registered copy a read lands in
     std::vector<Operation> table_reads_;
     std::vector<CommandBytes> receive_buffers_;
     std::vector<Operation> receive_ops_;
