@@ -1,5 +1,6 @@
 #include "ofi_transport.hpp"
 
+#include "address_text.hpp"
 #include "hand_out.hpp"
 #include "loopback_delivery.hpp"
 
@@ -21,12 +22,6 @@ constexpr auto api_version = FI_VERSION(1, 9);
 // Remote CQ data of a message: its kind in the top bits, the sender's rank below.
 constexpr std::uint64_t kind_command = 1, kind_notice = 2, kind_heartbeat = 3;
 std::uint64_t message_data(std::uint64_t kind, std::uint32_t rank) { return kind << 30 | rank; }
-
-int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-}
 
 std::string fi_text(ssize_t code) { return fi_strerror(static_cast<int>(code < 0 ? -code : code)); }
 
@@ -199,12 +194,7 @@ std::string OfiTransport::local_address() {
         rc = fi_getname(&ep_->fid, name.data(), &length);
     }
     check(rc, "fi_getname");
-    static const char* hex = "0123456789abcdef";
-    std::string text;
-    for (std::size_t i = 0; i < length; ++i) {
-        text += hex[name[i] >> 4];
-        text += hex[name[i] & 15];
-    }
+    const std::string text = address_to_text(name.data(), length);
     const std::uint64_t table = virtual_addresses_ ? reinterpret_cast<std::uintptr_t>(directory_.table()) : 0;
     return text + "@" + std::to_string(table) + "@" + std::to_string(fi_mr_key(table_mr_));
 }
@@ -229,13 +219,8 @@ void OfiTransport::connect(const std::vector<std::string>& addresses, Picosecond
             throw std::runtime_error("ofi: rank " + std::to_string(r) + "'s address '" + addresses[r] + "' has no region table");
         }
         const std::string a = addresses[r].substr(0, at);
-        std::vector<unsigned char> name;
-        for (std::size_t i = 0; i + 1 < a.size(); i += 2) {
-            const int hi = hex_digit(a[i]), lo = hex_digit(a[i + 1]);
-            if (hi < 0 || lo < 0) break;
-            name.push_back(static_cast<unsigned char>(hi << 4 | lo));
-        }
-        if (name.empty() || name.size() * 2 != a.size())
+        const std::vector<unsigned char> name = address_from_text(a);
+        if (name.empty())
             throw std::runtime_error("ofi: rank " + std::to_string(r) + "'s address '" + a + "' is not a libfabric address");
         if (fi_av_insert(av_, name.data(), 1, &addresses_[r], 0, nullptr) != 1)
             throw std::runtime_error("ofi: fi_av_insert refused rank " + std::to_string(r) + "'s address (another provider's?)");

@@ -1,5 +1,6 @@
 #include "ucx_transport.hpp"
 
+#include "address_text.hpp"
 #include "hand_out.hpp"
 #include "loopback_delivery.hpp"
 
@@ -183,30 +184,17 @@ std::string UcxTransport::local_address() {
     ucp_address_t* address = nullptr;
     std::size_t length = 0;
     check(ucp_worker_get_address(worker_, &address, &length), "ucp_worker_get_address");
-    static const char* hex = "0123456789abcdef";
-    std::string text;
-    const auto* bytes = reinterpret_cast<const unsigned char*>(address);
-    for (std::size_t i = 0; i < length; ++i) {
-        text += hex[bytes[i] >> 4];
-        text += hex[bytes[i] & 15];
-    }
+    const std::string text = address_to_text(address, length);
     ucp_worker_release_address(worker_, address);
     return text;
 }
 
 void UcxTransport::connect(const std::vector<std::string>& addresses, Picoseconds) {
     if (addresses.size() != size_) throw std::runtime_error("ucx: expected " + std::to_string(size_) + " addresses");
-    auto digit = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
     for (std::uint32_t r = 0; r < size_; ++r) {
         if (r == rank_) continue;   // writes and commands to self are delivered in place
-        const std::string& a = addresses[r];
-        std::vector<unsigned char> bytes;
-        for (std::size_t i = 0; i + 1 < a.size(); i += 2) {
-            const int hi = digit(a[i]), lo = digit(a[i + 1]);
-            if (hi < 0 || lo < 0) break;
-            bytes.push_back(static_cast<unsigned char>(hi << 4 | lo));
-        }
-        if (bytes.empty() || bytes.size() * 2 != a.size())
+        const std::vector<unsigned char> bytes = address_from_text(addresses[r]);
+        if (bytes.empty())
             throw std::runtime_error("ucx: rank " + std::to_string(r) + "'s address is not a UCX worker address");
         ucp_ep_params_t ep{};
         ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
