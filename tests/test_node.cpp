@@ -35,7 +35,7 @@ public:
         ++messages;
         from = m.from_index;
         std::memset(pool_.block(1), 0xA5, pool_.block_size());
-        ctx.write({Role::builder, 1}, pool_, 1, 100, m.rkey, m.offset + 8, 0x12345, cookie_sent);
+        ctx.write({Role::builder, 1}, pool_, 1, 0, 100, m.rkey, m.offset + 8, 0x12345, cookie_sent);
     }
     void on_completion(Context&, const WriteCompletion& c) override {
         if (c.kind == WriteCompletion::Kind::write_done) {
@@ -107,7 +107,7 @@ class FloodUnit final : public Unit {
 public:
     FloodUnit(MemoryPool& pool, std::uint64_t rank1_key) : pool_(pool), key_(rank1_key) {}
     void on_start(Context& ctx) override {
-        for (std::uint32_t i = 0; i < 6000; ++i) ctx.write({Role::builder, 1}, pool_, 0, 64 * 1024, key_, 0, i, i);
+        for (std::uint32_t i = 0; i < 6000; ++i) ctx.write({Role::builder, 1}, pool_, 0, 0, 64 * 1024, key_, 0, i, i);
         Message m{};
         m.type = MessageType::end;
         ctx.send({Role::builder, 2}, m);

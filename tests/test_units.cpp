@@ -164,7 +164,8 @@ TEST_P(BuilderUnitOrder, CompletesOnlyWhenAllFragmentsInAnyOrder) {
         EXPECT_EQ(bu.built(), 0u);
         WriteCompletion w;
         w.kind = WriteCompletion::Kind::write_arrived;
-        w.imm = WriteImm::encode(a.slot, src);
+        w.imm = WriteImm::encode(a.slot, 0, src);
+        w.offset = offset;
         w.length = size;
         ctx.now_ = Picoseconds(2000'000 + static_cast<std::int64_t>(k));
         bu.on_completion(ctx, w);
@@ -177,7 +178,7 @@ TEST_P(BuilderUnitOrder, CompletesOnlyWhenAllFragmentsInAnyOrder) {
     // A fifth fragment for the finished event is unexpected, a repeated one before it a duplicate.
     WriteCompletion again;
     again.kind = WriteCompletion::Kind::write_arrived;
-    again.imm = WriteImm::encode(a.slot, 0);
+    again.imm = WriteImm::encode(a.slot, 0, 0);
     bu.on_completion(ctx, again);
     EXPECT_EQ(ctx.stats_.errors.total(), 1u);
 }
@@ -210,7 +211,8 @@ TEST(BuilderUnit, DetectsCorruptedPayloadAndWrongEvent) {
         std::memcpy(slots.data() + slots.offset_of(0) + src * c.fragment_stride(), block.data(), built.sizer.size(5, src));
         WriteCompletion w;
         w.kind = WriteCompletion::Kind::write_arrived;
-        w.imm = WriteImm::encode(0, src);
+        w.imm = WriteImm::encode(0, 0, src);
+        w.offset = slots.offset_of(0) + src * c.fragment_stride();
         w.length = built.sizer.size(5, src);
         bu.on_completion(ctx, w);
     }

@@ -1,6 +1,6 @@
 #include "builder_unit.hpp"
 
-#include <cstring>
+#include <algorithm>
 
 namespace evb {
 
@@ -8,7 +8,7 @@ BuilderUnit::BuilderUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool
     : setup_(setup), config_(setup.config), index_(index), nodes_(setup.config.nodes), pool_(slots),
       stride_(setup.config.fragment_stride()), slots_(setup.config.credits),
       order_(std::size_t{setup.config.credits} * nodes_), received_from_(std::size_t{setup.config.credits} * nodes_),
-      next_own_event_(index) {}
+      mix_(setup.config), next_own_event_(index) {}
 
 bool BuilderUnit::finished() const {
     if (config_.protocol == Protocol::pull_no_em) return own_events_done_ && busy_ == 0;
@@ -39,7 +39,7 @@ void BuilderUnit::activate(std::uint32_t slot) {
     s.received = 0;
     s.next_step = 0;
     s.outstanding = 0;
-    std::memset(received_of(slot), 0, nodes_);
+    std::fill_n(received_of(slot), nodes_, 0u);
     ++busy_;
 }
 
@@ -95,7 +95,7 @@ void BuilderUnit::begin(Context& ctx, std::uint32_t slot, std::uint64_t event) {
         // Fragments may have landed before the assignment: check them now.
         auto* got = received_of(slot);
         for (std::uint32_t src = 0; src < nodes_; ++src)
-            if (got[src]) check(ctx, s, src);
+            if (got[src] == mix_.all_pieces()) check(ctx, s, src);
         if (s.received == nodes_) complete(ctx, slot);
         return;
     }
@@ -123,8 +123,12 @@ void BuilderUnit::request_more(Context& ctx, std::uint32_t slot) {
 }
 
 void BuilderUnit::check(Context& ctx, const Slot& s, std::uint32_t source) {
-    auto verdict = check_fragment(pool_.data() + fragment_offset(s, source), s.event, source,
-                                  setup_.sizer.size(s.event, source), config_.verify == Verify::full);
+    const std::byte* fragment = pool_.data() + fragment_offset(s, source);
+    std::uint32_t size = setup_.sizer.size(s.event, source);
+    bool full = config_.verify == Verify::full;
+    auto verdict = check_fragment(fragment, s.event, source, size, full);
+    for (std::uint32_t p = mix_.data_pieces(); p < mix_.pieces() && verdict == FragmentCheck::ok; ++p)
+        verdict = check_fragment(fragment + mix_.piece(p, size).offset, s.event, source, mix_.meta_size(), full, mix_.tag(p));
     if (verdict == FragmentCheck::ok) return;
     auto& errors = ctx.stats().errors;
     if (verdict == FragmentCheck::bad_header) {
@@ -136,15 +140,21 @@ void BuilderUnit::check(Context& ctx, const Slot& s, std::uint32_t source) {
     }
 }
 
+// A write of a known event must be the piece its immediate names, at that piece's place.
+bool BuilderUnit::in_place(const Slot& s, std::uint32_t source, std::uint32_t piece, const WriteCompletion& c) const {
+    Piece expected = mix_.piece(piece, setup_.sizer.size(s.event, source));
+    return c.offset == fragment_offset(s, source) + expected.offset && c.length == expected.length;
+}
+
 void BuilderUnit::on_completion(Context& ctx, const WriteCompletion& c) {
     auto& st = ctx.stats();
     if (c.kind != WriteCompletion::Kind::write_arrived) {
         ++st.errors.unexpected;
         return;
     }
-    std::uint32_t slot = WriteImm::slot(c.imm), source = WriteImm::source(c.imm);
+    std::uint32_t slot = WriteImm::slot(c.imm), source = WriteImm::source(c.imm), piece = WriteImm::piece(c.imm);
     // Only PUSH lets fragments land before the slot's event is known.
-    bool expected = slot < slots_.size() && source < nodes_ && slots_[slot].active &&
+    bool expected = slot < slots_.size() && source < nodes_ && piece < mix_.pieces() && slots_[slot].active &&
                     (slots_[slot].assigned || config_.protocol == Protocol::push);
     if (!expected) {
         ++st.errors.unexpected;
@@ -152,16 +162,24 @@ void BuilderUnit::on_completion(Context& ctx, const WriteCompletion& c) {
         return;
     }
     auto& s = slots_[slot];
-    auto* got = received_of(slot);
-    if (got[source]) {
-        ++st.errors.duplicate;
-        ctx.log().error("BU {}: duplicate fragment from RU {} for event {}", index_, source, s.event);
+    if (s.assigned && !in_place(s, source, piece, c)) {
+        ++st.errors.unexpected;
+        ctx.log().error("BU {}: piece {} from RU {} of event {} landed at offset {} with {} B, not at its place", index_, piece,
+                        source, s.event, c.offset, c.length);
         return;
     }
-    got[source] = 1;
+    auto& got = received_of(slot)[source];
+    if (got & (1u << piece)) {
+        ++st.errors.duplicate;
+        ctx.log().error("BU {}: duplicate piece {} from RU {} for event {}", index_, piece, source, s.event);
+        return;
+    }
+    got |= 1u << piece;
+    ++st.writes_in;
+    st.bytes_in += c.length;
+    if (got != mix_.all_pieces()) return;
     ++s.received;
     ++st.fragments_in;
-    st.bytes_in += c.length;
     if (config_.protocol == Protocol::push) {
         if (!s.assigned) return;   // checked when the assignment arrives
     } else {

@@ -1,9 +1,11 @@
 // The BU: owns `credits` slots of N fragments each in its registered region. PULL: announces a
 // credit per slot to the EM, and for each assigned event requests fragments from RUs in the
 // schedule's order, at most `parallel` outstanding per slot. PUSH: the RUs write unasked.
-// PULL without EM: builds events e = index + k N by itself. Checks every fragment that lands.
+// PULL without EM: builds events e = index + k N by itself. A fragment is in when every write of
+// the message mix has landed at its place; then it is checked.
 #pragma once
 #include "memory_pool.hpp"
+#include "message_mix.hpp"
 #include "unit.hpp"
 
 #include <vector>
@@ -31,7 +33,7 @@ private:
         bool active = false;             // credit given out or event in progress
         std::uint64_t event = 0;
         Picoseconds started{};
-        std::uint32_t received = 0;
+        std::uint32_t received = 0;      // fragments whose every piece is in
         std::uint32_t next_step = 0;     // position in `order` of the next RU to request
         std::uint32_t outstanding = 0;   // requests sent, fragment not yet in
     };
@@ -42,9 +44,11 @@ private:
     void request_more(Context& ctx, std::uint32_t slot);
     void complete(Context& ctx, std::uint32_t slot);
     void check(Context& ctx, const Slot& s, std::uint32_t source);
+    bool in_place(const Slot& s, std::uint32_t source, std::uint32_t piece, const WriteCompletion& c) const;
     void start_own_events(Context& ctx);
     std::uint32_t* order_of(std::uint32_t slot) { return order_.data() + std::size_t{slot} * nodes_; }
-    std::uint8_t* received_of(std::uint32_t slot) { return received_from_.data() + std::size_t{slot} * nodes_; }
+    // Per source, one bit per piece of the message mix that has landed.
+    std::uint32_t* received_of(std::uint32_t slot) { return received_from_.data() + std::size_t{slot} * nodes_; }
     std::uint64_t fragment_offset(const Slot& s, std::uint32_t source) const;
 
     const UnitSetup& setup_;
@@ -55,7 +59,8 @@ private:
     std::uint64_t stride_;
     std::vector<Slot> slots_;               // one per credit
     std::vector<std::uint32_t> order_;      // slots x N visiting order
-    std::vector<std::uint8_t> received_from_;
+    std::vector<std::uint32_t> received_from_;
+    MessageMix mix_;
     std::uint32_t busy_ = 0;
     std::uint64_t built_ = 0;
     bool end_received_ = false;

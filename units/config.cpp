@@ -23,7 +23,18 @@ std::uint64_t Config::max_fragment_size() const {
 }
 
 std::uint64_t Config::required_memory() const {
-    return std::uint64_t{safety_margin} * nodes * credits * max_fragment_size();
+    return std::uint64_t{safety_margin} * nodes * credits * (max_fragment_size() + meta_bytes());
+}
+
+std::uint64_t Config::data_area() const {
+    if (!fragment_memory) return align64(max_fragment_size());
+    // Headers only: each data segment keeps its first bytes, at a fixed place.
+    std::uint64_t segment = (max_fragment_size() + data_segments - 1) / data_segments;
+    return data_segments * std::min(align64(segment), align64(fragment_memory));
+}
+
+std::uint64_t Config::meta_piece_memory() const {
+    return fragment_memory ? std::min(align64(meta_size), align64(fragment_memory)) : align64(meta_size);
 }
 
 void validate(const Config& c) {
@@ -41,6 +52,27 @@ void validate(const Config& c) {
              std::to_string(c.fragment_size) + " B)");
     if (c.fragment_size > max_fragment_limit)
         fail("--fragment-size " + format_size(c.fragment_size) + " is absurd (limit 1GiB)");
+    if (c.data_segments < 1) fail("--data-segments must be at least 1 (got 0)");
+    if (c.data_segments + c.meta_segments > max_pieces)
+        fail("--data-segments + --meta-segments must be at most " + std::to_string(max_pieces) + " (got " +
+             std::to_string(c.data_segments + c.meta_segments) + ")");
+    if (c.fragment_size / c.data_segments < min_fragment_size)
+        fail("--data-segments " + std::to_string(c.data_segments) + " does not fit a " + format_size(c.fragment_size) +
+             " fragment: each segment must be at least " + std::to_string(min_fragment_size) + " B");
+    // Every segment must hold at least one 8-byte word of the smallest fragment that can occur.
+    double smallest_scale = c.ru_scale.empty() ? 1.0 : *std::min_element(c.ru_scale.begin(), c.ru_scale.end());
+    double smallest = c.size_distribution == SizeDistribution::fixed
+                          ? std::max(double{min_fragment_size}, static_cast<double>(c.fragment_size) * smallest_scale)
+                          : double{min_fragment_size};
+    if (c.data_segments * 8.0 > smallest)
+        fail("--data-segments " + std::to_string(c.data_segments) + " does not fit the smallest fragment that can occur (" +
+             std::to_string(static_cast<std::uint64_t>(smallest)) + " B: each segment needs at least 8 B)");
+    if (c.meta_segments && c.meta_size < min_fragment_size)
+        fail("--meta-size must be at least " + std::to_string(min_fragment_size) + " B with --meta-segments (got " +
+             std::to_string(c.meta_size) + " B)");
+    if (c.meta_size % 8) fail("--meta-size must be a multiple of 8 B (got " + std::to_string(c.meta_size) + " B)");
+    if (c.meta_size > max_fragment_limit) fail("--meta-size " + format_size(c.meta_size) + " is absurd (limit 1GiB)");
+    if (c.meta_size && !c.meta_segments) fail("--meta-size needs --meta-segments of at least 1");
     if (!(c.size_spread >= 0) || c.size_spread > 1) fail("--size-spread must be within [0, 1]");
     if (!c.ru_scale.empty()) {
         if (c.ru_scale.size() != c.nodes)
@@ -58,7 +90,7 @@ void validate(const Config& c) {
     if (c.memory != 0 && c.memory < required)
         fail("--memory " + format_size(c.memory) + " is below the " + format_size(required) +
              " that eq. 3.1 requires (m=" + std::to_string(c.safety_margin) + " N=" + std::to_string(c.nodes) +
-             " c=" + std::to_string(c.credits) + " f=" + format_size(c.max_fragment_size()) + ")");
+             " c=" + std::to_string(c.credits) + " f=" + format_size(c.max_fragment_size() + c.meta_bytes()) + ")");
     std::uint64_t ram = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
     if (c.buffer_fragments() * c.fragment_stride() > ram)
         fail("buffer memory per unit " + format_size(c.effective_memory()) + " exceeds this machine's " +

@@ -32,6 +32,11 @@ struct Config {
     std::uint32_t credits = 2;
     std::uint32_t parallel = 1;
     std::uint64_t fragment_size = 1 << 20;   // bytes, including the 32 B fragment header
+    // The message mix of paper 003 sec. 3.3: each fragment's data leaves as data_segments writes,
+    // followed by meta_segments metadata writes of meta_size bytes each (message_mix.hpp).
+    std::uint32_t data_segments = 1;
+    std::uint64_t meta_size = 0;
+    std::uint32_t meta_segments = 0;
     SizeDistribution size_distribution = SizeDistribution::fixed;
     double size_spread = 0.25;               // uniform: +-spread*size; normal/lognormal: sigma/size
     std::vector<double> ru_scale;            // per-RU factor on the fragment size; empty = all 1
@@ -54,21 +59,26 @@ struct Config {
     // only, so 512 simulated nodes fit in one process.
     std::uint64_t fragment_memory = 0;
 
-    // Maximum bytes one fragment can reach after distribution and scale factors.
+    // Maximum bytes one fragment's data can reach after distribution and scale factors.
     std::uint64_t max_fragment_size() const;
-    // B = m N c f (thesis eq. 3.1) with f the largest fragment.
+    // Metadata bytes that travel with every fragment.
+    std::uint64_t meta_bytes() const { return std::uint64_t{meta_segments} * meta_size; }
+    // B = m N c f (thesis eq. 3.1) with f the largest fragment, its metadata included.
     std::uint64_t required_memory() const;
-    // The largest fragment, 64 B aligned: what eq. 3.1 budgets per fragment.
-    std::uint64_t wire_fragment_stride() const { return (max_fragment_size() + 63) & ~std::uint64_t{63}; }
+    // The largest fragment with its metadata, each part 64 B aligned: what eq. 3.1 budgets per
+    // fragment.
+    std::uint64_t wire_fragment_stride() const { return align64(max_fragment_size()) + meta_segments * align64(meta_size); }
     // Bytes reserved per fragment in RU buffers and BU slots (less than the wire stride only
-    // with fragment_memory).
-    std::uint64_t fragment_stride() const {
-        return fragment_memory ? std::min(wire_fragment_stride(), (fragment_memory + 63) & ~std::uint64_t{63}) : wire_fragment_stride();
-    }
+    // with fragment_memory, where each segment keeps at most that many bytes in memory).
+    std::uint64_t fragment_stride() const { return data_area() + meta_segments * meta_piece_memory(); }
+    // Memory of the fragment's data and of one metadata segment (message_mix.hpp places them).
+    std::uint64_t data_area() const;
+    std::uint64_t meta_piece_memory() const;
     std::uint64_t effective_memory() const { return memory ? memory : required_memory(); }
     // Fragments the buffer budget holds per RU (BU slots hold N of them each).
     std::uint64_t buffer_fragments() const { return effective_memory() / wire_fragment_stride(); }
     double ru_scale_of(std::uint32_t ru) const { return ru_scale.empty() ? 1.0 : ru_scale.at(ru); }
+    static std::uint64_t align64(std::uint64_t bytes) { return (bytes + 63) & ~std::uint64_t{63}; }
 };
 
 // Throws ConfigError. Call after nodes is known.
@@ -87,6 +97,7 @@ constexpr std::uint32_t fragment_header_size = 32;
 constexpr std::uint32_t min_fragment_size = 64;
 constexpr std::uint64_t max_fragment_limit = 1ull << 30;   // 1 GiB: anything larger is absurd
 constexpr std::uint32_t max_credits = 4096;                // slot index must fit the 12-bit imm field
-constexpr std::uint32_t max_nodes = 1u << 20;              // source index must fit the 20-bit imm field
+constexpr std::uint32_t max_nodes = 1u << 15;              // source index must fit the 15-bit imm field
+constexpr std::uint32_t max_pieces = 32;                   // data + metadata segments: the 5-bit imm field
 
 } // namespace evb

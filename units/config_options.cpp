@@ -17,6 +17,9 @@ void declare_config_options(OptionSet& o, Config& c) {
     o.whole("credits", c.credits, "c", "events each BU builds in parallel (1..4096)");
     o.whole("parallel", c.parallel, "p", "fragment requests in flight per credit (PULL) or writes per RU (PUSH), 1..N");
     o.size("fragment-size", c.fragment_size, "mean fragment size including the 32 B header (64 B..1 GiB)");
+    o.whole("data-segments", c.data_segments, "K", "writes each fragment's data is split into, each to its own place in the BU's slot");
+    o.size("meta-size", c.meta_size, "bytes of each metadata write (paper 003's mix: 10KB)").shown_default("0: none");
+    o.whole("meta-segments", c.meta_segments, "M", "metadata writes per fragment, each of --meta-size, after the data");
     o.choice("size-dist", c.size_distribution,
              {{"fixed", SizeDistribution::fixed}, {"uniform", SizeDistribution::uniform}, {"normal", SizeDistribution::normal},
               {"lognormal", SizeDistribution::lognormal}},

@@ -70,9 +70,9 @@ std::uint64_t FragmentGenerator::payload_checksum(const std::byte* block, std::u
     return sum;
 }
 
-void FragmentGenerator::stamp(std::byte* block, std::uint64_t event, std::uint32_t size) const {
+void FragmentGenerator::stamp(std::byte* block, std::uint64_t event, std::uint32_t size, std::uint32_t tag) const {
     std::uint32_t payload = size - fragment_header_size;
-    FragmentHeader h{fragment_magic, source_, event, payload, 0, 0};
+    FragmentHeader h{fragment_magic, source_, event, payload, tag, 0};
     h.checksum = payload_checksum(block, event, payload / 8);
     std::memcpy(block, &h, sizeof h);
     std::uint64_t s = event_stamp(source_, event);
@@ -80,10 +80,10 @@ void FragmentGenerator::stamp(std::byte* block, std::uint64_t event, std::uint32
 }
 
 FragmentCheck check_fragment(const std::byte* data, std::uint64_t event, std::uint32_t source,
-                             std::uint32_t expected_size, bool full) {
+                             std::uint32_t expected_size, bool full, std::uint32_t tag) {
     FragmentHeader h;
     std::memcpy(&h, data, sizeof h);
-    if (h.magic != fragment_magic || h.source != source || h.event != event ||
+    if (h.magic != fragment_magic || h.source != source || h.event != event || h.flags != tag ||
         h.payload_bytes + fragment_header_size != expected_size)
         return FragmentCheck::bad_header;
     if (!full) return FragmentCheck::ok;

@@ -46,8 +46,9 @@ public:
     // headers are kept in memory).
     FragmentGenerator(std::uint32_t source, std::uint32_t max_size, std::uint32_t memory_size);
     void prefill(std::byte* block) const;   // writes the pattern into a block of memory_size bytes
-    // Writes header and stamp for `event` into a prefilled block; `size` from FragmentSizer.
-    void stamp(std::byte* block, std::uint64_t event, std::uint32_t size) const;
+    // Writes header and stamp for `event` into a prefilled block; `size` from FragmentSizer. The
+    // tag (header flags) tells a fragment's data (0) from its metadata segments (1 + index).
+    void stamp(std::byte* block, std::uint64_t event, std::uint32_t size, std::uint32_t tag = 0) const;
 
 private:
     std::uint64_t payload_checksum(const std::byte* block, std::uint64_t event, std::uint32_t payload_words) const;
@@ -60,6 +61,6 @@ enum class FragmentCheck { ok, bad_header, bad_payload };
 
 // The BU's check: header always; with full, the payload checksum and the event stamp too.
 FragmentCheck check_fragment(const std::byte* data, std::uint64_t event, std::uint32_t source,
-                             std::uint32_t expected_size, bool full);
+                             std::uint32_t expected_size, bool full, std::uint32_t tag = 0);
 
 } // namespace evb

@@ -40,11 +40,15 @@ struct Message {
 };
 static_assert(sizeof(Message) == 64, "commands are 64 B on the wire");
 
-// Immediate value of a fragment write: 12-bit slot, 20-bit source RU.
+// Immediate value of a fragment write: 12-bit slot, 5-bit piece of the fragment (message_mix.hpp),
+// 15-bit source RU.
 struct WriteImm {
-    static std::uint32_t encode(std::uint32_t slot, std::uint32_t source) { return (slot << 20) | (source & 0xFFFFF); }
+    static std::uint32_t encode(std::uint32_t slot, std::uint32_t piece, std::uint32_t source) {
+        return (slot << 20) | ((piece & 0x1F) << 15) | (source & 0x7FFF);
+    }
     static std::uint32_t slot(std::uint32_t imm) { return imm >> 20; }
-    static std::uint32_t source(std::uint32_t imm) { return imm & 0xFFFFF; }
+    static std::uint32_t piece(std::uint32_t imm) { return (imm >> 15) & 0x1F; }
+    static std::uint32_t source(std::uint32_t imm) { return imm & 0x7FFF; }
 };
 
 } // namespace evb

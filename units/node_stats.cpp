@@ -32,6 +32,8 @@ std::string ErrorCounts::describe() const {
 void NodeStats::subtract_flow(const NodeStats& before) {
     bytes_out -= before.bytes_out;
     fragments_out -= before.fragments_out;
+    writes_out -= before.writes_out;
+    writes_in -= before.writes_in;
     bytes_in -= before.bytes_in;
     fragments_in -= before.fragments_in;
     events_built -= before.events_built;
@@ -41,6 +43,8 @@ void NodeStats::merge(const NodeStats& o) {
     bool had_builds = events_built > 0;
     bytes_out += o.bytes_out;
     fragments_out += o.fragments_out;
+    writes_out += o.writes_out;
+    writes_in += o.writes_in;
     bytes_in += o.bytes_in;
     fragments_in += o.fragments_in;
     events_assigned += o.events_assigned;
@@ -60,6 +64,8 @@ nlohmann::json NodeStats::to_json() const {
     return {{"node", node},
             {"bytes_out", bytes_out},
             {"fragments_out", fragments_out},
+            {"writes_out", writes_out},
+            {"writes_in", writes_in},
             {"bytes_in", bytes_in},
             {"fragments_in", fragments_in},
             {"events_built", events_built},
@@ -84,6 +90,8 @@ NodeStats NodeStats::from_json(const nlohmann::json& j) {
     s.node = j.at("node").get<std::uint32_t>();
     s.bytes_out = j.at("bytes_out").get<std::uint64_t>();
     s.fragments_out = j.at("fragments_out").get<std::uint64_t>();
+    s.writes_out = j.at("writes_out").get<std::uint64_t>();
+    s.writes_in = j.at("writes_in").get<std::uint64_t>();
     s.bytes_in = j.at("bytes_in").get<std::uint64_t>();
     s.fragments_in = j.at("fragments_in").get<std::uint64_t>();
     s.events_built = j.at("events_built").get<std::uint64_t>();

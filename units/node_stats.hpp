@@ -24,9 +24,11 @@ struct ErrorCounts {
 
 struct NodeStats {
     std::uint32_t node = 0;
-    std::uint64_t bytes_out = 0;        // RU: fragment bytes written
+    std::uint64_t bytes_out = 0;        // RU: fragment bytes written, metadata included
     std::uint64_t fragments_out = 0;
-    std::uint64_t bytes_in = 0;         // BU: fragment bytes received
+    std::uint64_t writes_out = 0;       // RU: writes done (data and metadata segments of the message mix)
+    std::uint64_t writes_in = 0;        // BU: writes that landed
+    std::uint64_t bytes_in = 0;         // BU: fragment bytes received, metadata included
     std::uint64_t fragments_in = 0;
     std::uint64_t events_built = 0;
     std::uint64_t events_assigned = 0;  // EM (counted on the EM's node) or self-assigned (no EM)

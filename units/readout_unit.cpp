@@ -1,11 +1,19 @@
 #include "readout_unit.hpp"
 
+#include <algorithm>
+
 namespace evb {
 
 ReadoutUnit::ReadoutUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool& pool)
-    : setup_(setup), index_(index), pool_(pool), generator_(index, setup.sizer.max_size(), static_cast<std::uint32_t>(setup.config.fragment_stride())),
-      slot_stride_(setup.config.fragment_stride()), waiting_(std::size_t{setup.config.nodes} * setup.config.credits) {
-    for (std::uint32_t b = 0; b < pool_.blocks(); ++b) generator_.prefill(pool_.block(b));
+    : setup_(setup), index_(index), pool_(pool), mix_(setup.config), generator_(index, setup.sizer.max_size(), mix_.data_memory()),
+      meta_generator_(index, std::max(mix_.meta_size(), min_fragment_size), std::max(mix_.meta_memory(), min_fragment_size)),
+      slot_stride_(setup.config.fragment_stride()), pieces_left_(pool.blocks(), 0),
+      waiting_(std::size_t{setup.config.nodes} * setup.config.credits) {
+    for (std::uint32_t b = 0; b < pool_.blocks(); ++b) {
+        generator_.prefill(pool_.block(b));
+        for (std::uint32_t p = mix_.data_pieces(); p < mix_.pieces(); ++p)
+            meta_generator_.prefill(pool_.block(b) + mix_.piece(p, 0).offset);
+    }
     if (setup_.config.protocol == Protocol::push) {
         push_pending_.assign(setup_.config.nodes, RingQueue<Job>(setup_.config.credits));
         push_order_.resize(setup_.config.nodes);
@@ -33,22 +41,31 @@ void ReadoutUnit::on_message(Context& ctx, const Message& msg) {
 
 void ReadoutUnit::serve(Context& ctx, const Job& job, std::uint32_t block) {
     std::uint32_t size = setup_.sizer.size(job.event, index_);
-    generator_.stamp(pool_.block(block), job.event, size);
-    ++writes_outstanding_;
-    ctx.write({Role::builder, job.bu}, pool_, block, size, job.rkey, job.offset, WriteImm::encode(job.slot, index_),
-              (std::uint64_t{size} << 32) | block);
+    std::byte* memory = pool_.block(block);
+    generator_.stamp(memory, job.event, size);
+    for (std::uint32_t p = mix_.data_pieces(); p < mix_.pieces(); ++p)
+        meta_generator_.stamp(memory + mix_.piece(p, size).offset, job.event, mix_.meta_size(), mix_.tag(p));
+    ++fragments_outstanding_;
+    pieces_left_[block] = static_cast<std::uint8_t>(mix_.pieces());
+    for (std::uint32_t p = 0; p < mix_.pieces(); ++p) {
+        Piece piece = mix_.piece(p, size);
+        ctx.write({Role::builder, job.bu}, pool_, block, piece.offset, piece.length, job.rkey, job.offset + piece.offset,
+                  WriteImm::encode(job.slot, p, index_), (std::uint64_t{piece.length} << 32) | block);
+    }
 }
 
 void ReadoutUnit::on_completion(Context& ctx, const WriteCompletion& c) {
-    if (c.kind != WriteCompletion::Kind::write_done) {
+    auto block = static_cast<std::uint32_t>(c.cookie);
+    if (c.kind != WriteCompletion::Kind::write_done || block >= pieces_left_.size() || pieces_left_[block] == 0) {
         ++ctx.stats().errors.unexpected;
         return;
     }
-    auto block = static_cast<std::uint32_t>(c.cookie);
     auto& st = ctx.stats();
     st.bytes_out += c.cookie >> 32;
+    ++st.writes_out;
+    if (--pieces_left_[block] > 0) return;
     ++st.fragments_out;
-    --writes_outstanding_;
+    --fragments_outstanding_;
     pool_.release(block);
     if (!waiting_.empty()) {
         Job job = waiting_.front();
@@ -59,10 +76,10 @@ void ReadoutUnit::on_completion(Context& ctx, const WriteCompletion& c) {
 }
 
 // PUSH: the RU walks the BUs in its schedule order and sends the oldest pending fragment for the
-// BU under the cursor, keeping at most `parallel` writes in flight.
+// BU under the cursor, keeping at most `parallel` fragments in flight.
 void ReadoutUnit::pump(Context& ctx) {
     Job job;
-    while (writes_outstanding_ < setup_.config.parallel && next_push_job(job)) {
+    while (fragments_outstanding_ < setup_.config.parallel && next_push_job(job)) {
         auto block = pool_.acquire();
         if (!block) {
             waiting_.push(job);

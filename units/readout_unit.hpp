@@ -1,7 +1,9 @@
 // The RU: holds fragments in its registered pool and writes each into the BU slot that asked for
-// it (PULL) or that the EM named (PUSH). Requests wait when every buffer is on loan.
+// it (PULL) or that the EM named (PUSH), as the writes of the message mix. Requests wait when
+// every buffer is on loan; a buffer returns when the last write of its fragment is done.
 #pragma once
 #include "memory_pool.hpp"
+#include "message_mix.hpp"
 #include "ring_queue.hpp"
 #include "unit.hpp"
 
@@ -34,8 +36,11 @@ private:
     const UnitSetup& setup_;
     std::uint32_t index_;
     MemoryPool& pool_;
-    FragmentGenerator generator_;
+    MessageMix mix_;
+    FragmentGenerator generator_;        // the fragment's data
+    FragmentGenerator meta_generator_;   // its metadata segments
     std::uint64_t slot_stride_;
+    std::vector<std::uint8_t> pieces_left_;   // per pool block: writes of its fragment not yet done
     // PULL: requests waiting for a free buffer, in arrival order.
     RingQueue<Job> waiting_;
     // PUSH: assignments waiting, per BU, visited in the schedule's order under the parallel window.
@@ -43,7 +48,7 @@ private:
     std::vector<std::uint32_t> push_order_;
     std::uint32_t push_cursor_ = 0;
     std::uint64_t push_round_ = 0;
-    std::uint32_t writes_outstanding_ = 0;
+    std::uint32_t fragments_outstanding_ = 0;   // fragments with writes in flight
 };
 
 } // namespace evb

@@ -3,8 +3,8 @@
 // would produce. Commands travel as 64 B messages, fragment writes as RDMA writes with
 // immediate of their full length. Ranks on the same simulated host (a node's RU and BU, ppn 2,
 // the EM on rank 0) reach each other through the adapter's loopback: one transfer at a time at
-// link rate, as an RDMA write to self crosses the adapter. Only fragment_stride() bytes of a
-// write are copied: the rest of a fragment exists on the simulated wire only.
+// link rate, as an RDMA write to self crosses the adapter. Only the first copy_bytes (the run's
+// fragment_memory) of a write are copied: the rest exists on the simulated wire only.
 #pragma once
 #include "fabric_sim.hpp"
 #include "ring_queue.hpp"

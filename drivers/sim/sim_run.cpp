@@ -212,7 +212,8 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
                                       hosts_needed > config.nodes ? " and the EM's own rank" : "", hosts_needed));
     const netsim::SimModelOptions& model = options.model;
     netsim::FabricSim sim(fabric.topology, fabric.routing, model.sim);
-    SimNetwork network(sim, host_of_rank, config.fragment_stride());
+    // Each write keeps at most its first fragment_memory bytes (a segment's place in memory).
+    SimNetwork network(sim, host_of_rank, config.fragment_memory ? Config::align64(config.fragment_memory) : SIZE_MAX);
 
     auto& log = logger("evb");
     std::vector<std::unique_ptr<SimTransport>> transports;

@@ -19,13 +19,13 @@ public:
         std::memcpy(p.command.data(), &msg, sizeof msg);
         node_.post(p);
     }
-    void write(UnitAddress to, const MemoryPool& pool, std::uint32_t block, std::uint32_t length, std::uint64_t rkey,
-               std::uint64_t remote_offset, std::uint32_t imm, std::uint64_t cookie) override {
+    void write(UnitAddress to, const MemoryPool& pool, std::uint32_t block, std::uint64_t block_offset, std::uint32_t length,
+               std::uint64_t rkey, std::uint64_t remote_offset, std::uint32_t imm, std::uint64_t cookie) override {
         PendingPost p;
         p.is_write = true;
         p.peer = node_.layout_.rank_of(to);
         p.local = &node_.region_of(pool);
-        p.local_offset = pool.offset_of(block);
+        p.local_offset = pool.offset_of(block) + block_offset;
         p.rkey = rkey;
         p.remote_offset = remote_offset;
         p.length = length;

@@ -1,0 +1,19 @@
+#include "message_mix.hpp"
+
+namespace evb {
+
+MessageMix::MessageMix(const Config& c)
+    : data_(c.data_segments), meta_(c.meta_segments), meta_size_(static_cast<std::uint32_t>(c.meta_size)),
+      headers_only_(c.fragment_memory != 0), data_area_(c.data_area()),
+      data_memory_(static_cast<std::uint32_t>(headers_only_ ? c.data_area() / c.data_segments : c.data_area())),
+      meta_memory_(static_cast<std::uint32_t>(c.meta_piece_memory())) {}
+
+Piece MessageMix::piece(std::uint32_t p, std::uint32_t fragment_size) const {
+    if (p >= data_) return {data_area_ + std::uint64_t{p - data_} * meta_memory_, meta_size_};
+    std::uint64_t words = fragment_size / 8;
+    std::uint64_t first = words * p / data_, last = words * (p + 1) / data_;
+    std::uint64_t offset = headers_only_ ? std::uint64_t{p} * data_memory_ : first * 8;
+    return {offset, static_cast<std::uint32_t>((last - first) * 8)};
+}
+
+} // namespace evb
