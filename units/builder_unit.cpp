@@ -126,9 +126,7 @@ void BuilderUnit::check(Context& ctx, const Slot& s, std::uint32_t source) {
     const std::byte* fragment = pool_.data() + fragment_offset(s, source);
     std::uint32_t size = setup_.sizer.size(s.event, source);
     bool full = config_.verify == Verify::full;
-    auto verdict = check_fragment(fragment, s.event, source, size, full);
-    for (std::uint32_t p = mix_.data_pieces(); p < mix_.pieces() && verdict == FragmentCheck::ok; ++p)
-        verdict = check_fragment(fragment + mix_.piece(p, size).offset, s.event, source, mix_.meta_size(), full, mix_.tag(p));
+    auto verdict = check_mixed_fragment(mix_, fragment, s.event, source, size, full);
     if (verdict == FragmentCheck::ok) return;
     auto& errors = ctx.stats().errors;
     if (verdict == FragmentCheck::bad_header) {

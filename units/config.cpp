@@ -26,6 +26,11 @@ std::uint64_t Config::required_memory() const {
     return std::uint64_t{safety_margin} * nodes * credits * (max_fragment_size() + meta_bytes());
 }
 
+Picoseconds Config::planned_time() const {
+    if (benchmark == Benchmark::shift_scan) return phase_messages ? Picoseconds(0) : phase_time * nodes;
+    return duration;
+}
+
 std::uint64_t Config::data_area() const {
     if (!fragment_memory) return align64(max_fragment_size());
     // Headers only: each data segment keeps its first bytes, at a fixed place.
@@ -81,7 +86,16 @@ void validate(const Config& c) {
             if (!(s > 0) || s > 16) fail("--ru-scale factors must be within (0, 16]");
     }
     if (c.max_fragment_size() > max_fragment_limit) fail("largest fragment after --ru-scale and --size-spread exceeds 1GiB");
-    if (c.events == 0 && c.duration <= Picoseconds(0)) fail("give --events or a positive --duration");
+    if (c.events == 0 && c.duration <= Picoseconds(0) && c.benchmark != Benchmark::shift_scan)
+        fail("give --events or a positive --duration");
+    if (c.is_micro_benchmark()) {
+        if (c.in_flight < 1 || c.in_flight > max_in_flight)
+            fail("--in-flight must be within 1.." + std::to_string(max_in_flight) + " (got " + std::to_string(c.in_flight) + ")");
+        if (c.benchmark == Benchmark::one_to_one && c.shift >= c.nodes)
+            fail("--shift " + std::to_string(c.shift) + " must be below --nodes (" + std::to_string(c.nodes) + ")");
+        if (c.benchmark == Benchmark::shift_scan && !c.phase_messages && c.phase_time <= Picoseconds(0))
+            fail("--phase-time must be positive (or give --phase-messages)");
+    }
     if (c.fragment_memory && c.fragment_stride() < c.wire_fragment_stride() && c.verify == Verify::full)
         fail("--verify full needs whole fragments in memory; transport " + c.transport + " keeps fragment headers only");
     if (c.progress_interval <= Picoseconds(0)) fail("--progress-interval must be positive");
@@ -106,6 +120,18 @@ std::string to_string(Protocol p) {
     return "?";
 }
 std::string to_string(Scheduling s) { return s == Scheduling::barrel_shift ? "barrel" : "random"; }
+std::string to_string(Benchmark b) {
+    switch (b) {
+    case Benchmark::event_building: return "eb";
+    case Benchmark::one_to_one: return "one-to-one";
+    case Benchmark::shift_scan: return "shift-scan";
+    case Benchmark::many_to_one: return "many-to-one";
+    case Benchmark::gather: return "gather";
+    case Benchmark::gather_cmd: return "gather-cmd";
+    case Benchmark::gather_cmd_meta: return "gather-cmd-meta";
+    }
+    return "?";
+}
 std::string to_string(EmPlacement e) { return e == EmPlacement::rank0 ? "rank0" : "own"; }
 std::string to_string(Verify v) { return v == Verify::header ? "header" : "full"; }
 std::string to_string(SizeDistribution d) {

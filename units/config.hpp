@@ -4,6 +4,7 @@
 #pragma once
 #include "config_error.hpp"
 #include "schedule.hpp"
+#include "traffic_pattern.hpp"
 #include "time.hpp"
 
 #include <nlohmann/json.hpp>
@@ -24,6 +25,13 @@ enum class SizeDistribution { fixed, uniform, normal, lognormal };
 
 struct Config {
     std::string transport;                   // a driver of drivers/registry (its default entry unless given)
+    Benchmark benchmark = Benchmark::event_building;
+    // Micro-benchmarks: each message is one fragment (fragment_size, message mix and size
+    // distribution apply), `events` counts messages per sender.
+    std::uint32_t shift = 1;                 // one-to-one: node i sends to (i + shift) mod N
+    std::uint32_t in_flight = 4;             // messages in flight per sender (and slots per sender at each receiver)
+    Picoseconds phase_time = Picoseconds(100'000'000'000);   // shift-scan: each shift this long (100 ms)
+    std::uint64_t phase_messages = 0;        // shift-scan: or this many messages per sender per shift
     Protocol protocol = Protocol::pull;
     Scheduling scheduling = Scheduling::barrel_shift;
     std::uint32_t nodes = 0;                 // 0: derived from the number of processes (4 on local)
@@ -78,6 +86,16 @@ struct Config {
     // Fragments the buffer budget holds per RU (BU slots hold N of them each).
     std::uint64_t buffer_fragments() const { return effective_memory() / wire_fragment_stride(); }
     double ru_scale_of(std::uint32_t ru) const { return ru_scale.empty() ? 1.0 : ru_scale.at(ru); }
+    bool is_micro_benchmark() const { return benchmark != Benchmark::event_building; }
+    // Slots a micro-benchmark's receiver keeps for each sender: twice what it has in flight, so
+    // that grants queued behind data towards the same peer (a shift of N/2 pairs nodes both
+    // ways) do not starve it.
+    std::uint32_t receive_slots() const { return 2 * in_flight; }
+    // An EM runs only in event building with PULL or PUSH.
+    bool has_manager() const { return !is_micro_benchmark() && protocol != Protocol::pull_no_em; }
+    // When the run stops by itself at the latest: its duration, a shift scan's phases, or 0
+    // when it stops on a count.
+    Picoseconds planned_time() const;
     static std::uint64_t align64(std::uint64_t bytes) { return (bytes + 63) & ~std::uint64_t{63}; }
 };
 
@@ -89,6 +107,7 @@ std::string to_string(Scheduling);
 std::string to_string(EmPlacement);
 std::string to_string(Verify);
 std::string to_string(SizeDistribution);
+std::string to_string(Benchmark);
 
 // Values derived from the options that results carry next to them (memory_per_unit).
 nlohmann::json derived_json(const Config& config);
@@ -98,6 +117,7 @@ constexpr std::uint32_t min_fragment_size = 64;
 constexpr std::uint64_t max_fragment_limit = 1ull << 30;   // 1 GiB: anything larger is absurd
 constexpr std::uint32_t max_credits = 4096;                // slot index must fit the 12-bit imm field
 constexpr std::uint32_t max_nodes = 1u << 15;              // source index must fit the 15-bit imm field
-constexpr std::uint32_t max_pieces = 32;                   // data + metadata segments: the 5-bit imm field
+constexpr std::uint32_t max_pieces = 32;
+constexpr std::uint32_t max_in_flight = 32;                // a receiver's 2 w slots per sender: one 64-bit mask                   // data + metadata segments: the 5-bit imm field
 
 } // namespace evb

@@ -5,6 +5,15 @@ namespace evb {
 void declare_config_options(OptionSet& o, Config& c) {
     o.begin_group("run", "Event building");
     o.text("transport", c.transport, "NAME", "transport driver (see \"Transports\"; `evbench --help` lists those built)");
+    o.choice("benchmark", c.benchmark,
+             {{"eb", Benchmark::event_building}, {"one-to-one", Benchmark::one_to_one}, {"shift-scan", Benchmark::shift_scan},
+              {"many-to-one", Benchmark::many_to_one}, {"gather", Benchmark::gather}, {"gather-cmd", Benchmark::gather_cmd},
+              {"gather-cmd-meta", Benchmark::gather_cmd_meta}},
+             "event building, or a micro-benchmark (see \"Micro-benchmarks\"): each message one fragment, --events messages per sender");
+    o.whole("shift", c.shift, "s", "one-to-one: node i sends to node (i + s) mod N, 0 <= s < N");
+    o.whole("in-flight", c.in_flight, "w", "micro-benchmarks: messages in flight per sender, 1..32 (receivers keep 2 w slots per sender)");
+    o.duration("phase-time", c.phase_time, "shift-scan: time each shift s = 0..N-1 runs");
+    o.whole("phase-messages", c.phase_messages, "M", "shift-scan: instead, messages each sender sends per shift").shown_default("0: by time");
     o.choice("protocol", c.protocol, {{"pull", Protocol::pull}, {"push", Protocol::push}, {"pull-noem", Protocol::pull_no_em}},
              "event-building protocol: PULL, PUSH or PULL without EM");
     o.choice("scheduling", c.scheduling, {{"barrel", Scheduling::barrel_shift}, {"random", Scheduling::random}},

@@ -2,40 +2,27 @@
 // buffer of eq. 3.1), its BU (with c slots of N fragments), the EM. The executor hosts whatever
 // list it is given; a FilterUnit or a micro-benchmark brings its own factory like this one.
 #pragma once
-#include "layout.hpp"
-#include "memory_pool.hpp"
+#include "run_units.hpp"
 #include "schedule.hpp"
-#include "unit.hpp"
 
 #include <memory>
 #include <vector>
 
 namespace evb {
 
-struct HostedUnit {
-    UnitAddress address;
-    std::unique_ptr<Unit> unit;
-};
-
-struct UnitsOfRank {
-    std::uint32_t node = 0;                            // statistics row: the node of its RU or BU, N for an EM alone
-    std::vector<std::unique_ptr<MemoryPool>> pools;    // owned here, used by the units
-    std::vector<HostedUnit> units;
-};
-
 UnitsOfRank make_event_builder_units(const UnitSetup& setup, const Layout& layout, std::uint32_t rank);
 
 // The run's shared, pure helpers (fragment sizes, visiting order), built once per process, and
 // the units of any rank made from them.
-class EventBuilder {
+class EventBuilder final : public RunUnits {
 public:
     explicit EventBuilder(const Config& config)
         : layout_(Layout::from_config(config)), sizer_(config), schedule_(make_schedule(config.scheduling, config.seed)),
           setup_{config, sizer_, *schedule_} {}
     EventBuilder(const EventBuilder&) = delete;
     EventBuilder& operator=(const EventBuilder&) = delete;
-    const Layout& layout() const { return layout_; }
-    UnitsOfRank units_of(std::uint32_t rank) const { return make_event_builder_units(setup_, layout_, rank); }
+    const Layout& layout() const override { return layout_; }
+    UnitsOfRank units_of(std::uint32_t rank) const override { return make_event_builder_units(setup_, layout_, rank); }
 
 private:
     Layout layout_;

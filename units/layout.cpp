@@ -15,7 +15,7 @@ Layout::Layout(std::uint32_t nodes, std::uint32_t ppn, bool with_manager, EmPlac
     : nodes_(nodes), ppn_(ppn), with_manager_(with_manager), em_(em) {}
 
 Layout Layout::from_config(const Config& c) {
-    return Layout(c.nodes, c.ppn, c.protocol != Protocol::pull_no_em, c.em);
+    return Layout(c.nodes, c.ppn, c.has_manager(), c.em);
 }
 
 std::uint32_t Layout::nodes_for_ranks(std::uint32_t ranks, std::uint32_t ppn, bool with_manager, EmPlacement em) {

@@ -21,6 +21,8 @@ enum class MessageType : std::uint8_t {
     request = 3,      // BU -> RU: write your fragment of `event` at rkey/offset (RU_REQUEST)
     push_assign = 4,  // EM -> RU: push your fragment of `event` to BU `peer_index` at rkey/offset
     end = 5,          // EM -> BU: no more assignments; `count` events were assigned to you in total
+                      // (micro-benchmarks: sender -> receiver, `count` messages were sent to you)
+    grant = 6,        // micro-benchmarks, receiver -> sender: slots `count` (a bit mask) of your area at rkey/offset are free
 };
 
 struct Message {

@@ -16,4 +16,12 @@ Piece MessageMix::piece(std::uint32_t p, std::uint32_t fragment_size) const {
     return {offset, static_cast<std::uint32_t>((last - first) * 8)};
 }
 
+FragmentCheck check_mixed_fragment(const MessageMix& mix, const std::byte* fragment, std::uint64_t event, std::uint32_t source,
+                                   std::uint32_t size, bool full) {
+    auto verdict = check_fragment(fragment, event, source, size, full);
+    for (std::uint32_t p = mix.data_pieces(); p < mix.pieces() && verdict == FragmentCheck::ok; ++p)
+        verdict = check_fragment(fragment + mix.piece(p, size).offset, event, source, mix.meta_size(), full, mix.tag(p));
+    return verdict;
+}
+
 } // namespace evb

@@ -5,6 +5,7 @@
 // (the simulator) every segment keeps only its first bytes in memory, each at a place of its own.
 #pragma once
 #include "config.hpp"
+#include "fragment_format.hpp"
 
 #include <cstdint>
 
@@ -36,5 +37,10 @@ private:
     std::uint64_t data_area_;
     std::uint32_t data_memory_, meta_memory_;
 };
+
+// The receiver's check of a whole fragment in place: its data's header (and payload with full),
+// then every metadata segment's.
+FragmentCheck check_mixed_fragment(const MessageMix& mix, const std::byte* fragment, std::uint64_t event, std::uint32_t source,
+                                   std::uint32_t size, bool full);
 
 } // namespace evb

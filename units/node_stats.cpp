@@ -29,6 +29,36 @@ std::string ErrorCounts::describe() const {
     return s.empty() ? "none" : s;
 }
 
+void PhaseFlow::add(std::uint64_t message_bytes, Picoseconds at, bool steady) {
+    bytes += message_bytes;
+    ++messages;
+    if (!steady) return;
+    if (rate_messages++ == 0)
+        rate_first = at;
+    else
+        rate_bytes += message_bytes;
+    rate_last = at;
+}
+
+void PhaseFlow::merge(const PhaseFlow& o) {
+    bytes += o.bytes;
+    messages += o.messages;
+    if (o.rate_messages == 0) return;
+    if (rate_messages == 0) {
+        rate_first = o.rate_first;
+        rate_last = o.rate_last;
+    }
+    rate_first = std::min(rate_first, o.rate_first);
+    rate_last = std::max(rate_last, o.rate_last);
+    rate_bytes += o.rate_bytes;
+    rate_messages += o.rate_messages;
+}
+
+double PhaseFlow::gbps() const {
+    if (rate_messages < 2 || rate_last <= rate_first) return 0;
+    return static_cast<double>(rate_bytes) * 8 / (rate_last - rate_first).seconds() / 1e9;
+}
+
 void NodeStats::subtract_flow(const NodeStats& before) {
     bytes_out -= before.bytes_out;
     fragments_out -= before.fragments_out;
@@ -58,10 +88,12 @@ void NodeStats::merge(const NodeStats& o) {
     events_built += o.events_built;
     errors.merge(o.errors);
     latency.merge(o.latency);
+    if (phases.size() < o.phases.size()) phases.resize(o.phases.size());
+    for (std::size_t i = 0; i < o.phases.size(); ++i) phases[i].merge(o.phases[i]);
 }
 
 nlohmann::json NodeStats::to_json() const {
-    return {{"node", node},
+    nlohmann::json j = {{"node", node},
             {"bytes_out", bytes_out},
             {"fragments_out", fragments_out},
             {"writes_out", writes_out},
@@ -83,6 +115,13 @@ nlohmann::json NodeStats::to_json() const {
               {"unexpected", errors.unexpected},
               {"credit_overflow", errors.credit_overflow}}},
             {"latency", latency.to_json()}};
+    if (!phases.empty()) {
+        auto& list = j["phases"] = nlohmann::json::array();
+        for (const auto& p : phases)
+            list.push_back({{"bytes", p.bytes}, {"messages", p.messages}, {"rate_messages", p.rate_messages},
+                            {"rate_bytes", p.rate_bytes}, {"rate_first_ps", p.rate_first.count()}, {"rate_last_ps", p.rate_last.count()}});
+    }
+    return j;
 }
 
 NodeStats NodeStats::from_json(const nlohmann::json& j) {
@@ -109,6 +148,17 @@ NodeStats NodeStats::from_json(const nlohmann::json& j) {
     s.errors.unexpected = e.at("unexpected").get<std::uint64_t>();
     s.errors.credit_overflow = e.at("credit_overflow").get<std::uint64_t>();
     s.latency = LatencyHistogram::from_json(j.at("latency"));
+    if (j.contains("phases"))
+        for (const auto& p : j.at("phases")) {
+            PhaseFlow f;
+            f.bytes = p.at("bytes").get<std::uint64_t>();
+            f.messages = p.at("messages").get<std::uint64_t>();
+            f.rate_messages = p.at("rate_messages").get<std::uint64_t>();
+            f.rate_bytes = p.at("rate_bytes").get<std::uint64_t>();
+            f.rate_first = Picoseconds(p.at("rate_first_ps").get<std::int64_t>());
+            f.rate_last = Picoseconds(p.at("rate_last_ps").get<std::int64_t>());
+            s.phases.push_back(f);
+        }
     return s;
 }
 

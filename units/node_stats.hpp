@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace evb {
 
@@ -20,6 +21,20 @@ struct ErrorCounts {
     std::uint64_t total() const { return bad_header + bad_payload + duplicate + missing + unexpected + credit_overflow; }
     void merge(const ErrorCounts& o);
     std::string describe() const;     // "2 duplicate, 1 missing"
+};
+
+// What one receiver got in one phase of a shift scan. Its rate is taken over the phase's steady
+// part (traffic_receiver.cpp): from its (w+1)-th message to the last before the phase's end.
+struct PhaseFlow {
+    std::uint64_t bytes = 0;           // every message of the phase
+    std::uint64_t messages = 0;
+    std::uint64_t rate_messages = 0;   // messages in the steady part
+    std::uint64_t rate_bytes = 0;      // of them, all but the first: what arrived in [rate_first, rate_last]
+    Picoseconds rate_first{}, rate_last{};
+    void add(std::uint64_t message_bytes, Picoseconds at, bool steady);
+    void merge(const PhaseFlow& o);
+    // Gb/s over the steady part; 0 with fewer than 2 messages in it.
+    double gbps() const;
 };
 
 struct NodeStats {
@@ -38,6 +53,7 @@ struct NodeStats {
     Picoseconds first_build{}, last_build{};   // relative to the run start
     ErrorCounts errors;
     LatencyHistogram latency;
+    std::vector<PhaseFlow> phases;      // shift-scan receiver: one per shift
 
     void merge(const NodeStats& o);
     // Removes what `before` (an earlier snapshot of the same node) had counted in bytes,

@@ -1,19 +1,10 @@
 #include "readout_unit.hpp"
 
-#include <algorithm>
-
 namespace evb {
 
 ReadoutUnit::ReadoutUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool& pool)
-    : setup_(setup), index_(index), pool_(pool), mix_(setup.config), generator_(index, setup.sizer.max_size(), mix_.data_memory()),
-      meta_generator_(index, std::max(mix_.meta_size(), min_fragment_size), std::max(mix_.meta_memory(), min_fragment_size)),
-      slot_stride_(setup.config.fragment_stride()), pieces_left_(pool.blocks(), 0),
-      waiting_(std::size_t{setup.config.nodes} * setup.config.credits) {
-    for (std::uint32_t b = 0; b < pool_.blocks(); ++b) {
-        generator_.prefill(pool_.block(b));
-        for (std::uint32_t p = mix_.data_pieces(); p < mix_.pieces(); ++p)
-            meta_generator_.prefill(pool_.block(b) + mix_.piece(p, 0).offset);
-    }
+    : setup_(setup), index_(index), pool_(pool), writer_(setup.config, index, setup.sizer.max_size(), pool),
+      slot_stride_(setup.config.fragment_stride()), waiting_(std::size_t{setup.config.nodes} * setup.config.credits) {
     if (setup_.config.protocol == Protocol::push) {
         push_pending_.assign(setup_.config.nodes, RingQueue<Job>(setup_.config.credits));
         push_order_.resize(setup_.config.nodes);
@@ -40,33 +31,15 @@ void ReadoutUnit::on_message(Context& ctx, const Message& msg) {
 }
 
 void ReadoutUnit::serve(Context& ctx, const Job& job, std::uint32_t block) {
-    std::uint32_t size = setup_.sizer.size(job.event, index_);
-    std::byte* memory = pool_.block(block);
-    generator_.stamp(memory, job.event, size);
-    for (std::uint32_t p = mix_.data_pieces(); p < mix_.pieces(); ++p)
-        meta_generator_.stamp(memory + mix_.piece(p, size).offset, job.event, mix_.meta_size(), mix_.tag(p));
     ++fragments_outstanding_;
-    pieces_left_[block] = static_cast<std::uint8_t>(mix_.pieces());
-    for (std::uint32_t p = 0; p < mix_.pieces(); ++p) {
-        Piece piece = mix_.piece(p, size);
-        ctx.write({Role::builder, job.bu}, pool_, block, piece.offset, piece.length, job.rkey, job.offset + piece.offset,
-                  WriteImm::encode(job.slot, p, index_), (std::uint64_t{piece.length} << 32) | block);
-    }
+    writer_.write(ctx, {Role::builder, job.bu}, block, job.event, setup_.sizer.size(job.event, index_), job.rkey, job.offset, job.slot);
 }
 
 void ReadoutUnit::on_completion(Context& ctx, const WriteCompletion& c) {
-    auto block = static_cast<std::uint32_t>(c.cookie);
-    if (c.kind != WriteCompletion::Kind::write_done || block >= pieces_left_.size() || pieces_left_[block] == 0) {
-        ++ctx.stats().errors.unexpected;
-        return;
-    }
-    auto& st = ctx.stats();
-    st.bytes_out += c.cookie >> 32;
-    ++st.writes_out;
-    if (--pieces_left_[block] > 0) return;
-    ++st.fragments_out;
+    auto block = writer_.done(ctx, c);
+    if (!block) return;
     --fragments_outstanding_;
-    pool_.release(block);
+    pool_.release(*block);
     if (!waiting_.empty()) {
         Job job = waiting_.front();
         waiting_.pop();

@@ -2,8 +2,8 @@
 // it (PULL) or that the EM named (PUSH), as the writes of the message mix. Requests wait when
 // every buffer is on loan; a buffer returns when the last write of its fragment is done.
 #pragma once
+#include "fragment_writer.hpp"
 #include "memory_pool.hpp"
-#include "message_mix.hpp"
 #include "ring_queue.hpp"
 #include "unit.hpp"
 
@@ -36,11 +36,8 @@ private:
     const UnitSetup& setup_;
     std::uint32_t index_;
     MemoryPool& pool_;
-    MessageMix mix_;
-    FragmentGenerator generator_;        // the fragment's data
-    FragmentGenerator meta_generator_;   // its metadata segments
+    FragmentWriter writer_;
     std::uint64_t slot_stride_;
-    std::vector<std::uint8_t> pieces_left_;   // per pool block: writes of its fragment not yet done
     // PULL: requests waiting for a free buffer, in arrival order.
     RingQueue<Job> waiting_;
     // PUSH: assignments waiting, per BU, visited in the schedule's order under the parallel window.

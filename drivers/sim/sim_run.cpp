@@ -192,8 +192,8 @@ void SimRunOptions::resolve(std::uint64_t seed, bool k_given) {
 }
 
 RunOutcome run_simulated(const Config& config, const SimRunOptions& options, RunObserver& observer) {
-    EventBuilder builder(config);
-    const Layout& layout = builder.layout();
+    auto units = make_run_units(config);
+    const Layout& layout = units->layout();
     const std::uint32_t ranks = layout.ranks();
     // Node i is host i; an EM with its own rank gets host N.
     std::vector<std::uint32_t> host_of_rank(ranks);
@@ -221,7 +221,7 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
     Reactor reactor;
     for (std::uint32_t r = 0; r < ranks; ++r) {
         transports.push_back(std::make_unique<SimTransport>(network, r));
-        nodes.push_back(std::make_unique<Node>(builder.units_of(r), layout, *transports.back(), log));
+        nodes.push_back(std::make_unique<Node>(units->units_of(r), layout, *transports.back(), log));
         reactor.add(*nodes.back());
     }
     const auto& ib = model.sim.ib;
@@ -235,8 +235,8 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
     SimExecutor executor(network, nodes, reactor, config, options.warmup, observer);
     // A timed run is cut at its duration: its throughput is what crossed the fabric until then
     // (draining N c events of N fragments each would take as long again, for nothing). A run of
-    // --events runs until they are built.
-    const bool timed = config.duration > Picoseconds(0);
+    // --events, or a shift scan, runs until it is done.
+    const bool timed = config.duration > Picoseconds(0) && config.benchmark != Benchmark::shift_scan;
     const Picoseconds until = timed ? config.duration : run_deadline(config);
     auto wall_start = std::chrono::steady_clock::now();
     sim.run(executor, until);

@@ -23,6 +23,11 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
     if (!options.parse(app, argc, argv, help_out)) return false;
     // With only --events, the run is not cut short by the default duration.
     if (config.events && !options.given("duration")) config.duration = Picoseconds(0);
+    // gather-cmd-meta is gather-cmd plus DAQPIPE's 10 KB metadata message, unless told otherwise.
+    if (config.benchmark == Benchmark::gather_cmd_meta && !options.given("meta-segments") && !options.given("meta-size")) {
+        config.meta_segments = 1;
+        config.meta_size = 10 * 1024;
+    }
     return true;
 }
 

@@ -33,7 +33,7 @@ int run(int argc, const char* const* argv) {
     if (!entry) return usage_error("--transport: unknown transport '" + config.transport + "' (built: " + cl.drivers.names() + ")");
     const Driver& driver = *entry->driver;
     if (entry->complete) entry->complete(config, cl.options);
-    const bool with_manager = config.protocol != Protocol::pull_no_em;
+    const bool with_manager = config.has_manager();
 
     auto world = detect_world();
     if (!world) driver.preflight();   // one line here, not one per rank

@@ -54,8 +54,8 @@ struct ProgressBoard {
 RunOutcome run_distributed(const Config& config, const World& world, const std::string& fingerprint,
                            const RankTransportFactory& make_transport, RunObserver& observer) {
     auto& log = logger("evb");
-    EventBuilder builder(config);
-    const Layout& layout = builder.layout();
+    auto units = make_run_units(config);
+    const Layout& layout = units->layout();
     if (layout.ranks() != world.size)
         throw ConfigError(fmt::format("{} ranks were started but nodes={} ppn={} em={} needs {}", world.size, config.nodes,
                                       config.ppn, to_string(config.em), layout.ranks()));
@@ -73,7 +73,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     auto addresses = boot.allgather(transport->local_address(), fingerprint);
     transport->connect(addresses, setup_timeout);
 
-    node_owner = std::make_unique<Node>(builder.units_of(world.rank), layout, *transport, log);
+    node_owner = std::make_unique<Node>(units->units_of(world.rank), layout, *transport, log);
     Node& node = *node_owner;
     Reactor reactor;
     reactor.add(node);

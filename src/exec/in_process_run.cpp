@@ -9,7 +9,7 @@
 namespace evb {
 
 RunOutcome run_in_process(const Config& config, std::vector<std::unique_ptr<Transport>> transports, RunObserver& observer) {
-    EventBuilder builder(config);
+    auto units = make_run_units(config);
     auto& log = logger("evb");
     std::vector<std::unique_ptr<Node>> nodes;
     // Declared after the nodes, so closed before them: a transport may still land data in the
@@ -17,10 +17,10 @@ RunOutcome run_in_process(const Config& config, std::vector<std::unique_ptr<Tran
     const auto open = std::move(transports);
     Reactor reactor;
     for (auto& t : open) {
-        nodes.push_back(std::make_unique<Node>(builder.units_of(t->rank()), builder.layout(), *t, log));
+        nodes.push_back(std::make_unique<Node>(units->units_of(t->rank()), units->layout(), *t, log));
         reactor.add(*nodes.back());
     }
-    observer.started(builder.layout().ranks(), "in one process", {});
+    observer.started(units->layout().ranks(), "in one process", {});
 
     Picoseconds deadline = run_deadline(config);
     Picoseconds next_progress = config.progress_interval;

@@ -4,7 +4,7 @@
 // queue towards one peer never holds back the others). The executor feeds it time, completions
 // and timer ticks.
 #pragma once
-#include "event_builder_units.hpp"
+#include "run_units.hpp"
 #include "ring_queue.hpp"
 #include "transport.hpp"
 

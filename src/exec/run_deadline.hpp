@@ -1,4 +1,5 @@
-// Hard limit of a run: its duration (or, with only --events, 10 min) plus the grace period.
+// Hard limit of a run: its planned time (duration, or a shift scan's phases; with only a count,
+// 10 min) plus the grace period.
 // Every executor and the local launcher end a run that has not finished by then.
 #pragma once
 #include "config.hpp"
@@ -6,7 +7,7 @@
 namespace evb {
 
 inline Picoseconds run_deadline(const Config& c) {
-    Picoseconds limit = c.duration > Picoseconds(0) ? c.duration : Picoseconds::from_seconds(600);
+    Picoseconds limit = c.planned_time() > Picoseconds(0) ? c.planned_time() : Picoseconds::from_seconds(600);
     return limit + c.grace;
 }
 

@@ -1,6 +1,7 @@
 #include "report.hpp"
 
 #include "json_file.hpp"
+#include "phase_table.hpp"
 #include "placement.hpp"
 #include "quantity.hpp"
 
@@ -14,12 +15,34 @@ double gbps(std::uint64_t bytes, Picoseconds window) {
     return window > Picoseconds(0) ? static_cast<double>(bytes) * 8 / window.seconds() / 1e9 : 0.0;
 }
 
+namespace {
+std::string message_mix(const Config& c) {
+    if (c.data_segments == 1 && c.meta_segments == 0) return "";
+    return fmt::format("  mix {} data + {} x {} meta writes", c.data_segments, c.meta_segments, format_size(c.meta_size));
+}
+
+// A micro-benchmark's header: what each sender does instead of the event builder's parameters.
+void print_benchmark_header(std::ostream& out, const Config& c, std::uint32_t ranks, const std::string& launcher) {
+    std::string what = to_string(c.benchmark);
+    if (c.benchmark == Benchmark::one_to_one) what += fmt::format(" (shift {})", c.shift);
+    fmt::print(out, "# evbench: benchmark {}, transport {} ({} ranks, {})\n", what, c.transport, ranks, launcher);
+    fmt::print(out, "# nodes {}  ppn {}  in flight {}  message {} ({}, spread {}){}  verify {}\n", c.nodes, c.ppn, c.in_flight,
+               format_size(c.fragment_size), to_string(c.size_distribution), c.size_spread, message_mix(c), to_string(c.verify));
+    std::string stop = c.benchmark == Benchmark::shift_scan
+                           ? (c.phase_messages ? fmt::format("{} shifts of {} messages per sender", c.nodes, c.phase_messages)
+                                               : fmt::format("{} shifts of {:g} s", c.nodes, c.phase_time.seconds()))
+                           : (c.events ? std::to_string(c.events) + " messages per sender or " : "") + fmt::format("{:g} s", c.duration.seconds());
+    fmt::print(out, "# stop after {}  machine: {}; events = messages received\n", stop, describe_topology());
+}
+} // namespace
+
 void print_header(std::ostream& out, const Config& c, std::uint32_t ranks, const std::string& launcher) {
+    if (c.is_micro_benchmark()) return print_benchmark_header(out, c, ranks, launcher);
     fmt::print(out, "# evbench: {} protocol, {} scheduling, transport {} ({} ranks, {})\n", to_string(c.protocol),
                to_string(c.scheduling), c.transport, ranks, launcher);
-    fmt::print(out, "# nodes {}  ppn {}  em {}  credits {}  parallel {}  fragment {} ({}, spread {})  verify {}\n", c.nodes,
+    fmt::print(out, "# nodes {}  ppn {}  em {}  credits {}  parallel {}  fragment {} ({}, spread {}){}  verify {}\n", c.nodes,
                c.ppn, to_string(c.em), c.credits, c.parallel, format_size(c.fragment_size), to_string(c.size_distribution),
-               c.size_spread, to_string(c.verify));
+               c.size_spread, message_mix(c), to_string(c.verify));
     fmt::print(out, "# stop after {}{}  buffer per unit {} (eq. 3.1: m={} N c f = {})  machine: {}\n",
                c.events ? std::to_string(c.events) + " events or " : "", fmt::format("{:g} s", c.duration.seconds()),
                format_size(c.effective_memory()), c.safety_margin, format_size(c.required_memory()), describe_topology());
@@ -57,6 +80,7 @@ void print_table(std::ostream& out, const Config& c, const RunResult& r) {
     fmt::print(out, "# system: {} events built in {:.3f} s, {:.2f} Gb/s aggregate, {:.2f} Gb/s per node; errors: {}\n",
                sys.events_built, window.seconds(), gbps(sys.bytes_in, window), gbps(sys.bytes_in, window) / c.nodes,
                sys.errors.describe());
+    print_phase_table(out, phase_rows(r));
     if (r.failure) fmt::print(out, "# run failed: {}\n", *r.failure);
     out.flush();
 }
@@ -108,6 +132,7 @@ nlohmann::json result_json(const nlohmann::json& config_echo, const Config& c, c
                               {"peak_bu_bytes", s.peak_bu_bytes}};
     };
     nlohmann::json nodes = nlohmann::json::array();
+    auto phases = phase_rows(r);
     for (const auto& n : r.nodes) {
         auto j = summary(n, 1.0);
         j["node"] = n.node;
@@ -119,7 +144,7 @@ nlohmann::json result_json(const nlohmann::json& config_echo, const Config& c, c
     system["per_node_out_gbps"] = gbps(sys.bytes_out, window) / c.nodes;
     system["events_assigned"] = sys.events_assigned;
     system["error_kinds"] = sys.to_json()["errors"];
-    return {{"config", config_echo},
+    nlohmann::json doc = {{"config", config_echo},
             {"results",
              {{"window_s", window.seconds()},
               {"elapsed_s", r.elapsed.seconds()},
@@ -128,6 +153,8 @@ nlohmann::json result_json(const nlohmann::json& config_echo, const Config& c, c
               {"failure", r.failure ? nlohmann::json(*r.failure) : nlohmann::json(nullptr)},
               {"system", system},
               {"nodes", nodes}}}};
+    if (!phases.empty()) doc["results"]["phases"] = phase_json(phases);
+    return doc;
 }
 
 } // namespace evb

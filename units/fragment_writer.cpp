@@ -1,0 +1,45 @@
+#include "fragment_writer.hpp"
+
+#include <algorithm>
+
+namespace evb {
+
+FragmentWriter::FragmentWriter(const Config& config, std::uint32_t source, std::uint32_t max_size, MemoryPool& pool)
+    : pool_(pool), source_(source), mix_(config), generator_(source, max_size, mix_.data_memory()),
+      meta_generator_(source, std::max(mix_.meta_size(), min_fragment_size), std::max(mix_.meta_memory(), min_fragment_size)),
+      pieces_left_(pool.blocks(), 0) {
+    for (std::uint32_t b = 0; b < pool_.blocks(); ++b) {
+        generator_.prefill(pool_.block(b));
+        for (std::uint32_t p = mix_.data_pieces(); p < mix_.pieces(); ++p) meta_generator_.prefill(pool_.block(b) + mix_.piece(p, 0).offset);
+    }
+}
+
+void FragmentWriter::write(Context& ctx, UnitAddress to, std::uint32_t block, std::uint64_t event, std::uint32_t size,
+                           std::uint64_t rkey, std::uint64_t remote_offset, std::uint32_t slot) {
+    std::byte* memory = pool_.block(block);
+    generator_.stamp(memory, event, size);
+    for (std::uint32_t p = mix_.data_pieces(); p < mix_.pieces(); ++p)
+        meta_generator_.stamp(memory + mix_.piece(p, size).offset, event, mix_.meta_size(), mix_.tag(p));
+    pieces_left_[block] = static_cast<std::uint8_t>(mix_.pieces());
+    for (std::uint32_t p = 0; p < mix_.pieces(); ++p) {
+        Piece piece = mix_.piece(p, size);
+        ctx.write(to, pool_, block, piece.offset, piece.length, rkey, remote_offset + piece.offset, WriteImm::encode(slot, p, source_),
+                  (std::uint64_t{piece.length} << 32) | block);
+    }
+}
+
+std::optional<std::uint32_t> FragmentWriter::done(Context& ctx, const WriteCompletion& c) {
+    auto block = static_cast<std::uint32_t>(c.cookie);
+    auto& st = ctx.stats();
+    if (c.kind != WriteCompletion::Kind::write_done || block >= pieces_left_.size() || pieces_left_[block] == 0) {
+        ++st.errors.unexpected;
+        return std::nullopt;
+    }
+    st.bytes_out += c.cookie >> 32;
+    ++st.writes_out;
+    if (--pieces_left_[block] > 0) return std::nullopt;
+    ++st.fragments_out;
+    return block;
+}
+
+} // namespace evb

@@ -1,0 +1,31 @@
+#include "traffic_units.hpp"
+
+#include "event_builder_units.hpp"
+#include "traffic_receiver.hpp"
+#include "traffic_sender.hpp"
+
+namespace evb {
+
+UnitsOfRank TrafficBenchmark::units_of(std::uint32_t rank) const {
+    const Config& c = setup_.config;
+    RankUnits placed = layout_.units_on(rank);
+    UnitsOfRank r;
+    r.node = placed.readout ? *placed.readout : *placed.builder;
+    const std::uint64_t stride = c.fragment_stride();
+    if (placed.readout) {
+        r.pools.push_back(std::make_unique<MemoryPool>(stride, c.in_flight));
+        r.units.push_back({{Role::readout, *placed.readout}, std::make_unique<TrafficSender>(setup_, *placed.readout, *r.pools.back())});
+    }
+    if (placed.builder) {
+        r.pools.push_back(std::make_unique<MemoryPool>(stride, c.receive_slots() * c.nodes));
+        r.units.push_back({{Role::builder, *placed.builder}, std::make_unique<TrafficReceiver>(setup_, *placed.builder, *r.pools.back())});
+    }
+    return r;
+}
+
+std::unique_ptr<RunUnits> make_run_units(const Config& config) {
+    if (config.is_micro_benchmark()) return std::make_unique<TrafficBenchmark>(config);
+    return std::make_unique<EventBuilder>(config);
+}
+
+} // namespace evb
