@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # DAQPIPE's micro-benchmarks on this machine, side by side in one run:
-#   tcp, 4 processes (evbench's launcher), 1 MiB messages, 4 in flight: one-to-one (shift 1),
+#   tcp, 4 processes (evbench's launcher), 1 MiB messages, 4 in flight, Gb/s received by all nodes
+#   together: one-to-one (shift 1),
 #   many-to-one, gather, gather-cmd, gather-cmd-meta, each with its ratio to one-to-one (the
 #   conflict-free pattern on the same transport), and iperf3 with 4 streams on loopback as the
 #   machine's own limit for 4 senders;
@@ -13,27 +14,27 @@ cd "$(dirname "$0")/.."
 T=${1:-5}
 source bench/build_bench.sh
 
-point() {   # benchmark: per-node Gb/s into receivers, over the nodes that receive
+point() {   # benchmark: aggregate Gb/s received, receiving nodes, errors
   $EVB --transport tcp --launch-local 4 --benchmark "$1" --fragment-size 1MiB --in-flight 4 --duration "$T" --quiet \
     --json "$OUT/micro_$1.json" >/dev/null 2>&1
   python3 -c "
 import json; r = json.load(open('$OUT/micro_$1.json'))['results']
 rx = [n['in_gbps'] for n in r['nodes'] if n['raw']['fragments_in'] > 0]
-print(f\"{sum(r['nodes'][i]['in_gbps'] for i in range(len(r['nodes']))) / len(r['nodes']):.3f} {len(rx)} {r['system']['errors']}\")"
+print(f\"{sum(rx):.3f} {len(rx)} {r['system']['errors']}\")"
 }
-echo "== tcp, 4 processes, 1 MiB messages, $T s each: per-node Gb/s received (all 4 nodes' average) =="
+echo "== tcp, 4 processes, 1 MiB messages, $T s each: Gb/s received, all nodes together =="
 base=""
 for b in one-to-one many-to-one gather gather-cmd gather-cmd-meta; do
   read -r g receivers errors <<<"$(point $b)"
   [ -z "$base" ] && base=$g
-  python3 -c "print(f'{\"$b\":<16} {float($g):7.2f} Gb/s/node  ({$receivers} receiving nodes, errors $errors)  ratio to one-to-one {float($g)/float($base):.3f}')"
+  python3 -c "print(f'{\"$b\":<16} {float($g):7.2f} Gb/s into {$receivers} node(s), {float($g)/$receivers:6.2f} per receiving node, errors $errors; ratio to one-to-one {float($g)/float($base):.3f}')"
 done
 iperf3 -s -p 5311 -D -1 >/dev/null 2>&1; sleep 0.5
 iperf3 -c 127.0.0.1 -p 5311 -P 4 -l 1M -t "$T" -J >"$OUT/micro_iperf3.json" 2>/dev/null || true
 python3 -c "
 import json; j = json.load(open('$OUT/micro_iperf3.json'))
 g = j['end']['sum_received']['bits_per_second'] / 1e9
-print(f'iperf3 -P 4        {g / 4:7.2f} Gb/s per stream ({g:.2f} Gb/s for 4 streams): one-to-one / iperf3 per stream = {float($base) / (g / 4):.3f}')"
+print(f'iperf3 -P 4      {g:7.2f} Gb/s for 4 streams on loopback: one-to-one / iperf3 = {float($base) / g:.3f}')"
 
 echo "== sim: shift scan, 16-host k=4 fat tree, cable pair 1:6 swapped, 2 ms per shift =="
 $EVB conflicts --k 4 --leaves 4 --swap 1:6 --json "$OUT/shift_scan_k4_swap_conflicts.json" | tail -1

@@ -11,4 +11,11 @@ public:
     void order(std::uint32_t self, std::uint64_t round, std::span<std::uint32_t> out) const override;
 };
 
+// Where credit `slot` of `credits` begins its walk with --barrel-start staggered: spread evenly
+// over the N peers (slot * N / credits), so a BU's credits are not all at the same RU at once.
+// Added to every unit's own start, so each step stays a permutation.
+inline std::uint32_t staggered_start(std::uint32_t slot, std::uint32_t credits, std::uint32_t nodes) {
+    return static_cast<std::uint32_t>(std::uint64_t{slot} * nodes / credits);
+}
+
 } // namespace evb

@@ -9,6 +9,9 @@
 namespace evb {
 
 enum class Scheduling { barrel_shift, random };
+// Where each credit's barrel walk begins: at the unit's own peer (all credits in step) or
+// staggered over the peers (barrel_shift.hpp).
+enum class BarrelStart { own, staggered };
 
 class Schedule {
 public:

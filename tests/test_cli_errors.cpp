@@ -59,6 +59,7 @@ std::vector<BadInput> cases() {
         {"InFlightZero", "--benchmark gather --in-flight 0", "--in-flight must be within 1..32 (got 0)"},
         {"InFlightTooMany", "--benchmark gather --in-flight 33", "--in-flight must be within 1..32 (got 33)"},
         {"PhaseTimeZero", "--benchmark shift-scan --phase-time 0s", "--phase-time must be positive"},
+        {"StaggeredWithRandom", "--scheduling random --barrel-start staggered", "--barrel-start staggered needs --scheduling barrel"},
         {"UnknownFlag", "--turbo", "--turbo"},
         {"NotANumber", "--credits many", "--credits"},
         {"BadDuration", "--duration soon", "--duration: 'soon' is not a duration"},

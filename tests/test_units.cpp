@@ -249,3 +249,35 @@ TEST(ReadoutUnit, QueuesRequestsWhenEveryBufferIsOnLoan) {
     EXPECT_EQ(ctx.stats_.fragments_out, 1u);
     EXPECT_EQ(ctx.stats_.bytes_out, built.sizer.size(0, 3));
 }
+
+TEST(BuilderUnit, StaggeredBarrelStartsCreditKAtRuPlusKNOverCAndEveryStepIsAPermutation) {
+    Config c = small_config();
+    c.nodes = 8;
+    c.credits = 4;
+    c.parallel = 1;
+    c.barrel_start = BarrelStart::staggered;
+    UnitFixture built(c);
+    // first[b][slot]: the RU BU b asks first for the event on that slot.
+    std::vector<std::vector<std::uint32_t>> first(8, std::vector<std::uint32_t>(4));
+    for (std::uint32_t b = 0; b < 8; ++b) {
+        MemoryPool slots(c.fragment_stride() * c.nodes, 8);
+        BuilderUnit bu(built.units, b, slots);
+        RecordingContext ctx;
+        bu.on_start(ctx);
+        for (std::uint32_t slot = 0; slot < 4; ++slot) {
+            Message a{};
+            a.type = MessageType::assign;
+            a.event = 100 + slot;
+            a.slot = slot;
+            bu.on_message(ctx, a);
+        }
+        for (auto& [to, m] : ctx.sent)
+            if (m.type == MessageType::request) first[b][m.slot] = to.index;
+        for (std::uint32_t slot = 0; slot < 4; ++slot) EXPECT_EQ(first[b][slot], (b + slot * 2) % 8) << "BU " << b << " slot " << slot;
+    }
+    for (std::uint32_t slot = 0; slot < 4; ++slot) {
+        std::set<std::uint32_t> rus;
+        for (std::uint32_t b = 0; b < 8; ++b) rus.insert(first[b][slot]);
+        EXPECT_EQ(rus.size(), 8u) << "slot " << slot << ": the BUs' first requests are not a permutation";
+    }
+}

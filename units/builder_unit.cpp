@@ -1,5 +1,7 @@
 #include "builder_unit.hpp"
 
+#include "barrel_shift.hpp"
+
 #include <algorithm>
 
 namespace evb {
@@ -99,7 +101,10 @@ void BuilderUnit::begin(Context& ctx, std::uint32_t slot, std::uint64_t event) {
         if (s.received == nodes_) complete(ctx, slot);
         return;
     }
-    setup_.schedule.order(index_, event, std::span<std::uint32_t>(order_of(slot), nodes_));
+    std::span<std::uint32_t> order(order_of(slot), nodes_);
+    setup_.schedule.order(index_, event, order);
+    if (config_.barrel_start == BarrelStart::staggered)
+        std::rotate(order.begin(), order.begin() + staggered_start(slot, config_.credits, nodes_), order.end());
     request_more(ctx, slot);
 }
 

@@ -57,6 +57,8 @@ void validate(const Config& c) {
              std::to_string(c.fragment_size) + " B)");
     if (c.fragment_size > max_fragment_limit)
         fail("--fragment-size " + format_size(c.fragment_size) + " is absurd (limit 1GiB)");
+    if (c.barrel_start == BarrelStart::staggered && c.scheduling != Scheduling::barrel_shift)
+        fail("--barrel-start staggered needs --scheduling barrel");
     if (c.data_segments < 1) fail("--data-segments must be at least 1 (got 0)");
     if (c.data_segments + c.meta_segments > max_pieces)
         fail("--data-segments + --meta-segments must be at most " + std::to_string(max_pieces) + " (got " +
@@ -120,6 +122,7 @@ std::string to_string(Protocol p) {
     return "?";
 }
 std::string to_string(Scheduling s) { return s == Scheduling::barrel_shift ? "barrel" : "random"; }
+std::string to_string(BarrelStart b) { return b == BarrelStart::own ? "own" : "staggered"; }
 std::string to_string(Benchmark b) {
     switch (b) {
     case Benchmark::event_building: return "eb";

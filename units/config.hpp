@@ -34,6 +34,7 @@ struct Config {
     std::uint64_t phase_messages = 0;        // shift-scan: or this many messages per sender per shift
     Protocol protocol = Protocol::pull;
     Scheduling scheduling = Scheduling::barrel_shift;
+    BarrelStart barrel_start = BarrelStart::own;
     std::uint32_t nodes = 0;                 // 0: derived from the number of processes (4 on local)
     std::uint32_t ppn = 1;                   // processes per node: 1 (RU+BU) or 2 (RU, BU)
     EmPlacement em = EmPlacement::rank0;
@@ -108,6 +109,7 @@ std::string to_string(EmPlacement);
 std::string to_string(Verify);
 std::string to_string(SizeDistribution);
 std::string to_string(Benchmark);
+std::string to_string(BarrelStart);
 
 // Values derived from the options that results carry next to them (memory_per_unit).
 nlohmann::json derived_json(const Config& config);

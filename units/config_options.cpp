@@ -18,6 +18,8 @@ void declare_config_options(OptionSet& o, Config& c) {
              "event-building protocol: PULL, PUSH or PULL without EM");
     o.choice("scheduling", c.scheduling, {{"barrel", Scheduling::barrel_shift}, {"random", Scheduling::random}},
              "order in which a BU visits RUs (PULL) or an RU visits BUs (PUSH): barrel shift or a seeded permutation per event");
+    o.choice("barrel-start", c.barrel_start, {{"own", BarrelStart::own}, {"staggered", BarrelStart::staggered}},
+             "barrel: every credit of a BU starts at its own RU (in step), or credit k of c at RU + k N / c");
     o.whole("nodes", c.nodes, "N", "event-building nodes, each one RU and one BU, at least 2")
         .shown_default("from the process count (4 in one process)");
     o.whole("ppn", c.ppn, "1|2", "processes per node: 1 (RU and BU in one process) or 2");
