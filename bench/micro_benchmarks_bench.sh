@@ -6,7 +6,7 @@
 #   conflict-free pattern on the same transport), and iperf3 with 4 streams on loopback as the
 #   machine's own limit for 4 senders;
 #   the simulator: the shift scan of a 16-host k=4 fat tree with one swapped cable pair (1:6),
-#   2 ms per shift, next to `evbench conflicts` on the same fabric, and its figure
+#   3 ms per shift, next to `evbench conflicts` on the same fabric, and its figure
 #   (tools/plot_shift_scan.py: bench/results/shift_scan_k4_swap.png and .svg).
 # Usage: bash bench/micro_benchmarks_bench.sh [seconds per tcp point]   (results in bench/results/)
 set -euo pipefail
@@ -36,9 +36,9 @@ import json; j = json.load(open('$OUT/micro_iperf3.json'))
 g = j['end']['sum_received']['bits_per_second'] / 1e9
 print(f'iperf3 -P 4      {g:7.2f} Gb/s for 4 streams on loopback: one-to-one / iperf3 = {float($base) / g:.3f}')"
 
-echo "== sim: shift scan, 16-host k=4 fat tree, cable pair 1:6 swapped, 2 ms per shift =="
+echo "== sim: shift scan, 16-host k=4 fat tree, cable pair 1:6 swapped, 3 ms per shift =="
 $EVB conflicts --k 4 --leaves 4 --swap 1:6 --json "$OUT/shift_scan_k4_swap_conflicts.json" | tail -1
-$EVB --transport sim --benchmark shift-scan --nodes 16 --k 4 --leaves 4 --swap 1:6 --phase-time 2ms --json "$OUT/shift_scan_k4_swap.json" \
+$EVB --transport sim --benchmark shift-scan --nodes 16 --k 4 --leaves 4 --swap 1:6 --phase-time 3ms --json "$OUT/shift_scan_k4_swap.json" \
   | sed -n '/^# shift scan/,$p'
 /usr/bin/python3 tools/plot_shift_scan.py "$OUT/shift_scan_k4_swap.json" --conflicts "$OUT/shift_scan_k4_swap_conflicts.json" \
   --out "$OUT" --name shift_scan_k4_swap

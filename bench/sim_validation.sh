@@ -2,12 +2,13 @@
 # The event builder on the simulated fabric against the thesis (ch. 3.4.6): fig. 3.17 (full
 # k=16 fat trees, h hosts on every leaf), fig. 3.18 (the 512-host tree with L populated leaves),
 # the fast model's error on this workload, and the wall time of a 512-node point.
-# Usage: bash bench/sim_validation.sh [duration] [warmup]   (simulated; default 10ms 2ms)
+# Usage: bash bench/sim_validation.sh [duration] [warmup] [traffic VLs]   (simulated; default 10ms 2ms 4)
 # Writes bench/results/sim_validation.jsonl and prints one table per figure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration=${1:-10ms}
 warmup=${2:-2ms}
+vls=${3:-4}
 out=bench/results/sim_validation.jsonl
 mkdir -p bench/results
 [ -x build/evbench ] || cmake --build build
@@ -26,7 +27,7 @@ for mode in "--mode flit" "--mode aggregated --aggregation 16" "--mode packet"; 
   echo "--nodes 128 --hosts-per-leaf $per_leaf --credits 16 --parallel 1 $mode"
 done >> "$points"
 # Failed points are reported in the tables as nan; a rerun retries them.
-python3 launch/scan.py --out "$out" --points "$points" -- --transport sim --k 16 --duration "$duration" --warmup "$warmup" || true
+python3 launch/scan.py --out "$out" --points "$points" -- --transport sim --k 16 --traffic-vls "$vls" --duration "$duration" --warmup "$warmup" || true
 python3 - "$out" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]

@@ -249,7 +249,8 @@ INSTANTIATE_TEST_SUITE_P(Each, MicroBenchmarkOnTcp, ::testing::Values("one-to-on
 
 // The shift scan on the simulator, phase by phase, against `evbench conflicts` on the same fabric
 // and host order: the slowest node of phase s runs at b_eff / (flows on the most loaded channel).
-// Within 2% (measured: 0.25% and 0.2%); phases are long enough to leave a steady part.
+// Within 2% (measured: 0.2% and 0.7%, 3 ms per shift, 4 traffic VLs). Shorter phases leave
+// transients in the steady part (2 ms: the last shift of the first fabric 5% low).
 class ShiftScanOnSim : public ::testing::TestWithParam<int> {};
 
 void expect_scan_matches_analyser(const std::string& fabric, std::uint32_t nodes, const std::string& phase_time, const std::string& name) {
@@ -276,7 +277,7 @@ void expect_scan_matches_analyser(const std::string& fabric, std::uint32_t nodes
 }
 
 TEST(ShiftScanOnSim, EveryPhaseOfAGeneratedFabricWithASwappedCableMatchesTheAnalyser) {
-    expect_scan_matches_analyser("--k 4 --leaves 4 --swap 1:6", 16, "2ms", "scan_k4_swap");
+    expect_scan_matches_analyser("--k 4 --leaves 4 --swap 1:6", 16, "3ms", "scan_k4_swap");
 }
 
 TEST(ShiftScanOnSim, EveryPhaseOfAnImportedFabricMatchesTheAnalyser) {

@@ -21,7 +21,8 @@ void declare_sim_model_options(OptionSet& set, SimModelOptions& o) {
     set.whole("flit-bytes", ib.flit_bytes, "B", "flit and credit block size");
     set.size("buffer", ib.buffer_bytes, "input buffer per port per VL (must hold one MTU packet)");
     set.whole("vls", ib.vls, "n", "VLs per port");
-    set.whole("traffic-vls", ib.traffic_vls, "n", "VLs the traffic uses (destination modulo)");
+    set.whole("traffic-vls", ib.traffic_vls, "n", "VLs the traffic uses (destination modulo)")
+        .shown_default("1; 4 with --transport sim (the thesis' model, bench/barrel_start_and_vls.sh)");
     set.text("host-latency", o.host_latency, "MODEL", "before injection: `fixed:T`, `uniform:A:B`, `lognormal:MEDIAN:SIGMA`, `file:PATH` (lines `latency weight`)");
     set.text("mode", o.mode, "MODE", "`flit` (reference), `aggregated` (`--aggregation` flits per event) or `packet` (exact cut-through per packet)");
     set.whole("aggregation", o.sim.aggregation, "n", "flits per event in `aggregated` mode");
