@@ -75,6 +75,9 @@ std::vector<BadInput> cases() {
         {"ConflictsLeafCount", "conflicts --k 4 --hosts-per-leaf 5,4", "hosts per leaf lists 2 leaves, the tree has 8"},
         {"ConflictsOverfullLeaf", "conflicts --k 2 --hosts-per-leaf 3,2,2,2", "a leaf holds at most k = 2 hosts"},
         {"ConflictsBadSwap", "conflicts --k 2 --swap 1-2", "--swap: '1-2' is not A:B"},
+        // Before the fix: the run went ahead and reported 0 Gb/s for every host.
+        {"NetsimA2aWindowBelowOneMessage", "netsim --k 2 --traffic a2a --send-window 10us --idle-window 1us --duration 1ms",
+         "a2a: a send window of 10000 ns cannot hold one 1048576 B message (84418 ns at 100 Gb/s)"},
         {"NetsimZeroBuffer", "netsim --k 2 --buffer 0", "input buffer is zero"},
         {"NetsimBufferBelowMtu", "netsim --k 2 --buffer 2KiB", "cannot hold one MTU packet"},
         {"NetsimBadLevels", "netsim --k 2 --levels 4", "a fat tree has 2 or 3 levels"},

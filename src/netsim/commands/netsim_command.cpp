@@ -49,6 +49,7 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
         traffic.seed = sim.seed;
         if (duration.count() > 0) traffic.stop = duration;
         if (duration.count() == 0 && traffic.messages == 0) throw std::invalid_argument("give --messages or a --duration above zero");
+        traffic.validate_window(sim.ib);   // before the header: a2a used to report 0 Gb/s instead
     };
     return run_subcommand("evbench netsim: flit-level InfiniBand simulation of synthetic traffic on a fat tree", options, argc, argv, out,
                           resolve, [&] {

@@ -38,6 +38,21 @@ void TrafficSpec::validate(std::uint32_t hosts) const {
     if (messages == 0 && stop == Picoseconds::max()) throw std::invalid_argument("traffic needs a message count or a duration");
 }
 
+// Wire time of one message at line rate, its packets' headers and footers included.
+static std::int64_t message_wire_ps(const IbParams& ib, std::uint64_t bytes) {
+    const std::uint64_t packets = (bytes + ib.mtu - 1) / ib.mtu;
+    return ib.wire_time_ps(bytes + packets * (ib.header_bytes + ib.footer_bytes));
+}
+
+void TrafficSpec::validate_window(const IbParams& ib) const {
+    if (pattern != TrafficPattern::a2a || send_window.count() <= 0) return;   // validate() names that
+    const std::int64_t need = message_wire_ps(ib, message_bytes);
+    if (send_window.count() < need)
+        throw std::invalid_argument("a2a: a send window of " + std::to_string(send_window.count() / 1000) + " ns cannot hold one " +
+                                    std::to_string(message_bytes) + " B message (" + std::to_string(need / 1000) + " ns at " +
+                                    std::to_string(static_cast<int>(ib.link_gbps)) + " Gb/s): lengthen --send-window or shorten the message");
+}
+
 bool TrafficInjector::is_sender(std::uint32_t host) const {
     if (spec_.pattern != TrafficPattern::many_to_one) return true;
     std::uint32_t n = spec_.senders ? spec_.senders : hosts_ - 1;
@@ -67,9 +82,7 @@ void TrafficInjector::start(FabricSim& sim) {
 
 void TrafficInjector::top_up(FabricSim& sim, std::uint32_t host) {
     if (!is_sender(host) || !sending_) return;
-    const IbParams& ib = sim.options().ib;
-    const std::uint64_t packets = (spec_.message_bytes + ib.mtu - 1) / ib.mtu;
-    const std::int64_t message_ps = ib.wire_time_ps(spec_.message_bytes + packets * (ib.header_bytes + ib.footer_bytes));
+    const std::int64_t message_ps = message_wire_ps(sim.options().ib, spec_.message_bytes);
     const std::int64_t period = (spec_.send_window + spec_.idle_window).count();
     while (outstanding_[host] < spec_.depth && (spec_.messages == 0 || posted_[host] < spec_.messages) && sim.now() < spec_.stop) {
         // a2a: only what the adapter can still send, at line rate, before the window closes.

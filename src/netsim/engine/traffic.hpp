@@ -30,6 +30,9 @@ struct TrafficSpec {
     std::uint64_t seed = 1;           // random
 
     void validate(std::uint32_t hosts) const;   // throws std::invalid_argument
+    // a2a: a send window that cannot hold one message at line rate moves nothing; throws
+    // std::invalid_argument naming the window, the message and its wire time.
+    void validate_window(const IbParams& ib) const;
 };
 
 class TrafficInjector : public SimApp {

@@ -13,6 +13,7 @@ TrafficRunResult run_traffic(const Fabric& fabric, const SimOptions& options, Tr
     }
     FabricSim sim(fabric.topology, fabric.routing, options);
     traffic.validate(sim.hosts());
+    traffic.validate_window(options.ib);
     TrafficInjector injector(traffic);
     const auto wall_start = std::chrono::steady_clock::now();
     const Picoseconds end = duration.count() > 0 ? duration : Picoseconds::max();
