@@ -8,7 +8,8 @@
 
 namespace evb {
 
-enum class Scheduling { barrel_shift, random };
+// barrel_sync: the barrel shift's order with an in-band barrier per phase (units/phase_barrier.hpp).
+enum class Scheduling { barrel_shift, random, barrel_sync };
 // Where each credit's barrel walk begins: at the unit's own peer (all credits in step) or
 // staggered over the peers (barrel_shift.hpp).
 enum class BarrelStart { own, staggered };

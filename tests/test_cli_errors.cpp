@@ -60,6 +60,8 @@ std::vector<BadInput> cases() {
         {"InFlightTooMany", "--benchmark gather --in-flight 33", "--in-flight must be within 1..32 (got 33)"},
         {"PhaseTimeZero", "--benchmark shift-scan --phase-time 0s", "--phase-time must be positive"},
         {"StaggeredWithRandom", "--scheduling random --barrel-start staggered", "--barrel-start staggered needs --scheduling barrel"},
+        {"BarrelSyncWithPush", "--scheduling barrel-sync --protocol push", "--scheduling barrel-sync needs --protocol pull or pull-noem"},
+        {"BarrelSyncWithParallel", "--scheduling barrel-sync --parallel 2", "--parallel must be 1 (got 2)"},
         {"UnknownFlag", "--turbo", "--turbo"},
         {"NotANumber", "--credits many", "--credits"},
         {"BadDuration", "--duration soon", "--duration: 'soon' is not a duration"},

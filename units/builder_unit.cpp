@@ -10,7 +10,8 @@ BuilderUnit::BuilderUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool
     : setup_(setup), config_(setup.config), index_(index), nodes_(setup.config.nodes), pool_(slots),
       stride_(setup.config.fragment_stride()), slots_(setup.config.credits),
       order_(std::size_t{setup.config.credits} * nodes_), received_from_(std::size_t{setup.config.credits} * nodes_),
-      mix_(setup.config), next_own_event_(index) {}
+      mix_(setup.config), next_own_event_(index), sync_(setup.config.scheduling == Scheduling::barrel_sync),
+      barrier_(index, setup.config.nodes) {}
 
 bool BuilderUnit::finished() const {
     if (config_.protocol == Protocol::pull_no_em) return own_events_done_ && busy_ == 0;
@@ -26,11 +27,14 @@ void BuilderUnit::on_start(Context& ctx) {
         // Each credit owns a slot for the whole run: memory in use stays c N f (eq. 3.1 / m).
         slots_[i].block = *pool_.acquire();
     }
-    if (config_.protocol == Protocol::pull_no_em) {
+    if (config_.protocol == Protocol::pull_no_em)
         start_own_events(ctx);
-        return;
+    else
+        for (std::uint32_t i = 0; i < slots_.size(); ++i) announce(ctx, i);
+    if (sync_) {
+        enter_phase(ctx);
+        sync_pump(ctx);
     }
-    for (std::uint32_t i = 0; i < slots_.size(); ++i) announce(ctx, i);
 }
 
 // A slot taken for a new event: nothing received, nothing requested yet.
@@ -77,6 +81,15 @@ void BuilderUnit::on_message(Context& ctx, const Message& msg) {
     if (msg.type == MessageType::end) {
         end_received_ = true;
         assigned_total_ = msg.count;
+        if (sync_) sync_pump(ctx);
+        return;
+    }
+    if (msg.type == MessageType::phase_done && sync_ && msg.from == Role::builder) {
+        if (!barrier_.peer_done(msg.from_index, msg.count, msg.slot == 1)) {
+            ++ctx.stats().errors.unexpected;
+            ctx.log().error("BU {}: phase {} done from BU {} while in phase {}", index_, msg.count, msg.from_index, barrier_.phase());
+        }
+        sync_pump(ctx);
         return;
     }
     if (msg.type != MessageType::assign || msg.slot >= slots_.size() || !slots_[msg.slot].active ||
@@ -86,6 +99,7 @@ void BuilderUnit::on_message(Context& ctx, const Message& msg) {
         return;
     }
     begin(ctx, msg.slot, msg.event);
+    if (sync_) sync_pump(ctx);
 }
 
 void BuilderUnit::begin(Context& ctx, std::uint32_t slot, std::uint64_t event) {
@@ -101,6 +115,17 @@ void BuilderUnit::begin(Context& ctx, std::uint32_t slot, std::uint64_t event) {
         if (s.received == nodes_) complete(ctx, slot);
         return;
     }
+    if (sync_) {
+        // Joins the phase under way if this BU has not reported it done (it then has nothing
+        // else in it), else the next one.
+        bool join_now = phase_entered_ && !barrier_.reported();
+        s.start_phase = barrier_.phase() + (phase_entered_ && !join_now ? 1 : 0);
+        if (join_now) {
+            ++phase_outstanding_;
+            send_request(ctx, slot, static_cast<std::uint32_t>((index_ + barrier_.phase()) % nodes_));
+        }
+        return;
+    }
     std::span<std::uint32_t> order(order_of(slot), nodes_);
     setup_.schedule.order(index_, event, order);
     if (config_.barrel_start == BarrelStart::staggered)
@@ -111,19 +136,53 @@ void BuilderUnit::begin(Context& ctx, std::uint32_t slot, std::uint64_t event) {
 void BuilderUnit::request_more(Context& ctx, std::uint32_t slot) {
     auto& s = slots_[slot];
     const auto* order = order_of(slot);
-    while (s.outstanding < config_.parallel && s.next_step < nodes_) {
-        std::uint32_t ru = order[s.next_step++];
-        Message m{};
-        m.type = MessageType::request;
-        m.event = s.event;
-        m.slot = slot;
-        m.rkey = pool_.remote_key();
-        m.offset = fragment_offset(s, ru);
-        ++s.outstanding;
-        ++ctx.stats().in_flight;
-        // The request trace (--log-level trace) compares transports message for message.
-        ctx.log().trace("BU {} requests event {} slot {} from RU {}", index_, s.event, slot, ru);
-        ctx.send({Role::readout, ru}, m);
+    while (s.outstanding < config_.parallel && s.next_step < nodes_) send_request(ctx, slot, order[s.next_step]);
+}
+
+void BuilderUnit::send_request(Context& ctx, std::uint32_t slot, std::uint32_t ru) {
+    auto& s = slots_[slot];
+    ++s.next_step;
+    Message m{};
+    m.type = MessageType::request;
+    m.event = s.event;
+    m.slot = slot;
+    m.rkey = pool_.remote_key();
+    m.offset = fragment_offset(s, ru);
+    ++s.outstanding;
+    ++ctx.stats().in_flight;
+    // The request trace (--log-level trace) compares transports message for message.
+    ctx.log().trace("BU {} requests event {} slot {} from RU {}", index_, s.event, slot, ru);
+    ctx.send({Role::readout, ru}, m);
+}
+
+void BuilderUnit::enter_phase(Context& ctx) {
+    phase_entered_ = true;
+    const std::uint64_t phase = barrier_.phase();
+    const auto ru = static_cast<std::uint32_t>((index_ + phase) % nodes_);
+    ctx.log().trace("BU {} enters phase {}", index_, phase);
+    for (std::uint32_t i = 0; i < slots_.size(); ++i) {
+        const auto& s = slots_[i];
+        if (s.active && s.assigned && s.start_phase <= phase && s.next_step < nodes_) {
+            ++phase_outstanding_;
+            send_request(ctx, i, ru);
+        }
+    }
+}
+
+// barrel-sync, after every entry point: report the phase once its transfers are in (an empty
+// one at once, unless no other BU is left to wait for it), report finishing, and move on while
+// the barrier lets it.
+void BuilderUnit::sync_pump(Context& ctx) {
+    for (;;) {
+        if (barrier_.finished()) return;
+        if (!barrier_.reported() && phase_outstanding_ == 0) {
+            bool done = finished();
+            if (!done && !barrier_.anyone_waits()) return;   // nothing to report to; work or the end will come
+            barrier_.local_done(ctx, done);
+        }
+        if (!barrier_.can_advance()) return;
+        barrier_.advance();
+        enter_phase(ctx);
     }
 }
 
@@ -190,6 +249,12 @@ void BuilderUnit::on_completion(Context& ctx, const WriteCompletion& c) {
         --st.in_flight;
     }
     check(ctx, s, source);
+    if (sync_) {
+        --phase_outstanding_;
+        if (s.received == nodes_) complete(ctx, slot);
+        sync_pump(ctx);
+        return;
+    }
     if (s.received == nodes_)
         complete(ctx, slot);
     else if (config_.protocol != Protocol::push)

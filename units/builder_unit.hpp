@@ -6,6 +6,7 @@
 #pragma once
 #include "memory_pool.hpp"
 #include "message_mix.hpp"
+#include "phase_barrier.hpp"
 #include "unit.hpp"
 
 #include <vector>
@@ -36,12 +37,17 @@ private:
         std::uint32_t received = 0;      // fragments whose every piece is in
         std::uint32_t next_step = 0;     // position in `order` of the next RU to request
         std::uint32_t outstanding = 0;   // requests sent, fragment not yet in
+        std::uint64_t start_phase = 0;   // barrel-sync: the phase of its first request
     };
 
     void activate(std::uint32_t slot);
     void announce(Context& ctx, std::uint32_t slot);
     void begin(Context& ctx, std::uint32_t slot, std::uint64_t event);
     void request_more(Context& ctx, std::uint32_t slot);
+    void send_request(Context& ctx, std::uint32_t slot, std::uint32_t ru);
+    // barrel-sync: every slot's step of the current phase goes to RU index + phase.
+    void enter_phase(Context& ctx);
+    void sync_pump(Context& ctx);
     void complete(Context& ctx, std::uint32_t slot);
     void check(Context& ctx, const Slot& s, std::uint32_t source);
     bool in_place(const Slot& s, std::uint32_t source, std::uint32_t piece, const WriteCompletion& c) const;
@@ -67,6 +73,11 @@ private:
     std::uint64_t assigned_total_ = 0;      // from the EM's end message
     std::uint64_t next_own_event_;          // PULL without EM
     bool own_events_done_ = false;
+    // barrel-sync
+    bool sync_;
+    PhaseBarrier barrier_;
+    bool phase_entered_ = false;
+    std::uint32_t phase_outstanding_ = 0;   // requests of the current phase not yet in
 };
 
 } // namespace evb

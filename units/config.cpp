@@ -59,6 +59,10 @@ void validate(const Config& c) {
         fail("--fragment-size " + format_size(c.fragment_size) + " is absurd (limit 1GiB)");
     if (c.barrel_start == BarrelStart::staggered && c.scheduling != Scheduling::barrel_shift)
         fail("--barrel-start staggered needs --scheduling barrel");
+    if (c.scheduling == Scheduling::barrel_sync) {
+        if (c.protocol == Protocol::push) fail("--scheduling barrel-sync needs --protocol pull or pull-noem (the BUs keep the phases)");
+        if (c.parallel != 1) fail("--scheduling barrel-sync takes one step per phase: --parallel must be 1 (got " + std::to_string(c.parallel) + ")");
+    }
     if (c.data_segments < 1) fail("--data-segments must be at least 1 (got 0)");
     if (c.data_segments + c.meta_segments > max_pieces)
         fail("--data-segments + --meta-segments must be at most " + std::to_string(max_pieces) + " (got " +
@@ -121,7 +125,14 @@ std::string to_string(Protocol p) {
     }
     return "?";
 }
-std::string to_string(Scheduling s) { return s == Scheduling::barrel_shift ? "barrel" : "random"; }
+std::string to_string(Scheduling s) {
+    switch (s) {
+    case Scheduling::barrel_shift: return "barrel";
+    case Scheduling::random: return "random";
+    case Scheduling::barrel_sync: return "barrel-sync";
+    }
+    return "?";
+}
 std::string to_string(BarrelStart b) { return b == BarrelStart::own ? "own" : "staggered"; }
 std::string to_string(Benchmark b) {
     switch (b) {

@@ -16,8 +16,10 @@ void declare_config_options(OptionSet& o, Config& c) {
     o.whole("phase-messages", c.phase_messages, "M", "shift-scan: instead, messages each sender sends per shift").shown_default("0: by time");
     o.choice("protocol", c.protocol, {{"pull", Protocol::pull}, {"push", Protocol::push}, {"pull-noem", Protocol::pull_no_em}},
              "event-building protocol: PULL, PUSH or PULL without EM");
-    o.choice("scheduling", c.scheduling, {{"barrel", Scheduling::barrel_shift}, {"random", Scheduling::random}},
-             "order in which a BU visits RUs (PULL) or an RU visits BUs (PUSH): barrel shift or a seeded permutation per event");
+    o.choice("scheduling", c.scheduling,
+             {{"barrel", Scheduling::barrel_shift}, {"random", Scheduling::random}, {"barrel-sync", Scheduling::barrel_sync}},
+             "order in which a BU visits RUs (PULL) or an RU visits BUs (PUSH): barrel shift, a seeded permutation per event, "
+             "or barrel shift with a barrier per phase (PULL, 1 parallel)");
     o.choice("barrel-start", c.barrel_start, {{"own", BarrelStart::own}, {"staggered", BarrelStart::staggered}},
              "barrel: every credit of a BU starts at its own RU (in step), or credit k of c at RU + k N / c");
     o.whole("nodes", c.nodes, "N", "event-building nodes, each one RU and one BU, at least 2")

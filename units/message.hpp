@@ -23,6 +23,7 @@ enum class MessageType : std::uint8_t {
     end = 5,          // EM -> BU: no more assignments; `count` events were assigned to you in total
                       // (micro-benchmarks: sender -> receiver, `count` messages were sent to you)
     grant = 6,        // micro-benchmarks, receiver -> sender: slots `count` (a bit mask) of your area at rkey/offset are free
+    phase_done = 7,   // barrel-sync, BU -> BU: my transfers of phase `count` are in; `slot` 1: I have nothing more to build
 };
 
 struct Message {
