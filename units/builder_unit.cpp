@@ -7,11 +7,11 @@
 namespace evb {
 
 BuilderUnit::BuilderUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool& slots)
-    : setup_(setup), config_(setup.config), index_(index), nodes_(setup.config.nodes), pool_(slots),
+    : setup_(setup), config_(setup.config), index_(index), nodes_(setup.config.ru_count()), pool_(slots),
       stride_(setup.config.fragment_stride()), slots_(setup.config.credits),
       order_(std::size_t{setup.config.credits} * nodes_), received_from_(std::size_t{setup.config.credits} * nodes_),
       mix_(setup.config), next_own_event_(index), sync_(setup.config.scheduling == Scheduling::barrel_sync),
-      barrier_(index, setup.config.nodes) {}
+      barrier_(index, setup.config.bu_count()) {}
 
 bool BuilderUnit::finished() const {
     if (config_.protocol == Protocol::pull_no_em) return own_events_done_ && busy_ == 0;
@@ -73,7 +73,7 @@ void BuilderUnit::start_own_events(Context& ctx) {
         activate(i);
         ++ctx.stats().events_assigned;
         begin(ctx, i, next_own_event_);
-        next_own_event_ += nodes_;
+        next_own_event_ += config_.bu_count();
     }
 }
 

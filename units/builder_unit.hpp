@@ -1,7 +1,7 @@
 // The BU: owns `credits` slots of N fragments each in its registered region. PULL: announces a
 // credit per slot to the EM, and for each assigned event requests fragments from RUs in the
 // schedule's order, at most `parallel` outstanding per slot. PUSH: the RUs write unasked.
-// PULL without EM: builds events e = index + k N by itself. A fragment is in when every write of
+// PULL without EM: builds events e = index + k B by itself (B BUs). A fragment is in when every write of
 // the message mix has landed at its place; then it is checked.
 #pragma once
 #include "memory_pool.hpp"
@@ -60,7 +60,7 @@ private:
     const UnitSetup& setup_;
     const Config& config_;
     std::uint32_t index_;
-    std::uint32_t nodes_;
+    std::uint32_t nodes_;                   // RUs: the fragments of an event
     MemoryPool& pool_;
     std::uint64_t stride_;
     std::vector<Slot> slots_;               // one per credit

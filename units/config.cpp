@@ -23,7 +23,15 @@ std::uint64_t Config::max_fragment_size() const {
 }
 
 std::uint64_t Config::required_memory() const {
-    return std::uint64_t{safety_margin} * nodes * credits * (max_fragment_size() + meta_bytes());
+    return std::uint64_t{safety_margin} * std::max(ru_count(), bu_count()) * credits * (max_fragment_size() + meta_bytes());
+}
+
+std::uint64_t Config::ru_buffer_fragments() const {
+    return memory ? memory / wire_fragment_stride() : std::uint64_t{safety_margin} * bu_count() * credits;
+}
+
+std::uint64_t Config::bu_slots() const {
+    return memory ? memory / (wire_fragment_stride() * ru_count()) : std::uint64_t{safety_margin} * credits;
 }
 
 Picoseconds Config::planned_time() const {
@@ -44,14 +52,27 @@ std::uint64_t Config::meta_piece_memory() const {
 
 void validate(const Config& c) {
     auto fail = [](const std::string& m) { throw ConfigError(m); };
+    if (c.layout == NodeLayout::split) {
+        if (c.readout_nodes < 1 || c.builder_nodes < 1)
+            fail("--layout split needs --readout-nodes and --builder-nodes of at least 1 (got " + std::to_string(c.readout_nodes) + " and " +
+                 std::to_string(c.builder_nodes) + ")");
+        if (c.nodes != c.readout_nodes + c.builder_nodes)
+            fail("--layout split: --nodes " + std::to_string(c.nodes) + " is not --readout-nodes + --builder-nodes (" +
+                 std::to_string(c.readout_nodes + c.builder_nodes) + ")");
+        if (c.ppn != 1) fail("--layout split places one unit per node: --ppn must be 1");
+        if (c.is_micro_benchmark()) fail("--layout split is for event building; the micro-benchmarks run folded");
+    } else if (c.readout_nodes || c.builder_nodes) {
+        fail("--readout-nodes and --builder-nodes need --layout split");
+    }
     if (c.nodes < 2) fail("--nodes must be at least 2 (got " + std::to_string(c.nodes) + ")");
     if (c.nodes > max_nodes) fail("--nodes must be at most " + std::to_string(max_nodes));
     if (c.ppn != 1 && c.ppn != 2) fail("--ppn must be 1 or 2 (got " + std::to_string(c.ppn) + ")");
     if (c.credits < 1) fail("--credits must be at least 1 (got 0)");
     if (c.credits > max_credits) fail("--credits must be at most " + std::to_string(max_credits));
     if (c.parallel < 1) fail("--parallel must be at least 1 (got 0)");
-    if (c.parallel > c.nodes)
-        fail("--parallel (" + std::to_string(c.parallel) + ") must not exceed --nodes (" + std::to_string(c.nodes) + ")");
+    if (c.parallel > c.ru_count())
+        fail("--parallel (" + std::to_string(c.parallel) + ") must not exceed " +
+             (c.layout == NodeLayout::split ? "--readout-nodes (" : "--nodes (") + std::to_string(c.ru_count()) + ")");
     if (c.fragment_size < min_fragment_size)
         fail("--fragment-size must be at least " + std::to_string(min_fragment_size) + " B (got " +
              std::to_string(c.fragment_size) + " B)");
@@ -86,8 +107,9 @@ void validate(const Config& c) {
     if (c.meta_size && !c.meta_segments) fail("--meta-size needs --meta-segments of at least 1");
     if (!(c.size_spread >= 0) || c.size_spread > 1) fail("--size-spread must be within [0, 1]");
     if (!c.ru_scale.empty()) {
-        if (c.ru_scale.size() != c.nodes)
-            fail("--ru-scale has " + std::to_string(c.ru_scale.size()) + " factors for " + std::to_string(c.nodes) + " nodes");
+        if (c.ru_scale.size() != c.ru_count())
+            fail("--ru-scale has " + std::to_string(c.ru_scale.size()) + " factors for " + std::to_string(c.ru_count()) +
+                 (c.layout == NodeLayout::split ? " readout nodes" : " nodes"));
         for (double s : c.ru_scale)
             if (!(s > 0) || s > 16) fail("--ru-scale factors must be within (0, 16]");
     }
@@ -109,10 +131,10 @@ void validate(const Config& c) {
     auto required = c.required_memory();
     if (c.memory != 0 && c.memory < required)
         fail("--memory " + format_size(c.memory) + " is below the " + format_size(required) +
-             " that eq. 3.1 requires (m=" + std::to_string(c.safety_margin) + " N=" + std::to_string(c.nodes) +
+             " that eq. 3.1 requires (m=" + std::to_string(c.safety_margin) + " N=" + std::to_string(std::max(c.ru_count(), c.bu_count())) +
              " c=" + std::to_string(c.credits) + " f=" + format_size(c.max_fragment_size() + c.meta_bytes()) + ")");
     std::uint64_t ram = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
-    if (c.buffer_fragments() * c.fragment_stride() > ram)
+    if (std::max(c.ru_buffer_fragments(), c.bu_slots() * c.ru_count()) * c.fragment_stride() > ram)
         fail("buffer memory per unit " + format_size(c.effective_memory()) + " exceeds this machine's " +
              std::to_string(ram >> 20) + " MiB (lower --credits, --fragment-size or --nodes)");
 }
@@ -146,6 +168,7 @@ std::string to_string(Benchmark b) {
     }
     return "?";
 }
+std::string to_string(NodeLayout l) { return l == NodeLayout::folded ? "folded" : "split"; }
 std::string to_string(EmPlacement e) { return e == EmPlacement::rank0 ? "rank0" : "own"; }
 std::string to_string(Verify v) { return v == Verify::header ? "header" : "full"; }
 std::string to_string(SizeDistribution d) {

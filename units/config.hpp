@@ -20,6 +20,9 @@ namespace evb {
 
 enum class Protocol { pull, push, pull_no_em };
 enum class EmPlacement { rank0, own_rank };
+// folded: node i has RU i and BU i; split: R nodes only read out, B nodes only build (paper 003's
+// single-way mode, fig. 3).
+enum class NodeLayout { folded, split };
 enum class Verify { header, full };
 enum class SizeDistribution { fixed, uniform, normal, lognormal };
 
@@ -37,6 +40,9 @@ struct Config {
     BarrelStart barrel_start = BarrelStart::own;
     std::uint32_t nodes = 0;                 // 0: derived from the number of processes (4 on local)
     std::uint32_t ppn = 1;                   // processes per node: 1 (RU+BU) or 2 (RU, BU)
+    NodeLayout layout = NodeLayout::folded;
+    std::uint32_t readout_nodes = 0;         // split: R
+    std::uint32_t builder_nodes = 0;         // split: B (then nodes = R + B)
     EmPlacement em = EmPlacement::rank0;
     std::uint32_t credits = 2;
     std::uint32_t parallel = 1;
@@ -87,6 +93,13 @@ struct Config {
     // Fragments the buffer budget holds per RU (BU slots hold N of them each).
     std::uint64_t buffer_fragments() const { return effective_memory() / wire_fragment_stride(); }
     double ru_scale_of(std::uint32_t ru) const { return ru_scale.empty() ? 1.0 : ru_scale.at(ru); }
+    // RUs and BUs: N each when folded, R and B when split.
+    std::uint32_t ru_count() const { return layout == NodeLayout::split ? readout_nodes : nodes; }
+    std::uint32_t bu_count() const { return layout == NodeLayout::split ? builder_nodes : nodes; }
+    // Eq. 3.1 on each side: an RU's buffer holds m c fragments for every BU (m B c f), a BU's
+    // slots m c events of R fragments (m R c f); with --memory, that budget on each side.
+    std::uint64_t ru_buffer_fragments() const;
+    std::uint64_t bu_slots() const;
     bool is_micro_benchmark() const { return benchmark != Benchmark::event_building; }
     // Slots a micro-benchmark's receiver keeps for each sender: twice what it has in flight, so
     // that grants queued behind data towards the same peer (a shift of N/2 pairs nodes both
@@ -106,6 +119,7 @@ void validate(const Config& config);
 std::string to_string(Protocol);
 std::string to_string(Scheduling);
 std::string to_string(EmPlacement);
+std::string to_string(NodeLayout);
 std::string to_string(Verify);
 std::string to_string(SizeDistribution);
 std::string to_string(Benchmark);

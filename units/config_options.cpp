@@ -24,6 +24,10 @@ void declare_config_options(OptionSet& o, Config& c) {
              "barrel: every credit of a BU starts at its own RU (in step), or credit k of c at RU + k N / c");
     o.whole("nodes", c.nodes, "N", "event-building nodes, each one RU and one BU, at least 2")
         .shown_default("from the process count (4 in one process)");
+    o.choice("layout", c.layout, {{"folded", NodeLayout::folded}, {"split", NodeLayout::split}},
+             "folded: every node reads out and builds; split: --readout-nodes R only read out, --builder-nodes B only build");
+    o.whole("readout-nodes", c.readout_nodes, "R", "split: nodes that only read out (then --nodes is R + B)").shown_default("");
+    o.whole("builder-nodes", c.builder_nodes, "B", "split: nodes that only build").shown_default("");
     o.whole("ppn", c.ppn, "1|2", "processes per node: 1 (RU and BU in one process) or 2");
     o.choice("em", c.em, {{"rank0", EmPlacement::rank0}, {"own", EmPlacement::own_rank}},
              "where the event manager runs: on rank 0 or on its own last rank");

@@ -10,18 +10,18 @@ UnitsOfRank make_event_builder_units(const UnitSetup& setup, const Layout& layou
     const Config& c = setup.config;
     RankUnits placed = layout.units_on(rank);
     UnitsOfRank r;
-    r.node = placed.readout ? *placed.readout : placed.builder ? *placed.builder : layout.nodes();
+    r.node = layout.node_of(rank);
     const std::uint64_t stride = c.fragment_stride();
-    const auto fragments = static_cast<std::uint32_t>(c.buffer_fragments());
     // Started in this order, as before: EM, RU, BU.
     if (placed.manager) r.units.push_back({{Role::manager, 0}, std::make_unique<EventManager>(setup)});
     if (placed.readout) {
-        // The RU's readout buffer: m N c fragments (eq. 3.1), loaned one per write.
-        r.pools.push_back(std::make_unique<MemoryPool>(stride, fragments));
+        // The RU's readout buffer: m B c fragments (eq. 3.1), loaned one per write.
+        r.pools.push_back(std::make_unique<MemoryPool>(stride, static_cast<std::uint32_t>(c.ru_buffer_fragments())));
         r.units.push_back({{Role::readout, *placed.readout}, std::make_unique<ReadoutUnit>(setup, *placed.readout, *r.pools.back())});
     }
     if (placed.builder) {
-        r.pools.push_back(std::make_unique<MemoryPool>(stride * c.nodes, fragments / c.nodes));
+        // m c slots of R fragments each.
+        r.pools.push_back(std::make_unique<MemoryPool>(stride * c.ru_count(), static_cast<std::uint32_t>(c.bu_slots())));
         r.units.push_back({{Role::builder, *placed.builder}, std::make_unique<BuilderUnit>(setup, *placed.builder, *r.pools.back())});
     }
     return r;

@@ -6,7 +6,7 @@ constexpr TimerId stop_timer = 1;
 }
 
 EventManager::EventManager(const UnitSetup& setup)
-    : config_(setup.config), nodes_(setup.config.nodes), outstanding_(nodes_, 0), assigned_per_bu_(nodes_, 0) {}
+    : config_(setup.config), nodes_(setup.config.bu_count()), outstanding_(nodes_, 0), assigned_per_bu_(nodes_, 0) {}
 
 void EventManager::on_start(Context& ctx) {
     if (config_.duration > Picoseconds(0)) ctx.arm_timer(config_.duration, stop_timer);
@@ -52,7 +52,7 @@ void EventManager::assign(Context& ctx, const Message& credit) {
         p.peer_index = bu;
         p.rkey = credit.rkey;
         p.offset = credit.offset;
-        for (std::uint32_t ru = 0; ru < nodes_; ++ru) ctx.send({Role::readout, ru}, p);
+        for (std::uint32_t ru = 0; ru < config_.ru_count(); ++ru) ctx.send({Role::readout, ru}, p);
     }
     if (config_.events && next_event_ >= config_.events) stop(ctx);
 }

@@ -25,7 +25,7 @@ private:
     void stop(Context& ctx);
 
     const Config& config_;
-    std::uint32_t nodes_;
+    std::uint32_t nodes_;   // BUs
     std::uint64_t next_event_ = 0;
     bool stopped_ = false;
     std::vector<std::uint32_t> outstanding_;      // credits announced and not yet built, per BU

@@ -20,8 +20,8 @@ std::uint64_t event_stamp(std::uint32_t source, std::uint64_t event) { return mi
 FragmentSizer::FragmentSizer(const Config& c)
     : dist_(c.size_distribution), spread_(c.size_spread), seed_(c.seed),
       max_(static_cast<std::uint32_t>(c.max_fragment_size())) {
-    base_.resize(c.nodes);
-    for (std::uint32_t s = 0; s < c.nodes; ++s) base_[s] = static_cast<double>(c.fragment_size) * c.ru_scale_of(s);
+    base_.resize(c.ru_count());
+    for (std::uint32_t s = 0; s < c.ru_count(); ++s) base_[s] = static_cast<double>(c.fragment_size) * c.ru_scale_of(s);
 }
 
 std::uint32_t FragmentSizer::size(std::uint64_t event, std::uint32_t source) const {

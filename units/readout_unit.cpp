@@ -4,10 +4,10 @@ namespace evb {
 
 ReadoutUnit::ReadoutUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool& pool)
     : setup_(setup), index_(index), pool_(pool), writer_(setup.config, index, setup.sizer.max_size(), pool),
-      slot_stride_(setup.config.fragment_stride()), waiting_(std::size_t{setup.config.nodes} * setup.config.credits) {
+      slot_stride_(setup.config.fragment_stride()), waiting_(std::size_t{setup.config.bu_count()} * setup.config.credits) {
     if (setup_.config.protocol == Protocol::push) {
-        push_pending_.assign(setup_.config.nodes, RingQueue<Job>(setup_.config.credits));
-        push_order_.resize(setup_.config.nodes);
+        push_pending_.assign(setup_.config.bu_count(), RingQueue<Job>(setup_.config.credits));
+        push_order_.resize(setup_.config.bu_count());
         setup_.schedule.order(index_, push_round_, push_order_);
     }
 }

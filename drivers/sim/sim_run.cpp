@@ -123,17 +123,20 @@ struct FabricRx {
     double avg = 0, min = 0, max = 0;
     std::vector<double> per_node;
 };
-FabricRx fabric_rx(const netsim::FabricSim& sim, const std::vector<std::uint64_t>& baseline, std::uint32_t nodes, Picoseconds from,
-                   Picoseconds to) {
+// per_node: every node; avg, min and max over the nodes that build, [first_builder, nodes) (a
+// split layout's readout nodes receive only commands).
+FabricRx fabric_rx(const netsim::FabricSim& sim, const std::vector<std::uint64_t>& baseline, std::uint32_t first_builder,
+                   std::uint32_t nodes, Picoseconds from, Picoseconds to) {
     FabricRx r;
     const double secs = (to - from).seconds();
     for (std::uint32_t h = 0; h < nodes; ++h) {
         std::uint64_t bytes = sim.host_stats()[h].rx_payload - (baseline.empty() ? 0 : baseline[h]);
         r.per_node.push_back(secs > 0 ? static_cast<double>(bytes) * 8 / secs / 1e9 : 0);
     }
-    r.min = *std::min_element(r.per_node.begin(), r.per_node.end());
-    r.max = *std::max_element(r.per_node.begin(), r.per_node.end());
-    for (double v : r.per_node) r.avg += v / nodes;
+    auto builders = r.per_node.begin() + first_builder;
+    r.min = *std::min_element(builders, r.per_node.end());
+    r.max = *std::max_element(builders, r.per_node.end());
+    for (auto it = builders; it != r.per_node.end(); ++it) r.avg += *it / (nodes - first_builder);
     return r;
 }
 
@@ -199,8 +202,7 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
     std::vector<std::uint32_t> host_of_rank(ranks);
     std::uint32_t hosts_needed = config.nodes;
     for (std::uint32_t r = 0; r < ranks; ++r) {
-        RankUnits u = layout.units_on(r);
-        host_of_rank[r] = u.readout ? *u.readout : u.builder ? *u.builder : config.nodes;
+        host_of_rank[r] = layout.node_of(r);   // a split layout's BU j is node R + j
         hosts_needed = std::max(hosts_needed, host_of_rank[r] + 1);
     }
     netsim::FabricOptions fabric_options = options.fabric;
@@ -265,13 +267,15 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
     r.elapsed = r.cut ? config.duration : executor.last_activity();
     r.wall_seconds = wall;
     const Picoseconds from = executor.rx_baseline().empty() ? Picoseconds(0) : options.warmup;
-    FabricRx rx = fabric_rx(sim, executor.rx_baseline(), config.nodes, from, r.cut ? config.duration : sim.now());
+    const bool split = config.layout == NodeLayout::split;
+    FabricRx rx = fabric_rx(sim, executor.rx_baseline(), split ? config.readout_nodes : 0, config.nodes, from,
+                            r.cut ? config.duration : sim.now());
     const double b_eff = netsim::effective_bandwidth_gbps(ib, config.fragment_size);
     if (!config.quiet) {
         std::ostringstream text;
         print_network(text, fabric.topology, sim, wall, options.all_ports);
-        fmt::print(text, "# fabric rx per node {:.6f}..{:.6f} s: avg {:.2f} min {:.2f} max {:.2f} Gb/s; b_eff (eq. 2.14) {:.2f} Gb/s\n",
-                   from.seconds(), (r.cut ? config.duration : sim.now()).seconds(), rx.avg, rx.min, rx.max, b_eff);
+        fmt::print(text, "# fabric rx per {} {:.6f}..{:.6f} s: avg {:.2f} min {:.2f} max {:.2f} Gb/s; b_eff (eq. 2.14) {:.2f} Gb/s\n",
+                   split ? "builder node" : "node", from.seconds(), (r.cut ? config.duration : sim.now()).seconds(), rx.avg, rx.min, rx.max, b_eff);
         outcome.extra_text = text.str();
     }
     nlohmann::json network_results = network_json(fabric.topology, sim, wall, fabric.routing_name);

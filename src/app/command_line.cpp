@@ -23,6 +23,7 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
     if (!options.parse(app, argc, argv, help_out)) return false;
     // With only --events, the run is not cut short by the default duration.
     if (config.events && !options.given("duration")) config.duration = Picoseconds(0);
+    if (config.layout == NodeLayout::split && !options.given("nodes")) config.nodes = config.readout_nodes + config.builder_nodes;
     // gather-cmd-meta is gather-cmd plus DAQPIPE's 10 KB metadata message, unless told otherwise.
     if (config.benchmark == Benchmark::gather_cmd_meta && !options.given("meta-segments") && !options.given("meta-size")) {
         config.meta_segments = 1;

@@ -40,32 +40,41 @@ void print_header(std::ostream& out, const Config& c, std::uint32_t ranks, const
     if (c.is_micro_benchmark()) return print_benchmark_header(out, c, ranks, launcher);
     fmt::print(out, "# evbench: {} protocol, {} scheduling, transport {} ({} ranks, {})\n", to_string(c.protocol),
                to_string(c.scheduling), c.transport, ranks, launcher);
-    fmt::print(out, "# nodes {}  ppn {}  em {}  credits {}  parallel {}  fragment {} ({}, spread {}){}  verify {}\n", c.nodes,
+    std::string nodes = c.layout == NodeLayout::split
+                            ? fmt::format("{} (split: {} readout, {} builder)", c.nodes, c.readout_nodes, c.builder_nodes)
+                            : std::to_string(c.nodes);
+    fmt::print(out, "# nodes {}  ppn {}  em {}  credits {}  parallel {}  fragment {} ({}, spread {}){}  verify {}\n", nodes,
                c.ppn, to_string(c.em), c.credits, c.parallel, format_size(c.fragment_size), to_string(c.size_distribution),
                c.size_spread, message_mix(c), to_string(c.verify));
-    fmt::print(out, "# stop after {}{}  buffer per unit {} (eq. 3.1: m={} N c f = {})  machine: {}\n",
-               c.events ? std::to_string(c.events) + " events or " : "", fmt::format("{:g} s", c.duration.seconds()),
-               format_size(c.effective_memory()), c.safety_margin, format_size(c.required_memory()), describe_topology());
+    std::string memory = c.layout == NodeLayout::split
+                             ? fmt::format("buffer per RU {} (eq. 3.1: m={} B c f), per BU {} (m R c f)",
+                                           format_size(c.ru_buffer_fragments() * c.wire_fragment_stride()), c.safety_margin,
+                                           format_size(c.bu_slots() * c.ru_count() * c.wire_fragment_stride()))
+                             : fmt::format("buffer per unit {} (eq. 3.1: m={} N c f = {})", format_size(c.effective_memory()),
+                                           c.safety_margin, format_size(c.required_memory()));
+    fmt::print(out, "# stop after {}{}  {}  machine: {}\n", c.events ? std::to_string(c.events) + " events or " : "",
+               fmt::format("{:g} s", c.duration.seconds()), memory, describe_topology());
 }
 
 void ProgressPrinter::line(std::ostream& out, Picoseconds now, const NodeStats& s) {
     Picoseconds dt = now - last_time_;
-    double per_node = nodes_ ? 1.0 / nodes_ : 0;
+    double per_bu = builders_ ? 1.0 / builders_ : 0, per_ru = readouts_ ? 1.0 / readouts_ : 0;
     double rate = dt > Picoseconds(0) ? static_cast<double>(s.events_built - last_.events_built) / dt.seconds() : 0;
     fmt::print(out, "[{:7.{}f} s] events {:>10}  rate {:9.1f} Hz  in {:7.2f} Gb/s/node  out {:7.2f} Gb/s/node  in flight {}\n",
-               now.seconds(), decimals_, s.events_built, rate, gbps(s.bytes_in - last_.bytes_in, dt) * per_node,
-               gbps(s.bytes_out - last_.bytes_out, dt) * per_node, s.in_flight);
+               now.seconds(), decimals_, s.events_built, rate, gbps(s.bytes_in - last_.bytes_in, dt) * per_bu,
+               gbps(s.bytes_out - last_.bytes_out, dt) * per_ru, s.in_flight);
     out.flush();
     last_time_ = now;
     last_ = s;
 }
 
 namespace {
-void table_row(std::ostream& out, const std::string& label, const NodeStats& s, Picoseconds window, double scale) {
+// in_scale, out_scale: 1, or 1 / (BUs) and 1 / (RUs) for the average row.
+void table_row(std::ostream& out, const std::string& label, const NodeStats& s, Picoseconds window, double in_scale, double out_scale) {
     double seconds = window.seconds();
     fmt::print(out, "{:>6} {:>10} {:>11.1f} {:>9.2f} {:>9.2f} {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f} {:>7}\n", label,
                s.events_built, seconds > 0 ? static_cast<double>(s.events_built) / seconds : 0.0,
-               gbps(s.bytes_in, window) * scale, gbps(s.bytes_out, window) * scale, s.latency.mean_us(),
+               gbps(s.bytes_in, window) * in_scale, gbps(s.bytes_out, window) * out_scale, s.latency.mean_us(),
                s.latency.percentile_us(50), s.latency.percentile_us(99), s.latency.max_us(), s.errors.total());
 }
 } // namespace
@@ -74,12 +83,12 @@ void print_table(std::ostream& out, const Config& c, const RunResult& r) {
     Picoseconds window = r.window();
     fmt::print(out, "{:>6} {:>10} {:>11} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10} {:>7}\n", "node", "events", "rate_Hz",
                "in_Gbps", "out_Gbps", "lat_avg_us", "lat_p50_us", "lat_p99_us", "lat_max_us", "errors");
-    for (const auto& n : r.nodes) table_row(out, std::to_string(n.node), n, window, 1.0);
+    for (const auto& n : r.nodes) table_row(out, std::to_string(n.node), n, window, 1.0, 1.0);
     NodeStats sys = r.system();
-    table_row(out, "avg", sys, window, 1.0 / c.nodes);
-    fmt::print(out, "# system: {} events built in {:.3f} s, {:.2f} Gb/s aggregate, {:.2f} Gb/s per node; errors: {}\n",
-               sys.events_built, window.seconds(), gbps(sys.bytes_in, window), gbps(sys.bytes_in, window) / c.nodes,
-               sys.errors.describe());
+    table_row(out, "avg", sys, window, 1.0 / c.bu_count(), 1.0 / c.ru_count());
+    fmt::print(out, "# system: {} events built in {:.3f} s, {:.2f} Gb/s aggregate, {:.2f} Gb/s per {}; errors: {}\n",
+               sys.events_built, window.seconds(), gbps(sys.bytes_in, window), gbps(sys.bytes_in, window) / c.bu_count(),
+               c.layout == NodeLayout::split ? "builder node" : "node", sys.errors.describe());
     print_phase_table(out, phase_rows(r));
     if (r.failure) fmt::print(out, "# run failed: {}\n", *r.failure);
     out.flush();
@@ -140,8 +149,8 @@ nlohmann::json result_json(const nlohmann::json& config_echo, const Config& c, c
         nodes.push_back(j);
     }
     auto system = summary(sys, 1.0);
-    system["per_node_in_gbps"] = gbps(sys.bytes_in, window) / c.nodes;
-    system["per_node_out_gbps"] = gbps(sys.bytes_out, window) / c.nodes;
+    system["per_node_in_gbps"] = gbps(sys.bytes_in, window) / c.bu_count();     // per BU
+    system["per_node_out_gbps"] = gbps(sys.bytes_out, window) / c.ru_count();   // per RU
     system["events_assigned"] = sys.events_assigned;
     system["error_kinds"] = sys.to_json()["errors"];
     nlohmann::json doc = {{"config", config_echo},

@@ -19,11 +19,13 @@ void print_header(std::ostream& out, const Config& config, std::uint32_t ranks, 
 class ProgressPrinter {
 public:
     // decimals: of the time stamp in seconds (6 for simulated runs of milliseconds).
-    explicit ProgressPrinter(std::uint32_t nodes, int decimals = 2) : nodes_(nodes), decimals_(decimals) {}
+    // builders, readouts: the BUs and RUs the input and output rates are divided by.
+    ProgressPrinter(std::uint32_t builders, std::uint32_t readouts, int decimals = 2)
+        : builders_(builders), readouts_(readouts), decimals_(decimals) {}
     void line(std::ostream& out, Picoseconds now, const NodeStats& system);
 
 private:
-    std::uint32_t nodes_;
+    std::uint32_t builders_, readouts_;
     int decimals_;
     Picoseconds last_time_{};
     NodeStats last_{};
@@ -33,7 +35,7 @@ private:
 class ConsoleReport final : public RunObserver {
 public:
     ConsoleReport(std::ostream& out, const Config& config, bool simulated_time)
-        : out_(out), config_(config), progress_(config.nodes, simulated_time ? 6 : 2) {}
+        : out_(out), config_(config), progress_(config.bu_count(), config.ru_count(), simulated_time ? 6 : 2) {}
     void started(std::uint32_t ranks, const std::string& where, const std::vector<std::string>& details) override;
     void progress(Picoseconds now, const NodeStats& totals) override;
 
