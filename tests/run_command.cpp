@@ -1,5 +1,7 @@
 #include "run_command.hpp"
 
+#include <gtest/gtest.h>
+
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,6 +73,14 @@ CommandResult run_command(const std::string& command, double hang_guard_s) {
     r.out = read_file(out);
     r.err = read_file(err);
     return r;
+}
+
+nlohmann::json run_evbench_json(const std::string& args, const std::string& name, double hang_guard_s) {
+    std::string json = temp_path(name + ".json");
+    auto r = run_command(evbench_binary() + " " + args + " --quiet --json " + json, hang_guard_s);
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+    if (r.exit_code != 0) return {};
+    return nlohmann::json::parse(read_file(json));
 }
 
 } // namespace evb::test

@@ -1,5 +1,7 @@
 // Runs a real command (the evbench binary, a launcher) with a hang guard, capturing its output.
 #pragma once
+#include <nlohmann/json.hpp>
+
 #include <string>
 
 namespace evb::test {
@@ -15,5 +17,8 @@ CommandResult run_command(const std::string& command, double hang_guard_s = 120)
 std::string evbench_binary();
 std::string temp_path(const std::string& name);
 std::string read_file(const std::string& path);   // empty if missing
+// `evbench <args> --quiet --json <temp file named after name>`: its JSON document, or null after
+// a failed expectation when it exits non-zero.
+nlohmann::json run_evbench_json(const std::string& args, const std::string& name, double hang_guard_s = 300);
 
 } // namespace evb::test

@@ -72,22 +72,13 @@ TEST_P(BarrelSyncTrace, NoBuEntersAPhaseBeforeEveryTransferOfThePreviousIsIn) {
 INSTANTIATE_TEST_SUITE_P(Protocols, BarrelSyncTrace, ::testing::Values("pull", "pull-noem"),
                          [](const auto& i) { return std::string(i.param) == "pull" ? "pull" : "pull_noem"; });
 
-namespace {
-nlohmann::json run_json(const std::string& args, const std::string& name) {
-    std::string json = temp_path(name + ".json");
-    auto r = run_command(evbench_binary() + " --quiet --json " + json + " " + args, 300);
-    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
-    if (r.exit_code != 0) return {};
-    return nlohmann::json::parse(read_file(json));
-}
-} // namespace
 
 TEST(BarrelSync, BuildsEveryEventOnTcpProcessesAndOnTheSimulator) {
     for (const auto& [name, args] : std::vector<std::pair<std::string, std::string>>{
              {"sync_tcp", "--transport tcp --launch-local 4 --credits 3 --verify full"},
              {"sync_tcp_noem", "--transport tcp --launch-local 4 --credits 2 --protocol pull-noem --verify full"},
              {"sync_sim", "--transport sim --nodes 16 --credits 4"}}) {
-        auto doc = run_json(args + " --scheduling barrel-sync --events 300 --fragment-size 64KiB", name);
+        auto doc = run_evbench_json(args + " --scheduling barrel-sync --events 300 --fragment-size 64KiB", name);
         ASSERT_FALSE(doc.is_null()) << name;
         EXPECT_EQ(doc["results"]["system"]["events_built"], 300) << name;
         EXPECT_EQ(doc["results"]["system"]["errors"], 0) << name;

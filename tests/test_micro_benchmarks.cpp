@@ -189,17 +189,6 @@ TEST(MicroBenchmark, AReceiverCountsARepeatedMessageAsADuplicateAndAFlippedBitAs
     EXPECT_EQ(rctx.stats_.fragments_in, 2u);
 }
 
-namespace {
-
-nlohmann::json run_json(const std::string& args, const std::string& name, int timeout = 300) {
-    std::string json = temp_path(name + ".json");
-    auto r = run_command(evbench_binary() + " --quiet --json " + json + " " + args, timeout);
-    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
-    if (r.exit_code != 0) return {};
-    return nlohmann::json::parse(read_file(json));
-}
-
-} // namespace
 
 class MicroBenchmarkOnTcp : public ::testing::TestWithParam<const char*> {};
 
@@ -223,7 +212,7 @@ TEST_P(MicroBenchmarkOnTcp, EveryNodeReceivesExactlyItsMessages) {
         c.meta_segments = 1;
         c.meta_size = 10240;
     }
-    auto doc = run_json("--transport tcp --launch-local 4 --benchmark " + name + " --fragment-size 4KiB --size-dist uniform --verify full" + extra,
+    auto doc = run_evbench_json("--transport tcp --launch-local 4 --benchmark " + name + " --fragment-size 4KiB --size-dist uniform --verify full" + extra,
                         "micro_tcp_" + name);
     ASSERT_FALSE(doc.is_null());
     Expected e = expected_traffic(c);
@@ -258,7 +247,7 @@ void expect_scan_matches_analyser(const std::string& fabric, std::uint32_t nodes
     auto a = run_command(evbench_binary() + " conflicts " + fabric + " --json " + conflicts_json, 60);
     ASSERT_EQ(a.exit_code, 0) << a.err;
     auto analysis = nlohmann::json::parse(read_file(conflicts_json));
-    auto scan = run_json("--transport sim --benchmark shift-scan --nodes " + std::to_string(nodes) + " " + fabric + " --phase-time " + phase_time,
+    auto scan = run_evbench_json("--transport sim --benchmark shift-scan --nodes " + std::to_string(nodes) + " " + fabric + " --phase-time " + phase_time,
                          name + "_scan", 600);
     ASSERT_FALSE(scan.is_null());
     const double b_eff = scan["results"]["network"]["effective_gbps"].get<double>();
@@ -290,7 +279,7 @@ TEST(ShiftScanOnSim, EveryPhaseOfAnImportedFabricMatchesTheAnalyser) {
 }
 
 TEST(ShiftScanPlot, DrawsThePapersFigureAndRefusesAResultThatIsNoScan) {
-    auto scan = run_json("--benchmark shift-scan --nodes 3 --phase-messages 8 --fragment-size 64KiB", "plot_scan");
+    auto scan = run_evbench_json("--benchmark shift-scan --nodes 3 --phase-messages 8 --fragment-size 64KiB", "plot_scan");
     ASSERT_FALSE(scan.is_null());
     std::string scan_json = temp_path("plot_scan.json"), dir = temp_path("plot_scan_out");
     const std::string tool = "/usr/bin/python3 " + std::string(EVBENCH_SOURCE_DIR) + "/tools/plot_shift_scan.py ";
@@ -298,7 +287,7 @@ TEST(ShiftScanPlot, DrawsThePapersFigureAndRefusesAResultThatIsNoScan) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_GT(read_file(dir + "/shift_scan.png").size(), 1000u);
     EXPECT_NE(read_file(dir + "/shift_scan.svg").find("<svg"), std::string::npos);
-    run_json("--nodes 3 --events 20", "plot_not_a_scan");
+    run_evbench_json("--nodes 3 --events 20", "plot_not_a_scan");
     auto bad = run_command(tool + temp_path("plot_not_a_scan.json") + " --out " + dir, 120);
     EXPECT_EQ(bad.exit_code, 2);
     EXPECT_NE(bad.err.find("not a --benchmark shift-scan result"), std::string::npos) << bad.err;

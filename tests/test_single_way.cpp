@@ -101,22 +101,13 @@ INSTANTIATE_TEST_SUITE_P(Shapes, SplitOnLocal,
                              return p + "_R" + std::to_string(std::get<1>(i.param)) + "_B" + std::to_string(std::get<2>(i.param));
                          });
 
-namespace {
-nlohmann::json run_json(const std::string& args, const std::string& name) {
-    std::string json = temp_path(name + ".json");
-    auto r = run_command(evbench_binary() + " --quiet --json " + json + " " + args, 300);
-    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
-    if (r.exit_code != 0) return {};
-    return nlohmann::json::parse(read_file(json));
-}
-} // namespace
 
 TEST(SplitLayout, TcpProcessesAndTheSimulatorBuildEveryEvent) {
     for (const auto& [name, args] : std::vector<std::pair<std::string, std::string>>{
              {"split_tcp", "--transport tcp --launch-local 5 --verify full"},
              {"split_tcp_push_em_own", "--transport tcp --launch-local 6 --em own --protocol push --verify full"},
              {"split_sim", "--transport sim"}}) {
-        auto doc = run_json(args + " --layout split --readout-nodes 3 --builder-nodes 2 --events 300 --fragment-size 64KiB", name);
+        auto doc = run_evbench_json(args + " --layout split --readout-nodes 3 --builder-nodes 2 --events 300 --fragment-size 64KiB", name);
         ASSERT_FALSE(doc.is_null()) << name;
         EXPECT_EQ(doc["results"]["system"]["events_built"], 300) << name;
         EXPECT_EQ(doc["results"]["system"]["errors"], 0) << name;
