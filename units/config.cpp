@@ -2,6 +2,8 @@
 
 #include "quantity.hpp"
 
+#include <fmt/format.h>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,6 +39,19 @@ std::uint64_t Config::bu_slots() const {
 Picoseconds Config::planned_time() const {
     if (benchmark == Benchmark::shift_scan) return phase_messages ? Picoseconds(0) : phase_time * nodes;
     return duration;
+}
+
+Picoseconds Config::a2a_message_time() const {
+    double bytes = static_cast<double>(max_fragment_size() + meta_bytes());
+    return line_gbps > 0 ? Picoseconds(static_cast<std::int64_t>(std::ceil(bytes * 8 / line_gbps * 1e3))) : Picoseconds(0);
+}
+
+double Config::a2a_rate_gbps() const {
+    return line_gbps * send_window.seconds() / (send_window + idle_window).seconds();   // eq. 3.2
+}
+
+std::uint64_t Config::a2a_buffer_bytes() const {
+    return static_cast<std::uint64_t>(safety_margin * nodes * line_gbps * 1e9 / 8 * send_window.seconds());   // eq. 3.4
 }
 
 std::uint64_t Config::data_area() const {
@@ -80,6 +95,16 @@ void validate(const Config& c) {
         fail("--fragment-size " + format_size(c.fragment_size) + " is absurd (limit 1GiB)");
     if (c.barrel_start == BarrelStart::staggered && c.scheduling != Scheduling::barrel_shift)
         fail("--barrel-start staggered needs --scheduling barrel");
+    if (c.scheduling == Scheduling::a2a) {
+        if (c.protocol != Protocol::push) fail("--scheduling a2a needs --protocol push (the RUs keep the time windows)");
+        if (c.send_window <= Picoseconds(0)) fail("--scheduling a2a needs a --send-window above zero");
+        if (c.idle_window < Picoseconds(0)) fail("--idle-window cannot be negative");
+        if (!(c.line_gbps > 0)) fail("--scheduling a2a needs the NIC's --line-rate in Gb/s to fit fragments into the window");
+        if (c.send_window < c.a2a_message_time())
+            fail("a2a: a --send-window of " + std::to_string(c.send_window.count() / 1000) + " ns cannot hold one " +
+                 std::to_string(c.max_fragment_size() + c.meta_bytes()) + " B fragment (" + std::to_string(c.a2a_message_time().count() / 1000) +
+                 " ns at " + fmt::format("{:g}", c.line_gbps) + " Gb/s): lengthen --send-window or shorten the fragments");
+    }
     if (c.scheduling == Scheduling::barrel_sync) {
         if (c.protocol == Protocol::push) fail("--scheduling barrel-sync needs --protocol pull or pull-noem (the BUs keep the phases)");
         if (c.parallel != 1) fail("--scheduling barrel-sync takes one step per phase: --parallel must be 1 (got " + std::to_string(c.parallel) + ")");
@@ -152,6 +177,7 @@ std::string to_string(Scheduling s) {
     case Scheduling::barrel_shift: return "barrel";
     case Scheduling::random: return "random";
     case Scheduling::barrel_sync: return "barrel-sync";
+    case Scheduling::a2a: return "a2a";
     }
     return "?";
 }
@@ -181,6 +207,13 @@ std::string to_string(SizeDistribution d) {
     return "?";
 }
 
-nlohmann::json derived_json(const Config& c) { return {{"memory_per_unit", c.effective_memory()}}; }
+nlohmann::json derived_json(const Config& c) {
+    nlohmann::json j = {{"memory_per_unit", c.effective_memory()}};
+    if (c.scheduling == Scheduling::a2a)
+        j["a2a"] = {{"fragments_per_window", c.send_window.count() / c.a2a_message_time().count()},
+                    {"eq_3_2_gbps_per_ru", c.a2a_rate_gbps()},
+                    {"eq_3_4_buffer_bytes", c.a2a_buffer_bytes()}};
+    return j;
+}
 
 } // namespace evb

@@ -38,6 +38,10 @@ struct Config {
     Protocol protocol = Protocol::pull;
     Scheduling scheduling = Scheduling::barrel_shift;
     BarrelStart barrel_start = BarrelStart::own;
+    // a2a: phase p lasts send_window + idle_window; RU i sends to BU (i + p) mod B only inside
+    // the send window, and only what finishes in it at line_gbps.
+    Picoseconds send_window{}, idle_window{};
+    double line_gbps = 0;                    // the NIC's rate; the simulator sets b_eff (eq. 2.14)
     std::uint32_t nodes = 0;                 // 0: derived from the number of processes (4 on local)
     std::uint32_t ppn = 1;                   // processes per node: 1 (RU+BU) or 2 (RU, BU)
     NodeLayout layout = NodeLayout::folded;
@@ -110,6 +114,11 @@ struct Config {
     // When the run stops by itself at the latest: its duration, a shift scan's phases, or 0
     // when it stops on a count.
     Picoseconds planned_time() const;
+    // a2a: a fragment's (and its metadata's) time on the wire at line_gbps, and what thesis eq.
+    // 3.2 and 3.4 give for the windows: the rate per RU and the buffer per unit.
+    Picoseconds a2a_message_time() const;
+    double a2a_rate_gbps() const;
+    std::uint64_t a2a_buffer_bytes() const;
     static std::uint64_t align64(std::uint64_t bytes) { return (bytes + 63) & ~std::uint64_t{63}; }
 };
 

@@ -1,5 +1,7 @@
 #include "readout_unit.hpp"
 
+#include <algorithm>
+
 namespace evb {
 
 ReadoutUnit::ReadoutUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool& pool)
@@ -51,6 +53,7 @@ void ReadoutUnit::on_completion(Context& ctx, const WriteCompletion& c) {
 // PUSH: the RU walks the BUs in its schedule order and sends the oldest pending fragment for the
 // BU under the cursor, keeping at most `parallel` fragments in flight.
 void ReadoutUnit::pump(Context& ctx) {
+    if (setup_.config.scheduling == Scheduling::a2a) return pump_a2a(ctx);
     Job job;
     while (fragments_outstanding_ < setup_.config.parallel && next_push_job(job)) {
         auto block = pool_.acquire();
@@ -79,6 +82,39 @@ bool ReadoutUnit::next_push_job(Job& job) {
         }
     }
     return false;
+}
+
+void ReadoutUnit::pump_a2a(Context& ctx) {
+    const Config& c = setup_.config;
+    const std::int64_t period = (c.send_window + c.idle_window).count();
+    const Picoseconds now = ctx.now();
+    const std::int64_t phase = now.count() / period;
+    const Picoseconds window_end(phase * period + c.send_window.count());
+    const Picoseconds next_window((phase + 1) * period);
+    if (now < window_end) {
+        auto& queue = push_pending_[static_cast<std::uint32_t>((index_ + static_cast<std::uint64_t>(phase)) % push_pending_.size())];
+        const Picoseconds message = c.a2a_message_time();
+        while (!queue.empty() && fragments_outstanding_ < c.parallel) {
+            Picoseconds done = std::max(now, a2a_busy_until_) + message;
+            if (done > window_end) break;   // would spill into the idle window
+            auto block = pool_.acquire();
+            if (!block) break;              // buffers come back with write completions
+            a2a_busy_until_ = done;
+            Job job = queue.front();
+            queue.pop();
+            serve(ctx, job, *block);
+        }
+    }
+    bool pending = std::any_of(push_pending_.begin(), push_pending_.end(), [](const auto& q) { return !q.empty(); });
+    if (pending && a2a_timer_ != next_window) {   // no timer without work: a run must be able to end
+        a2a_timer_ = next_window;
+        ctx.arm_timer(next_window, 1);
+    }
+}
+
+void ReadoutUnit::on_timer(Context& ctx, TimerId) {
+    a2a_timer_ = Picoseconds(0);
+    pump_a2a(ctx);
 }
 
 void ReadoutUnit::on_stop(Context& ctx, bool) {

@@ -17,6 +17,7 @@ public:
     void on_start(Context& ctx) override;
     void on_message(Context& ctx, const Message& msg) override;
     void on_completion(Context& ctx, const WriteCompletion& c) override;
+    void on_timer(Context& ctx, TimerId id) override;
     bool finished() const override { return true; }   // passive: serves until the run ends
     void on_stop(Context& ctx, bool in_flight_is_missing) override;
     std::vector<MemoryPool*> pools() override { return {&pool_}; }
@@ -32,6 +33,8 @@ private:
     void serve(Context& ctx, const Job& job, std::uint32_t block);
     void pump(Context& ctx);
     bool next_push_job(Job& job);
+    // a2a: sends to the phase's BU what finishes inside the send window, then waits for the next.
+    void pump_a2a(Context& ctx);
 
     const UnitSetup& setup_;
     std::uint32_t index_;
@@ -46,6 +49,8 @@ private:
     std::uint32_t push_cursor_ = 0;
     std::uint64_t push_round_ = 0;
     std::uint32_t fragments_outstanding_ = 0;   // fragments with writes in flight
+    Picoseconds a2a_busy_until_{};              // a2a: when what was posted will have left at line rate
+    Picoseconds a2a_timer_{};                   // a2a: the window start a timer is armed for (0: none)
 };
 
 } // namespace evb

@@ -1,5 +1,6 @@
 #include "sim_driver.hpp"
 
+#include "ib_params.hpp"
 #include "options.hpp"
 
 namespace evb {
@@ -13,6 +14,9 @@ void SimDriver::complete(Config& c, const OptionSet& given) {
     // at 64 and 128 nodes, 16 credits; bench/barrel_start_and_vls.sh, README).
     if (!given.given("traffic-vls")) options_.model.sim.ib.traffic_vls = 4;
     options_.resolve(c.seed, given.given("k"));
+    // a2a fits fragments into windows at the rate the simulated link delivers them (eq. 2.14).
+    if (c.line_gbps == 0)
+        c.line_gbps = netsim::effective_bandwidth_gbps(options_.model.sim.ib, c.fragment_size + c.meta_segments * c.meta_size);
 }
 
 } // namespace evb

@@ -54,6 +54,11 @@ void print_header(std::ostream& out, const Config& c, std::uint32_t ranks, const
                                            c.safety_margin, format_size(c.required_memory()));
     fmt::print(out, "# stop after {}{}  {}  machine: {}\n", c.events ? std::to_string(c.events) + " events or " : "",
                fmt::format("{:g} s", c.duration.seconds()), memory, describe_topology());
+    if (c.scheduling == Scheduling::a2a)
+        fmt::print(out, "# a2a: send window {:g} us, idle window {:g} us, {} fragments per window at {:.2f} Gb/s; eq. 3.2: {:.2f} Gb/s per RU; "
+                        "eq. 3.4: buffer m N b T_send = {}\n",
+                   c.send_window.microseconds(), c.idle_window.microseconds(), c.send_window.count() / c.a2a_message_time().count(),
+                   c.line_gbps, c.a2a_rate_gbps(), format_size(c.a2a_buffer_bytes()));
 }
 
 void ProgressPrinter::line(std::ostream& out, Picoseconds now, const NodeStats& s) {
