@@ -107,3 +107,64 @@ TEST(PhaseBarrier, APeerThatFinishesAfterReportingIsNotCountedTwice) {
     EXPECT_TRUE(barrier.can_advance());
     EXPECT_FALSE(barrier.peer_done(2, 5, false)) << "a phase neither current nor next";
 }
+
+#include "builder_unit.hpp"
+
+#include <cstring>
+
+// The hang CI found (tcp, 1 run in 4): every other BU had finished, this one still had an event
+// under way; it built nothing more because it waited for a barrier no one else was in.
+TEST(BarrelSync, ABuilderLeftAloneStillWalksItsEventThroughEveryPhase) {
+    evb::Config c;
+    c.nodes = 3;
+    c.credits = 1;
+    c.parallel = 1;
+    c.scheduling = evb::Scheduling::barrel_sync;
+    c.fragment_size = 256;
+    c.events = 0;
+    c.duration = evb::Picoseconds(0);
+    evb::FragmentSizer sizer(c);
+    auto schedule = evb::make_schedule(c.scheduling, 1);
+    evb::UnitSetup setup{c, sizer, *schedule};
+    evb::MemoryPool slots(c.fragment_stride() * c.nodes, 2);
+    slots.set_remote_key(7);
+    evb::BuilderUnit bu(setup, 0, slots);
+    RecordingContext ctx;
+    bu.on_start(ctx);
+    auto from_bu = [](std::uint32_t peer, std::uint64_t phase, bool finished) {
+        evb::Message m{};
+        m.type = evb::MessageType::phase_done;
+        m.from = evb::Role::builder;
+        m.from_index = peer;
+        m.count = phase;
+        m.slot = finished ? 1 : 0;
+        return m;
+    };
+    bu.on_message(ctx, from_bu(1, 0, true));
+    bu.on_message(ctx, from_bu(2, 0, true));
+    evb::Message a{};
+    a.type = evb::MessageType::assign;
+    a.event = 9;
+    a.slot = 0;
+    bu.on_message(ctx, a);
+    std::vector<std::uint32_t> asked;
+    for (std::size_t handled = 0; handled < ctx.sent.size(); ++handled) {
+        auto [to, m] = ctx.sent[handled];
+        if (m.type != evb::MessageType::request) continue;
+        asked.push_back(to.index);
+        evb::FragmentGenerator gen(to.index, sizer.max_size(), sizer.max_size());
+        std::vector<std::byte> block(c.fragment_stride());
+        gen.prefill(block.data());
+        gen.stamp(block.data(), 9, sizer.size(9, to.index));
+        std::memcpy(slots.data() + m.offset, block.data(), sizer.size(9, to.index));
+        evb::WriteCompletion w;
+        w.kind = evb::WriteCompletion::Kind::write_arrived;
+        w.imm = evb::WriteImm::encode(0, 0, to.index);
+        w.offset = m.offset;
+        w.length = sizer.size(9, to.index);
+        bu.on_completion(ctx, w);
+    }
+    EXPECT_EQ(asked.size(), 3u) << "one request per RU, one per phase";
+    EXPECT_EQ(bu.built(), 1u);
+    EXPECT_EQ(ctx.stats_.errors.total(), 0u) << ctx.stats_.errors.describe();
+}

@@ -155,6 +155,12 @@ void BuilderUnit::send_request(Context& ctx, std::uint32_t slot, std::uint32_t r
     ctx.send({Role::readout, ru}, m);
 }
 
+bool BuilderUnit::has_steps_left() const {
+    for (const auto& s : slots_)
+        if (s.active && s.assigned && s.next_step < nodes_) return true;
+    return false;
+}
+
 void BuilderUnit::enter_phase(Context& ctx) {
     phase_entered_ = true;
     const std::uint64_t phase = barrier_.phase();
@@ -177,7 +183,9 @@ void BuilderUnit::sync_pump(Context& ctx) {
         if (barrier_.finished()) return;
         if (!barrier_.reported() && phase_outstanding_ == 0) {
             bool done = finished();
-            if (!done && !barrier_.anyone_waits()) return;   // nothing to report to; work or the end will come
+            // Alone (every other BU finished) and idle: wait for work or the end. Alone with
+            // events under way: go on through the phases without waiting for anyone.
+            if (!done && !barrier_.anyone_waits() && !has_steps_left()) return;
             barrier_.local_done(ctx, done);
         }
         if (!barrier_.can_advance()) return;

@@ -48,6 +48,7 @@ private:
     // barrel-sync: every slot's step of the current phase goes to RU index + phase.
     void enter_phase(Context& ctx);
     void sync_pump(Context& ctx);
+    bool has_steps_left() const;   // an event under way still has RUs to ask
     void complete(Context& ctx, std::uint32_t slot);
     void check(Context& ctx, const Slot& s, std::uint32_t source);
     bool in_place(const Slot& s, std::uint32_t source, std::uint32_t piece, const WriteCompletion& c) const;
