@@ -44,3 +44,63 @@ TEST(A2a, BuildsAndVerifiesEveryEventOnLocalAndTcp) {
         EXPECT_EQ(doc["results"]["system"]["errors"], 0) << name;
     }
 }
+
+#include "readout_unit.hpp"
+#include "recording_context.hpp"
+
+// The RU under a2a, driven by hand: in phase p it writes only to BU (i + p) mod B, only inside
+// the send window and only what finishes in it at the line rate; the next window's timer moves it on.
+TEST(A2a, TheReadoutUnitSendsOnlyToThePhasesBuilderInsideItsWindow) {
+    evb::Config c;
+    c.nodes = 4;
+    c.protocol = evb::Protocol::push;
+    c.scheduling = evb::Scheduling::a2a;
+    c.credits = 8;
+    c.parallel = 8;
+    c.fragment_size = 125000;                               // 1 us at 1000 Gb/s
+    c.line_gbps = 1000;
+    c.send_window = evb::Picoseconds(2'500'000);            // 2.5 us: 2 fragments fit, not 3
+    c.idle_window = evb::Picoseconds(1'000'000);
+    c.events = 0;
+    c.duration = evb::Picoseconds(0);
+    evb::FragmentSizer sizer(c);
+    auto schedule = evb::make_schedule(c.scheduling, 1);
+    evb::UnitSetup setup{c, sizer, *schedule};
+    evb::MemoryPool pool(c.fragment_stride(), 64);
+    evb::ReadoutUnit ru(setup, 1, pool);
+    RecordingContext ctx;
+    // Three events for every BU.
+    for (std::uint64_t e = 0; e < 3; ++e)
+        for (std::uint32_t bu = 0; bu < 4; ++bu) {
+            evb::Message m{};
+            m.type = evb::MessageType::push_assign;
+            m.event = e * 4 + bu;
+            m.peer_index = bu;
+            m.slot = static_cast<std::uint32_t>(e);
+            ctx.now_ = evb::Picoseconds(0);
+            ru.on_message(ctx, m);
+        }
+    // Phase 0 (0..3.5 us): BU 1, two fragments.
+    ASSERT_EQ(ctx.writes.size(), 2u);
+    for (const auto& w : ctx.writes) EXPECT_EQ(w.to.index, 1u);
+    // A completion inside the window posts nothing more: a third would end after 2.5 us.
+    evb::WriteCompletion done;
+    done.kind = evb::WriteCompletion::Kind::write_done;
+    done.cookie = ctx.writes[0].cookie;
+    ctx.now_ = evb::Picoseconds(1'000'000);
+    ru.on_completion(ctx, done);
+    EXPECT_EQ(ctx.writes.size(), 2u);
+    // The timer for the next window (3.5 us) was armed; phase 1 goes to BU 2.
+    ASSERT_FALSE(ctx.timers.empty());
+    EXPECT_EQ(ctx.timers.back().first, evb::Picoseconds(3'500'000));
+    ctx.now_ = evb::Picoseconds(3'500'000);
+    ru.on_timer(ctx, ctx.timers.back().second);
+    ASSERT_EQ(ctx.writes.size(), 4u);
+    EXPECT_EQ(ctx.writes[2].to.index, 2u);
+    EXPECT_EQ(ctx.writes[3].to.index, 2u);
+    // In the idle window nothing goes out, whatever completes.
+    ctx.now_ = evb::Picoseconds(6'200'000);
+    done.cookie = ctx.writes[2].cookie;
+    ru.on_completion(ctx, done);
+    EXPECT_EQ(ctx.writes.size(), 4u);
+}
