@@ -306,7 +306,7 @@ TEST(MessageMix, TheSimulatorMovesTheMixExactly) {
 }
 
 #ifdef EVB_HAVE_MPI
-TEST(MessageMix, MpiProcessesMoveTheMixExactly) {
+TEST(MpiTransport, MovesThePapersMessageMixExactly) {
     const std::string mpirun = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 4 ";
     expect_json_mix(run_json(mpirun + evbench_binary() + " --transport mpi --credits 2 --parallel 2" + kMixArgs, "mix_mpi"), 4, 200);
     expect_json_mix(run_json(mpirun + evbench_binary() + " --transport mpi --mpi-rma --protocol pull-noem" + kMixArgs, "mix_mpi_rma"), 4, 200);

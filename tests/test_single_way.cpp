@@ -118,7 +118,7 @@ TEST(SplitLayout, TcpProcessesAndTheSimulatorBuildEveryEvent) {
 }
 
 #ifdef EVB_HAVE_MPI
-TEST(SplitLayout, MpiProcessesBuildEveryEvent) {
+TEST(MpiTransport, SplitLayoutBuildsEveryEvent) {
     std::string json = temp_path("split_mpi.json");
     auto r = run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 5 " + evbench_binary() +
                              " --transport mpi --layout split --readout-nodes 2 --builder-nodes 3 --events 300 --fragment-size 64KiB"
