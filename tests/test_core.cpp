@@ -111,7 +111,7 @@ TEST(FragmentFormat, HeaderOnlyBlocksCarryTheWholeFragmentsHeader) {
     c.fragment_memory = 64;
     EXPECT_EQ(c.fragment_stride(), 64u);
     EXPECT_EQ(c.wire_fragment_stride(), std::uint64_t{sizer.max_size() + 63} / 64 * 64);
-    EXPECT_EQ(c.buffer_fragments(), std::uint64_t{2} * 2 * 2);   // m N c
+    EXPECT_EQ(c.ru_buffer_fragments(), std::uint64_t{2} * 2 * 2);   // m N c
 }
 
 TEST(FragmentSizer, ScaleFactorsAndDistributionsStayInBounds) {

@@ -94,8 +94,6 @@ struct Config {
     std::uint64_t data_area() const;
     std::uint64_t meta_piece_memory() const;
     std::uint64_t effective_memory() const { return memory ? memory : required_memory(); }
-    // Fragments the buffer budget holds per RU (BU slots hold N of them each).
-    std::uint64_t buffer_fragments() const { return effective_memory() / wire_fragment_stride(); }
     double ru_scale_of(std::uint32_t ru) const { return ru_scale.empty() ? 1.0 : ru_scale.at(ru); }
     // RUs and BUs: N each when folded, R and B when split.
     std::uint32_t ru_count() const { return layout == NodeLayout::split ? readout_nodes : nodes; }
