@@ -11,7 +11,13 @@ BuilderUnit::BuilderUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool
       stride_(setup.config.fragment_stride()), slots_(setup.config.credits),
       order_(std::size_t{setup.config.credits} * nodes_), received_from_(std::size_t{setup.config.credits} * nodes_),
       mix_(setup.config), next_own_event_(index), sync_(setup.config.scheduling == Scheduling::barrel_sync),
-      barrier_(index, setup.config.bu_count()) {}
+      barrier_(index, setup.config.bu_count()), survive_(setup.config.survives_failures()) {}
+
+bool BuilderUnit::ru_lost(std::uint32_t ru) const {
+    for (auto r : lost_rus_)
+        if (r == ru) return true;
+    return false;
+}
 
 bool BuilderUnit::finished() const {
     if (config_.protocol == Protocol::pull_no_em) return own_events_done_ && busy_ == 0;
@@ -45,6 +51,8 @@ void BuilderUnit::activate(std::uint32_t slot) {
     s.received = 0;
     s.next_step = 0;
     s.outstanding = 0;
+    s.missing = static_cast<std::uint32_t>(lost_rus_.size());
+    s.reassigned = false;
     std::fill_n(received_of(slot), nodes_, 0u);
     ++busy_;
 }
@@ -98,6 +106,7 @@ void BuilderUnit::on_message(Context& ctx, const Message& msg) {
         ctx.log().error("BU {}: unexpected message type {} for slot {}", index_, int(msg.type), msg.slot);
         return;
     }
+    slots_[msg.slot].reassigned = msg.count == 1;
     begin(ctx, msg.slot, msg.event);
     if (sync_) sync_pump(ctx);
 }
@@ -111,8 +120,8 @@ void BuilderUnit::begin(Context& ctx, std::uint32_t slot, std::uint64_t event) {
         // Fragments may have landed before the assignment: check them now.
         auto* got = received_of(slot);
         for (std::uint32_t src = 0; src < nodes_; ++src)
-            if (got[src] == mix_.all_pieces()) check(ctx, s, src);
-        if (s.received == nodes_) complete(ctx, slot);
+            if (got[src] == mix_.all_pieces() && !ru_lost(src)) check(ctx, s, src);
+        if (all_in(s)) complete(ctx, slot);
         return;
     }
     if (sync_) {
@@ -136,7 +145,12 @@ void BuilderUnit::begin(Context& ctx, std::uint32_t slot, std::uint64_t event) {
 void BuilderUnit::request_more(Context& ctx, std::uint32_t slot) {
     auto& s = slots_[slot];
     const auto* order = order_of(slot);
-    while (s.outstanding < config_.parallel && s.next_step < nodes_) send_request(ctx, slot, order[s.next_step]);
+    while (s.outstanding < config_.parallel && s.next_step < nodes_) {
+        if (ru_lost(order[s.next_step]))
+            ++s.next_step;   // counted in s.missing when the slot was taken or the RU was lost
+        else
+            send_request(ctx, slot, order[s.next_step]);
+    }
 }
 
 void BuilderUnit::send_request(Context& ctx, std::uint32_t slot, std::uint32_t ru) {
@@ -263,10 +277,39 @@ void BuilderUnit::on_completion(Context& ctx, const WriteCompletion& c) {
         sync_pump(ctx);
         return;
     }
-    if (s.received == nodes_)
+    if (all_in(s))
         complete(ctx, slot);
     else if (config_.protocol != Protocol::push)
         request_more(ctx, slot);
+}
+
+// Fragments from a lost RU will never come: every event under way counts its fragment as lost
+// (unless it is already in) and no later event asks for it.
+void BuilderUnit::on_unit_lost(Context& ctx, UnitAddress lost) {
+    if (!survive_ || lost.role != Role::readout || lost.index >= nodes_ || ru_lost(lost.index)) return;
+    const std::uint32_t ru = lost.index;
+    lost_rus_.push_back(ru);
+    for (std::uint32_t i = 0; i < slots_.size(); ++i) {
+        auto& s = slots_[i];
+        if (!s.active) continue;
+        auto& got = received_of(i)[ru];
+        if (got == mix_.all_pieces()) continue;
+        got = 0;
+        ++s.missing;
+        if (!s.assigned || config_.protocol == Protocol::push) continue;
+        const auto* order = order_of(i);
+        if (std::find(order, order + s.next_step, ru) != order + s.next_step) {   // asked, not in
+            --s.outstanding;
+            --ctx.stats().in_flight;
+        }
+        if (all_in(s))
+            complete(ctx, i);
+        else
+            request_more(ctx, i);
+    }
+    if (config_.protocol == Protocol::push)
+        for (std::uint32_t i = 0; i < slots_.size(); ++i)
+            if (slots_[i].active && slots_[i].assigned && all_in(slots_[i])) complete(ctx, i);
 }
 
 void BuilderUnit::complete(Context& ctx, std::uint32_t slot) {
@@ -278,19 +321,26 @@ void BuilderUnit::complete(Context& ctx, std::uint32_t slot) {
     st.last_build = now;
     ++st.events_built;
     ++built_;
+    if (s.missing) {
+        ++st.events_incomplete;
+        st.fragments_lost += s.missing;
+    }
+    if (s.reassigned) ++st.events_rebuilt;
+    // The build trace (--log-level trace) shows every event built exactly once, failures or not.
+    ctx.log().trace("BU {} built event {}{}", index_, s.event, s.reassigned ? " re-assigned" : "");
     s.active = false;
     s.assigned = false;
     --busy_;
     if (config_.protocol == Protocol::pull_no_em)
         start_own_events(ctx);
-    else if (!end_received_)
+    else if (!end_received_ || survive_)   // surviving: the EM learns from the credit that the event is built
         announce(ctx, slot);
 }
 
 void BuilderUnit::on_stop(Context& ctx, bool in_flight_is_missing) {
     for (std::uint32_t i = 0; i < slots_.size() && in_flight_is_missing; ++i) {
         const auto& s = slots_[i];
-        if (s.active && s.assigned) ctx.stats().errors.missing += nodes_ - s.received;
+        if (s.active && s.assigned) ctx.stats().errors.missing += nodes_ - s.received - s.missing;
     }
     // In eq. 3.1's terms: whole fragments, even where only their headers sit in memory.
     ctx.stats().peak_bu_bytes = std::uint64_t{pool_.peak_in_use()} * config_.wire_fragment_stride() * nodes_;

@@ -19,6 +19,7 @@ public:
     void on_start(Context& ctx) override;
     void on_message(Context& ctx, const Message& msg) override;
     void on_completion(Context& ctx, const WriteCompletion& c) override;
+    void on_unit_lost(Context& ctx, UnitAddress lost) override;
     bool finished() const override;
     void on_stop(Context& ctx, bool in_flight_is_missing) override;
     std::vector<MemoryPool*> pools() override { return {&pool_}; }
@@ -38,6 +39,8 @@ private:
         std::uint32_t next_step = 0;     // position in `order` of the next RU to request
         std::uint32_t outstanding = 0;   // requests sent, fragment not yet in
         std::uint64_t start_phase = 0;   // barrel-sync: the phase of its first request
+        std::uint32_t missing = 0;       // fragments of lost RUs it will never get
+        bool reassigned = false;         // the event came from a lost BU
     };
 
     void activate(std::uint32_t slot);
@@ -48,7 +51,9 @@ private:
     // barrel-sync: every slot's step of the current phase goes to RU index + phase.
     void enter_phase(Context& ctx);
     void sync_pump(Context& ctx);
-    bool has_steps_left() const;   // an event under way still has RUs to ask
+    bool has_steps_left() const;
+    bool ru_lost(std::uint32_t ru) const;
+    bool all_in(const Slot& s) const { return s.received + s.missing == nodes_; }   // an event under way still has RUs to ask
     void complete(Context& ctx, std::uint32_t slot);
     void check(Context& ctx, const Slot& s, std::uint32_t source);
     bool in_place(const Slot& s, std::uint32_t source, std::uint32_t piece, const WriteCompletion& c) const;
@@ -79,6 +84,9 @@ private:
     PhaseBarrier barrier_;
     bool phase_entered_ = false;
     std::uint32_t phase_outstanding_ = 0;   // requests of the current phase not yet in
+    // --on-failure continue
+    bool survive_;
+    std::vector<std::uint32_t> lost_rus_;   // few: a list, not a flag per RU
 };
 
 } // namespace evb

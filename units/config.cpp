@@ -109,6 +109,14 @@ void validate(const Config& c) {
         if (c.protocol == Protocol::push) fail("--scheduling barrel-sync needs --protocol pull or pull-noem (the BUs keep the phases)");
         if (c.parallel != 1) fail("--scheduling barrel-sync takes one step per phase: --parallel must be 1 (got " + std::to_string(c.parallel) + ")");
     }
+    if (c.survives_failures()) {
+        if (c.is_micro_benchmark()) fail("--on-failure continue is for event building; a micro-benchmark ends on a lost node");
+        if (c.protocol == Protocol::pull_no_em)
+            fail("--on-failure continue needs an event manager to re-assign a lost BU's events: use --protocol pull or push");
+        if (c.scheduling == Scheduling::barrel_sync)
+            fail("--on-failure continue cannot keep barrel-sync's barrier across a lost BU: use --scheduling barrel or random");
+    }
+    if (c.heartbeat < Picoseconds(0)) fail("--heartbeat cannot be negative");
     if (c.data_segments < 1) fail("--data-segments must be at least 1 (got 0)");
     if (c.data_segments + c.meta_segments > max_pieces)
         fail("--data-segments + --meta-segments must be at most " + std::to_string(max_pieces) + " (got " +
@@ -182,6 +190,7 @@ std::string to_string(Scheduling s) {
     return "?";
 }
 std::string to_string(BarrelStart b) { return b == BarrelStart::own ? "own" : "staggered"; }
+std::string to_string(OnFailure f) { return f == OnFailure::stop ? "stop" : "continue"; }
 std::string to_string(Benchmark b) {
     switch (b) {
     case Benchmark::event_building: return "eb";

@@ -25,6 +25,8 @@ enum class EmPlacement { rank0, own_rank };
 enum class NodeLayout { folded, split };
 enum class Verify { header, full };
 enum class SizeDistribution { fixed, uniform, normal, lognormal };
+// What a run does when a node is lost: end (as MPI must), or go on without it (failover.md).
+enum class OnFailure { stop, continue_run };
 
 struct Config {
     std::string transport;                   // a driver of drivers/registry (its default entry unless given)
@@ -67,6 +69,10 @@ struct Config {
     std::uint64_t seed = 1;
     std::uint32_t safety_margin = 2;         // m of thesis eq. 3.1
     std::uint64_t memory = 0;                // per-unit buffer budget in bytes; 0 = exactly eq. 3.1
+    OnFailure on_failure = OnFailure::stop;
+    // A rank that sends nothing on the control channel for this long is declared lost (0: off):
+    // the only way to tell a stopped or hung process from a slow one.
+    Picoseconds heartbeat{};
     std::string json_file;
     std::string bootstrap;                   // host:port of rank 0's bootstrap service
     std::string listen_host;                 // data transport address; empty: 127.0.0.1 on one host, else hostname
@@ -102,6 +108,7 @@ struct Config {
     // slots m c events of R fragments (m R c f); with --memory, that budget on each side.
     std::uint64_t ru_buffer_fragments() const;
     std::uint64_t bu_slots() const;
+    bool survives_failures() const { return on_failure == OnFailure::continue_run; }
     bool is_micro_benchmark() const { return benchmark != Benchmark::event_building; }
     // Slots a micro-benchmark's receiver keeps for each sender: twice what it has in flight, so
     // that grants queued behind data towards the same peer (a shift of N/2 pairs nodes both
@@ -131,6 +138,7 @@ std::string to_string(Verify);
 std::string to_string(SizeDistribution);
 std::string to_string(Benchmark);
 std::string to_string(BarrelStart);
+std::string to_string(OnFailure);
 
 // Values derived from the options that results carry next to them (memory_per_unit).
 nlohmann::json derived_json(const Config& config);
@@ -141,6 +149,6 @@ constexpr std::uint64_t max_fragment_limit = 1ull << 30;   // 1 GiB: anything la
 constexpr std::uint32_t max_credits = 4096;                // slot index must fit the 12-bit imm field
 constexpr std::uint32_t max_nodes = 1u << 15;              // source index must fit the 15-bit imm field
 constexpr std::uint32_t max_pieces = 32;
-constexpr std::uint32_t max_in_flight = 32;                // a receiver's 2 w slots per sender: one 64-bit mask                   // data + metadata segments: the 5-bit imm field
+constexpr std::uint32_t max_in_flight = 32;                // a receiver's 2 w slots per sender: one 64-bit mask
 
 } // namespace evb

@@ -59,6 +59,11 @@ void declare_config_options(OptionSet& o, Config& c) {
     o.whole("safety-margin", c.safety_margin, "m", "m of eq. 3.1, at least 2");
     o.size("memory", c.memory, "buffer budget per RU and per BU; below eq. 3.1 is an error").shown_default("m N c f");
 
+    o.choice("on-failure", c.on_failure, {{"stop", OnFailure::stop}, {"continue", OnFailure::continue_run}},
+             "when a node is lost: end the run, or go on without it (see \"Failures\")");
+    o.duration("heartbeat", c.heartbeat, "declare a rank lost when it sends nothing for this long (finds stopped processes)")
+        .shown_default("0: off");
+
     o.begin_group("control", "Launching and output");
     o.text("json", c.json_file, "FILE", "write configuration and results as JSON").per_rank();
     o.text("bootstrap", c.bootstrap, "HOST:PORT", "rank 0's bootstrap service (see \"Launching on a cluster\")")

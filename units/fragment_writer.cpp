@@ -35,10 +35,12 @@ std::optional<std::uint32_t> FragmentWriter::done(Context& ctx, const WriteCompl
         ++st.errors.unexpected;
         return std::nullopt;
     }
-    st.bytes_out += c.cookie >> 32;
-    ++st.writes_out;
+    if (!c.dropped) {
+        st.bytes_out += c.cookie >> 32;
+        ++st.writes_out;
+    }
     if (--pieces_left_[block] > 0) return std::nullopt;
-    ++st.fragments_out;
+    if (!c.dropped) ++st.fragments_out;
     return block;
 }
 

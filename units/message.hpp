@@ -17,10 +17,11 @@ struct UnitAddress {
 
 enum class MessageType : std::uint8_t {
     credit = 1,       // BU -> EM: one free slot (EM_REQUEST); slot/rkey/offset tell PUSH RUs where to write
-    assign = 2,       // EM -> BU: event assigned to a slot (EM_EVENT_ASSIGN)
+    assign = 2,       // EM -> BU: event assigned to a slot (EM_EVENT_ASSIGN); `count` 1: re-assigned from a lost BU
     request = 3,      // BU -> RU: write your fragment of `event` at rkey/offset (RU_REQUEST)
     push_assign = 4,  // EM -> RU: push your fragment of `event` to BU `peer_index` at rkey/offset
-    end = 5,          // EM -> BU: no more assignments; `count` events were assigned to you in total
+    end = 5,          // EM -> BU: no more assignments; `count` events were assigned to you in total (sent
+                      // again with the new total when a lost BU's events are re-assigned after it)
                       // (micro-benchmarks: sender -> receiver, `count` messages were sent to you)
     grant = 6,        // micro-benchmarks, receiver -> sender: slots `count` (a bit mask) of your area at rkey/offset are free
     phase_done = 7,   // barrel-sync, BU -> BU: my transfers of phase `count` are in; `slot` 1: I have nothing more to build

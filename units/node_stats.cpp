@@ -69,6 +69,16 @@ void NodeStats::subtract_flow(const NodeStats& before) {
     events_built -= before.events_built;
 }
 
+void NodeStats::add_loss(const NodeLoss& loss) {
+    for (auto& l : losses)
+        if (l.rank == loss.rank) {
+            if (loss.at < l.at) l = loss;
+            return;
+        }
+    losses.push_back(loss);
+    std::sort(losses.begin(), losses.end(), [](const NodeLoss& a, const NodeLoss& b) { return a.rank < b.rank; });
+}
+
 void NodeStats::merge(const NodeStats& o) {
     bool had_builds = events_built > 0;
     bytes_out += o.bytes_out;
@@ -90,6 +100,12 @@ void NodeStats::merge(const NodeStats& o) {
     latency.merge(o.latency);
     if (phases.size() < o.phases.size()) phases.resize(o.phases.size());
     for (std::size_t i = 0; i < o.phases.size(); ++i) phases[i].merge(o.phases[i]);
+    events_reassigned += o.events_reassigned;
+    events_rebuilt += o.events_rebuilt;
+    events_incomplete += o.events_incomplete;
+    fragments_lost += o.fragments_lost;
+    events_built_by_lost += o.events_built_by_lost;
+    for (const auto& l : o.losses) add_loss(l);
 }
 
 nlohmann::json NodeStats::to_json() const {
@@ -115,6 +131,13 @@ nlohmann::json NodeStats::to_json() const {
               {"unexpected", errors.unexpected},
               {"credit_overflow", errors.credit_overflow}}},
             {"latency", latency.to_json()}};
+    if (events_reassigned || events_rebuilt || events_incomplete || fragments_lost || events_built_by_lost || !losses.empty()) {
+        j["failures"] = {{"events_reassigned", events_reassigned}, {"events_rebuilt", events_rebuilt},
+                         {"events_incomplete", events_incomplete}, {"fragments_lost", fragments_lost},
+                         {"events_built_by_lost", events_built_by_lost}, {"losses", nlohmann::json::array()}};
+        for (const auto& l : losses)
+            j["failures"]["losses"].push_back({{"rank", l.rank}, {"at_ps", l.at.count()}, {"how", l.how}, {"failed_at_ps", l.failed_at.count()}});
+    }
     if (!phases.empty()) {
         auto& list = j["phases"] = nlohmann::json::array();
         for (const auto& p : phases)
@@ -148,6 +171,17 @@ NodeStats NodeStats::from_json(const nlohmann::json& j) {
     s.errors.unexpected = e.at("unexpected").get<std::uint64_t>();
     s.errors.credit_overflow = e.at("credit_overflow").get<std::uint64_t>();
     s.latency = LatencyHistogram::from_json(j.at("latency"));
+    if (j.contains("failures")) {
+        const auto& f = j.at("failures");
+        s.events_reassigned = f.at("events_reassigned").get<std::uint64_t>();
+        s.events_rebuilt = f.at("events_rebuilt").get<std::uint64_t>();
+        s.events_incomplete = f.at("events_incomplete").get<std::uint64_t>();
+        s.fragments_lost = f.at("fragments_lost").get<std::uint64_t>();
+        s.events_built_by_lost = f.at("events_built_by_lost").get<std::uint64_t>();
+        for (const auto& l : f.at("losses"))
+            s.losses.push_back({l.at("rank").get<std::uint32_t>(), Picoseconds(l.at("at_ps").get<std::int64_t>()), l.at("how").get<std::string>(),
+                                Picoseconds(l.at("failed_at_ps").get<std::int64_t>())});
+    }
     if (j.contains("phases"))
         for (const auto& p : j.at("phases")) {
             PhaseFlow f;

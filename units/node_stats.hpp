@@ -37,6 +37,14 @@ struct PhaseFlow {
     double gbps() const;
 };
 
+// A rank this node saw lost (--on-failure continue): which, when it learned of it, and how.
+struct NodeLoss {
+    std::uint32_t rank = 0;
+    Picoseconds at{};     // since the run started
+    std::string how;      // "connection closed", "no heartbeat for 1 s", "injected failure"
+    Picoseconds failed_at{-1};   // when it failed, where known (the simulator's --fail); -1: unknown
+};
+
 struct NodeStats {
     std::uint32_t node = 0;
     std::uint64_t bytes_out = 0;        // RU: fragment bytes written, metadata included
@@ -54,6 +62,14 @@ struct NodeStats {
     ErrorCounts errors;
     LatencyHistogram latency;
     std::vector<PhaseFlow> phases;      // shift-scan receiver: one per shift
+    // Failures survived (--on-failure continue)
+    std::uint64_t events_reassigned = 0;     // EM: events of a lost BU handed to a survivor
+    std::uint64_t events_rebuilt = 0;        // BU: re-assigned events built (the lost BU may have built them too)
+    std::uint64_t events_incomplete = 0;     // BU: events built without the fragments of a lost RU
+    std::uint64_t fragments_lost = 0;        // BU: the fragments those events lack
+    std::uint64_t events_built_by_lost = 0;  // EM: events lost BUs had built and reported before they were lost
+    std::vector<NodeLoss> losses;            // earliest sighting per lost rank
+    void add_loss(const NodeLoss& loss);     // keeps the earliest sighting of each rank
 
     void merge(const NodeStats& o);
     // Removes what `before` (an earlier snapshot of the same node) had counted in bytes,

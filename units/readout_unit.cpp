@@ -117,6 +117,20 @@ void ReadoutUnit::on_timer(Context& ctx, TimerId) {
     pump_a2a(ctx);
 }
 
+// Work for a lost BU is dropped; its writes in flight come back as dropped completions.
+void ReadoutUnit::on_unit_lost(Context&, UnitAddress lost) {
+    if (lost.role != Role::builder) return;
+    for (std::size_t n = waiting_.size(); n > 0; --n) {
+        Job job = waiting_.front();
+        waiting_.pop();
+        if (job.bu != lost.index) waiting_.push(job);
+    }
+    if (lost.index < push_pending_.size()) {
+        auto& queue = push_pending_[lost.index];
+        while (!queue.empty()) queue.pop();
+    }
+}
+
 void ReadoutUnit::on_stop(Context& ctx, bool) {
     // In eq. 3.1's terms: whole fragments, even where only their headers sit in memory.
     ctx.stats().peak_ru_bytes = std::uint64_t{pool_.peak_in_use()} * setup_.config.wire_fragment_stride();

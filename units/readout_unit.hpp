@@ -18,6 +18,7 @@ public:
     void on_message(Context& ctx, const Message& msg) override;
     void on_completion(Context& ctx, const WriteCompletion& c) override;
     void on_timer(Context& ctx, TimerId id) override;
+    void on_unit_lost(Context& ctx, UnitAddress lost) override;
     bool finished() const override { return true; }   // passive: serves until the run ends
     void on_stop(Context& ctx, bool in_flight_is_missing) override;
     std::vector<MemoryPool*> pools() override { return {&pool_}; }

@@ -24,6 +24,9 @@ public:
     // write_done for writes this unit posted, write_arrived for writes into its region.
     virtual void on_completion(Context& ctx, const WriteCompletion& c) = 0;
     virtual void on_timer(Context& ctx, TimerId id) { (void)ctx; (void)id; }
+    // A peer unit is gone for good (--on-failure continue): nothing more comes from it, nothing
+    // posted to it arrives, and writes to it still in flight finish as dropped.
+    virtual void on_unit_lost(Context& ctx, UnitAddress lost) { (void)ctx; (void)lost; }
     // True once the unit will initiate nothing more (it may still serve requests).
     virtual bool finished() const = 0;
     // Called when the run ends. Unless the run was cut at its duration, whatever is still

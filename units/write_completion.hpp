@@ -16,6 +16,7 @@ struct WriteCompletion {
     std::uint64_t cookie = 0;
     std::uint64_t offset = 0;
     std::uint64_t length = 0;
+    bool dropped = false;   // write_done: its target was lost, the bytes never arrived
 };
 
 } // namespace evb

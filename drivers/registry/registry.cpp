@@ -88,6 +88,13 @@ DriverRegistry::DriverRegistry() {
         if (c.nodes == 0) c.nodes = world->size;
         return run_alltoall_baseline(c, echo(), *world, out);
     };
+    // Paper 003 sec. 2.3: why DAQPIPE is not built on MPI collectives. Open MPI aborts the whole
+    // job when a rank dies, so surviving is refused up front rather than promised.
+    mpi_entry.complete = [](Config& c, const OptionSet&) {
+        if (c.survives_failures())
+            throw ConfigError("--on-failure continue: MPI cannot survive a lost rank (the launcher aborts the whole job); "
+                              "use --transport tcp, verbs, ofi or ucx to measure failover");
+    };
     entries_.push_back(std::move(mpi_entry));
 #endif
     entries_.push_back(per_rank_entry(std::make_unique<TcpDriver>()));

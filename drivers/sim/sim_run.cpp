@@ -20,15 +20,17 @@ namespace evb {
 namespace {
 
 constexpr std::uint64_t progress_tag = UINT64_MAX, warmup_tag = UINT64_MAX - 1;
+// Injected failure i stops its ranks at failure_tag(i) and is detected at failure_tag(i) - 1.
+constexpr std::uint64_t failure_tag(std::size_t i) { return UINT64_MAX - 2 - 2 * std::uint64_t{i}; }
 
 // Calls the nodes' entry points whenever the fabric delivers something or a timer is due, at
 // the simulated time of that moment.
 class SimExecutor final : public netsim::SimApp {
 public:
     SimExecutor(SimNetwork& network, std::vector<std::unique_ptr<Node>>& nodes, Reactor& reactor, const Config& config,
-                Picoseconds warmup, RunObserver& observer)
-        : network_(network), nodes_(nodes), reactor_(reactor), config_(config), warmup_(warmup), observer_(observer),
-          armed_(nodes.size(), Picoseconds::max()) {}
+                Picoseconds warmup, const std::vector<InjectedFailure>& failures, RunObserver& observer)
+        : network_(network), nodes_(nodes), reactor_(reactor), config_(config), warmup_(warmup), failures_(failures),
+          observer_(observer), armed_(nodes.size(), Picoseconds::max()) {}
 
     void start(netsim::FabricSim& sim) override {
         for (auto& node : nodes_) {
@@ -37,8 +39,9 @@ public:
         }
         for (std::uint32_t r = 0; r < nodes_.size(); ++r) service(sim, r);
         drain(sim);
-        if (!config_.quiet) sim.set_timer(config_.progress_interval, 0, progress_tag);
+        sim.set_timer(config_.progress_interval, 0, progress_tag);   // printed unless --quiet; the failure report reads them too
         if (warmup_ > Picoseconds(0)) sim.set_timer(warmup_, 0, warmup_tag);
+        for (std::size_t i = 0; i < failures_.size(); ++i) sim.set_timer(failures_[i].at, 0, failure_tag(i));
     }
 
     void delivered(netsim::FabricSim& sim, const netsim::SimMessage& m) override {
@@ -55,6 +58,19 @@ public:
         if (tag == warmup_tag) {
             for (const auto& node : nodes_) baseline_.push_back(node->stats());
             for (const auto& h : sim.host_stats()) rx_baseline_.push_back(h.rx_payload);
+            return;
+        }
+        if (tag > failure_tag(failures_.size())) {
+            const std::size_t i = (UINT64_MAX - 2 - tag) / 2;
+            if (tag == failure_tag(i)) {
+                fail(i);
+                if (failures_[i].detected_at > sim.now()) {
+                    sim.set_timer(failures_[i].detected_at, 0, failure_tag(i) - 1);
+                    return;
+                }
+            }
+            detect(sim, i);
+            drain(sim);
             return;
         }
         if (tag & SimNetwork::loopback_tag) {
@@ -75,6 +91,22 @@ public:
     const std::vector<std::uint64_t>& rx_baseline() const { return rx_baseline_; }
 
 private:
+    // The failed ranks stop where they are: what they posted is on the fabric, nothing more is.
+    void fail(std::size_t i) {
+        for (auto r : failures_[i].ranks) nodes_[r]->halt();
+    }
+
+    // Every survivor learns of the loss at once, as from its transport or the heartbeat.
+    void detect(netsim::FabricSim& sim, std::size_t i) {
+        for (std::uint32_t r = 0; r < nodes_.size(); ++r) {
+            Node& node = *nodes_[r];
+            if (node.halted()) continue;
+            node.set_now(sim.now());
+            for (auto lost : failures_[i].ranks) node.lose_rank(lost, failures_[i].how, failures_[i].at);
+            service(sim, r);
+        }
+    }
+
     void drain(netsim::FabricSim& sim) {
         for (;;) {
             network_.take_dirty(dirty_);
@@ -87,6 +119,7 @@ private:
     // next timer goes into the engine.
     void service(netsim::FabricSim& sim, std::uint32_t rank) {
         Node& node = *nodes_[rank];
+        if (node.halted()) return;
         node.set_now(sim.now());
         last_activity_ = sim.now();
         for (;;) {
@@ -108,6 +141,7 @@ private:
     Reactor& reactor_;
     const Config& config_;
     Picoseconds warmup_;
+    const std::vector<InjectedFailure>& failures_;
     RunObserver& observer_;
     std::vector<Picoseconds> armed_;
     std::vector<std::uint32_t> dirty_;
@@ -182,6 +216,10 @@ void SimRunOptions::declare(OptionSet& options) {
     options.begin_group("sim", "Transport sim");
     options.duration("warmup", warmup, "bytes and events count from this simulated time on (the start fills every credit at once)");
     options.on_off("ports", all_ports, "list every port in the network counters, not only the 8 most stalled");
+    options.text_list("fail", fail, "NODE@TIME,...", "stop node NODE at simulated TIME (see \"Failures\"); with --on-failure continue the run goes on")
+        .shown_default("none");
+    options.choice("fail-kind", fail_kind, {{"node", FailKind::node}, {"ru", FailKind::ru}, {"bu", FailKind::bu}},
+                   "what --fail stops: the whole machine (found by --heartbeat), or the process of its RU or BU (connections close)");
 }
 
 void SimRunOptions::resolve(std::uint64_t seed, bool k_given) {
@@ -198,6 +236,8 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
     auto units = make_run_units(config);
     const Layout& layout = units->layout();
     const std::uint32_t ranks = layout.ranks();
+    std::vector<InjectedFailure> failures = parse_failures(options.fail);
+    resolve_failures(failures, options.fail_kind, layout, config);
     // Node i is host i; an EM with its own rank gets host N.
     std::vector<std::uint32_t> host_of_rank(ranks);
     std::uint32_t hosts_needed = config.nodes;
@@ -224,6 +264,7 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
     for (std::uint32_t r = 0; r < ranks; ++r) {
         transports.push_back(std::make_unique<SimTransport>(network, r));
         nodes.push_back(std::make_unique<Node>(units->units_of(r), layout, *transports.back(), log));
+        nodes.back()->survive_failures(config.survives_failures());
         reactor.add(*nodes.back());
     }
     const auto& ib = model.sim.ib;
@@ -234,7 +275,7 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
                                   ib.link_gbps, ib.link_latency.nanoseconds(), ib.credit_latency.nanoseconds(), format_size(ib.buffer_bytes),
                                   ib.vls, ib.mtu, model.host_latency)});
 
-    SimExecutor executor(network, nodes, reactor, config, options.warmup, observer);
+    SimExecutor executor(network, nodes, reactor, config, options.warmup, failures, observer);
     // A timed run is cut at its duration: its throughput is what crossed the fabric until then
     // (draining N c events of N fragments each would take as long again, for nothing). A run of
     // --events, or a shift scan, runs until it is done.
@@ -258,6 +299,7 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
     }
     r.cut = timed && !finished;
     for (std::uint32_t i = 0; i < nodes.size(); ++i) {
+        if (nodes[i]->halted()) continue;   // a failed rank's counts die with it, as in a real run
         nodes[i]->stop(!r.cut);
         NodeStats s = nodes[i]->stats();
         if (!executor.baseline().empty()) s.subtract_flow(executor.baseline()[i]);

@@ -7,6 +7,7 @@
 #include "fabric_options.hpp"
 #include "run_observer.hpp"
 #include "run_result.hpp"
+#include "sim_failures.hpp"
 #include "sim_options.hpp"
 
 namespace evb {
@@ -20,6 +21,8 @@ struct SimRunOptions {
     netsim::SimModelOptions model;
     bool all_ports = false;       // list every port, not only the most stalled
     Picoseconds warmup{};         // rates count from here (the start fills every credit at once)
+    std::vector<std::string> fail;   // NODE@TIME, each a failure injected at that simulated time
+    FailKind fail_kind = FailKind::node;
 
     void declare(OptionSet& options);
     // Parses the model's spelled options; without --k (or --topology) the tree is sized to the

@@ -51,7 +51,7 @@ int run(int argc, const char* const* argv) {
         if (layout.ranks() != config.launch_local)
             return usage_error("--launch-local " + std::to_string(config.launch_local) + " does not match --nodes " +
                                std::to_string(config.nodes) + " (needs " + std::to_string(layout.ranks()) + " processes)");
-        return launch_local(config.launch_local, run_deadline(config), config.bootstrap, argc, argv);
+        return launch_local({config.launch_local, run_deadline(config), config.grace, config.survives_failures(), config.bootstrap}, argc, argv);
     }
     if (one_per_rank) {
         if (!world)
@@ -67,7 +67,7 @@ int run(int argc, const char* const* argv) {
     }
     ConsoleReport console(std::cout, config, entry->simulated_time);
     RunOutcome outcome = entry->run(config, RunContext{world, cl.fingerprint(), console});
-    return report_outcome(std::cout, std::cerr, config, cl.echo(), outcome);
+    return report_outcome(std::cout, std::cerr, config, cl.echo(), outcome, console.samples());
 }
 
 } // namespace

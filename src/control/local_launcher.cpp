@@ -4,6 +4,8 @@
 #include "socket_util.hpp"
 
 #include <fmt/format.h>
+
+#include <optional>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,7 +38,9 @@ std::vector<std::string> child_arguments(int argc, const char* const* argv) {
 
 } // namespace
 
-int launch_local(std::uint32_t n, Picoseconds run_deadline, const std::string& bootstrap, int argc, const char* const* argv) {
+int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
+    const std::uint32_t n = launch.ranks;
+    const std::string& bootstrap = launch.bootstrap;
     // Rank 0 inherits this socket; every rank is told the same endpoint (and --bootstrap, when
     // given, names it too), so the launcher listens where the user asked.
     std::string host = "127.0.0.1";
@@ -93,10 +97,11 @@ int launch_local(std::uint32_t n, Picoseconds run_deadline, const std::string& b
     sigaction(SIGTERM, &sa, nullptr);
 
     // Children end by themselves within their deadline; allow setup time on top.
-    Picoseconds limit = steady_now() + run_deadline + Picoseconds::from_seconds(40);
-    int exit_code = 0;
+    Picoseconds limit = steady_now() + launch.run_deadline + Picoseconds::from_seconds(40);
+    int exit_code = 0, rank0_code = 0;
     std::uint32_t running = n;
     bool killed = false;
+    std::optional<Picoseconds> rank0_ended;
     while (running) {
         int status = 0;
         pid_t pid = waitpid(-1, &status, WNOHANG);
@@ -106,14 +111,31 @@ int launch_local(std::uint32_t n, Picoseconds run_deadline, const std::string& b
             if (rank == n) continue;
             pids[rank] = -1;
             --running;
+            int code = 0;
             if (WIFSIGNALED(status)) {
-                std::cerr << fmt::format("evbench: rank {} (pid {}) was killed by signal {} ({})\n", rank, pid,
-                                         WTERMSIG(status), strsignal(WTERMSIG(status)));
-                exit_code = std::max(exit_code, 1);
-            } else if (WEXITSTATUS(status) != 0) {
-                exit_code = std::max(exit_code, WEXITSTATUS(status));
+                std::cerr << fmt::format("evbench: rank {} (pid {}) was killed by signal {} ({}){}\n", rank, pid,
+                                         WTERMSIG(status), strsignal(WTERMSIG(status)),
+                                         launch.survive && rank != 0 && !rank0_ended ? "; the run goes on without it" : "");
+                code = 1;
+            } else {
+                code = WEXITSTATUS(status);
+            }
+            exit_code = std::max(exit_code, code);
+            if (rank == 0) {
+                rank0_code = code;
+                rank0_ended = steady_now();
             }
             continue;
+        }
+        // Rank 0 has reported: a rank still alive after the grace is stopped or hung.
+        if (rank0_ended && steady_now() > *rank0_ended + launch.grace) {
+            for (std::uint32_t r = 0; r < n; ++r)
+                if (pids[r] > 0) {
+                    std::cerr << fmt::format("evbench: rank {} (pid {}) still runs {:g} s after rank 0 ended; killing it\n", r,
+                                             pids[r], launch.grace.seconds());
+                    kill(pids[r], SIGKILL);
+                }
+            rank0_ended.reset();
         }
         if (interrupted) {
             for (pid_t p : pids)
@@ -129,7 +151,8 @@ int launch_local(std::uint32_t n, Picoseconds run_deadline, const std::string& b
         }
         usleep(20000);
     }
-    return exit_code;
+    // Surviving, the run's outcome is what rank 0 reported (0, or 3 when data was lost).
+    return launch.survive ? rank0_code : exit_code;
 }
 
 } // namespace evb

@@ -9,9 +9,17 @@
 
 namespace evb {
 
-// run_deadline: the run's duration plus grace; ranks alive 40 s after it are killed. bootstrap:
-// --bootstrap HOST:PORT, where the launcher serves rank 0's bootstrap (the ranks read the same
-// flag); empty: a free port on 127.0.0.1. Throws ConfigError if it cannot listen there.
-int launch_local(std::uint32_t ranks, Picoseconds run_deadline, const std::string& bootstrap, int argc, const char* const* argv);
+struct LocalLaunch {
+    std::uint32_t ranks = 0;
+    Picoseconds run_deadline{};   // the run's duration plus grace; ranks alive 40 s after it are killed
+    Picoseconds grace{};          // ranks still running this long after rank 0 ended are killed (a stopped one)
+    bool survive = false;         // --on-failure continue: a killed rank is reported, rank 0's exit code is the run's
+    // --bootstrap HOST:PORT, where the launcher serves rank 0's bootstrap (the ranks read the
+    // same flag); empty: a free port on 127.0.0.1.
+    std::string bootstrap;
+};
+
+// Throws ConfigError if it cannot listen at the bootstrap address.
+int launch_local(const LocalLaunch& launch, int argc, const char* const* argv);
 
 } // namespace evb

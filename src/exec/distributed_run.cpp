@@ -75,6 +75,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
 
     node_owner = std::make_unique<Node>(units->units_of(world.rank), layout, *transport, log);
     Node& node = *node_owner;
+    node.survive_failures(config.survives_failures());
     Reactor reactor;
     reactor.add(node);
     bool root = world.rank == 0;
@@ -86,8 +87,13 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     boot.barrier();
 
     ProgressBoard board{std::vector<NodeStats>(world.size)};
-    std::vector<bool> done(world.size, false);
-    std::uint32_t done_count = 0;
+    std::vector<bool> done(world.size, false), lost(world.size, false);
+    std::uint32_t done_count = 0, lost_count = 0;
+    // Rank 0 hears from every rank at least every beat_period (progress, done or a beat); one
+    // silent for --heartbeat is lost.
+    const Picoseconds beat_period(config.heartbeat.count() / 4);
+    Picoseconds next_beat{};
+    std::vector<Picoseconds> last_heard(world.size, Picoseconds(0));
     bool sent_done = false, finish = false;
     std::optional<std::string> failure;
     Picoseconds deadline = run_deadline(config);
@@ -99,6 +105,20 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
             done[r] = true;
             ++done_count;
         }
+    };
+    // Rank 0 learned that rank r is gone: it no longer waits for it, and tells every survivor
+    // (a heartbeat loss is seen by no transport). Without --on-failure continue the run ends.
+    auto rank_lost = [&](std::uint32_t r, const std::string& how) {
+        if (lost[r]) return;
+        if (!config.survives_failures()) {
+            failure = fmt::format("lost contact with rank {}: {}", r, how);
+            return;
+        }
+        lost[r] = true;
+        ++lost_count;
+        mark_done(r);
+        node.lose_rank(r, how);
+        boot.broadcast({{"type", "lost_rank"}, {"rank", r}, {"how", how}});
     };
     Picoseconds origin = steady_now(), now{};
     node.start();
@@ -118,11 +138,19 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
                 else
                     boot.send_to_root({{"type", "done"}});
             }
+            if (!root && config.heartbeat > Picoseconds(0) && now >= next_beat) {
+                next_beat = now + beat_period;
+                boot.send_to_root({{"type", "beat"}});
+            }
             for (auto& in : boot.poll()) {
                 const std::string type = in.body.value("type", "");
-                if (type == "lost") {
-                    failure = fmt::format("lost contact with {}: {}", root ? "rank " + std::to_string(in.from) : "rank 0",
-                                          in.body.value("error", ""));
+                if (root && in.from < world.size) last_heard[in.from] = now;
+                if (type == "lost" && root && in.from != 0) {
+                    rank_lost(in.from, "its control connection closed: " + in.body.value("error", ""));
+                } else if (type == "lost") {
+                    failure = fmt::format("lost contact with rank 0: {}", in.body.value("error", ""));
+                } else if (type == "lost_rank") {
+                    node.lose_rank(in.body.at("rank").get<std::uint32_t>(), in.body.value("how", ""));
                 } else if (type == "abort") {
                     failure = in.body.value("error", "aborted");
                 } else if (type == "done") {
@@ -133,6 +161,10 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
                     finish = true;
                 }
             }
+            if (root && config.heartbeat > Picoseconds(0))
+                for (std::uint32_t r = 1; r < world.size; ++r)
+                    if (!lost[r] && now - last_heard[r] > config.heartbeat)
+                        rank_lost(r, fmt::format("sent nothing for {:g} s (--heartbeat)", config.heartbeat.seconds()));
             if (root && done_count == world.size) {
                 boot.broadcast({{"type", "finish"}});
                 finish = true;
@@ -181,8 +213,9 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     RunResult result = make_result(config);
     result.add(node.stats());
     std::uint32_t gathered = 1;
+    const std::uint32_t survivors = world.size - lost_count;
     Picoseconds gather_deadline = steady_now() + config.grace;
-    while (gathered < world.size && steady_now() < gather_deadline) {
+    while (gathered < survivors && steady_now() < gather_deadline) {
         for (auto& in : boot.poll()) {
             if (in.body.value("type", "") == "stats") {
                 result.add(NodeStats::from_json(in.body.at("stats")));
@@ -192,8 +225,8 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
         usleep(1000);
     }
     boot.broadcast({{"type", "bye"}});
-    if (gathered < world.size)
-        result.failure = fmt::format("only {} of {} ranks sent their statistics", gathered, world.size);
+    if (gathered < survivors)
+        result.failure = fmt::format("only {} of {} {}ranks sent their statistics", gathered, survivors, lost_count ? "surviving " : "");
     result.elapsed = now;
     result.wall_seconds = now.seconds();
     outcome.result = std::move(result);

@@ -30,7 +30,7 @@ public:
         p.remote_offset = remote_offset;
         p.length = length;
         p.imm = imm;
-        p.cookie = node_.track_write(unit_, cookie);
+        p.cookie = node_.track_write(unit_, p.peer, cookie);
         node_.post(p);
     }
     void arm_timer(Picoseconds at, TimerId id) override { node_.timers_.push_back({at, unit_, id}); }
@@ -70,17 +70,72 @@ const MemoryRegion& Node::region_of(const MemoryPool& pool) const {
     throw std::logic_error("a unit wrote from a pool it did not declare");
 }
 
-std::uint64_t Node::track_write(std::size_t unit, std::uint64_t cookie) {
+std::uint64_t Node::track_write(std::size_t unit, std::uint32_t peer, std::uint64_t cookie) {
     std::uint64_t id;
     if (free_writes_.empty()) {
         id = writes_.size();
-        writes_.push_back({unit, cookie});
+        writes_.push_back({});
     } else {
         id = free_writes_.back();
         free_writes_.pop_back();
-        writes_[id] = {unit, cookie};
     }
+    writes_[id] = {unit, cookie, peer, OutstandingWrite::State::in_flight};
     return id;
+}
+
+void Node::retire_write(std::uint64_t id) {
+    if (writes_[id].state != OutstandingWrite::State::in_flight) return;
+    writes_[id].state = OutstandingWrite::State::retired;
+    dropped_.push(id);
+}
+
+// Not from within lose_rank: that may run inside a unit's own post.
+std::size_t Node::deliver_dropped() {
+    std::size_t n = 0;
+    while (!dropped_.empty()) {
+        const OutstandingWrite& w = writes_[dropped_.front()];
+        dropped_.pop();
+        WriteCompletion done;
+        done.kind = WriteCompletion::Kind::write_done;
+        done.cookie = w.cookie;
+        done.dropped = true;
+        hosted_.units[w.unit].unit->on_completion(*contexts_[w.unit], done);
+        ++n;
+    }
+    return n;
+}
+
+bool Node::is_lost(std::uint32_t rank) const {
+    for (auto r : lost_)
+        if (r == rank) return true;
+    return false;
+}
+
+void Node::lose_rank(std::uint32_t rank, const std::string& how, Picoseconds failed_at) {
+    if (rank == rank_ || is_lost(rank) || failure_) return;
+    if (!survive_) return fail("lost connection to rank " + std::to_string(rank) + ": " + how);
+    const RankUnits gone = layout_.units_on(rank);
+    if (gone.manager)
+        return fail("lost the event manager (rank " + std::to_string(rank) + ": " + how + "); the run cannot go on without it");
+    lost_.push_back(rank);
+    stats_.add_loss({rank, now_, how, failed_at});
+    log_.info("rank {}: rank {} is lost ({}); going on without it", rank_, rank, how);
+    for (std::size_t i = 0; i < backlogs_.size(); ++i) {
+        if (backlogs_[i].peer != rank) continue;
+        for (RingQueue<PendingPost>& queue = backlogs_[i].posts; !queue.empty(); queue.pop())
+            if (queue.front().is_write) retire_write(queue.front().cookie);
+        spare_queues_.push_back(std::move(backlogs_[i].posts));
+        backlogs_[i] = std::move(backlogs_.back());
+        backlogs_.pop_back();
+        break;
+    }
+    for (std::uint64_t id = 0; id < writes_.size(); ++id)
+        if (writes_[id].peer == rank) retire_write(id);
+    for (std::size_t i = 0; i < hosted_.units.size(); ++i) {
+        Unit& unit = *hosted_.units[i].unit;
+        if (gone.readout) unit.on_unit_lost(*contexts_[i], {Role::readout, *gone.readout});
+        if (gone.builder) unit.on_unit_lost(*contexts_[i], {Role::builder, *gone.builder});
+    }
 }
 
 Unit* Node::unit_for(Role role, std::size_t* index) {
@@ -97,6 +152,8 @@ void Node::start() {
 }
 
 void Node::dispatch(const Completion& c) {
+    // What a lost peer still sends is dropped: the unit that would take it was told of the loss.
+    if (!lost_.empty() && c.kind != Completion::Kind::write_done && c.kind != Completion::Kind::peer_lost && is_lost(c.peer)) return;
     switch (c.kind) {
     case Completion::Kind::message: {
         Message msg;
@@ -117,7 +174,13 @@ void Node::dispatch(const Completion& c) {
             return;
         }
         OutstandingWrite w = writes_[c.cookie];
+        if (w.state == OutstandingWrite::State::free) {
+            ++stats_.errors.unexpected;
+            return;
+        }
+        writes_[c.cookie].state = OutstandingWrite::State::free;
         free_writes_.push_back(c.cookie);
+        if (w.state == OutstandingWrite::State::retired) return;   // already finished as dropped
         WriteCompletion done;
         done.kind = WriteCompletion::Kind::write_done;
         done.cookie = w.cookie;
@@ -138,7 +201,7 @@ void Node::dispatch(const Completion& c) {
         return;
     }
     case Completion::Kind::peer_lost:
-        fail(std::string("lost connection to rank ") + std::to_string(c.peer) + ": " + (c.error ? c.error : "closed"));
+        lose_rank(c.peer, c.error ? c.error : "connection closed");
         return;
     }
 }
@@ -162,10 +225,22 @@ Picoseconds Node::next_timer() const {
 }
 
 bool Node::try_post(const PendingPost& p) {
+    if (!lost_.empty() && is_lost(p.peer)) {   // posted before the unit heard of the loss
+        if (p.is_write) retire_write(p.cookie);
+        return true;
+    }
     PostStatus s = p.is_write ? transport_.post_write(p.peer, *p.local, p.local_offset, p.rkey, p.remote_offset,
                                                       p.length, p.imm, p.cookie)
                               : transport_.post_send(p.peer, p.command);
-    if (s == PostStatus::error) fail("posting to rank " + std::to_string(p.peer) + " failed: " + transport_.last_error());
+    if (s == PostStatus::error) {
+        if (!survive_) fail("posting to rank " + std::to_string(p.peer) + " failed: " + transport_.last_error());
+        else {
+            // Declared after the retry loop: losing a rank rewrites the backlogs it walks.
+            if (p.is_write) retire_write(p.cookie);
+            failed_peers_.emplace_back(p.peer, "posting failed: " + transport_.last_error());
+        }
+        return true;
+    }
     return s != PostStatus::no_resource;
 }
 
@@ -202,10 +277,16 @@ std::size_t Node::retry_pending() {
             ++i;
         }
     }
-    return posted;
+    for (std::size_t i = 0; i < failed_peers_.size(); ++i) {
+        auto [peer, how] = failed_peers_[i];   // a copy: the units' posts may add to the list
+        lose_rank(peer, how);
+    }
+    failed_peers_.clear();
+    return posted + deliver_dropped();
 }
 
 bool Node::finished() const {
+    if (halted_) return true;
     for (const auto& h : hosted_.units)
         if (!h.unit->finished()) return false;
     return backlogs_.empty();

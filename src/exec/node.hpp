@@ -37,6 +37,20 @@ public:
     // Ends the run here; counts what is still in flight as missing unless the run was cut.
     void stop(bool in_flight_is_missing = true);
 
+    // --on-failure continue: a lost peer is dropped and its units' loss told to the units here,
+    // instead of ending the run (the EM's loss still ends it).
+    void survive_failures(bool on) { survive_ = on; }
+    // `rank` is gone (its connection broke, a post to it failed, it missed its heartbeat, or the
+    // simulator failed it): nothing more is taken from it or posted to it; writes to it in flight
+    // finish as dropped. Ends the run unless surviving.
+    // failed_at: when it failed, where known (the simulator's injection).
+    void lose_rank(std::uint32_t rank, const std::string& how, Picoseconds failed_at = Picoseconds(-1));
+    bool is_lost(std::uint32_t rank) const;
+    // The simulator's injected failure of this rank: it takes and posts nothing more, counts as
+    // finished, and its statistics die with it.
+    void halt() { halted_ = true; }
+    bool halted() const { return halted_; }
+
     const NodeStats& stats() const { return stats_; }
     // Set when a connection broke or a post failed: the run must end with this message.
     const std::optional<std::string>& failure() const { return failure_; }
@@ -59,16 +73,23 @@ private:
         std::size_t unit;
         TimerId id;
     };
-    // A write in flight: which unit posted it and the cookie it gave.
+    // A write in flight: which unit posted it to which peer, and the cookie it gave. A retired
+    // write was finished as dropped when its peer was lost; its id waits for the transport's own
+    // completion, if any, before reuse.
     struct OutstandingWrite {
+        enum class State : std::uint8_t { free, in_flight, retired };
         std::size_t unit = 0;
         std::uint64_t cookie = 0;
+        std::uint32_t peer = 0;
+        State state = State::free;
     };
 
     void post(const PendingPost& p);
     bool try_post(const PendingPost& p);
     void fail(std::string message);
-    std::uint64_t track_write(std::size_t unit, std::uint64_t cookie);
+    std::uint64_t track_write(std::size_t unit, std::uint32_t peer, std::uint64_t cookie);
+    void retire_write(std::uint64_t id);
+    std::size_t deliver_dropped();
     const MemoryRegion& region_of(const MemoryPool& pool) const;
     Unit* unit_for(Role role, std::size_t* index);
 
@@ -94,6 +115,11 @@ private:
     std::vector<std::uint64_t> free_writes_;
     std::vector<Timer> timers_;   // few: a linear scan beats a heap
     std::optional<std::string> failure_;
+    bool survive_ = false;
+    bool halted_ = false;
+    std::vector<std::uint32_t> lost_;          // few: a list, not a flag per peer
+    RingQueue<std::uint64_t> dropped_{0};      // retired write ids whose dropped completion is due
+    std::vector<std::pair<std::uint32_t, std::string>> failed_peers_;   // posts failed: lost at the next retry
 };
 
 } // namespace evb

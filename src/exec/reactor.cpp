@@ -39,7 +39,8 @@ Picoseconds Reactor::next_timer() const {
 
 NodeStats Reactor::totals() const {
     NodeStats sum;
-    for (const Node* node : nodes_) sum.merge(node->stats());
+    for (const Node* node : nodes_)
+        if (!node->halted()) sum.merge(node->stats());
     return sum;
 }
 

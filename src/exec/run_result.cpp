@@ -17,6 +17,12 @@ void RunResult::add(const NodeStats& s) {
         manager.merge(s);
 }
 
+int RunResult::exit_code() const {
+    NodeStats sum = system();
+    if (failure || sum.errors.total()) return 1;
+    return sum.fragments_lost ? 3 : 0;
+}
+
 NodeStats RunResult::system() const {
     NodeStats sum = manager;
     for (const auto& n : nodes) sum.merge(n);

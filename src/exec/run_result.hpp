@@ -25,8 +25,9 @@ struct RunResult {
     // Measurement window for rates: start of the run to the last event built (to `elapsed` when cut).
     Picoseconds window() const;
     std::uint64_t errors() const { return system().errors.total(); }
-    // 0 ok, 1 a failure or any verification error.
-    int exit_code() const { return failure || errors() ? 1 : 0; }
+    // 0 ok (failures survived with every buildable event built), 1 a failure or any
+    // verification error, 3 failures survived but data lost (fragments of a lost RU).
+    int exit_code() const;
 
     // Adds a rank's statistics into the row of its node (or the EM row).
     void add(const NodeStats& rank_stats);

@@ -84,7 +84,7 @@ void table_row(std::ostream& out, const std::string& label, const NodeStats& s, 
 }
 } // namespace
 
-void print_table(std::ostream& out, const Config& c, const RunResult& r) {
+void print_table(std::ostream& out, const Config& c, const RunResult& r, const std::vector<ProgressSample>& samples) {
     Picoseconds window = r.window();
     fmt::print(out, "{:>6} {:>10} {:>11} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10} {:>7}\n", "node", "events", "rate_Hz",
                "in_Gbps", "out_Gbps", "lat_avg_us", "lat_p50_us", "lat_p99_us", "lat_max_us", "errors");
@@ -95,6 +95,7 @@ void print_table(std::ostream& out, const Config& c, const RunResult& r) {
                sys.events_built, window.seconds(), gbps(sys.bytes_in, window), gbps(sys.bytes_in, window) / c.bu_count(),
                c.layout == NodeLayout::split ? "builder node" : "node", sys.errors.describe());
     print_phase_table(out, phase_rows(r));
+    print_failures(out, c, r, samples);
     if (r.failure) fmt::print(out, "# run failed: {}\n", *r.failure);
     out.flush();
 }
@@ -107,28 +108,32 @@ void ConsoleReport::started(std::uint32_t ranks, const std::string& where, const
 }
 
 void ConsoleReport::progress(Picoseconds now, const NodeStats& totals) {
+    samples_.push_back({now, totals.events_built});
     if (!config_.quiet) progress_.line(out_, now, totals);
 }
 
-int report_outcome(std::ostream& out, std::ostream& err, const Config& config, const nlohmann::json& config_echo, const RunOutcome& outcome) {
+int report_outcome(std::ostream& out, std::ostream& err, const Config& config, const nlohmann::json& config_echo, const RunOutcome& outcome,
+                   const std::vector<ProgressSample>& samples) {
     if (!outcome.result) {
         if (outcome.rank_failure) err << fmt::format("evbench[rank {}]: error: {}\n", outcome.rank, *outcome.rank_failure);
         return outcome.exit_code();
     }
     const RunResult& r = *outcome.result;
     out << outcome.extra_text;
-    print_table(out, config, r);
+    print_table(out, config, r, samples);
     if (!config.json_file.empty()) {
-        auto doc = result_json(config_echo, config, r);
+        auto doc = result_json(config_echo, config, r, samples);
         for (const auto& [key, value] : outcome.extra_results.items()) doc["results"][key] = value;
         write_json_file(config.json_file, doc);
     }
-    if (r.exit_code() != 0)
+    if (r.exit_code() == 3)
+        err << "evbench: the run survived lost nodes but lost data: " << r.system().fragments_lost << " fragments of lost RUs (exit code 3)\n";
+    else if (r.exit_code() != 0)
         err << "evbench: error: " << (r.failure ? *r.failure : "data errors: " + r.system().errors.describe()) << "\n";
     return r.exit_code();
 }
 
-nlohmann::json result_json(const nlohmann::json& config_echo, const Config& c, const RunResult& r) {
+nlohmann::json result_json(const nlohmann::json& config_echo, const Config& c, const RunResult& r, const std::vector<ProgressSample>& samples) {
     Picoseconds window = r.window();
     NodeStats sys = r.system();
     auto summary = [&](const NodeStats& s, double scale) {
@@ -168,6 +173,8 @@ nlohmann::json result_json(const nlohmann::json& config_echo, const Config& c, c
               {"system", system},
               {"nodes", nodes}}}};
     if (!phases.empty()) doc["results"]["phases"] = phase_json(phases);
+    if (!sys.losses.empty()) doc["results"]["failures"] = failures_json(c, r, samples);
+    doc["results"]["exit_code"] = r.exit_code();
     return doc;
 }
 

@@ -2,6 +2,7 @@
 // header, one progress line per interval (as a RunObserver), the final per-node and system table
 // (perftest/OSU-style columns), the --json document and the one error line.
 #pragma once
+#include "failure_report.hpp"
 #include "config.hpp"
 #include "run_observer.hpp"
 #include "run_result.hpp"
@@ -38,22 +39,28 @@ public:
         : out_(out), config_(config), progress_(config.bu_count(), config.ru_count(), simulated_time ? 6 : 2) {}
     void started(std::uint32_t ranks, const std::string& where, const std::vector<std::string>& details) override;
     void progress(Picoseconds now, const NodeStats& totals) override;
+    // Every progress interval's totals, printed or not (the failure report's recovery time).
+    const std::vector<ProgressSample>& samples() const { return samples_; }
 
 private:
     std::ostream& out_;
     const Config& config_;
     ProgressPrinter progress_;
+    std::vector<ProgressSample> samples_;
 };
 
-void print_table(std::ostream& out, const Config& config, const RunResult& result);
+// samples: the progress samples, for the failure report (failure_report.hpp).
+void print_table(std::ostream& out, const Config& config, const RunResult& result, const std::vector<ProgressSample>& samples = {});
 
 // config_echo: the effective configuration (every declared option and derived values).
-nlohmann::json result_json(const nlohmann::json& config_echo, const Config& config, const RunResult& result);
+nlohmann::json result_json(const nlohmann::json& config_echo, const Config& config, const RunResult& result,
+                           const std::vector<ProgressSample>& samples = {});
 
 // Prints what the run produced and returns the exit code: at the reporting rank the driver's
 // extra text, the table, --json and, on failure or data errors, one "evbench: error:" line; at
 // another rank its failure as "evbench[rank R]: error: ...".
-int report_outcome(std::ostream& out, std::ostream& err, const Config& config, const nlohmann::json& config_echo, const RunOutcome& outcome);
+int report_outcome(std::ostream& out, std::ostream& err, const Config& config, const nlohmann::json& config_echo, const RunOutcome& outcome,
+                   const std::vector<ProgressSample>& samples = {});
 
 double gbps(std::uint64_t bytes, Picoseconds window);
 
