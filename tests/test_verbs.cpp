@@ -46,7 +46,7 @@ TEST(Verbs, EventBuildingOnSoftRoceBuildsAndVerifiesEveryEvent) {
 }
 
 TEST(Verbs, PeerThatVanishesIsNamedAndTheRunEnds) {
-    auto r = run_command(vm + " -f " + EVBENCH_SOURCE_DIR + "/tests/vm/peer-vanishes.sh -- 'sh " + EVBENCH_SOURCE_DIR +
+    auto r = run_command(vm + " -f " + EVBENCH_SOURCE_DIR + "/tests/vm/peer-vanishes.sh -f " + EVBENCH_SOURCE_DIR + "/tests/vm/wait-for-progress.sh -- 'sh " + EVBENCH_SOURCE_DIR +
                              "/tests/vm/peer-vanishes.sh " + evbench_binary() + "'",
                          600);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -56,6 +56,20 @@ TEST(Verbs, PeerThatVanishesIsNamedAndTheRunEnds) {
     EXPECT_NE(m[1], "0");
     ASSERT_TRUE(std::regex_search(r.out, m, std::regex("seconds=(\\d+)"))) << r.out;
     EXPECT_LT(std::stoi(m[1]), 20) << "the run went on for its whole duration";
+}
+
+TEST(Verbs, AKilledBuilderIsSurvivedWithOnFailureContinue) {
+    auto r = run_command(vm + " -f " + EVBENCH_SOURCE_DIR + "/tests/vm/bu-killed.sh -f " + EVBENCH_SOURCE_DIR + "/tests/vm/wait-for-progress.sh -- 'sh " + EVBENCH_SOURCE_DIR +
+                             "/tests/vm/bu-killed.sh " + evbench_binary() + "'",
+                         900);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("killed rank 3"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("launcher_rc=0"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("# lost: rank 3 (BU 1)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("errors: none"), std::string::npos) << r.out;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"re(# failures: (\d+) events re-assigned, (\d+) re-built by survivors, \d+ built by lost BUs before; 0 events incomplete)re"))) << r.out;
+    EXPECT_EQ(m[1], m[2]);
 }
 
 TEST(Verbs, ConformanceSuiteOnSoftRoce) {

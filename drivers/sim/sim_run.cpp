@@ -310,14 +310,15 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
     r.wall_seconds = wall;
     const Picoseconds from = executor.rx_baseline().empty() ? Picoseconds(0) : options.warmup;
     const bool split = config.layout == NodeLayout::split;
-    FabricRx rx = fabric_rx(sim, executor.rx_baseline(), split ? config.readout_nodes : 0, config.nodes, from,
-                            r.cut ? config.duration : sim.now());
+    // Up to the last activity, not sim.now(): a progress tick after it would stretch the window.
+    const Picoseconds rx_end = r.cut ? config.duration : executor.last_activity();
+    FabricRx rx = fabric_rx(sim, executor.rx_baseline(), split ? config.readout_nodes : 0, config.nodes, from, rx_end);
     const double b_eff = netsim::effective_bandwidth_gbps(ib, config.fragment_size);
     if (!config.quiet) {
         std::ostringstream text;
         print_network(text, fabric.topology, sim, wall, options.all_ports);
         fmt::print(text, "# fabric rx per {} {:.6f}..{:.6f} s: avg {:.2f} min {:.2f} max {:.2f} Gb/s; b_eff (eq. 2.14) {:.2f} Gb/s\n",
-                   split ? "builder node" : "node", from.seconds(), (r.cut ? config.duration : sim.now()).seconds(), rx.avg, rx.min, rx.max, b_eff);
+                   split ? "builder node" : "node", from.seconds(), rx_end.seconds(), rx.avg, rx.min, rx.max, b_eff);
         outcome.extra_text = text.str();
     }
     nlohmann::json network_results = network_json(fabric.topology, sim, wall, fabric.routing_name);

@@ -101,7 +101,8 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
     int exit_code = 0, rank0_code = 0;
     std::uint32_t running = n;
     bool killed = false;
-    std::optional<Picoseconds> rank0_ended;
+    std::optional<Picoseconds> rank0_ended;   // until the grace after it is over
+    bool rank0_done = false;
     while (running) {
         int status = 0;
         pid_t pid = waitpid(-1, &status, WNOHANG);
@@ -115,7 +116,7 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
             if (WIFSIGNALED(status)) {
                 std::cerr << fmt::format("evbench: rank {} (pid {}) was killed by signal {} ({}){}\n", rank, pid,
                                          WTERMSIG(status), strsignal(WTERMSIG(status)),
-                                         launch.survive && rank != 0 && !rank0_ended ? "; the run goes on without it" : "");
+                                         launch.survive && rank != 0 && !rank0_done ? "; the run goes on without it" : "");
                 code = 1;
             } else {
                 code = WEXITSTATUS(status);
@@ -124,6 +125,7 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
             if (rank == 0) {
                 rank0_code = code;
                 rank0_ended = steady_now();
+                rank0_done = true;
             }
             continue;
         }

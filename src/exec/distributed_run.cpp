@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 
 namespace evb {
@@ -121,6 +122,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
         boot.broadcast({{"type", "lost_rank"}, {"rank", r}, {"how", how}});
     };
     Picoseconds origin = steady_now(), now{};
+    const double started_unix_s = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     node.start();
     while (!finish && !failure) {
         now = steady_now() - origin;
@@ -229,6 +231,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
         result.failure = fmt::format("only {} of {} {}ranks sent their statistics", gathered, survivors, lost_count ? "surviving " : "");
     result.elapsed = now;
     result.wall_seconds = now.seconds();
+    result.started_unix_s = started_unix_s;
     outcome.result = std::move(result);
     return outcome;
 }

@@ -16,6 +16,7 @@ struct RunResult {
     NodeStats manager;                 // an EM on its own rank (assignments, errors)
     Picoseconds elapsed{};             // start to end of the run (wall, or simulated)
     double wall_seconds = 0;
+    double started_unix_s = 0;         // wall clock at the run's start (real runs): lines up outside events, e.g. a kill
     bool cut = false;                  // stopped at `elapsed` with events in flight (simulated runs)
     Picoseconds window_start{};        // counts start here (after a simulated warm-up)
     std::optional<std::string> failure;

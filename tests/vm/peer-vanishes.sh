@@ -3,13 +3,10 @@
 # rank 1 before the bootstrap). Rank 0 must name it and the run must end (non-zero) long before
 # its 60 s duration.
 E=${1:?evbench binary}
+. "$(dirname "$0")/wait-for-progress.sh"
 $E --transport verbs --launch-local 2 --duration 60s --grace 5s --fragment-size 64KiB > /tmp/out.txt 2> /tmp/err.txt &
 launcher=$!
-waited=0
-until grep -q '^\[' /tmp/out.txt 2>/dev/null; do
-  sleep 1; waited=$((waited + 1))
-  [ $waited -lt 240 ] || { echo "no progress line within 240 s"; cat /tmp/err.txt; kill -9 $launcher; exit 1; }
-done
+wait_for_progress /tmp/out.txt "$launcher"
 victim=$(ps | grep "{exe}" | grep -v grep | tail -1 | awk '{print $1}')
 killed_at=$(date +%s)
 kill -9 "$victim"

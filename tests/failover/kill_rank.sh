@@ -1,0 +1,19 @@
+#!/bin/bash
+# Runs an `evbench --launch-local` command, waits for its first progress line, then sends SIGNAL
+# to the process of rank RANK, as a failing node would be. Exits with the command's exit code.
+# usage: kill_rank.sh SIGNAL RANK OUT -- command...   (the command's stdout goes to OUT)
+sig=$1 rank=$2 out=$3
+shift 4
+"$@" > "$out" &
+launcher=$!
+for _ in $(seq 1 1200); do
+    grep -q '^\[' "$out" 2>/dev/null && break
+    kill -0 $launcher 2>/dev/null || break
+    sleep 0.05
+done
+for p in $(pgrep -P $launcher); do
+    if tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx "EVBENCH_RANK=$rank"; then
+        kill -"$sig" "$p" && echo "kill_rank: rank $rank (pid $p) sent SIG$sig at $(date +%s.%N)" >&2
+    fi
+done
+wait $launcher

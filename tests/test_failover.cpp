@@ -1,0 +1,247 @@
+// --on-failure continue: a lost BU's unreported events are built exactly once by survivors, a
+// lost RU's fragments are counted as lost (exit 3), a stopped process is found by --heartbeat,
+// and the EM's loss ends the run with one line on every survivor. Real processes killed with
+// real signals over tcp; on the simulator, injected failures with exact, repeatable counts.
+#include "run_command.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+using namespace evb::test;
+
+namespace {
+
+struct Run {
+    CommandResult command;
+    nlohmann::json doc;   // null when no JSON was written
+};
+
+// evbench with --json; `args` may end in exit codes other than 0.
+Run run_json(const std::string& args, const std::string& name, double guard = 300) {
+    Run r;
+    const std::string json = temp_path(name + ".json");
+    std::remove(json.c_str());
+    r.command = run_command(evbench_binary() + " " + args + " --json " + json, guard);
+    const std::string text = read_file(json);
+    if (!text.empty()) r.doc = nlohmann::json::parse(text);
+    return r;
+}
+
+// A tcp run of 5 nodes, 2 processes each, whose rank `rank` gets `signal` after the first
+// progress line.
+Run tcp_run_with_signal(const std::string& signal, int rank, const std::string& args, const std::string& name) {
+    const std::string out = temp_path(name + ".out");
+    const std::string json = temp_path(name + ".json");
+    std::remove(json.c_str());
+    Run r;
+    r.command = run_command(std::string(EVBENCH_SOURCE_DIR) + "/tests/failover/kill_rank.sh " + signal + " " + std::to_string(rank) + " " +
+                                out + " -- " + evbench_binary() +
+                                " --transport tcp --launch-local 10 --ppn 2 --credits 4 --fragment-size 64KiB --duration 3s"
+                                " --progress-interval 100ms --on-failure continue --json " + json + " " + args,
+                            120);
+    r.command.out = read_file(out);
+    const std::string text = read_file(json);
+    if (!text.empty()) r.doc = nlohmann::json::parse(text);
+    return r;
+}
+
+// Every event assigned was built: by a survivor (re-built ones included) or, reported before it
+// was lost, by the lost BU.
+void expect_every_assigned_event_built_once(const nlohmann::json& results) {
+    const auto& sys = results["system"];
+    const auto& f = results["failures"];
+    EXPECT_EQ(sys["events_built"].get<std::uint64_t>() + f["events_built_by_lost"].get<std::uint64_t>(), sys["events_assigned"].get<std::uint64_t>());
+    EXPECT_EQ(f["events_rebuilt"], f["events_reassigned"]);
+    EXPECT_EQ(sys["errors"], 0) << sys["error_kinds"];
+}
+
+// From a simulated run's build trace: who built which event.
+struct BuildTrace {
+    std::map<std::uint64_t, std::vector<int>> builders;   // event -> BUs that built it
+    std::uint64_t reassigned_lines = 0;
+};
+
+BuildTrace build_trace(const std::string& log) {
+    static const std::regex built(R"re(BU (\d+) built event (\d+)( re-assigned)?)re");
+    BuildTrace t;
+    std::istringstream in(log);
+    std::string line;
+    std::smatch m;
+    while (std::getline(in, line))
+        if (std::regex_search(line, m, built)) {
+            t.builders[std::stoull(m[2])].push_back(std::stoi(m[1]));
+            if (m[3].matched) ++t.reassigned_lines;
+        }
+    return t;
+}
+
+} // namespace
+
+class FailoverOnTcp : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(FailoverOnTcp, AKilledBuildersEventsAreBuiltByTheSurvivorsAndTheRunEndsWell) {
+    // Rank 5 is BU 2 (ppn 2: node n has RU 2n, BU 2n + 1).
+    auto r = tcp_run_with_signal("KILL", 5, std::string("--protocol ") + GetParam(), std::string("failover_bu_") + GetParam());
+    ASSERT_EQ(r.command.exit_code, 0) << r.command.err;
+    ASSERT_FALSE(r.doc.is_null());
+    const auto& f = r.doc["results"]["failures"];
+    ASSERT_EQ(f["nodes_lost"].size(), 1u) << f;
+    EXPECT_EQ(f["nodes_lost"][0]["rank"], 5);
+    EXPECT_EQ(f["nodes_lost"][0]["units"], "BU 2");
+    // Killed mid-run with 4 credits: the EM held events of BU 2 that it had not reported built.
+    EXPECT_GE(f["events_reassigned"].get<int>(), 1);
+    EXPECT_LE(f["events_reassigned"].get<int>(), 4);
+    EXPECT_EQ(f["events_incomplete"], 0);
+    EXPECT_EQ(f["fragments_lost"], 0);
+    expect_every_assigned_event_built_once(r.doc["results"]);
+    EXPECT_EQ(r.doc["results"]["nodes"][2]["events_built"], 0);   // its BU's counts died with it
+    EXPECT_NE(r.command.out.find("# lost: rank 5 (BU 2)"), std::string::npos) << r.command.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Protocols, FailoverOnTcp, ::testing::Values("pull", "push"));
+
+TEST(FailoverOnTcpRu, AKilledReadoutUnitLeavesIncompleteEventsCountedAndExitCode3) {
+    auto r = tcp_run_with_signal("KILL", 4, "", "failover_ru");   // rank 4: RU 2
+    ASSERT_EQ(r.command.exit_code, 3) << r.command.err;
+    ASSERT_FALSE(r.doc.is_null());
+    const auto& results = r.doc["results"];
+    const auto& f = results["failures"];
+    EXPECT_EQ(f["nodes_lost"][0]["units"], "RU 2");
+    EXPECT_GT(f["events_incomplete"].get<int>(), 0);
+    EXPECT_EQ(f["fragments_lost"], f["events_incomplete"]);   // one source missing from each
+    EXPECT_EQ(f["events_reassigned"], 0);
+    expect_every_assigned_event_built_once(results);
+    EXPECT_EQ(results["exit_code"], 3);
+    EXPECT_NE(r.command.err.find("lost data"), std::string::npos) << r.command.err;
+}
+
+TEST(FailoverOnTcpRu, AStoppedProcessIsFoundByTheHeartbeatAndKilledAfterTheRun) {
+    auto r = tcp_run_with_signal("STOP", 5, "--heartbeat 300ms --grace 2s", "failover_stop");
+    ASSERT_EQ(r.command.exit_code, 0) << r.command.err;
+    ASSERT_FALSE(r.doc.is_null());
+    const auto& f = r.doc["results"]["failures"];
+    ASSERT_EQ(f["nodes_lost"].size(), 1u) << f;
+    EXPECT_EQ(f["nodes_lost"][0]["rank"], 5);
+    EXPECT_NE(f["nodes_lost"][0]["how"].get<std::string>().find("--heartbeat"), std::string::npos) << f;
+    expect_every_assigned_event_built_once(r.doc["results"]);
+    // The stopped process outlives the run: the launcher ends it after the grace.
+    EXPECT_NE(r.command.err.find("rank 5"), std::string::npos);
+    EXPECT_NE(r.command.err.find("killing it"), std::string::npos) << r.command.err;
+}
+
+TEST(FailoverOnTcpRu, LosingTheEventManagerEndsTheRunWithOneLineOnEverySurvivor) {
+    auto r = tcp_run_with_signal("KILL", 0, "", "failover_em");
+    EXPECT_NE(r.command.exit_code, 0);
+    EXPECT_NE(r.command.exit_code, -1) << "hung";
+    std::istringstream in(r.command.err);
+    std::string line;
+    std::set<int> reporting;
+    static const std::regex said(R"re(^evbench\[rank (\d+)\]: error: .*rank 0)re");
+    std::smatch m;
+    while (std::getline(in, line))
+        if (std::regex_search(line, m, said)) {
+            EXPECT_TRUE(reporting.insert(std::stoi(m[1])).second) << "rank " << m[1] << " said it twice";
+        }
+    EXPECT_EQ(reporting.size(), 9u) << r.command.err;
+}
+
+// --- the simulator: the same code path, failures injected at a simulated time ---
+
+class FailoverOnSim : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(FailoverOnSim, ALostBuildersEventsAreBuiltExactlyOnceByTheSurvivors) {
+    const std::string args = std::string("--transport sim --nodes 8 --ppn 2 --credits 4 --fragment-size 64KiB --events 600 --protocol ") + GetParam() +
+                             " --fail 3@1ms --fail-kind bu --on-failure continue --log-level trace --quiet";
+    auto a = run_json(args, std::string("sim_fail_bu_") + GetParam());
+    ASSERT_EQ(a.command.exit_code, 0) << a.command.err.substr(0, 2000);
+    const auto& f = a.doc["results"]["failures"];
+    EXPECT_GE(f["events_reassigned"].get<int>(), 1);
+    expect_every_assigned_event_built_once(a.doc["results"]);
+    EXPECT_EQ(a.doc["results"]["system"]["events_assigned"], 600);
+
+    BuildTrace t = build_trace(a.command.err);
+    ASSERT_EQ(t.builders.size(), 600u) << "every event 0..599 built";
+    EXPECT_EQ(t.builders.rbegin()->first, 599u);
+    std::uint64_t built_twice = 0;
+    for (const auto& [event, bus] : t.builders) {
+        std::vector<int> survivors;
+        for (int bu : bus)
+            if (bu != 3) survivors.push_back(bu);
+        EXPECT_LE(survivors.size(), 1u) << "event " << event << " built by two survivors";
+        if (bus.size() > 1) {
+            ++built_twice;   // BU 3 built it and was lost before reporting it
+            EXPECT_EQ(bus.front(), 3) << "event " << event;
+        }
+    }
+    EXPECT_EQ(t.reassigned_lines, f["events_rebuilt"].get<std::uint64_t>());
+    EXPECT_LE(built_twice, f["events_rebuilt"].get<std::uint64_t>());
+
+    // The same injection gives the same counts.
+    auto b = run_json(args, std::string("sim_fail_bu_again_") + GetParam());
+    EXPECT_EQ(b.doc["results"]["failures"], a.doc["results"]["failures"]);
+    EXPECT_EQ(b.doc["results"]["system"]["events_built"], a.doc["results"]["system"]["events_built"]);
+}
+
+TEST_P(FailoverOnSim, ALostReadoutUnitsFragmentsAreCountedLostAndTheExitCodeIs3) {
+    auto r = run_json(std::string("--transport sim --nodes 8 --ppn 2 --credits 4 --fragment-size 64KiB --events 600 --protocol ") + GetParam() +
+                          " --fail 3@1ms --fail-kind ru --on-failure continue --quiet",
+                      std::string("sim_fail_ru_") + GetParam());
+    ASSERT_EQ(r.command.exit_code, 3) << r.command.err;
+    const auto& f = r.doc["results"]["failures"];
+    const auto& sys = r.doc["results"]["system"];
+    EXPECT_EQ(sys["events_built"], 600);
+    EXPECT_EQ(sys["errors"], 0);
+    EXPECT_GT(f["events_incomplete"].get<int>(), 0);
+    EXPECT_LT(f["events_incomplete"].get<int>(), 600);   // those built before the loss are whole
+    EXPECT_EQ(f["fragments_lost"], f["events_incomplete"]);
+    EXPECT_EQ(f["nodes_lost"][0]["units"], "RU 3");
+}
+
+INSTANTIATE_TEST_SUITE_P(Protocols, FailoverOnSim, ::testing::Values("pull", "push"));
+
+TEST(FailoverOnSimNode, ADeadMachineIsFoundOneHeartbeatLaterAndTheDipAndRecoveryShow) {
+    auto doc = run_json("--transport sim --nodes 8 --credits 4 --fragment-size 64KiB --duration 6ms --progress-interval 200us"
+                        " --fail 5@2ms --heartbeat 300us --on-failure continue --quiet",
+                        "sim_fail_node")
+                   .doc;
+    ASSERT_FALSE(doc.is_null());
+    const auto& f = doc["results"]["failures"];
+    const auto& lost = f["nodes_lost"][0];
+    EXPECT_EQ(lost["units"], "RU 5 + BU 5");
+    EXPECT_DOUBLE_EQ(lost["failed_s"].get<double>(), 0.002);
+    EXPECT_NEAR(lost["detected_s"].get<double>() - lost["failed_s"].get<double>(), 300e-6, 1e-12);   // simulated time: exact
+    EXPECT_GT(f["fragments_lost"].get<int>(), 0);
+    ASSERT_FALSE(f["rate_before_hz"].is_null());
+    EXPECT_NEAR(f["expected_hz"].get<double>(), f["rate_before_hz"].get<double>() * 7 / 8, 1e-6);
+    EXPECT_FALSE(f["time_to_full_rate_s"].is_null()) << f;
+    EXPECT_GE(f["time_to_full_rate_s"].get<double>(), 300e-6);   // not before it was detected
+}
+
+TEST(FailoverOnSimNode, LosingTheEventManagerEndsTheRunWithOneLine) {
+    auto r = run_command(evbench_binary() + " --transport sim --nodes 8 --credits 4 --fragment-size 64KiB --duration 4ms --fail 0@1ms"
+                                            " --heartbeat 100us --on-failure continue --quiet",
+                         120);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("evbench: error: lost the event manager (rank 0"), std::string::npos) << r.err;
+}
+
+TEST(FailoverOnSimNode, WithoutContinueALossEndsTheRunAsBefore) {
+    auto r = run_command(evbench_binary() + " --transport sim --nodes 8 --ppn 2 --credits 4 --fragment-size 64KiB --duration 4ms"
+                                            " --fail 3@1ms --fail-kind bu --quiet",
+                         120);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("evbench: error: lost connection to rank 7"), std::string::npos) << r.err;
+}
+
+#ifdef EVB_HAVE_MPI
+TEST(FailoverOnMpi, ContinueIsRefusedInOneLineBecauseMpiCannotSurviveALostRank) {
+    auto r = run_command(evbench_binary() + " --transport mpi --on-failure continue", 60);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "evbench: error: --on-failure continue: MPI cannot survive a lost rank (the launcher aborts the whole job); "
+                     "use --transport tcp, verbs, ofi or ucx to measure failover\n");
+}
+#endif
