@@ -133,20 +133,33 @@ TEST(FailoverOnTcpRu, AStoppedProcessIsFoundByTheHeartbeatAndKilledAfterTheRun) 
     EXPECT_NE(r.command.err.find("killing it"), std::string::npos) << r.command.err;
 }
 
-TEST(FailoverOnTcpRu, LosingTheEventManagerEndsTheRunWithOneLineOnEverySurvivor) {
-    auto r = tcp_run_with_signal("KILL", 0, "", "failover_em");
-    EXPECT_NE(r.command.exit_code, 0);
-    EXPECT_NE(r.command.exit_code, -1) << "hung";
-    std::istringstream in(r.command.err);
+// Every rank but 0 says once, on one line (matching `what`), that rank 0 is gone.
+void expect_one_line_per_survivor(const CommandResult& r, const std::string& what) {
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.exit_code, -1) << "hung";
+    std::istringstream in(r.err);
     std::string line;
     std::set<int> reporting;
-    static const std::regex said(R"re(^evbench\[rank (\d+)\]: error: .*rank 0)re");
+    const std::regex said(R"re(^evbench\[rank (\d+)\]: error: )re" + what);
     std::smatch m;
     while (std::getline(in, line))
         if (std::regex_search(line, m, said)) {
             EXPECT_TRUE(reporting.insert(std::stoi(m[1])).second) << "rank " << m[1] << " said it twice";
         }
-    EXPECT_EQ(reporting.size(), 9u) << r.command.err;
+    EXPECT_EQ(reporting.size(), 9u) << r.err;
+}
+
+TEST(FailoverOnTcpRu, LosingTheEventManagerEndsTheRunWithOneLineOnEverySurvivor) {
+    // Its data connection or its control connection closes first, whichever a rank sees first.
+    expect_one_line_per_survivor(tcp_run_with_signal("KILL", 0, "", "failover_em").command,
+                                 "(lost the event manager \\(rank 0: |lost contact with rank 0: )");
+}
+
+TEST(FailoverOnTcpRu, AStoppedEventManagerIsFoundByTheHeartbeatAndEndsTheRun) {
+    auto r = tcp_run_with_signal("STOP", 0, "--heartbeat 300ms --grace 1s", "failover_em_stopped").command;
+    expect_one_line_per_survivor(r, "lost contact with rank 0: it sent nothing for 0.3 s \\(--heartbeat\\)");
+    EXPECT_NE(r.err.find("rank 0 (pid"), std::string::npos);
+    EXPECT_NE(r.err.find("after every other rank ended; killing it"), std::string::npos) << r.err;
 }
 
 // --- the simulator: the same code path, failures injected at a simulated time ---

@@ -103,6 +103,7 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
     bool killed = false;
     std::optional<Picoseconds> rank0_ended;   // until the grace after it is over
     bool rank0_done = false;
+    Picoseconds others_ended = Picoseconds::max();   // every rank but 0 has ended (a stopped rank 0 would not)
     while (running) {
         int status = 0;
         pid_t pid = waitpid(-1, &status, WNOHANG);
@@ -126,8 +127,16 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
                 rank0_code = code;
                 rank0_ended = steady_now();
                 rank0_done = true;
+            } else if (running == 1 && pids[0] > 0) {
+                others_ended = steady_now();
             }
             continue;
+        }
+        if (others_ended != Picoseconds::max() && steady_now() > others_ended + launch.grace) {
+            std::cerr << fmt::format("evbench: rank 0 (pid {}) still runs {:g} s after every other rank ended; killing it\n", pids[0],
+                                     launch.grace.seconds());
+            kill(pids[0], SIGKILL);
+            others_ended = Picoseconds::max();
         }
         // Rank 0 has reported: a rank still alive after the grace is stopped or hung.
         if (rank0_ended && steady_now() > *rank0_ended + launch.grace) {

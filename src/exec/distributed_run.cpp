@@ -91,7 +91,8 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     std::vector<bool> done(world.size, false), lost(world.size, false);
     std::uint32_t done_count = 0, lost_count = 0;
     // Rank 0 hears from every rank at least every beat_period (progress, done or a beat); one
-    // silent for --heartbeat is lost.
+    // silent for --heartbeat is lost. Rank 0 beats to every rank too: a rank that no longer
+    // hears it (stopped or hung, its connections open) ends the run, as on rank 0's loss.
     const Picoseconds beat_period(config.heartbeat.count() / 4);
     Picoseconds next_beat{};
     std::vector<Picoseconds> last_heard(world.size, Picoseconds(0));
@@ -140,13 +141,14 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
                 else
                     boot.send_to_root({{"type", "done"}});
             }
-            if (!root && config.heartbeat > Picoseconds(0) && now >= next_beat) {
+            if (config.heartbeat > Picoseconds(0) && now >= next_beat) {
                 next_beat = now + beat_period;
-                boot.send_to_root({{"type", "beat"}});
+                if (root) boot.broadcast({{"type", "beat"}});
+                else boot.send_to_root({{"type", "beat"}});
             }
             for (auto& in : boot.poll()) {
                 const std::string type = in.body.value("type", "");
-                if (root && in.from < world.size) last_heard[in.from] = now;
+                if (in.from < world.size) last_heard[in.from] = now;   // a non-root rank hears only rank 0
                 if (type == "lost" && root && in.from != 0) {
                     rank_lost(in.from, "its control connection closed: " + in.body.value("error", ""));
                 } else if (type == "lost") {
@@ -167,6 +169,8 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
                 for (std::uint32_t r = 1; r < world.size; ++r)
                     if (!lost[r] && now - last_heard[r] > config.heartbeat)
                         rank_lost(r, fmt::format("sent nothing for {:g} s (--heartbeat)", config.heartbeat.seconds()));
+            if (!root && config.heartbeat > Picoseconds(0) && !failure && now - last_heard[0] > config.heartbeat)
+                failure = fmt::format("lost contact with rank 0: it sent nothing for {:g} s (--heartbeat)", config.heartbeat.seconds());
             if (root && done_count == world.size) {
                 boot.broadcast({{"type", "finish"}});
                 finish = true;
