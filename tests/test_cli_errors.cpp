@@ -74,7 +74,6 @@ std::vector<BadInput> cases() {
         {"SimA2aWindowBelowOneFragment", "--transport sim --protocol push --scheduling a2a --send-window 10us",
          "a2a: a --send-window of 10000 ns cannot hold one 1048576 B fragment"},
         {"UnknownOnFailure", "--on-failure shrug", "--on-failure: unknown value 'shrug'"},
-        {"ContinueWithoutManager", "--protocol pull-noem --on-failure continue", "--on-failure continue needs an event manager"},
         {"ContinueWithBarrelSync", "--scheduling barrel-sync --on-failure continue", "cannot keep barrel-sync's barrier"},
         {"ContinueWithMicroBenchmark", "--benchmark gather --on-failure continue", "--on-failure continue is for event building"},
         {"NegativeHeartbeat", "--heartbeat -1s", "--heartbeat"},

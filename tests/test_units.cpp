@@ -1,6 +1,8 @@
 // Units driven by hand through their entry points: EM credit accounting, BU completion logic with
 // fragments in any order, RU serving requests under buffer loans.
 #include "builder_unit.hpp"
+#include "class_delivery.hpp"
+#include "event_stream.hpp"
 #include "event_manager.hpp"
 #include "readout_unit.hpp"
 #include "recording_context.hpp"
@@ -280,4 +282,41 @@ TEST(BuilderUnit, StaggeredBarrelStartsCreditKAtRuPlusKNOverCAndEveryStepIsAPerm
         for (std::uint32_t b = 0; b < 8; ++b) rus.insert(first[b][slot]);
         EXPECT_EQ(rus.size(), 8u) << "slot " << slot << ": the BUs' first requests are not a permutation";
     }
+}
+
+// PULL without EM under failures (event_stream.hpp, class_delivery.hpp).
+TEST(EventStream, OwnClassThenALostBusRoundsByPositionInIdOrder) {
+    evb::EventStream s(1, 4, 40);   // BU 1 of 4, events below 40: 1, 5, 9, ...
+    std::vector<std::uint64_t> got;
+    for (int i = 0; i < 3; ++i) {
+        got.push_back(s.peek()->event);
+        s.pop();
+    }
+    EXPECT_EQ(got, (std::vector<std::uint64_t>{1, 5, 9}));
+    // BU 2 lost; reports: delivered below round 1, asked below round 3; this BU is position 1 of
+    // 3 survivors: rounds 2, 5, 8 of class 2 = events 10, 22, 34; round 2 is re-assigned.
+    s.take_over(2, 1, 3, 1, 3);
+    std::vector<std::pair<std::uint64_t, bool>> next;
+    while (auto n = s.peek()) {
+        next.emplace_back(n->event, n->reassigned);
+        s.pop();
+    }
+    EXPECT_EQ(next, (std::vector<std::pair<std::uint64_t, bool>>{
+                        {10, true}, {13, false}, {17, false}, {21, false}, {22, false}, {25, false}, {29, false}, {33, false}, {34, false}, {37, false}}));
+    EXPECT_EQ(s.events_below(2, 1), 1u);
+    EXPECT_EQ(s.events_below(2, 100), 10u);   // class 2 has 10 events below 40
+}
+
+TEST(ClassDelivery, BelowAdvancesOnlyOverRoundsWrittenWithoutAGap) {
+    evb::ClassDelivery d(2);
+    d.asked(1, 0);
+    d.asked(1, 2);
+    d.written(1, 2);   // a later round first
+    EXPECT_EQ(d.below(1), 0u);
+    d.written(1, 0);
+    EXPECT_EQ(d.below(1), 1u);   // round 1 not yet written
+    d.written(1, 1);
+    EXPECT_EQ(d.below(1), 3u);
+    EXPECT_EQ(d.asked_below(1), 3u);
+    EXPECT_EQ(d.below(0), 0u);
 }

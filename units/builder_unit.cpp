@@ -10,7 +10,7 @@ BuilderUnit::BuilderUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool
     : setup_(setup), config_(setup.config), index_(index), nodes_(setup.config.ru_count()), pool_(slots),
       stride_(setup.config.fragment_stride()), slots_(setup.config.credits),
       order_(std::size_t{setup.config.credits} * nodes_), received_from_(std::size_t{setup.config.credits} * nodes_),
-      mix_(setup.config), next_own_event_(index), sync_(setup.config.scheduling == Scheduling::barrel_sync),
+      mix_(setup.config), own_events_(index, setup.config.bu_count(), setup.config.events), sync_(setup.config.scheduling == Scheduling::barrel_sync),
       barrier_(index, setup.config.bu_count()), survive_(setup.config.survives_failures()) {}
 
 bool BuilderUnit::ru_lost(std::uint32_t ru) const {
@@ -20,7 +20,11 @@ bool BuilderUnit::ru_lost(std::uint32_t ru) const {
 }
 
 bool BuilderUnit::finished() const {
-    if (config_.protocol == Protocol::pull_no_em) return own_events_done_ && busy_ == 0;
+    if (config_.protocol == Protocol::pull_no_em) {
+        for (const auto& t : takeovers_)
+            if (!t.settled) return false;   // survivors may have work still to learn of
+        return own_events_done_ && busy_ == 0;
+    }
     return end_received_ && built_ == assigned_total_;
 }
 
@@ -68,21 +72,84 @@ void BuilderUnit::announce(Context& ctx, std::uint32_t slot) {
     ctx.send({Role::manager, 0}, m);
 }
 
-// PULL without EM: event e is built by BU e mod N.
+// PULL without EM: event e is built by BU e mod B, or by a survivor of that BU (event_stream.hpp).
+// Past --duration only re-assigned events still start: they were under way at the lost BU.
 void BuilderUnit::start_own_events(Context& ctx) {
-    for (std::uint32_t i = 0; i < slots_.size() && !own_events_done_; ++i) {
+    own_events_done_ = false;
+    for (std::uint32_t i = 0; i < slots_.size(); ++i) {
         if (slots_[i].active) continue;
-        bool out_of_events = config_.events && next_own_event_ >= config_.events;
+        auto next = own_events_.peek();
         bool out_of_time = config_.duration > Picoseconds(0) && ctx.now() >= config_.duration;
-        if (out_of_events || out_of_time) {
+        if (!next || (out_of_time && !next->reassigned)) {
             own_events_done_ = true;
             break;
         }
+        own_events_.pop();
         activate(i);
-        ++ctx.stats().events_assigned;
-        begin(ctx, i, next_own_event_);
-        next_own_event_ += config_.bu_count();
+        if (next->reassigned) {
+            ++ctx.stats().events_reassigned;
+            slots_[i].reassigned = true;
+        } else {
+            ++ctx.stats().events_assigned;
+        }
+        begin(ctx, i, next->event);
     }
+}
+
+bool BuilderUnit::bu_lost(std::uint32_t bu) const {
+    for (const auto& t : takeovers_)
+        if (t.bu == bu) return true;
+    return false;
+}
+
+BuilderUnit::Takeover& BuilderUnit::takeover_of(std::uint32_t bu) {
+    for (auto& t : takeovers_)
+        if (t.bu == bu) return t;
+    Takeover t;
+    t.bu = bu;
+    t.reported.assign(nodes_, false);
+    takeovers_.push_back(std::move(t));
+    return takeovers_.back();
+}
+
+void BuilderUnit::on_takeover_report(Context& ctx, const Message& msg) {
+    if (msg.from_index >= nodes_ || msg.peer_index >= config_.bu_count() || msg.peer_index == index_) {
+        ++ctx.stats().errors.unexpected;
+        return;
+    }
+    Takeover& t = takeover_of(msg.peer_index);
+    if (t.settled || t.reported[msg.from_index]) return;
+    t.reported[msg.from_index] = true;
+    t.from_round = std::min(t.from_round, msg.event);
+    t.asked_below = std::max(t.asked_below, msg.count);
+    settle_takeovers(ctx);
+}
+
+// A takeover is settled when this BU knows of the loss and every RU not lost has reported: all
+// survivors then compute the same rounds from the same reports.
+void BuilderUnit::settle_takeovers(Context& ctx) {
+    bool any = false;
+    for (auto& t : takeovers_) {
+        if (t.settled || !t.known_lost) continue;
+        bool all = true;
+        for (std::uint32_t ru = 0; ru < nodes_ && all; ++ru) all = t.reported[ru] || ru_lost(ru);
+        if (!all) continue;
+        t.settled = true;
+        if (t.from_round == UINT64_MAX) t.from_round = 0;   // no RU left to report: take over everything
+        std::uint32_t position = 0, survivors = 0;
+        for (std::uint32_t bu = 0; bu < config_.bu_count(); ++bu) {
+            if (bu_lost(bu)) continue;
+            if (bu == index_) position = survivors;
+            ++survivors;
+        }
+        own_events_.take_over(t.bu, t.from_round, t.asked_below, position, survivors);
+        // What the lost BU had from every RU counts as built by it, once (by the first survivor).
+        if (position == 0) ctx.stats().events_built_by_lost += own_events_.events_below(t.bu, t.from_round);
+        ctx.log().info("BU {}: takes over BU {}'s events from round {} (asked below {}), position {} of {}", index_, t.bu, t.from_round,
+                       t.asked_below, position, survivors);
+        any = true;
+    }
+    if (any) start_own_events(ctx);
 }
 
 void BuilderUnit::on_message(Context& ctx, const Message& msg) {
@@ -90,6 +157,10 @@ void BuilderUnit::on_message(Context& ctx, const Message& msg) {
         end_received_ = true;
         assigned_total_ = msg.count;
         if (sync_) sync_pump(ctx);
+        return;
+    }
+    if (msg.type == MessageType::takeover && survive_ && config_.protocol == Protocol::pull_no_em && msg.from == Role::readout) {
+        on_takeover_report(ctx, msg);
         return;
     }
     if (msg.type == MessageType::phase_done && sync_ && msg.from == Role::builder) {
@@ -286,7 +357,13 @@ void BuilderUnit::on_completion(Context& ctx, const WriteCompletion& c) {
 // Fragments from a lost RU will never come: every event under way counts its fragment as lost
 // (unless it is already in) and no later event asks for it.
 void BuilderUnit::on_unit_lost(Context& ctx, UnitAddress lost) {
-    if (!survive_ || lost.role != Role::readout || lost.index >= nodes_ || ru_lost(lost.index)) return;
+    if (!survive_) return;
+    if (lost.role == Role::builder && config_.protocol == Protocol::pull_no_em && lost.index < config_.bu_count() && lost.index != index_) {
+        takeover_of(lost.index).known_lost = true;
+        settle_takeovers(ctx);
+        return;
+    }
+    if (lost.role != Role::readout || lost.index >= nodes_ || ru_lost(lost.index)) return;
     const std::uint32_t ru = lost.index;
     lost_rus_.push_back(ru);
     for (std::uint32_t i = 0; i < slots_.size(); ++i) {
@@ -310,6 +387,7 @@ void BuilderUnit::on_unit_lost(Context& ctx, UnitAddress lost) {
     if (config_.protocol == Protocol::push)
         for (std::uint32_t i = 0; i < slots_.size(); ++i)
             if (slots_[i].active && slots_[i].assigned && all_in(slots_[i])) complete(ctx, i);
+    if (!takeovers_.empty()) settle_takeovers(ctx);   // its report is no longer awaited
 }
 
 void BuilderUnit::complete(Context& ctx, std::uint32_t slot) {

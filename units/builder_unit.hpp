@@ -4,6 +4,7 @@
 // PULL without EM: builds events e = index + k B by itself (B BUs). A fragment is in when every write of
 // the message mix has landed at its place; then it is checked.
 #pragma once
+#include "event_stream.hpp"
 #include "memory_pool.hpp"
 #include "message_mix.hpp"
 #include "phase_barrier.hpp"
@@ -77,7 +78,7 @@ private:
     std::uint64_t built_ = 0;
     bool end_received_ = false;
     std::uint64_t assigned_total_ = 0;      // from the EM's end message
-    std::uint64_t next_own_event_;          // PULL without EM
+    EventStream own_events_;                // PULL without EM
     bool own_events_done_ = false;
     // barrel-sync
     bool sync_;
@@ -87,6 +88,19 @@ private:
     // --on-failure continue
     bool survive_;
     std::vector<std::uint32_t> lost_rus_;   // few: a list, not a flag per RU
+    // PULL without EM: a lost BU's class is taken over once every surviving RU has reported on it.
+    struct Takeover {
+        std::uint32_t bu = 0;
+        bool known_lost = false;          // this BU has learned of the loss itself
+        bool settled = false;
+        std::vector<bool> reported;       // per RU
+        std::uint64_t from_round = UINT64_MAX, asked_below = 0;
+    };
+    std::vector<Takeover> takeovers_;
+    Takeover& takeover_of(std::uint32_t bu);
+    void on_takeover_report(Context& ctx, const Message& msg);
+    void settle_takeovers(Context& ctx);
+    bool bu_lost(std::uint32_t bu) const;
 };
 
 } // namespace evb

@@ -111,8 +111,6 @@ void validate(const Config& c) {
     }
     if (c.survives_failures()) {
         if (c.is_micro_benchmark()) fail("--on-failure continue is for event building; a micro-benchmark ends on a lost node");
-        if (c.protocol == Protocol::pull_no_em)
-            fail("--on-failure continue needs an event manager to re-assign a lost BU's events: use --protocol pull or push");
         if (c.scheduling == Scheduling::barrel_sync)
             fail("--on-failure continue cannot keep barrel-sync's barrier across a lost BU: use --scheduling barrel or random");
     }

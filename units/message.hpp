@@ -25,6 +25,8 @@ enum class MessageType : std::uint8_t {
                       // (micro-benchmarks: sender -> receiver, `count` messages were sent to you)
     grant = 6,        // micro-benchmarks, receiver -> sender: slots `count` (a bit mask) of your area at rkey/offset are free
     phase_done = 7,   // barrel-sync, BU -> BU: my transfers of phase `count` are in; `slot` 1: I have nothing more to build
+    takeover = 8,     // PULL without EM, RU -> BU: BU `peer_index` is lost; I wrote its class completely below round
+                      // `event` and was asked for it below round `count` (class_delivery.hpp)
 };
 
 struct Message {

@@ -6,7 +6,9 @@ namespace evb {
 
 ReadoutUnit::ReadoutUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool& pool)
     : setup_(setup), index_(index), pool_(pool), writer_(setup.config, index, setup.sizer.max_size(), pool),
-      slot_stride_(setup.config.fragment_stride()), waiting_(std::size_t{setup.config.bu_count()} * setup.config.credits) {
+      slot_stride_(setup.config.fragment_stride()), waiting_(std::size_t{setup.config.bu_count()} * setup.config.credits),
+      track_classes_(setup.config.survives_failures() && setup.config.protocol == Protocol::pull_no_em),
+      delivered_(track_classes_ ? setup.config.bu_count() : 0), block_job_(track_classes_ ? pool.blocks() : 0) {
     if (setup_.config.protocol == Protocol::push) {
         push_pending_.assign(setup_.config.bu_count(), RingQueue<Job>(setup_.config.credits));
         push_order_.resize(setup_.config.bu_count());
@@ -34,6 +36,10 @@ void ReadoutUnit::on_message(Context& ctx, const Message& msg) {
 
 void ReadoutUnit::serve(Context& ctx, const Job& job, std::uint32_t block) {
     ++fragments_outstanding_;
+    if (track_classes_) {
+        block_job_[block] = job;
+        delivered_.asked(static_cast<std::uint32_t>(job.event % setup_.config.bu_count()), job.event / setup_.config.bu_count());
+    }
     writer_.write(ctx, {Role::builder, job.bu}, block, job.event, setup_.sizer.size(job.event, index_), job.rkey, job.offset, job.slot);
 }
 
@@ -41,6 +47,10 @@ void ReadoutUnit::on_completion(Context& ctx, const WriteCompletion& c) {
     auto block = writer_.done(ctx, c);
     if (!block) return;
     --fragments_outstanding_;
+    if (track_classes_ && !c.dropped) {
+        const Job& job = block_job_[*block];
+        delivered_.written(static_cast<std::uint32_t>(job.event % setup_.config.bu_count()), job.event / setup_.config.bu_count());
+    }
     pool_.release(*block);
     if (!waiting_.empty()) {
         Job job = waiting_.front();
@@ -118,8 +128,18 @@ void ReadoutUnit::on_timer(Context& ctx, TimerId) {
 }
 
 // Work for a lost BU is dropped; its writes in flight come back as dropped completions.
-void ReadoutUnit::on_unit_lost(Context&, UnitAddress lost) {
+void ReadoutUnit::on_unit_lost(Context& ctx, UnitAddress lost) {
     if (lost.role != Role::builder) return;
+    if (track_classes_ && std::find(lost_bus_.begin(), lost_bus_.end(), lost.index) == lost_bus_.end()) {
+        lost_bus_.push_back(lost.index);
+        Message m{};
+        m.type = MessageType::takeover;
+        m.peer_index = lost.index;
+        m.event = delivered_.below(lost.index);
+        m.count = delivered_.asked_below(lost.index);
+        for (std::uint32_t bu = 0; bu < setup_.config.bu_count(); ++bu)
+            if (std::find(lost_bus_.begin(), lost_bus_.end(), bu) == lost_bus_.end()) ctx.send({Role::builder, bu}, m);
+    }
     for (std::size_t n = waiting_.size(); n > 0; --n) {
         Job job = waiting_.front();
         waiting_.pop();

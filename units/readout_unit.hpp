@@ -2,6 +2,7 @@
 // it (PULL) or that the EM named (PUSH), as the writes of the message mix. Requests wait when
 // every buffer is on loan; a buffer returns when the last write of its fragment is done.
 #pragma once
+#include "class_delivery.hpp"
 #include "fragment_writer.hpp"
 #include "memory_pool.hpp"
 #include "ring_queue.hpp"
@@ -52,6 +53,11 @@ private:
     std::uint32_t fragments_outstanding_ = 0;   // fragments with writes in flight
     Picoseconds a2a_busy_until_{};              // a2a: when what was posted will have left at line rate
     Picoseconds a2a_timer_{};                   // a2a: the window start a timer is armed for (0: none)
+    // PULL without EM, --on-failure continue: what a lost BU's class had from this RU.
+    bool track_classes_;
+    ClassDelivery delivered_;
+    std::vector<Job> block_job_;                // per pool block: the fragment it carries
+    std::vector<std::uint32_t> lost_bus_;
 };
 
 } // namespace evb

@@ -7,7 +7,7 @@ namespace evb {
 
 SimNetwork::SimNetwork(netsim::FabricSim& fabric, std::vector<std::uint32_t> host_of_rank, std::size_t copy_bytes)
     : fabric_(fabric), host_of_rank_(std::move(host_of_rank)), copy_bytes_(copy_bytes), regions_(host_of_rank_.size()),
-      is_dirty_(host_of_rank_.size(), false), loopback_free_(fabric.hosts(), Picoseconds(0)),
+      is_dirty_(host_of_rank_.size(), false), halted_(host_of_rank_.size(), false), loopback_free_(fabric.hosts(), Picoseconds(0)),
       loopback_ps_per_byte_(8e3 / fabric.options().ib.link_gbps) {
     // Completions wait here only until the executor drains the rank, right after the callback.
     for (std::size_t r = 0; r < host_of_rank_.size(); ++r) inbound_.emplace_back(256);
@@ -96,6 +96,7 @@ void SimNetwork::loopback_done(std::uint64_t tag) {
 }
 
 void SimNetwork::land(const Transfer& t) {
+    if (halted_[t.to]) return;
     Completion c;
     c.peer = t.from;
     if (!t.is_write) {

@@ -42,6 +42,9 @@ public:
     void take_dirty(std::vector<std::uint32_t>& out);
 
     std::uint64_t bytes_through_memory() const { return local_bytes_; }
+    // An injected failure: nothing lands at `rank` any more and its senders never hear back, as
+    // from a dead host (their writes are finished as dropped once they learn of the loss).
+    void halt(std::uint32_t rank) { halted_[rank] = true; }
 
 private:
     struct Transfer {
@@ -69,6 +72,7 @@ private:
     std::uint32_t free_ = UINT32_MAX;
     std::vector<std::uint32_t> dirty_;
     std::vector<bool> is_dirty_;
+    std::vector<bool> halted_;
     std::uint64_t local_bytes_ = 0;
     std::vector<Picoseconds> loopback_free_;   // per host: when its loopback is idle again
     double loopback_ps_per_byte_;

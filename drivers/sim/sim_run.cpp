@@ -93,7 +93,10 @@ public:
 private:
     // The failed ranks stop where they are: what they posted is on the fabric, nothing more is.
     void fail(std::size_t i) {
-        for (auto r : failures_[i].ranks) nodes_[r]->halt();
+        for (auto r : failures_[i].ranks) {
+            nodes_[r]->halt();
+            network_.halt(r);
+        }
     }
 
     // Every survivor learns of the loss at once, as from its transport or the heartbeat.

@@ -97,6 +97,10 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     Picoseconds next_beat{};
     std::vector<Picoseconds> last_heard(world.size, Picoseconds(0));
     bool sent_done = false, finish = false;
+    // Losses this rank has been told of by rank 0. A loss may hand a finished rank new work (a
+    // lost BU's events), so rank 0 forgets who was done and counts only "done" sent after the
+    // rank heard of every loss so far.
+    std::uint32_t losses_heard = 0;
     std::optional<std::string> failure;
     Picoseconds deadline = run_deadline(config);
     Picoseconds next_progress = config.progress_interval, next_control{};
@@ -118,7 +122,13 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
         }
         lost[r] = true;
         ++lost_count;
+        for (std::uint32_t i = 0; i < world.size; ++i)
+            if (done[i] && !lost[i]) {
+                done[i] = false;
+                --done_count;
+            }
         mark_done(r);
+        sent_done = false;
         node.lose_rank(r, how);
         boot.broadcast({{"type", "lost_rank"}, {"rank", r}, {"how", how}});
     };
@@ -139,7 +149,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
                 if (root)
                     mark_done(0);
                 else
-                    boot.send_to_root({{"type", "done"}});
+                    boot.send_to_root({{"type", "done"}, {"losses", losses_heard}});
             }
             if (config.heartbeat > Picoseconds(0) && now >= next_beat) {
                 next_beat = now + beat_period;
@@ -155,9 +165,11 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
                     failure = fmt::format("lost contact with rank 0: {}", in.body.value("error", ""));
                 } else if (type == "lost_rank") {
                     node.lose_rank(in.body.at("rank").get<std::uint32_t>(), in.body.value("how", ""));
+                    ++losses_heard;
+                    sent_done = false;   // said again once finished with what the loss brought
                 } else if (type == "abort") {
                     failure = in.body.value("error", "aborted");
-                } else if (type == "done") {
+                } else if (type == "done" && in.body.value("losses", 0u) == lost_count) {
                     mark_done(in.from);
                 } else if (type == "progress") {
                     board.update(in.from, in.body);

@@ -1,13 +1,15 @@
 #!/bin/bash
-# Runs an `evbench --launch-local` command, waits for its first progress line, then sends SIGNAL
-# to the process of rank RANK, as a failing node would be. Exits with the command's exit code.
+# Runs an `evbench --launch-local` command, waits for its first progress line (or the
+# $KILL_AFTER_LINES-th), then sends SIGNAL to the process of rank RANK, as a failing node would be.
+# Exits with the command's exit code.
 # usage: kill_rank.sh SIGNAL RANK OUT -- command...   (the command's stdout goes to OUT)
 sig=$1 rank=$2 out=$3
 shift 4
 "$@" > "$out" &
 launcher=$!
+lines=${KILL_AFTER_LINES:-1}
 for _ in $(seq 1 1200); do
-    grep -q '^\[' "$out" 2>/dev/null && break
+    [ "$(grep -c '^\[' "$out" 2>/dev/null)" -ge "$lines" ] && break
     kill -0 $launcher 2>/dev/null || break
     sleep 0.05
 done
