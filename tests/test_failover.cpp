@@ -10,6 +10,8 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 using namespace evb::test;
 
@@ -31,16 +33,17 @@ Run run_json(const std::string& args, const std::string& name, double guard = 30
     return r;
 }
 
-// A tcp run of 5 nodes, 2 processes each, whose rank `rank` gets `signal` after the first
-// progress line.
-Run tcp_run_with_signal(const std::string& signal, int rank, const std::string& args, const std::string& name) {
+// A run of 5 nodes, 2 processes each, on tcp unless told otherwise, whose rank `rank` gets
+// `signal` after the first progress line.
+Run tcp_run_with_signal(const std::string& signal, int rank, const std::string& args, const std::string& name,
+                        const std::string& transport = "--transport tcp") {
     const std::string out = temp_path(name + ".out");
     const std::string json = temp_path(name + ".json");
     std::remove(json.c_str());
     Run r;
     r.command = run_command(std::string(EVBENCH_SOURCE_DIR) + "/tests/failover/kill_rank.sh " + signal + " " + std::to_string(rank) + " " +
                                 out + " -- " + evbench_binary() +
-                                " --transport tcp --launch-local 10 --ppn 2 --credits 4 --fragment-size 64KiB --duration 3s"
+                                " " + transport + " --launch-local 10 --ppn 2 --credits 4 --fragment-size 64KiB --duration 3s"
                                 " --progress-interval 100ms --on-failure continue --json " + json + " " + args,
                             120);
     r.command.out = read_file(out);
@@ -114,6 +117,32 @@ TEST_P(FailoverOnTcp, AKilledBuildersEventsAreBuiltByTheSurvivorsAndTheRunEndsWe
 INSTANTIATE_TEST_SUITE_P(Protocols, FailoverOnTcp, ::testing::Values("pull", "push", "pull-noem"),
                          [](const auto& i) { return std::string(i.param) == "pull-noem" ? std::string("pull_noem") : std::string(i.param); });
 
+namespace {
+// The drivers that learn of a lost peer by themselves or through the control channel.
+std::vector<std::pair<std::string, std::string>> other_transports() {
+    std::vector<std::pair<std::string, std::string>> t;
+#ifdef EVB_HAVE_OFI
+    t.emplace_back("ofi", "--transport ofi --ofi-provider 'tcp;ofi_rxm'");
+#endif
+#ifdef EVB_HAVE_UCX
+    t.emplace_back("ucx", "--transport ucx --ucx-tls tcp");
+#endif
+    return t;
+}
+} // namespace
+
+TEST(FailoverOnOtherDrivers, AKilledBuilderIsSurvivedOnOfiAndUcx) {
+    for (const auto& [name, args] : other_transports()) {
+        SCOPED_TRACE(name);
+        auto r = tcp_run_with_signal("KILL", 5, "", "failover_bu_" + name, args);
+        ASSERT_EQ(r.command.exit_code, 0) << r.command.err;
+        ASSERT_FALSE(r.doc.is_null());
+        EXPECT_EQ(r.doc["results"]["failures"]["nodes_lost"][0]["units"], "BU 2");
+        EXPECT_GE(r.doc["results"]["failures"]["events_reassigned"].get<int>(), 1);
+        expect_every_assigned_event_built_once(r.doc["results"]);
+    }
+}
+
 TEST(FailoverOnTcpRu, AKilledReadoutUnitLeavesIncompleteEventsCountedAndExitCode3) {
     auto r = tcp_run_with_signal("KILL", 4, "", "failover_ru");   // rank 4: RU 2
     ASSERT_EQ(r.command.exit_code, 3) << r.command.err;
@@ -143,6 +172,7 @@ TEST(FailoverOnTcpRu, AStoppedProcessIsFoundByTheHeartbeatAndKilledAfterTheRun) 
     EXPECT_NE(r.command.err.find("killing it"), std::string::npos) << r.command.err;
 }
 
+namespace {
 // Every rank but 0 says once, on one line (matching `what`), that rank 0 is gone.
 void expect_one_line_per_survivor(const CommandResult& r, const std::string& what) {
     EXPECT_NE(r.exit_code, 0);
@@ -158,6 +188,7 @@ void expect_one_line_per_survivor(const CommandResult& r, const std::string& wha
         }
     EXPECT_EQ(reporting.size(), 9u) << r.err;
 }
+} // namespace
 
 TEST(FailoverOnTcpRu, LosingTheEventManagerEndsTheRunWithOneLineOnEverySurvivor) {
     // Its data connection or its control connection closes first, whichever a rank sees first.
