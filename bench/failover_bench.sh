@@ -3,9 +3,10 @@
 # survivors build at their full rate again, events re-assigned and incomplete per failure.
 #   tcp, 5 nodes x 2 processes, 64 KiB fragments, 4 credits: SIGKILL a BU (the connection
 #   closes: peer_lost), SIGKILL an RU, SIGSTOP a BU (found by --heartbeat 300ms);
-#   sim, 64 nodes, 1 MiB fragments, 16 credits: a BU process dies, a whole machine stops
-#   (--heartbeat 100us), each at 8 ms of 20 ms.
-# Detection on tcp: from the kill (wall clock) to the survivors' first sighting; on sim: exact.
+#   sim, 64 nodes, 256 KiB fragments, 4 credits (events of 16 MiB complete every ~1.3 ms per
+#   BU): a BU process dies, a whole machine stops (--heartbeat 100us), each at 15 ms of 40 ms.
+# Detection on tcp: from the kill (wall clock, after the 10th progress line) to the survivors'
+# first sighting; on sim: exact.
 # Recovery: to the end of the first progress interval at >= 90% of the rate before, scaled to
 # the surviving BUs (so its resolution is the progress interval: 100 ms on tcp, 1 ms on sim).
 # Usage: bash bench/failover_bench.sh   (results also in bench/results/failover_*.json)
@@ -25,8 +26,9 @@ elif killed != '-':
 else:
     detect = float('nan')
 rec = f['time_to_full_rate_s']
+hz = lambda v: 'n/a' if v is None else f'{v:.0f}'
 print(f"{label:<34} lost {lost['units']:<12} detect {detect * 1e3:9.3f} ms  full rate again after "
-      f"{'never' if rec is None else f'{rec * 1e3:9.3f} ms'}  ({f['rate_before_hz']:.0f} Hz before, {f['expected_hz']:.0f} expected)  "
+      f"{'never' if rec is None else f'{rec * 1e3:9.3f} ms'}  ({hz(f['rate_before_hz'])} Hz before, {hz(f['expected_hz'])} expected)  "
       f"re-assigned {f['events_reassigned']}  re-built {f['events_rebuilt']}  incomplete {f['events_incomplete']}  "
       f"exit {r['exit_code']}  errors {r['system']['errors']}")
 PY
@@ -34,7 +36,7 @@ PY
 
 tcp_point() {   # name, signal, rank, extra flags
   local name=$1 sig=$2 rank=$3; shift 3
-  local err; err=$(bash tests/failover/kill_rank.sh "$sig" "$rank" "$OUT/failover_$name.out" -- \
+  local err; err=$(KILL_AFTER_LINES=10 bash tests/failover/kill_rank.sh "$sig" "$rank" "$OUT/failover_$name.out" -- \
       $EVB --transport tcp --launch-local 10 --ppn 2 --credits 4 --fragment-size 64KiB --duration 4s \
       --progress-interval 100ms --on-failure continue --json "$OUT/failover_$name.json" "$@" 2>&1 >/dev/null || true)
   local killed; killed=$(sed -n 's/^kill_rank: .* at \([0-9.]*\)$/\1/p' <<<"$err" | head -1)
@@ -45,8 +47,8 @@ tcp_point bu_killed KILL 5
 tcp_point ru_killed KILL 4
 tcp_point bu_stopped STOP 5 --heartbeat 300ms --grace 2s
 
-SIM="$EVB --transport sim --nodes 64 --credits 16 --fragment-size 1MiB --duration 20ms --progress-interval 1ms --on-failure continue --quiet"
-$SIM --ppn 2 --fail 10@8ms --fail-kind bu --json "$OUT/failover_sim64_bu.json" >/dev/null 2>&1 || true
+SIM="$EVB --transport sim --nodes 64 --credits 4 --fragment-size 256KiB --duration 40ms --progress-interval 1ms --on-failure continue --quiet"
+$SIM --ppn 2 --fail 10@15ms --fail-kind bu --json "$OUT/failover_sim64_bu.json" >/dev/null 2>&1 || true
 report "sim 64 nodes, BU process dies" "$OUT/failover_sim64_bu.json" -
-$SIM --fail 10@8ms --heartbeat 100us --json "$OUT/failover_sim64_node.json" >/dev/null 2>&1 || true
+$SIM --fail 10@15ms --heartbeat 100us --json "$OUT/failover_sim64_node.json" >/dev/null 2>&1 || true
 report "sim 64 nodes, machine stops" "$OUT/failover_sim64_node.json" -

@@ -217,7 +217,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     // Nobody closes its data connections before everyone has stopped using them: ranks wait for
     // rank 0's "bye", which it sends once every rank's statistics are in.
     if (!root) {
-        boot.send_to_root({{"type", "stats"}, {"stats", node.stats().to_json()}});
+        boot.send_to_root({{"type", "stats"}, {"stats", node.stats().to_json()}, {"started_unix_s", started_unix_s}});
         Picoseconds bye_deadline = steady_now() + config.grace;
         while (steady_now() < bye_deadline) {
             for (auto& in : boot.poll()) {
@@ -236,7 +236,12 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     while (gathered < survivors && steady_now() < gather_deadline) {
         for (auto& in : boot.poll()) {
             if (in.body.value("type", "") == "stats") {
-                result.add(NodeStats::from_json(in.body.at("stats")));
+                NodeStats stats = NodeStats::from_json(in.body.at("stats"));
+                // Each rank counts from its own start (the barrier releases ranks a few ms apart
+                // on a loaded machine): its sightings of a loss move to rank 0's time base.
+                const double offset = in.body.value("started_unix_s", started_unix_s) - started_unix_s;
+                for (auto& loss : stats.losses) loss.at += Picoseconds::from_seconds(offset);
+                result.add(stats);
                 ++gathered;
             }
         }
