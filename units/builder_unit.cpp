@@ -13,11 +13,7 @@ BuilderUnit::BuilderUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool
       mix_(setup.config), own_events_(index, setup.config.bu_count(), setup.config.events), sync_(setup.config.scheduling == Scheduling::barrel_sync),
       barrier_(index, setup.config.bu_count()), survive_(setup.config.survives_failures()) {}
 
-bool BuilderUnit::ru_lost(std::uint32_t ru) const {
-    for (auto r : lost_rus_)
-        if (r == ru) return true;
-    return false;
-}
+bool BuilderUnit::ru_lost(std::uint32_t ru) const { return std::ranges::find(lost_rus_, ru) != lost_rus_.end(); }
 
 bool BuilderUnit::finished() const {
     if (config_.protocol == Protocol::pull_no_em) {
@@ -373,20 +369,17 @@ void BuilderUnit::on_unit_lost(Context& ctx, UnitAddress lost) {
         if (got == mix_.all_pieces()) continue;
         got = 0;
         ++s.missing;
-        if (!s.assigned || config_.protocol == Protocol::push) continue;
+        if (!s.assigned) continue;   // its event is not known yet: begin() takes the loss into account
         const auto* order = order_of(i);
-        if (std::find(order, order + s.next_step, ru) != order + s.next_step) {   // asked, not in
+        if (config_.protocol != Protocol::push && std::find(order, order + s.next_step, ru) != order + s.next_step) {   // asked, not in
             --s.outstanding;
             --ctx.stats().in_flight;
         }
         if (all_in(s))
             complete(ctx, i);
-        else
+        else if (config_.protocol != Protocol::push)
             request_more(ctx, i);
     }
-    if (config_.protocol == Protocol::push)
-        for (std::uint32_t i = 0; i < slots_.size(); ++i)
-            if (slots_[i].active && slots_[i].assigned && all_in(slots_[i])) complete(ctx, i);
     if (!takeovers_.empty()) settle_takeovers(ctx);   // its report is no longer awaited
 }
 

@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include <optional>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -101,9 +100,10 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
     int exit_code = 0, rank0_code = 0;
     std::uint32_t running = n;
     bool killed = false;
-    std::optional<Picoseconds> rank0_ended;   // until the grace after it is over
-    bool rank0_done = false;
-    Picoseconds others_ended = Picoseconds::max();   // every rank but 0 has ended (a stopped rank 0 would not)
+    // Once rank 0 has reported, or every other rank has ended, what still runs after the grace is
+    // stopped or hung (a SIGSTOPped rank; a stopped rank 0 after the others gave up on it).
+    Picoseconds kill_rest_at = Picoseconds::max();
+    const char* kill_rest_why = "";
     while (running) {
         int status = 0;
         pid_t pid = waitpid(-1, &status, WNOHANG);
@@ -117,7 +117,7 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
             if (WIFSIGNALED(status)) {
                 std::cerr << fmt::format("evbench: rank {} (pid {}) was killed by signal {} ({}){}\n", rank, pid,
                                          WTERMSIG(status), strsignal(WTERMSIG(status)),
-                                         launch.survive && rank != 0 && !rank0_done ? "; the run goes on without it" : "");
+                                         launch.survive && rank != 0 && pids[0] > 0 ? "; the run goes on without it" : "");
                 code = 1;
             } else {
                 code = WEXITSTATUS(status);
@@ -125,28 +125,22 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
             exit_code = std::max(exit_code, code);
             if (rank == 0) {
                 rank0_code = code;
-                rank0_ended = steady_now();
-                rank0_done = true;
+                kill_rest_at = steady_now() + launch.grace;
+                kill_rest_why = "rank 0 ended";
             } else if (running == 1 && pids[0] > 0) {
-                others_ended = steady_now();
+                kill_rest_at = steady_now() + launch.grace;
+                kill_rest_why = "every other rank ended";
             }
             continue;
         }
-        if (others_ended != Picoseconds::max() && steady_now() > others_ended + launch.grace) {
-            std::cerr << fmt::format("evbench: rank 0 (pid {}) still runs {:g} s after every other rank ended; killing it\n", pids[0],
-                                     launch.grace.seconds());
-            kill(pids[0], SIGKILL);
-            others_ended = Picoseconds::max();
-        }
-        // Rank 0 has reported: a rank still alive after the grace is stopped or hung.
-        if (rank0_ended && steady_now() > *rank0_ended + launch.grace) {
+        if (steady_now() > kill_rest_at) {
             for (std::uint32_t r = 0; r < n; ++r)
                 if (pids[r] > 0) {
-                    std::cerr << fmt::format("evbench: rank {} (pid {}) still runs {:g} s after rank 0 ended; killing it\n", r,
-                                             pids[r], launch.grace.seconds());
+                    std::cerr << fmt::format("evbench: rank {} (pid {}) still runs {:g} s after {}; killing it\n", r, pids[r],
+                                             launch.grace.seconds(), kill_rest_why);
                     kill(pids[r], SIGKILL);
                 }
-            rank0_ended.reset();
+            kill_rest_at = Picoseconds::max();
         }
         if (interrupted) {
             for (pid_t p : pids)

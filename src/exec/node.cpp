@@ -105,10 +105,13 @@ std::size_t Node::deliver_dropped() {
     return n;
 }
 
-bool Node::is_lost(std::uint32_t rank) const {
-    for (auto r : lost_)
-        if (r == rank) return true;
-    return false;
+bool Node::is_lost(std::uint32_t rank) const { return std::ranges::find(lost_, rank) != lost_.end(); }
+
+// Backlog i is empty or dropped: its queue goes back to the spares.
+void Node::remove_backlog(std::size_t i) {
+    spare_queues_.push_back(std::move(backlogs_[i].posts));
+    backlogs_[i] = std::move(backlogs_.back());
+    backlogs_.pop_back();
 }
 
 void Node::lose_rank(std::uint32_t rank, const std::string& how, Picoseconds failed_at) {
@@ -124,9 +127,7 @@ void Node::lose_rank(std::uint32_t rank, const std::string& how, Picoseconds fai
         if (backlogs_[i].peer != rank) continue;
         for (RingQueue<PendingPost>& queue = backlogs_[i].posts; !queue.empty(); queue.pop())
             if (queue.front().is_write) retire_write(queue.front().cookie);
-        spare_queues_.push_back(std::move(backlogs_[i].posts));
-        backlogs_[i] = std::move(backlogs_.back());
-        backlogs_.pop_back();
+        remove_backlog(i);
         break;
     }
     for (std::uint64_t id = 0; id < writes_.size(); ++id)
@@ -270,9 +271,7 @@ std::size_t Node::retry_pending() {
             ++posted;
         }
         if (queue.empty()) {
-            spare_queues_.push_back(std::move(queue));
-            backlogs_[i] = std::move(backlogs_.back());
-            backlogs_.pop_back();
+            remove_backlog(i);
         } else {
             ++i;
         }

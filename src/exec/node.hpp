@@ -89,6 +89,7 @@ private:
     void fail(std::string message);
     std::uint64_t track_write(std::size_t unit, std::uint32_t peer, std::uint64_t cookie);
     void retire_write(std::uint64_t id);
+    void remove_backlog(std::size_t i);
     std::size_t deliver_dropped();
     const MemoryRegion& region_of(const MemoryPool& pool) const;
     Unit* unit_for(Role role, std::size_t* index);
