@@ -1,6 +1,6 @@
 // Deterministic simulations against golden outputs: the same inputs and seed give the same
 // results bit for bit, so any change in what the model computes shows here, on purpose or not.
-// Volatile fields (wall-clock time, the --json path) are dropped before comparing; numbers agree
+// Volatile fields (wall-clock time, the --json path, the build's identity) are dropped before comparing; numbers agree
 // to 1e-12 relative. After an intended change of the model, regenerate and review the diff:
 //   EVB_UPDATE_GOLDEN=1 build/tests/evbench_tests --gtest_filter='Golden*'
 #include "run_command.hpp"
@@ -27,7 +27,7 @@ void drop_volatile(nlohmann::json& j) {
             for (auto& e : j) drop_volatile(e);
         return;
     }
-    for (const char* key : {"wall_seconds", "wall_s", "json"}) j.erase(key);
+    for (const char* key : {"wall_seconds", "wall_s", "json", "evbench"}) j.erase(key);
     for (auto& [key, value] : j.items()) drop_volatile(value);
 }
 

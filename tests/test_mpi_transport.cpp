@@ -38,6 +38,9 @@ TEST(MpiTransport, BuildsAndVerifiesEveryEventWithSendReceiveAndRma) {
             std::uint64_t bytes = 0;
             for (const auto& n : doc["results"]["nodes"]) bytes += n["raw"]["bytes_in"].get<std::uint64_t>();
             EXPECT_EQ(bytes, 400u * 4 * 128 * 1024) << args;
+            // Every rank under mpirun reports the CPU it spent (README "CPU cost").
+            ASSERT_EQ(doc["results"]["cpu"]["processes"].size(), 4u) << args;
+            for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(doc["results"]["cpu"]["processes"][i]["rank"], i) << args;
         }
 }
 

@@ -6,7 +6,7 @@
 
 namespace evb {
 
-// Writes the JSON document; throws std::runtime_error naming the file if it cannot.
+// Writes the JSON document with the build's identity under "evbench" (version, commit, drivers); throws std::runtime_error naming the file if it cannot.
 void write_json_file(const std::string& path, const nlohmann::json& doc);
 
 } // namespace evb

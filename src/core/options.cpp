@@ -220,6 +220,9 @@ bool OptionSet::parse(CLI::App& app, int argc, const char* const* argv, std::ost
     } catch (const CLI::CallForAllHelp&) {
         help_out << app.help("", CLI::AppFormatMode::All);
         return false;
+    } catch (const CLI::CallForVersion& e) {
+        help_out << e.what() << "\n";
+        return false;
     } catch (const CLI::FileError& e) {
         throw ConfigError(std::string("--config: cannot read the file: ") + e.what());
     } catch (const CLI::ArgumentMismatch& e) {

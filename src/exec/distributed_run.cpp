@@ -134,6 +134,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     };
     Picoseconds origin = steady_now(), now{};
     const double started_unix_s = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    const CpuTime cpu_at_start = process_cpu_time();
     node.start();
     while (!finish && !failure) {
         now = steady_now() - origin;
@@ -217,7 +218,11 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     // Nobody closes its data connections before everyone has stopped using them: ranks wait for
     // rank 0's "bye", which it sends once every rank's statistics are in.
     if (!root) {
-        boot.send_to_root({{"type", "stats"}, {"stats", node.stats().to_json()}, {"started_unix_s", started_unix_s}});
+        const CpuTime cpu = process_cpu_time() - cpu_at_start;
+        boot.send_to_root({{"type", "stats"},
+                           {"stats", node.stats().to_json()},
+                           {"started_unix_s", started_unix_s},
+                           {"cpu", {{"user_s", cpu.user_s}, {"system_s", cpu.system_s}}}});
         Picoseconds bye_deadline = steady_now() + config.grace;
         while (steady_now() < bye_deadline) {
             for (auto& in : boot.poll()) {
@@ -230,6 +235,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     }
     RunResult result = make_result(config);
     result.add(node.stats());
+    result.cpu.push_back({world.rank, process_cpu_time() - cpu_at_start});
     std::uint32_t gathered = 1;
     const std::uint32_t survivors = world.size - lost_count;
     Picoseconds gather_deadline = steady_now() + config.grace;
@@ -242,6 +248,8 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
                 const double offset = in.body.value("started_unix_s", started_unix_s) - started_unix_s;
                 for (auto& loss : stats.losses) loss.at += Picoseconds::from_seconds(offset);
                 result.add(stats);
+                if (auto cpu = in.body.find("cpu"); cpu != in.body.end())
+                    result.cpu.push_back({in.from, {cpu->value("user_s", 0.0), cpu->value("system_s", 0.0)}});
                 ++gathered;
             }
         }

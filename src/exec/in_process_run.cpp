@@ -25,6 +25,7 @@ RunOutcome run_in_process(const Config& config, std::vector<std::unique_ptr<Tran
     Picoseconds deadline = run_deadline(config);
     Picoseconds next_progress = config.progress_interval;
     Picoseconds origin = steady_now();
+    const CpuTime cpu_at_start = process_cpu_time();
     for (auto& n : nodes) n->start();
 
     RunResult result = make_result(config);
@@ -52,6 +53,7 @@ RunOutcome run_in_process(const Config& config, std::vector<std::unique_ptr<Tran
         n->stop();
         result.add(n->stats());
     }
+    result.cpu.push_back({std::nullopt, process_cpu_time() - cpu_at_start});
     result.elapsed = now;
     result.wall_seconds = now.seconds();
     RunOutcome outcome;

@@ -1,6 +1,7 @@
 // The outcome of one run, gathered at rank 0: per-node statistics, timing and failure.
 #pragma once
 #include "config.hpp"
+#include "cpu_time.hpp"
 #include "node_stats.hpp"
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,12 @@
 
 namespace evb {
 
+// CPU a process spent from the run's start to its end.
+struct ProcessCpu {
+    std::optional<std::uint32_t> rank;   // empty: the one process that ran every rank
+    CpuTime cpu;
+};
+
 struct RunResult {
     std::vector<NodeStats> nodes;      // index = node: its RU and BU merged
     NodeStats manager;                 // an EM on its own rank (assignments, errors)
@@ -20,6 +27,7 @@ struct RunResult {
     bool cut = false;                  // stopped at `elapsed` with events in flight (simulated runs)
     Picoseconds window_start{};        // counts start here (after a simulated warm-up)
     std::optional<std::string> failure;
+    std::vector<ProcessCpu> cpu;       // real runs; empty in simulated time
 
     // Sums every node (and the EM rank's counts).
     NodeStats system() const;

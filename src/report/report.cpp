@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include "cpu_report.hpp"
 #include "json_file.hpp"
 #include "phase_table.hpp"
 #include "placement.hpp"
@@ -94,6 +95,7 @@ void print_table(std::ostream& out, const Config& c, const RunResult& r, const s
     fmt::print(out, "# system: {} events built in {:.3f} s, {:.2f} Gb/s aggregate, {:.2f} Gb/s per {}; errors: {}\n",
                sys.events_built, window.seconds(), gbps(sys.bytes_in, window), gbps(sys.bytes_in, window) / c.bu_count(),
                c.layout == NodeLayout::split ? "builder node" : "node", sys.errors.describe());
+    print_cpu(out, r);
     print_phase_table(out, phase_rows(r));
     print_failures(out, c, r, samples);
     if (r.failure) fmt::print(out, "# run failed: {}\n", *r.failure);
@@ -174,6 +176,7 @@ nlohmann::json result_json(const nlohmann::json& config_echo, const Config& c, c
               {"nodes", nodes}}}};
     if (!phases.empty()) doc["results"]["phases"] = phase_json(phases);
     if (!sys.losses.empty()) doc["results"]["failures"] = failures_json(c, r, samples);
+    if (!r.cpu.empty()) doc["results"]["cpu"] = cpu_json(r);
     doc["results"]["exit_code"] = r.exit_code();
     if (r.started_unix_s > 0) doc["results"]["started_unix_s"] = r.started_unix_s;
     return doc;
