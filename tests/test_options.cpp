@@ -36,7 +36,7 @@ struct Declared {
         args.insert(args.begin(), "prog");
         std::vector<const char*> argv;
         for (const auto& a : args) argv.push_back(a.c_str());
-        CLI::App app{"test"};
+        CLI::App app{"test", "evbench"};
         set.attach(app);
         std::ostringstream help;
         ASSERT_TRUE(set.parse(app, static_cast<int>(argv.size()), argv.data(), help));

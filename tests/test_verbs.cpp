@@ -45,6 +45,21 @@ TEST(Verbs, EventBuildingOnSoftRoceBuildsAndVerifiesEveryEvent) {
     EXPECT_NE(r.out.find("no RDMA device named 'mlx5_9' (have: rxe0)"), std::string::npos) << r.out;
 }
 
+TEST(Verbs, InfoShowsTheSoftRoceDeviceWithItsPortAndGid) {
+    // `rdma link show` is the kernel's own word on the port; the GID of an IPv4 RoCE address is
+    // that address mapped into IPv6 (::ffff:10.0.0.1).
+    auto r = run_command(vm + " -- '" + evbench_binary() + " info; echo ===; rdma link show'", 600);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(link rxe0/1 state (\S+) physical_state \S+ netdev (\S+))"))) << r.out;
+    EXPECT_NE(r.out.find("\nrdma device rxe0: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\n  port 1: " + m[1].str() + ", Ethernet, "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(", on " + m[2].str() + "\n"), std::string::npos) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n    gid \d+: 0000:0000:0000:0000:0000:ffff:0a00:0001\n)"))) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\nverbs device rxe0: firmware \S+, 1 port\(s\), up to \d+ QPs)"))) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\ninterface d0: .*, 10\.0\.0\.1)"))) << r.out;
+}
+
 TEST(Verbs, PeerThatVanishesIsNamedAndTheRunEnds) {
     auto r = run_command(vm + " -f " + EVBENCH_SOURCE_DIR + "/tests/vm/peer-vanishes.sh -f " + EVBENCH_SOURCE_DIR + "/tests/vm/wait-for-progress.sh -- 'sh " + EVBENCH_SOURCE_DIR +
                              "/tests/vm/peer-vanishes.sh " + evbench_binary() + "'",

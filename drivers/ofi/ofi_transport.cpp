@@ -45,6 +45,9 @@ fi_info* hints_for(const OfiOptions& o) {
     return h;
 }
 
+// Beyond the hints: room for the rank in remote CQ data, and commands sent inline.
+bool fits(const fi_info* i) { return i->domain_attr->cq_data_size >= 4 && i->tx_attr->inject_size >= command_bytes; }
+
 // The first provider that fits, or why none does.
 fi_info* find_provider(const OfiOptions& o, std::string& why) {
     fi_info* hints = hints_for(o);
@@ -58,7 +61,7 @@ fi_info* find_provider(const OfiOptions& o, std::string& why) {
         return nullptr;
     }
     for (fi_info* i = list; i; i = i->next)
-        if (i->domain_attr->cq_data_size >= 4 && i->tx_attr->inject_size >= command_bytes) {
+        if (fits(i)) {
             fi_info* chosen = fi_dupinfo(i);
             fi_freeinfo(list);
             return chosen;
@@ -101,6 +104,24 @@ std::optional<std::string> OfiTransport::provider_problem(const OfiOptions& opti
     if (!info) return why;
     fi_freeinfo(info);
     return std::nullopt;
+}
+
+std::vector<std::string> OfiTransport::usable_providers() {
+    UniverseSize universe(0);
+    fi_info* hints = hints_for(OfiOptions{});
+    free(hints->fabric_attr->prov_name);   // every provider, whatever FI_PROVIDER says
+    hints->fabric_attr->prov_name = nullptr;
+    fi_info* list = nullptr;
+    int rc = fi_getinfo(api_version, nullptr, nullptr, 0, hints, &list);
+    fi_freeinfo(hints);
+    std::vector<std::string> out;
+    for (fi_info* i = rc == 0 ? list : nullptr; i; i = i->next) {
+        if (!fits(i)) continue;
+        std::string name = std::string(i->fabric_attr->prov_name) + " on " + i->domain_attr->name;
+        if (std::ranges::find(out, name) == out.end()) out.push_back(name);
+    }
+    if (list) fi_freeinfo(list);
+    return out;
 }
 
 OfiTransport::OfiTransport(std::uint32_t rank, std::uint32_t size, const OfiOptions& options)

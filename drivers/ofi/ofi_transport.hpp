@@ -51,6 +51,8 @@ public:
 
     // Why this machine cannot run the transport with `options`, or nothing.
     static std::optional<std::string> provider_problem(const OfiOptions& options);
+    // Every provider and domain this machine offers that the driver can run on ("shm on shm").
+    static std::vector<std::string> usable_providers();
 
     static constexpr std::uint32_t receives = 256;          // pre-posted, for commands and notices
     static constexpr std::uint32_t writes_per_peer = 256;   // in flight, then no_resource

@@ -4,6 +4,8 @@
 #pragma once
 #include "transport.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,6 +13,13 @@
 namespace evb {
 
 class OptionSet;
+
+// What a driver finds usable on this machine, for `evbench info`: lines for the page and the same
+// as JSON (the libfabric providers that fit, UCX's transports, the MPI library, ...).
+struct DriverProbe {
+    std::vector<std::string> lines;
+    nlohmann::json json = nlohmann::json::object();
+};
 
 class Driver {
 public:
@@ -26,6 +35,8 @@ public:
     // Throws ConfigError, one line, when this machine lacks what the driver needs; runs once,
     // before any rank starts.
     virtual void preflight() const {}
+    // `evbench info`: nothing for drivers that use only what the machine's own section shows.
+    virtual DriverProbe probe() const { return {}; }
     // all_in_one: every rank's transport, in rank order.
     virtual std::vector<std::unique_ptr<Transport>> make_all(std::uint32_t ranks) const;
     // one_per_rank: this rank's transport, listening on `listen_host`.

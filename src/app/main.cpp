@@ -3,6 +3,7 @@
 #include "command_line.hpp"
 #include "conflicts_command.hpp"
 #include "fabric_command.hpp"
+#include "info_command.hpp"
 #include "layout.hpp"
 #include "local_launcher.hpp"
 #include "log.hpp"
@@ -76,6 +77,7 @@ int main(int argc, char** argv) {
     try {
         if (argc > 1 && std::string(argv[1]) == "conflicts") return netsim::conflicts_command(argc - 1, argv + 1, std::cout);
         if (argc > 1 && std::string(argv[1]) == "fabric") return netsim::fabric_command(argc - 1, argv + 1, std::cout);
+        if (argc > 1 && std::string(argv[1]) == "info") return info_command(argc - 1, argv + 1, DriverRegistry(), std::cout);
         if (argc > 1 && std::string(argv[1]) == "netsim") return netsim::netsim_command(argc - 1, argv + 1, std::cout);
         return run(argc, argv);
     } catch (const ConfigError& e) {

@@ -243,7 +243,7 @@ bool OptionSet::parse(CLI::App& app, int argc, const char* const* argv, std::ost
             throw ConfigError("config file: unknown key '" + (name == std::string::npos ? token : token.substr(name)) +
                               "' (keys are the long flag names of evbench --help)");
         }
-        if (token.rfind("-", 0) == 0) throw ConfigError("unknown flag " + token + " (evbench --help lists the flags)");
+        if (token.rfind("-", 0) == 0) throw ConfigError("unknown flag " + token + " (" + app.get_name() + " --help lists the flags)");
         throw ConfigError("unexpected argument '" + extra + "' (flags take the form --name VALUE; see --help)");
     }
     for (auto& o : options_) {

@@ -1,0 +1,13 @@
+// `evbench info`: one page of what this machine offers for event building (CPUs, NUMA nodes,
+// RDMA devices and ports, interfaces, huge pages, the locked-memory limit) and what each driver
+// compiled in finds usable here; like ibv_devinfo, fi_info, ucx_info -d and lstopo in one.
+#pragma once
+#include <ostream>
+
+namespace evb {
+
+class DriverRegistry;
+
+int info_command(int argc, const char* const* argv, const DriverRegistry& drivers, std::ostream& out);
+
+} // namespace evb

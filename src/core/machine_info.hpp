@@ -1,0 +1,76 @@
+// What this machine offers for event building, read from hwloc and sysfs: CPUs and NUMA nodes,
+// RDMA devices (ports, link layer, state, rate, GIDs, NUMA node, nearest cores), network
+// interfaces, huge pages and the locked-memory limit. `evbench info` prints it; placement
+// (--placement auto) asks it which NUMA node a NIC hangs off.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace evb {
+
+struct NumaNodeInfo {
+    int id = 0;
+    std::vector<int> cpus;
+    std::uint64_t memory_bytes = 0;
+};
+
+struct RdmaPortInfo {
+    int port = 0;
+    std::string state;        // "ACTIVE", "DOWN", ...
+    std::string link_layer;   // "InfiniBand" or "Ethernet" (RoCE)
+    std::string rate;         // "100 Gb/sec (4X EDR)"
+    std::string netdev;       // RoCE: the Ethernet interface under it
+    std::vector<std::string> gids;   // non-zero entries of the GID table, in index order
+};
+
+struct RdmaDeviceInfo {
+    std::string name;
+    int numa_node = -1;       // -1: none reported (a virtual device, or a machine without NUMA)
+    std::vector<int> near_cpus;
+    std::vector<RdmaPortInfo> ports;
+};
+
+struct InterfaceInfo {
+    std::string name;
+    std::string state;        // operstate
+    int speed_mbps = -1;      // -1: not reported (loopback, virtual)
+    int mtu = 0;
+    int numa_node = -1;
+    std::vector<std::string> addresses;
+};
+
+struct HugePageInfo {
+    std::uint64_t page_bytes = 0;
+    std::uint64_t total = 0, free = 0;   // pages
+};
+
+struct MachineInfo {
+    int sockets = 0, cores = 0, threads = 0;
+    std::vector<NumaNodeInfo> numa_nodes;
+    std::vector<RdmaDeviceInfo> rdma_devices;
+    std::vector<InterfaceInfo> interfaces;
+    std::vector<HugePageInfo> huge_pages;
+    std::string transparent_huge_pages;   // the kernel's mode: "always", "madvise" or "never"
+    std::optional<std::uint64_t> memlock_soft, memlock_hard;   // bytes; empty: unlimited
+};
+
+MachineInfo probe_machine();
+nlohmann::json machine_json(const MachineInfo& m);
+void print_machine(std::ostream& out, const MachineInfo& m);
+
+// Where a NIC sits, for placement: -1 when the device or interface is unknown or reports none.
+int numa_node_of_rdma_device(const std::string& device);
+int numa_node_of_interface(const std::string& interface);
+// The interface that owns an address or resolvable host name ("10.0.0.1", "node7-ib"); empty
+// for wildcard or unknown addresses.
+std::string interface_with_address(const std::string& host);
+// The CPUs of a NUMA node (sysfs), empty when it has none or does not exist.
+std::vector<int> cpus_of_numa_node(int node);
+std::string describe_memlock_limit(std::optional<std::uint64_t> bytes);   // "64 KiB" or "unlimited"
+
+} // namespace evb
