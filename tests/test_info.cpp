@@ -112,9 +112,3 @@ TEST(Info, EveryDriverBuiltIsProbed) {
     EXPECT_EQ(d["psm2"]["usable"], false);   // no Omni-Path adapter here
 #endif
 }
-
-TEST(Info, ABadFlagIsOneLine) {
-    auto r = run_command(evbench_binary() + " info --bogus");
-    EXPECT_EQ(r.exit_code, 2);
-    EXPECT_EQ(r.err, "evbench: error: unknown flag --bogus (evbench info --help lists the flags)\n");
-}

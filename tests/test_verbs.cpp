@@ -60,6 +60,19 @@ TEST(Verbs, InfoShowsTheSoftRoceDeviceWithItsPortAndGid) {
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\ninterface d0: .*, 10\.0\.0\.1)"))) << r.out;
 }
 
+TEST(Verbs, AMemlockLimitTooLowForThePoolsIsNamedNotAnObscureRegistrationError) {
+    // Root has CAP_IPC_LOCK; without it (dropped from the bounding set) RLIMIT_MEMLOCK applies.
+    auto r = run_command(vm + " -b /usr/bin/setpriv -- 'ulimit -l 64; /usr/bin/setpriv --bounding-set -ipc_lock " + evbench_binary() +
+                             " --transport verbs --launch-local 2 --events 10; echo rc=$?'",
+                         600);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("cannot lock the 16MiB of buffer pools in memory (Cannot allocate memory): RLIMIT_MEMLOCK is 64KiB; RDMA registration "
+                         "needs them locked: raise it (ulimit -l unlimited"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("rc=2"), std::string::npos) << r.out;
+}
+
 TEST(Verbs, PeerThatVanishesIsNamedAndTheRunEnds) {
     auto r = run_command(vm + " -f " + EVBENCH_SOURCE_DIR + "/tests/vm/peer-vanishes.sh -f " + EVBENCH_SOURCE_DIR + "/tests/vm/wait-for-progress.sh -- 'sh " + EVBENCH_SOURCE_DIR +
                              "/tests/vm/peer-vanishes.sh " + evbench_binary() + "'",

@@ -1,5 +1,6 @@
 #include "config.hpp"
 
+#include "cpu_list.hpp"
 #include "quantity.hpp"
 
 #include <fmt/format.h>
@@ -115,6 +116,17 @@ void validate(const Config& c) {
             fail("--on-failure continue cannot keep barrel-sync's barrier across a lost BU: use --scheduling barrel or random");
     }
     if (c.heartbeat < Picoseconds(0)) fail("--heartbeat cannot be negative");
+    if ((!c.cpus.empty() || !c.numa.empty()) && c.placement != PlacementMode::manual)
+        fail(std::string(c.cpus.empty() ? "--numa" : "--cpus") + " needs --placement manual (auto finds the NIC's node itself)");
+    if (!c.cpus.empty()) {
+        try {
+            (void)parse_cpu_list(c.cpus);
+        } catch (const std::invalid_argument& e) {
+            fail(std::string("--cpus: ") + e.what());
+        }
+    }
+    if (!c.numa.empty() && c.numa.find_first_not_of("0123456789") != std::string::npos)
+        fail("--numa: '" + c.numa + "' is not a NUMA node number");
     if (c.data_segments < 1) fail("--data-segments must be at least 1 (got 0)");
     if (c.data_segments + c.meta_segments > max_pieces)
         fail("--data-segments + --meta-segments must be at most " + std::to_string(max_pieces) + " (got " +

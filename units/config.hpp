@@ -3,6 +3,8 @@
 // cannot run. Options of one driver live with that driver (drivers/<name>/), not here.
 #pragma once
 #include "config_error.hpp"
+#include "memory_pool.hpp"
+#include "placement.hpp"
 #include "schedule.hpp"
 #include "traffic_pattern.hpp"
 #include "time.hpp"
@@ -76,6 +78,11 @@ struct Config {
     std::string json_file;
     std::string bootstrap;                   // host:port of rank 0's bootstrap service
     std::string listen_host;                 // data transport address; empty: 127.0.0.1 on one host, else hostname
+    // Placement on a real node (README "Running on a real node"): each rank's pools and thread.
+    PlacementMode placement = PlacementMode::automatic;
+    std::string cpus;                        // manual: CPU list its ranks' threads take in turn
+    std::string numa;                        // manual: the NUMA node of every pool ("" = first touch)
+    HugePages hugepages = HugePages::automatic;
     std::uint32_t launch_local = 0;          // fork this many processes on this machine
     bool quiet = false;                      // no progress lines
     std::string log_level = "warn";

@@ -64,6 +64,19 @@ void declare_config_options(OptionSet& o, Config& c) {
     o.duration("heartbeat", c.heartbeat, "declare a rank lost when it sends nothing for this long (finds stopped processes)")
         .shown_default("0: off");
 
+    o.begin_group("placement", "Placement on a real node");
+    o.choice("placement", c.placement, {{"auto", PlacementMode::automatic}, {"none", PlacementMode::none}, {"manual", PlacementMode::manual}},
+             "auto: pools on the NIC's NUMA node and each rank's thread on its own core there; none: leave both to the kernel; "
+             "manual: --cpus and --numa")
+        .per_rank();
+    o.text("cpus", c.cpus, "LIST", "with --placement manual: the CPUs (0-3,8) the ranks of a host pin their threads to, in turn")
+        .shown_default("")
+        .per_rank();
+    o.text("numa", c.numa, "N", "with --placement manual: the NUMA node every pool is bound to").shown_default("first touch").per_rank();
+    o.choice("hugepages", c.hugepages, {{"auto", HugePages::automatic}, {"on", HugePages::on}, {"off", HugePages::off}},
+             "pools in huge pages: auto takes them when enough are free, else transparent huge pages; on insists; off never")
+        .per_rank();
+
     o.begin_group("control", "Launching and output");
     o.text("json", c.json_file, "FILE", "write configuration and results as JSON").per_rank();
     o.text("bootstrap", c.bootstrap, "HOST:PORT", "rank 0's bootstrap service (see \"Launching on a cluster\")")

@@ -10,7 +10,7 @@
 
 namespace evb {
 
-UnitsOfRank make_event_builder_units(const UnitSetup& setup, const Layout& layout, std::uint32_t rank);
+UnitsOfRank make_event_builder_units(const UnitSetup& setup, const Layout& layout, std::uint32_t rank, const PoolMemory& memory);
 
 // The run's shared, pure helpers (fragment sizes, visiting order), built once per process, and
 // the units of any rank made from them.
@@ -22,7 +22,9 @@ public:
     EventBuilder(const EventBuilder&) = delete;
     EventBuilder& operator=(const EventBuilder&) = delete;
     const Layout& layout() const override { return layout_; }
-    UnitsOfRank units_of(std::uint32_t rank) const override { return make_event_builder_units(setup_, layout_, rank); }
+    UnitsOfRank units_of(std::uint32_t rank, const PoolMemory& memory) const override {
+        return make_event_builder_units(setup_, layout_, rank, memory);
+    }
 
 private:
     Layout layout_;

@@ -25,7 +25,8 @@ class RunUnits {
 public:
     virtual ~RunUnits() = default;
     virtual const Layout& layout() const = 0;
-    virtual UnitsOfRank units_of(std::uint32_t rank) const = 0;
+    // The units of `rank`, their pools set up as `memory` says (NUMA node, huge pages).
+    virtual UnitsOfRank units_of(std::uint32_t rank, const PoolMemory& memory) const = 0;
 };
 
 // Event building or the micro-benchmark that config.benchmark names.

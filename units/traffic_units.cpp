@@ -6,18 +6,18 @@
 
 namespace evb {
 
-UnitsOfRank TrafficBenchmark::units_of(std::uint32_t rank) const {
+UnitsOfRank TrafficBenchmark::units_of(std::uint32_t rank, const PoolMemory& memory) const {
     const Config& c = setup_.config;
     RankUnits placed = layout_.units_on(rank);
     UnitsOfRank r;
     r.node = placed.readout ? *placed.readout : *placed.builder;
     const std::uint64_t stride = c.fragment_stride();
     if (placed.readout) {
-        r.pools.push_back(std::make_unique<MemoryPool>(stride, c.in_flight));
+        r.pools.push_back(std::make_unique<MemoryPool>(stride, c.in_flight, memory));
         r.units.push_back({{Role::readout, *placed.readout}, std::make_unique<TrafficSender>(setup_, *placed.readout, *r.pools.back())});
     }
     if (placed.builder) {
-        r.pools.push_back(std::make_unique<MemoryPool>(stride, c.receive_slots() * c.nodes));
+        r.pools.push_back(std::make_unique<MemoryPool>(stride, c.receive_slots() * c.nodes, memory));
         r.units.push_back({{Role::builder, *placed.builder}, std::make_unique<TrafficReceiver>(setup_, *placed.builder, *r.pools.back())});
     }
     return r;

@@ -16,7 +16,7 @@ public:
     TrafficBenchmark(const TrafficBenchmark&) = delete;
     TrafficBenchmark& operator=(const TrafficBenchmark&) = delete;
     const Layout& layout() const override { return layout_; }
-    UnitsOfRank units_of(std::uint32_t rank) const override;
+    UnitsOfRank units_of(std::uint32_t rank, const PoolMemory& memory) const override;
 
 private:
     Layout layout_;

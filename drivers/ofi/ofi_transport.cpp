@@ -3,6 +3,7 @@
 #include "address_text.hpp"
 #include "hand_out.hpp"
 #include "loopback_delivery.hpp"
+#include "machine_info.hpp"
 
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
@@ -199,6 +200,8 @@ OfiTransport::~OfiTransport() {
     if (fabric_) fi_close(&fabric_->fid);
     if (info_) fi_freeinfo(info_);
 }
+
+NicName OfiTransport::nic() const { return nic_named(info_->domain_attr->name ? info_->domain_attr->name : ""); }
 
 std::string OfiTransport::describe() const {
     const std::uint32_t v = fi_version();

@@ -40,6 +40,7 @@ public:
     std::uint32_t size() const override { return size_; }
     Capabilities capabilities() const override { return {true, max_message_, command_bytes}; }
     std::string describe() const override;   // "libfabric provider P, domain D"
+    NicName nic() const override;            // its domain: an RDMA device or an interface
     std::string local_address() override;
     void connect(const std::vector<std::string>& addresses, Picoseconds timeout) override;
     MemoryRegion register_memory(std::byte* base, std::size_t length) override;

@@ -266,7 +266,7 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
     Reactor reactor;
     for (std::uint32_t r = 0; r < ranks; ++r) {
         transports.push_back(std::make_unique<SimTransport>(network, r));
-        nodes.push_back(std::make_unique<Node>(units->units_of(r), layout, *transports.back(), log));
+        nodes.push_back(std::make_unique<Node>(units->units_of(r, PoolMemory{-1, HugePages::off}), layout, *transports.back(), log));
         nodes.back()->survive_failures(config.survives_failures());
         reactor.add(*nodes.back());
     }

@@ -2,6 +2,7 @@
 // bytes, never events: a command is an opaque 64 B payload to them, and units talk to them only
 // through the executor's Context (src/exec/node.hpp).
 #pragma once
+#include "placement.hpp"
 #include "time.hpp"
 
 #include <array>
@@ -46,6 +47,7 @@ struct Capabilities {
     bool native_rma = false;       // true: writes land without the target's CPU
     std::size_t max_message = 0;   // largest single write
     std::size_t inline_size = 64;  // commands up to this size are copied at post time
+    bool pins_memory = false;      // registration pins pages for a NIC: every pool must be lockable (RLIMIT_MEMLOCK)
 };
 
 // The reason every driver gives for a post to a rank that does not exist.
@@ -62,6 +64,9 @@ public:
     virtual Capabilities capabilities() const = 0;
     // What this rank's transport runs on (provider, devices), for the run's header; empty: nothing to add.
     virtual std::string describe() const { return {}; }
+    // The NIC this transport's traffic goes through, where it knows (placement puts memory and
+    // threads near it); empty: the executor looks for the interface owning the listen address.
+    virtual NicName nic() const { return {}; }
 
     // Address peers use to reach this rank, exchanged through the bootstrap.
     virtual std::string local_address() = 0;

@@ -3,6 +3,7 @@
 #include "address_text.hpp"
 #include "hand_out.hpp"
 #include "loopback_delivery.hpp"
+#include "machine_info.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -170,6 +171,11 @@ void UcxTransport::close_endpoints() {
         wait_for(worker_, ucp_ep_close_nbx(p.ep, &param));
         p.ep = nullptr;
     }
+}
+
+NicName UcxTransport::nic() const {
+    const std::string devices = setting(options_.devices, "UCX_NET_DEVICES", "");
+    return devices == "all" ? NicName{} : nic_named(devices.substr(0, devices.find(',')));
 }
 
 std::string UcxTransport::describe() const {

@@ -41,6 +41,7 @@ public:
     std::uint32_t size() const override { return size_; }
     Capabilities capabilities() const override { return {put_, std::size_t{1} << 30, command_bytes}; }
     std::string describe() const override;   // "UCX 1.13.1, UCX_TLS=..., UCX_NET_DEVICES=..."
+    NicName nic() const override;            // the first of UCX_NET_DEVICES ("mlx5_0:1"), when given
     std::string local_address() override;
     void connect(const std::vector<std::string>& addresses, Picoseconds timeout) override;
     MemoryRegion register_memory(std::byte* base, std::size_t length) override;

@@ -38,7 +38,8 @@ public:
     const char* name() const override { return "verbs"; }
     std::uint32_t rank() const override { return rank_; }
     std::uint32_t size() const override { return size_; }
-    Capabilities capabilities() const override { return {true, std::size_t{1} << 30, inline_size}; }
+    Capabilities capabilities() const override { return {true, std::size_t{1} << 30, inline_size, true}; }
+    NicName nic() const override { return {ibv_get_device_name(context_->device), ""}; }
     std::string local_address() override;
     void connect(const std::vector<std::string>& addresses, Picoseconds timeout) override;
     MemoryRegion register_memory(std::byte* base, std::size_t length) override;

@@ -51,12 +51,28 @@ std::string first_slurm_host() {
     return host;
 }
 
+// The rank among those of its host, when the launcher says (else every rank alone).
+void set_local(World& w, const char* rank_var, const char* size_var) {
+    const char* r = env(rank_var);
+    const char* s = env(size_var);
+    if (!r || !s) return;
+    // Slurm writes tasks per node as "4(x2),3": the first count is this node's on a uniform job.
+    std::string size(s);
+    size = size.substr(0, size.find_first_not_of("0123456789"));
+    if (size.empty()) return;
+    w.local_rank = number(rank_var, r);
+    w.local_ranks = number(size_var, size.c_str());
+    if (w.local_ranks == 0 || w.local_rank >= w.local_ranks) w.local_rank = 0, w.local_ranks = 1;
+}
+
 } // namespace
 
 std::optional<World> detect_world() {
     if (auto w = from("EVBENCH_RANK", "EVBENCH_SIZE", "evbench --launch-local")) {
         w->single_host = true;
         w->job_key = env("EVBENCH_BOOTSTRAP") ? env("EVBENCH_BOOTSTRAP") : "local";
+        w->local_rank = w->rank;
+        w->local_ranks = w->size;
         return w;
     }
     if (auto w = from("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "mpirun")) {
@@ -64,6 +80,7 @@ std::optional<World> detect_world() {
         w->single_host = local && number("OMPI_COMM_WORLD_LOCAL_SIZE", local) == w->size;
         const char* ns = env("PMIX_NAMESPACE") ? env("PMIX_NAMESPACE") : env("OMPI_MCA_ess_base_jobid");
         w->job_key = ns ? ns : "ompi";
+        set_local(*w, "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE");
         return w;
     }
     if (auto w = from("SLURM_PROCID", "SLURM_NTASKS", "srun")) {
@@ -71,6 +88,7 @@ std::optional<World> detect_world() {
         w->single_host = nodes && std::string(nodes) == "1";
         w->job_key = std::string(env("SLURM_JOB_ID") ? env("SLURM_JOB_ID") : "0") + "." +
                      (env("SLURM_STEP_ID") ? env("SLURM_STEP_ID") : "0");
+        set_local(*w, "SLURM_LOCALID", env("SLURM_STEP_TASKS_PER_NODE") ? "SLURM_STEP_TASKS_PER_NODE" : "SLURM_TASKS_PER_NODE");
         return w;
     }
     if (auto w = from("PMIX_RANK", "PMIX_SIZE", "pmix")) {

@@ -28,12 +28,11 @@ std::vector<int> parse_cpu_list(const std::string& text) {
         int first = cpu_number(text, item.substr(0, dash));
         int last = dash == std::string_view::npos ? first : cpu_number(text, item.substr(dash + 1));
         if (last < first) throw std::invalid_argument("'" + text + "': range " + std::string(item) + " runs backwards");
-        for (int c = first; c <= last; ++c) cpus.push_back(c);
+        for (int c = first; c <= last; ++c)
+            if (std::ranges::find(cpus, c) == cpus.end()) cpus.push_back(c);
         if (comma == std::string_view::npos) break;
         rest.remove_prefix(comma + 1);
     }
-    std::ranges::sort(cpus);
-    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
     return cpus;
 }
 

@@ -237,6 +237,15 @@ std::string interface_with_address(const std::string& host) {
     return "";
 }
 
+NicName nic_named(const std::string& name) {
+    if (name.empty()) return {};
+    std::error_code ec;
+    for (const auto& candidate : {name, name.substr(0, name.find(':')), name.substr(0, name.find('-'))})
+        if (!candidate.empty() && candidate.find('/') == std::string::npos && fs::exists(fs::path("/sys/class/infiniband") / candidate, ec))
+            return {candidate, ""};
+    return {"", name.substr(0, name.find(':'))};
+}
+
 std::vector<int> cpus_of_numa_node(int node) {
     if (node < 0) return {};
     return cpu_list_at(fs::path("/sys/devices/system/node") / ("node" + std::to_string(node)) / "cpulist");

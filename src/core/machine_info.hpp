@@ -3,6 +3,8 @@
 // interfaces, huge pages and the locked-memory limit. `evbench info` prints it; placement
 // (--placement auto) asks it which NUMA node a NIC hangs off.
 #pragma once
+#include "placement.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -69,6 +71,9 @@ int numa_node_of_interface(const std::string& interface);
 // The interface that owns an address or resolvable host name ("10.0.0.1", "node7-ib"); empty
 // for wildcard or unknown addresses.
 std::string interface_with_address(const std::string& host);
+// A device name as a library reports it ("mlx5_0", "mlx5_0:1", "rxe0-dgram", "eth0"): an RDMA
+// device when sysfs knows one by that name (port and suffix dropped), else an interface.
+NicName nic_named(const std::string& name);
 // The CPUs of a NUMA node (sysfs), empty when it has none or does not exist.
 std::vector<int> cpus_of_numa_node(int node);
 std::string describe_memlock_limit(std::optional<std::uint64_t> bytes);   // "64 KiB" or "unlimited"

@@ -1,21 +1,36 @@
 // Memory pools: fixed-size blocks carved from one allocation made once at start, bound to a NUMA
-// node, locked where allowed, and loaned by index. Nothing is allocated on the steady-state path.
-// Registration with a transport is the executor's separate step; it records the key peers name
-// when they write into the pool (set_remote_key).
+// node, in huge pages where asked and available, locked and pre-faulted, and loaned by index.
+// Nothing is allocated on the steady-state path. Registration with a transport is the executor's
+// separate step; it records the key peers name when they write into the pool (set_remote_key).
 #pragma once
 #include "ring_queue.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace evb {
 
+// --hugepages: automatic takes hugetlb pages when enough are free, else transparent huge pages
+// (madvise), else normal pages; on insists on hugetlb pages; off uses normal pages only.
+enum class HugePages { automatic, on, off };
+std::string to_string(HugePages h);
+
+enum class PageBacking { hugetlb, transparent, normal };
+std::string to_string(PageBacking b);
+
+struct PoolMemory {
+    int numa_node = -1;   // -1: leave placement to the kernel (first touch)
+    HugePages huge_pages = HugePages::automatic;
+};
+
 class MemoryPool {
 public:
-    // numa_node < 0: leave placement to the kernel (first touch).
-    MemoryPool(std::size_t block_size, std::uint32_t blocks, int numa_node = -1);
+    // Throws std::runtime_error when the memory cannot be had (--hugepages on without enough
+    // free huge pages names how many it needs).
+    MemoryPool(std::size_t block_size, std::uint32_t blocks, const PoolMemory& memory = {});
     ~MemoryPool();
     MemoryPool(const MemoryPool&) = delete;
     MemoryPool& operator=(const MemoryPool&) = delete;
@@ -26,6 +41,11 @@ public:
     std::uint32_t blocks() const { return blocks_; }
     std::byte* block(std::uint32_t i) const { return base_ + i * block_size_; }
     std::size_t offset_of(std::uint32_t i) const { return i * block_size_; }
+
+    // How it was set up: the pages asked for, and whether mlock succeeded (errno if not).
+    PageBacking backing() const { return backing_; }
+    bool locked() const { return lock_errno_ == 0; }
+    int lock_errno() const { return lock_errno_; }
 
     std::optional<std::uint32_t> acquire();
     void release(std::uint32_t block);
@@ -39,8 +59,11 @@ public:
 private:
     std::byte* base_ = nullptr;
     std::size_t bytes_ = 0;
+    std::size_t mapped_bytes_ = 0;   // bytes_ rounded up to the page size it was mapped with
     std::size_t block_size_;
     std::uint32_t blocks_;
+    PageBacking backing_ = PageBacking::normal;
+    int lock_errno_ = 0;
     // FIFO: loans rotate through the whole pool, as a readout buffer's data streams through
     // memory, instead of one cache-hot block serving every request.
     RingQueue<std::uint32_t> free_;

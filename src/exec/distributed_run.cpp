@@ -2,6 +2,8 @@
 
 #include "bootstrap.hpp"
 #include "log.hpp"
+#include "machine_info.hpp"
+#include "rank_placement.hpp"
 #include "reactor.hpp"
 #include "run_deadline.hpp"
 
@@ -71,10 +73,23 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     // fi_close, after a peer died), and the node's units own them.
     std::unique_ptr<Node> node_owner;
     auto transport = make_transport(listen_host);
-    auto addresses = boot.allgather(transport->local_address(), fingerprint);
+    // Placement before the pools exist, so their pages are born on the chosen node; every rank's
+    // read-back travels with its address to rank 0, for the header.
+    NicName nic = transport->nic();
+    if (nic.empty()) nic.interface = interface_with_address(listen_host);
+    const PlacementPlan plan = place_this_thread(config, world.local_rank, world.local_ranks, nic);
+    UnitsOfRank mine = units->units_of(world.rank, pool_memory(config, plan));
+    const RankPlacement placed = read_back_placement(world.rank, plan, nic, mine.pools, transport->capabilities().pins_memory);
+    std::vector<std::string> addresses;
+    std::vector<RankPlacement> placements;
+    for (const auto& text : boot.allgather(nlohmann::json{{"address", transport->local_address()}, {"placement", placed.to_json()}}.dump(), fingerprint)) {
+        auto j = nlohmann::json::parse(text);
+        addresses.push_back(j.at("address"));
+        placements.push_back(RankPlacement::from_json(j.at("placement")));
+    }
     transport->connect(addresses, setup_timeout);
 
-    node_owner = std::make_unique<Node>(units->units_of(world.rank), layout, *transport, log);
+    node_owner = std::make_unique<Node>(std::move(mine), layout, *transport, log);
     Node& node = *node_owner;
     node.survive_failures(config.survives_failures());
     Reactor reactor;
@@ -83,6 +98,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     if (root) {
         std::vector<std::string> details;
         if (std::string d = transport->describe(); !d.empty()) details.push_back("# transport: " + d);
+        for (const auto& line : placement_lines(placements)) details.push_back(line);
         observer.started(world.size, world.launcher, details);
     }
     boot.barrier();
@@ -261,6 +277,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     result.elapsed = now;
     result.wall_seconds = now.seconds();
     result.started_unix_s = started_unix_s;
+    result.placement = std::move(placements);
     outcome.result = std::move(result);
     return outcome;
 }

@@ -16,11 +16,17 @@ RunOutcome run_in_process(const Config& config, std::vector<std::unique_ptr<Tran
     // pools it registered, which the nodes' units own, until it is closed.
     const auto open = std::move(transports);
     Reactor reactor;
+    // One thread runs every rank: placed once, as local rank 0 of one.
+    const NicName nic = open.empty() ? NicName{} : open.front()->nic();
+    const PlacementPlan plan = place_this_thread(config, 0, 1, nic);
+    std::vector<RankPlacement> placements;
     for (auto& t : open) {
-        nodes.push_back(std::make_unique<Node>(units->units_of(t->rank()), units->layout(), *t, log));
+        UnitsOfRank mine = units->units_of(t->rank(), pool_memory(config, plan));
+        placements.push_back(read_back_placement(t->rank(), plan, nic, mine.pools, t->capabilities().pins_memory));
+        nodes.push_back(std::make_unique<Node>(std::move(mine), units->layout(), *t, log));
         reactor.add(*nodes.back());
     }
-    observer.started(units->layout().ranks(), "in one process", {});
+    observer.started(units->layout().ranks(), "in one process", placement_lines(placements));
 
     Picoseconds deadline = run_deadline(config);
     Picoseconds next_progress = config.progress_interval;
@@ -54,6 +60,7 @@ RunOutcome run_in_process(const Config& config, std::vector<std::unique_ptr<Tran
         result.add(n->stats());
     }
     result.cpu.push_back({std::nullopt, process_cpu_time() - cpu_at_start});
+    result.placement = std::move(placements);
     result.elapsed = now;
     result.wall_seconds = now.seconds();
     RunOutcome outcome;

@@ -2,6 +2,7 @@
 #pragma once
 #include "config.hpp"
 #include "cpu_time.hpp"
+#include "rank_placement.hpp"
 #include "node_stats.hpp"
 
 #include <nlohmann/json.hpp>
@@ -28,6 +29,7 @@ struct RunResult {
     Picoseconds window_start{};        // counts start here (after a simulated warm-up)
     std::optional<std::string> failure;
     std::vector<ProcessCpu> cpu;       // real runs; empty in simulated time
+    std::vector<RankPlacement> placement;   // real runs: where each rank's thread and pools are
 
     // Sums every node (and the EM rank's counts).
     NodeStats system() const;

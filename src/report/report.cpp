@@ -177,6 +177,10 @@ nlohmann::json result_json(const nlohmann::json& config_echo, const Config& c, c
     if (!phases.empty()) doc["results"]["phases"] = phase_json(phases);
     if (!sys.losses.empty()) doc["results"]["failures"] = failures_json(c, r, samples);
     if (!r.cpu.empty()) doc["results"]["cpu"] = cpu_json(r);
+    if (!r.placement.empty()) {
+        doc["results"]["placement"] = nlohmann::json::array();
+        for (const auto& p : r.placement) doc["results"]["placement"].push_back(p.to_json());
+    }
     doc["results"]["exit_code"] = r.exit_code();
     if (r.started_unix_s > 0) doc["results"]["started_unix_s"] = r.started_unix_s;
     return doc;
