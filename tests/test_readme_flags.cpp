@@ -25,7 +25,7 @@ TEST(ReadmeFlags, EveryTableEqualsTheDeclarations) {
     ASSERT_FALSE(readme.empty());
     const auto in_readme = blocks_of(readme);
     std::map<std::string, std::string> declared;
-    for (const std::string command : {"", "conflicts", "fabric", "netsim"}) {
+    for (const std::string command : {"", "conflicts", "fabric", "netsim", "info"}) {
         auto r = run_command(evbench_binary() + " " + command + " --flags-markdown", 30);
         ASSERT_EQ(r.exit_code, 0) << command << ": " << r.err;
         const auto blocks = blocks_of(r.out);

@@ -12,7 +12,7 @@ import re
 import subprocess
 import sys
 
-COMMANDS = [[], ["conflicts"], ["fabric"], ["netsim"]]
+COMMANDS = [[], ["conflicts"], ["fabric"], ["netsim"], ["info"]]
 BLOCK = re.compile(r"<!-- flags: (\S+) -->\n.*?<!-- /flags -->\n", re.S)
 
 
