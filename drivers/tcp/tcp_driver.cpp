@@ -1,5 +1,6 @@
 #include "tcp_driver.hpp"
 
+#include "config_error.hpp"
 #include "options.hpp"
 #include "tcp_transport.hpp"
 
@@ -9,10 +10,17 @@ void TcpDriver::declare_options(OptionSet& options) {
     options.whole("tcp-read-chunk", read_chunk_, "B",
                   "`tcp`, for tests: read at most B bytes per recv and once per peer per poll, so frames split at every boundary "
                   "and peers' frames interleave (0: read what is there)");
+    options.whole("tcp-threads", threads_, "K",
+                  "`tcp`: I/O threads per rank, each owning the sockets of peers p mod K, so one rank spends up to K cores on "
+                  "the kernel's copies (1: the rank's own thread drives every socket)");
+}
+
+void TcpDriver::preflight() const {
+    if (threads_ == 0) throw ConfigError("--tcp-threads must be at least 1");
 }
 
 std::unique_ptr<Transport> TcpDriver::make_one(std::uint32_t rank, std::uint32_t ranks, const std::string& listen_host) const {
-    return std::make_unique<TcpTransport>(rank, ranks, listen_host, read_chunk_);
+    return std::make_unique<TcpTransport>(rank, ranks, listen_host, read_chunk_, static_cast<std::uint32_t>(threads_));
 }
 
 } // namespace evb

@@ -14,10 +14,12 @@ public:
     }
     Processes processes() const override { return Processes::one_per_rank; }
     void declare_options(OptionSet& options) override;
+    void preflight() const override;
     std::unique_ptr<Transport> make_one(std::uint32_t rank, std::uint32_t ranks, const std::string& listen_host) const override;
 
 private:
     std::uint64_t read_chunk_ = 0;
+    std::uint32_t threads_ = 1;
 };
 
 } // namespace evb

@@ -4,7 +4,9 @@
 #include "loopback_delivery.hpp"
 #include "socket_util.hpp"
 
+#include <poll.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -19,20 +21,50 @@ constexpr std::size_t staging_size = 256 * 1024;
 constexpr std::size_t max_queued_ops = 4096;
 constexpr std::uint32_t hello_magic = 0xEB7C9001u;
 constexpr std::size_t receive_budget = 8u << 20;   // bytes per peer per progress call: fairness
+constexpr std::uint32_t wake_marker = ~0u;          // epoll data of a lane's wake-up eventfd
 } // namespace
 
-TcpTransport::TcpTransport(std::uint32_t rank, std::uint32_t size, const std::string& listen_host, std::size_t read_chunk)
+TcpTransport::TcpTransport(std::uint32_t rank, std::uint32_t size, const std::string& listen_host, std::size_t read_chunk, std::uint32_t threads)
     : rank_(rank), size_(size), host_(listen_host), peers_(size), read_chunk_(read_chunk) {
+    if (threads == 0) throw std::invalid_argument("--tcp-threads must be at least 1");
     listen_fd_ = listen_on(listen_host, 0, static_cast<int>(size) + 16);
-    epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-    if (epoll_fd_ < 0) throw std::runtime_error("epoll_create1: " + errno_text());
+    for (std::uint32_t t = 0; t < std::max(1u, std::min(threads, size)); ++t) {
+        auto lane = std::make_unique<Lane>();
+        lane->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+        if (lane->epoll_fd < 0) throw std::runtime_error("epoll_create1: " + errno_text());
+        lanes_.push_back(std::move(lane));
+    }
+    if (threads > 1) {
+        ready_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (ready_fd_ < 0) throw std::runtime_error("eventfd: " + errno_text());
+        for (auto& lane : lanes_) {
+            lane->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+            epoll_event ev{};
+            ev.events = EPOLLIN;
+            ev.data.u32 = wake_marker;
+            if (lane->wake_fd < 0 || epoll_ctl(lane->epoll_fd, EPOLL_CTL_ADD, lane->wake_fd, &ev) != 0)
+                throw std::runtime_error("tcp: I/O thread wake-up: " + errno_text());
+            threads_.push_back(lane.get());
+        }
+    }
 }
 
 TcpTransport::~TcpTransport() {
+    stop_ = true;
+    for (Lane* lane : threads_) {
+        std::uint64_t one = 1;
+        if (write(lane->wake_fd, &one, sizeof one) < 0) {   // the thread also checks stop_ every pass
+        }
+        if (lane->thread.joinable()) lane->thread.join();
+    }
     for (auto& p : peers_)
         if (p.fd >= 0) close(p.fd);
     if (listen_fd_ >= 0) close(listen_fd_);
-    if (epoll_fd_ >= 0) close(epoll_fd_);
+    for (auto& lane : lanes_) {
+        if (lane->epoll_fd >= 0) close(lane->epoll_fd);
+        if (lane->wake_fd >= 0) close(lane->wake_fd);
+    }
+    if (ready_fd_ >= 0) close(ready_fd_);
 }
 
 std::string TcpTransport::local_address() { return host_ + ":" + std::to_string(bound_port(listen_fd_)); }
@@ -79,14 +111,16 @@ void TcpTransport::connect(const std::vector<std::string>& addresses, Picosecond
         epoll_event ev{};
         ev.events = EPOLLIN | EPOLLRDHUP;
         ev.data.u32 = peer;
-        if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, p.fd, &ev) != 0)
+        if (epoll_ctl(lane_of(peer).epoll_fd, EPOLL_CTL_ADD, p.fd, &ev) != 0)
             throw std::runtime_error("tcp: rank " + std::to_string(peer) + ": epoll_ctl: " + errno_text());
     }
     close(listen_fd_);
     listen_fd_ = -1;
+    for (Lane* lane : threads_) lane->thread = std::thread([this, lane] { run_lane(*lane); });
 }
 
 MemoryRegion TcpTransport::register_memory(std::byte* base, std::size_t length) {
+    std::lock_guard lock(regions_mutex_);
     regions_.push_back({base, length, regions_.size() + 1});
     return regions_.back();
 }
@@ -103,16 +137,42 @@ PostStatus TcpTransport::post_send(std::uint32_t peer, const CommandBytes& comma
     return enqueue(peer, op);
 }
 
-// Queues a frame; progress() flushes every dirty peer in one pass.
+// Queues a frame; its lane's next pass flushes every dirty peer. A threaded lane takes it
+// through its inbox and is woken when the inbox was empty.
 PostStatus TcpTransport::enqueue(std::uint32_t peer, const SendOp& op) {
     Peer& p = peers_[peer];
-    if (p.sendq.size() >= max_queued_ops) return PostStatus::no_resource;
+    if (p.queued.load(std::memory_order_relaxed) >= max_queued_ops) return PostStatus::no_resource;
+    p.queued.fetch_add(1, std::memory_order_relaxed);
+    if (!threaded()) {
+        queue_in_lane(peer, op);
+        return PostStatus::ok;
+    }
+    Lane& lane = lane_of(peer);
+    bool wake = false;
+    {
+        std::lock_guard lock(lane.mutex);
+        wake = lane.inbox.empty();
+        lane.inbox.push_back({peer, op});
+    }
+    std::uint64_t one = 1;
+    if (wake && write(lane.wake_fd, &one, sizeof one) < 0) {   // cannot fail short of EAGAIN on a full counter: it is awake then
+    }
+    return PostStatus::ok;
+}
+
+// In the peer's lane (its thread, or the caller's with one lane).
+void TcpTransport::queue_in_lane(std::uint32_t peer, const SendOp& op) {
+    Peer& p = peers_[peer];
     p.sendq.push(op);
     if (!p.dirty) {
         p.dirty = true;
-        dirty_.push_back(peer);
+        lane_of(peer).dirty.push_back(peer);
     }
-    return PostStatus::ok;
+}
+
+void TcpTransport::complete(const Completion& c) {
+    if (threaded() && c.peer != rank_) lane_of(c.peer).pending.push_back(c);
+    else done_.push(c);
 }
 
 PostStatus TcpTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset,
@@ -145,25 +205,26 @@ PostStatus TcpTransport::refuse(std::uint32_t peer, const char* what) {
 // Sends as much of the peer's queue as the socket takes, several frames per sendmsg.
 void TcpTransport::flush(std::uint32_t peer) {
     Peer& p = peers_[peer];
+    auto& iov = lane_of(peer).iov;
     while (p.alive && !p.sendq.empty()) {
         // Gather iovecs across queued frames, starting inside the first one.
         std::size_t iovs = 0;
         RingQueue<SendOp>& q = p.sendq;
         // RingQueue has no random access; we send from the front op and peek further by index.
-        for (std::size_t i = 0; i < q.size() && iovs + 2 <= iov_.size(); ++i) {
+        for (std::size_t i = 0; i < q.size() && iovs + 2 <= iov.size(); ++i) {
             SendOp& op = q.at(i);
             const std::byte* body = op.header.kind == 1 ? op.command.data() : op.payload;
             std::size_t skip = op.sent;
             if (skip < sizeof(FrameHeader)) {
-                iov_[iovs++] = {reinterpret_cast<std::byte*>(&op.header) + skip, sizeof(FrameHeader) - skip};
+                iov[iovs++] = {reinterpret_cast<std::byte*>(&op.header) + skip, sizeof(FrameHeader) - skip};
                 skip = 0;
             } else {
                 skip -= sizeof(FrameHeader);
             }
-            if (op.header.length > skip) iov_[iovs++] = {const_cast<std::byte*>(body) + skip, op.header.length - skip};
+            if (op.header.length > skip) iov[iovs++] = {const_cast<std::byte*>(body) + skip, op.header.length - skip};
         }
         msghdr mh{};
-        mh.msg_iov = iov_.data();
+        mh.msg_iov = iov.data();
         mh.msg_iovlen = iovs;
         ssize_t n = sendmsg(p.fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n < 0) {
@@ -195,6 +256,7 @@ void TcpTransport::flush(std::uint32_t peer) {
                     complete(done);
                 }
                 q.pop();
+                p.queued.fetch_sub(1, std::memory_order_relaxed);
             }
         }
     }
@@ -208,12 +270,13 @@ void TcpTransport::update_events(std::uint32_t peer) {
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP | (peers_[peer].want_out ? EPOLLOUT : 0u);
     ev.data.u32 = peer;
-    if (epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, peers_[peer].fd, &ev) != 0) lose(peer, "epoll_ctl: " + errno_text());
+    if (epoll_ctl(lane_of(peer).epoll_fd, EPOLL_CTL_MOD, peers_[peer].fd, &ev) != 0) lose(peer, "epoll_ctl: " + errno_text());
 }
 
 std::byte* TcpTransport::body_target(Peer& p, std::uint32_t peer) {
     if (p.current.kind == 1) return p.command.data();
     const FrameHeader& h = p.current;
+    std::lock_guard lock(regions_mutex_);
     if (h.key == 0 || h.key > regions_.size() || h.offset + h.length > regions_[h.key - 1].length) {
         lose(peer, "write frame outside any registered region (key " + std::to_string(h.key) + ", offset " +
                        std::to_string(h.offset) + ", length " + std::to_string(h.length) + ")");
@@ -318,9 +381,9 @@ std::size_t TcpTransport::read_size(std::size_t room) const { return read_chunk_
 void TcpTransport::lose(std::uint32_t peer, const std::string& why) {
     Peer& p = peers_[peer];
     if (!p.alive) return;
-    p.alive = false;
     p.error = why;
-    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, p.fd, nullptr);   // best effort: the socket is not read again either way
+    p.alive = false;
+    epoll_ctl(lane_of(peer).epoll_fd, EPOLL_CTL_DEL, p.fd, nullptr);   // best effort: the socket is not read again either way
     Completion c;
     c.kind = Completion::Kind::peer_lost;
     c.peer = peer;
@@ -328,23 +391,72 @@ void TcpTransport::lose(std::uint32_t peer, const std::string& why) {
     complete(c);
 }
 
-void TcpTransport::progress(int timeout_ms) {
-    for (std::uint32_t peer : dirty_) {
+void TcpTransport::progress(Lane& lane, int timeout_ms) {
+    if (threaded()) {
+        std::vector<Posted> posted;
+        {
+            std::lock_guard lock(lane.mutex);
+            posted.swap(lane.inbox);
+        }
+        for (const auto& p : posted) queue_in_lane(p.peer, p.op);
+    }
+    for (std::uint32_t peer : lane.dirty) {
         peers_[peer].dirty = false;
         flush(peer);
     }
-    dirty_.clear();
+    lane.dirty.clear();
     epoll_event events[64];
-    int n = epoll_wait(epoll_fd_, events, 64, timeout_ms);
+    int n = epoll_wait(lane.epoll_fd, events, 64, timeout_ms);
     for (int i = 0; i < n; ++i) {
         std::uint32_t peer = events[i].data.u32;
+        if (peer == wake_marker) {
+            std::uint64_t count = 0;
+            if (read(lane.wake_fd, &count, sizeof count) < 0) {   // EAGAIN: another pass drained it
+            }
+            continue;
+        }
         if (events[i].events & EPOLLOUT) flush(peer);
         if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) receive(peer);
     }
 }
 
+// An I/O thread: passes over its peers until the transport closes, publishing each pass's
+// completions in one batch.
+void TcpTransport::run_lane(Lane& lane) {
+    while (!stop_.load(std::memory_order_relaxed)) {
+        bool idle = false;
+        {
+            std::lock_guard lock(lane.mutex);
+            idle = lane.inbox.empty();
+        }
+        progress(lane, idle && lane.dirty.empty() ? 10 : 0);
+        if (lane.pending.empty()) continue;
+        {
+            std::lock_guard lock(lane.mutex);
+            lane.outbox.insert(lane.outbox.end(), lane.pending.begin(), lane.pending.end());
+        }
+        lane.pending.clear();
+        std::uint64_t one = 1;
+        if (write(ready_fd_, &one, sizeof one) < 0) {   // EAGAIN only on a full counter: the caller has plenty to read
+        }
+    }
+}
+
+void TcpTransport::collect_outboxes() {
+    std::vector<Completion> batch;
+    for (Lane* lane : threads_) {
+        {
+            std::lock_guard lock(lane->mutex);
+            batch.swap(lane->outbox);
+        }
+        for (const auto& c : batch) done_.push(c);
+        batch.clear();
+    }
+}
+
 std::size_t TcpTransport::poll(std::span<Completion> out) {
-    if (done_.size() < out.size()) progress(0);
+    if (threaded()) collect_outboxes();
+    else if (done_.size() < out.size()) progress(*lanes_[0], 0);
     std::size_t n = 0;
     while (n < out.size() && !done_.empty()) {
         out[n++] = done_.front();
@@ -354,9 +466,18 @@ std::size_t TcpTransport::poll(std::span<Completion> out) {
 }
 
 void TcpTransport::wait(Picoseconds max) {
-    if (!done_.empty() || !dirty_.empty()) return;
     auto ms = static_cast<int>(std::clamp<std::int64_t>(max.count() / 1000'000'000, 0, 100));
-    progress(ms);
+    if (!done_.empty()) return;
+    if (!threaded()) {
+        if (lanes_[0]->dirty.empty()) progress(*lanes_[0], ms);
+        return;
+    }
+    pollfd ready{ready_fd_, POLLIN, 0};
+    if (::poll(&ready, 1, ms) > 0) {
+        std::uint64_t count = 0;
+        if (read(ready_fd_, &count, sizeof count) < 0) {   // EAGAIN: nothing to clear
+        }
+    }
 }
 
 } // namespace evb

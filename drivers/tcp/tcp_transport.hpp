@@ -1,6 +1,10 @@
 // One process per rank over TCP: a full mesh of non-blocking sockets driven by epoll. A write
 // is emulated by a frame header followed by the payload, which the target receives straight
 // into the registered region named by the header. Writes to self are a memcpy.
+// The sockets are driven in lanes: with --tcp-threads 1 (default) one lane, progressed by the
+// caller's poll(); with K > 1, K I/O threads each own the sockets of peers p mod K (their send
+// queues, receive state and epoll set), so one rank spends several cores on the kernel's copies.
+// Posts reach a lane through its inbox, completions come back through its outbox.
 #pragma once
 #include "ring_queue.hpp"
 #include "transport.hpp"
@@ -8,7 +12,11 @@
 #include <sys/uio.h>
 
 #include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace evb {
@@ -17,7 +25,7 @@ class TcpTransport final : public Transport {
 public:
     // read_chunk > 0 (tests, --tcp-read-chunk): at most that many bytes per recv() and one recv()
     // per peer per poll, so frames split at every boundary and peers' frames interleave.
-    TcpTransport(std::uint32_t rank, std::uint32_t size, const std::string& listen_host, std::size_t read_chunk = 0);
+    TcpTransport(std::uint32_t rank, std::uint32_t size, const std::string& listen_host, std::size_t read_chunk = 0, std::uint32_t threads = 1);
     ~TcpTransport() override;
     const char* name() const override { return "tcp"; }
     std::uint32_t rank() const override { return rank_; }
@@ -51,7 +59,8 @@ private:
     };
     struct Peer {
         int fd = -1;
-        bool alive = false;
+        std::atomic<bool> alive{false};   // read by the posting thread, cleared by the lane's
+        std::atomic<std::size_t> queued{0};   // frames posted and not yet sent (the poster's no_resource)
         bool want_out = false;      // EPOLLOUT armed
         bool dirty = false;         // queued sends not yet flushed
         RingQueue<SendOp> sendq{256};
@@ -62,11 +71,33 @@ private:
         FrameHeader current{};
         std::size_t body_done = 0;
         CommandBytes command{};     // a command being received: its own, a peer's bytes never mix
-        std::string error;
+        std::string error;          // written before alive is cleared
+    };
+    struct Posted {
+        std::uint32_t peer;
+        SendOp op;
+    };
+    // A set of peers driven together: by the caller (one lane) or by its own thread.
+    struct Lane {
+        int epoll_fd = -1;
+        std::vector<std::uint32_t> dirty;
+        std::array<iovec, 64> iov{};
+        // Threaded lanes only:
+        int wake_fd = -1;                    // eventfd in the lane's epoll set: a post or stop
+        std::mutex mutex;                    // guards inbox and outbox
+        std::vector<Posted> inbox;           // posts from the caller's thread
+        std::vector<Completion> outbox;      // completions for the caller's thread
+        std::vector<Completion> pending;     // this pass's completions, published at its end
+        std::thread thread;
     };
 
     PostStatus enqueue(std::uint32_t peer, const SendOp& op);
-    void progress(int timeout_ms);
+    void queue_in_lane(std::uint32_t peer, const SendOp& op);
+    void progress(Lane& lane, int timeout_ms);
+    void run_lane(Lane& lane);
+    void collect_outboxes();
+    Lane& lane_of(std::uint32_t peer) { return *lanes_[peer % lanes_.size()]; }
+    bool threaded() const { return !threads_.empty(); }
     void flush(std::uint32_t peer);
     void receive(std::uint32_t peer);
     bool consume_staged(Peer& p, std::uint32_t peer);
@@ -74,17 +105,19 @@ private:
     void lose(std::uint32_t peer, const std::string& why);
     std::size_t read_size(std::size_t room) const;
     void update_events(std::uint32_t peer);
-    void complete(const Completion& c) { done_.push(c); }
+    void complete(const Completion& c);
 
     std::uint32_t rank_, size_;
     std::string host_;
     int listen_fd_ = -1;
-    int epoll_fd_ = -1;
     std::vector<Peer> peers_;
+    std::mutex regions_mutex_;            // registration (caller) against frames landing (lanes)
     std::vector<MemoryRegion> regions_;   // key = index + 1
-    std::vector<std::uint32_t> dirty_;
+    std::vector<std::unique_ptr<Lane>> lanes_;
+    std::vector<Lane*> threads_;          // the lanes with a thread of their own (K > 1)
+    std::atomic<bool> stop_{false};
+    int ready_fd_ = -1;                   // eventfd: a lane published completions (wait() sleeps on it)
     RingQueue<Completion> done_{4096};
-    std::array<iovec, 64> iov_{};
     std::size_t read_chunk_ = 0;
     std::string last_error_;
     PostStatus refuse(std::uint32_t peer, const char* what);

@@ -92,10 +92,10 @@ void print_table(std::ostream& out, const Config& c, const RunResult& r, const s
     for (const auto& n : r.nodes) table_row(out, std::to_string(n.node), n, window, 1.0, 1.0);
     NodeStats sys = r.system();
     table_row(out, "avg", sys, window, 1.0 / c.bu_count(), 1.0 / c.ru_count());
+    print_cpu(out, r);   // before the system line: scripts take that one with tail -1
     fmt::print(out, "# system: {} events built in {:.3f} s, {:.2f} Gb/s aggregate, {:.2f} Gb/s per {}; errors: {}\n",
                sys.events_built, window.seconds(), gbps(sys.bytes_in, window), gbps(sys.bytes_in, window) / c.bu_count(),
                c.layout == NodeLayout::split ? "builder node" : "node", sys.errors.describe());
-    print_cpu(out, r);
     print_phase_table(out, phase_rows(r));
     print_failures(out, c, r, samples);
     if (r.failure) fmt::print(out, "# run failed: {}\n", *r.failure);

@@ -41,6 +41,8 @@ const std::vector<DriverCase> kDrivers = {
     // Frames split at every boundary: 7-byte reads, one per peer per poll, so commands and
     // writes of several peers interleave mid-frame.
     {"tcp_small_reads", "tcp", {"--tcp-read-chunk", "7"}, "", "", "7-byte reads move 256 MiB in minutes; plain tcp covers the volume"},
+    // Two I/O threads per rank, each owning the sockets of half the peers (--tcp-threads).
+    {"tcp_threads", "tcp", {"--tcp-threads", "2"}, "", "", ""},
     {"mpi", "mpi", {}, "", no_mpi_peer_loss, ""},
     {"mpi_rma", "mpi", {"--mpi-rma"}, "", no_mpi_peer_loss, ""},
     {"verbs", "verbs", {}, "", "", ""},
