@@ -259,10 +259,12 @@ TEST_P(Conformance, AWriteOutsideTheTargetRegionIsRefusedNeverPerformed) {
     for (std::uint32_t target_rank : {0u, 1u})   // to self and to a peer
         for (int bad_key : {0, 1}) {             // a range beyond the region's end; a key never registered
             SCOPED_TRACE("target rank " + std::to_string(target_rank) + (bad_key ? ", unknown key" : ", beyond the end"));
+            // Declared before the world, so they outlive its transports: a transport may read a
+            // posted write's source until it is closed (tcp's I/O threads send on their own).
+            std::unique_ptr<Region> src, dst;
             auto w = world(2);   // each case in a new world: a refusal may take the connection down
             if (!w) continue;    // (every process opens each world: under mpirun, opening one is collective)
             took_part = true;
-            std::unique_ptr<Region> src, dst;
             if (w->mine(0)) src = std::make_unique<Region>(w->at(0), 4096, std::byte{0x11});
             if (w->mine(target_rank)) dst = std::make_unique<Region>(w->at(target_rank), 4096, guard);
             const std::uint64_t key = w->gather([&](std::uint32_t r) { return r == target_rank ? dst->mr.key : 0; })[target_rank];
