@@ -85,7 +85,8 @@ void probe_cpus(MachineInfo& m) {
     if (m.threads == 0) m.threads = m.cores = static_cast<int>(cpu_list_at("/sys/devices/system/cpu/online").size());
 }
 
-void probe_numa(MachineInfo& m) {
+std::vector<NumaNodeInfo> numa_nodes_of_sysfs() {
+    std::vector<NumaNodeInfo> nodes;
     for (const auto& dir : sorted_entries("/sys/devices/system/node")) {
         const std::string name = dir.filename().string();
         if (name.rfind("node", 0) != 0 || name.size() == 4 || name.find_first_not_of("0123456789", 4) != std::string::npos) continue;
@@ -95,9 +96,10 @@ void probe_numa(MachineInfo& m) {
         std::ifstream meminfo(dir / "meminfo");   // "Node 0 MemTotal:  24601180 kB"
         for (std::string line; std::getline(meminfo, line);)
             if (auto at = line.find("MemTotal:"); at != std::string::npos) n.memory_bytes = std::stoull(line.substr(at + 9)) * 1024;
-        m.numa_nodes.push_back(n);
+        nodes.push_back(n);
     }
-    std::ranges::sort(m.numa_nodes, {}, &NumaNodeInfo::id);
+    std::ranges::sort(nodes, {}, &NumaNodeInfo::id);
+    return nodes;
 }
 
 bool all_zero_gid(const std::string& gid) { return gid.find_first_not_of("0:") == std::string::npos; }
@@ -203,12 +205,14 @@ std::string numa_text(int node) { return node < 0 ? "none" : std::to_string(node
 MachineInfo probe_machine() {
     MachineInfo m;
     probe_cpus(m);
-    probe_numa(m);
+    m.numa_nodes = numa_nodes_of_sysfs();
     probe_rdma(m);
     probe_interfaces(m);
     probe_memory(m);
     return m;
 }
+
+std::vector<NumaNodeInfo> probe_numa_nodes() { return numa_nodes_of_sysfs(); }
 
 int numa_node_of_interface(const std::string& interface) {
     if (interface.empty() || interface.find('/') != std::string::npos) return -1;

@@ -62,6 +62,8 @@ struct MachineInfo {
 };
 
 MachineInfo probe_machine();
+// Only the NUMA nodes (sysfs), without the rest of the probe (hwloc, devices, interfaces).
+std::vector<NumaNodeInfo> probe_numa_nodes();
 nlohmann::json machine_json(const MachineInfo& m);
 void print_machine(std::ostream& out, const MachineInfo& m);
 

@@ -1,6 +1,5 @@
 #include "placement.hpp"
 
-#include "cpu_list.hpp"
 #include "machine_info.hpp"
 
 #include <pthread.h>
@@ -33,7 +32,7 @@ namespace {
 
 int node_count() {
     int count = 0;
-    for (const auto& n : probe_machine().numa_nodes) count = std::max(count, n.id + 1);
+    for (const auto& n : probe_numa_nodes()) count = std::max(count, n.id + 1);
     return std::max(count, 1);
 }
 
@@ -67,17 +66,17 @@ PlacementPlan plan_placement(const PlacementRequest& r) {
     if (r.mode == PlacementMode::none) return plan;
     if (r.mode == PlacementMode::automatic) return plan_automatic(r);
     if (r.numa_node) {
-        if (*r.numa_node < 0 || *r.numa_node >= node_count() || cpus_of_numa_node(*r.numa_node).empty())
+        const int nodes = node_count();
+        if (*r.numa_node < 0 || *r.numa_node >= nodes || cpus_of_numa_node(*r.numa_node).empty())
             throw std::invalid_argument("--numa " + std::to_string(*r.numa_node) + ": this machine has NUMA node" +
-                                        (node_count() == 1 ? " 0" : "s 0-" + std::to_string(node_count() - 1)) + " (evbench info lists them)");
+                                        (nodes == 1 ? " 0" : "s 0-" + std::to_string(nodes - 1)) + " (evbench info lists them)");
         plan.numa_node = *r.numa_node;
     }
     if (!r.cpus.empty()) {
         const int cpu = r.cpus[r.local_rank % r.cpus.size()];
-        const auto online = parse_cpu_list(std::to_string(0) + "-" + std::to_string(sysconf(_SC_NPROCESSORS_CONF) - 1));
-        if (std::ranges::find(online, cpu) == online.end())
-            throw std::invalid_argument("--cpus: cpu " + std::to_string(cpu) + " does not exist here (cpus 0-" +
-                                        std::to_string(online.size() - 1) + ")");
+        const long cpus = sysconf(_SC_NPROCESSORS_CONF);
+        if (cpu >= cpus)
+            throw std::invalid_argument("--cpus: cpu " + std::to_string(cpu) + " does not exist here (cpus 0-" + std::to_string(cpus - 1) + ")");
         plan.cpu = cpu;
     }
     return plan;
