@@ -393,12 +393,12 @@ void TcpTransport::lose(std::uint32_t peer, const std::string& why) {
 
 void TcpTransport::progress(Lane& lane, int timeout_ms) {
     if (threaded()) {
-        std::vector<Posted> posted;
         {
             std::lock_guard lock(lane.mutex);
-            posted.swap(lane.inbox);
+            lane.draining.swap(lane.inbox);
         }
-        for (const auto& p : posted) queue_in_lane(p.peer, p.op);
+        for (const auto& p : lane.draining) queue_in_lane(p.peer, p.op);
+        lane.draining.clear();
     }
     for (std::uint32_t peer : lane.dirty) {
         peers_[peer].dirty = false;
@@ -443,14 +443,13 @@ void TcpTransport::run_lane(Lane& lane) {
 }
 
 void TcpTransport::collect_outboxes() {
-    std::vector<Completion> batch;
     for (Lane* lane : threads_) {
         {
             std::lock_guard lock(lane->mutex);
-            batch.swap(lane->outbox);
+            collected_.swap(lane->outbox);
         }
-        for (const auto& c : batch) done_.push(c);
-        batch.clear();
+        for (const auto& c : collected_) done_.push(c);
+        collected_.clear();
     }
 }
 

@@ -88,6 +88,7 @@ private:
         std::vector<Posted> inbox;           // posts from the caller's thread
         std::vector<Completion> outbox;      // completions for the caller's thread
         std::vector<Completion> pending;     // this pass's completions, published at its end
+        std::vector<Posted> draining;        // the inbox taken in a pass (kept: its capacity is reused)
         std::thread thread;
     };
 
@@ -117,6 +118,7 @@ private:
     std::vector<Lane*> threads_;          // the lanes with a thread of their own (K > 1)
     std::atomic<bool> stop_{false};
     int ready_fd_ = -1;                   // eventfd: a lane published completions (wait() sleeps on it)
+    std::vector<Completion> collected_;   // an outbox taken by poll() (swapped, so no allocation per poll)
     RingQueue<Completion> done_{4096};
     std::size_t read_chunk_ = 0;
     std::string last_error_;
