@@ -51,6 +51,36 @@ TEST(Layout, FoldedPpn1And2WithEmPlacement) {
     EXPECT_EQ(c.ranks(), 3u);
 }
 
+TEST(Layout, PerUnitEndpointsAreNumberedRankByRankInTheOrderRuBuEm) {
+    Layout a(2, 1, true, EmPlacement::rank0);
+    a.set_endpoint_per_unit(true);
+    EXPECT_EQ(a.ranks(), 2u);
+    EXPECT_EQ(a.endpoints(), 5u);   // rank 0: RU 0, BU 0, EM; rank 1: RU 1, BU 1
+    EXPECT_EQ(a.endpoint_of({Role::readout, 0}), 0u);
+    EXPECT_EQ(a.endpoint_of({Role::builder, 0}), 1u);
+    EXPECT_EQ(a.endpoint_of({Role::manager, 0}), 2u);
+    EXPECT_EQ(a.endpoint_of({Role::readout, 1}), 3u);
+    EXPECT_EQ(a.endpoint_of({Role::builder, 1}), 4u);
+    const std::vector<std::uint32_t> rank_of = {0, 0, 0, 1, 1};
+    for (std::uint32_t e = 0; e < 5; ++e) EXPECT_EQ(a.rank_of_endpoint(e), rank_of[e]) << e;
+    EXPECT_EQ(a.first_endpoint_of(1), 3u);
+    EXPECT_EQ(a.endpoints_of(0), 3u);
+    EXPECT_EQ(a.endpoints_of(1), 2u);
+    EXPECT_EQ(units_text(a.units_on_endpoint(2)), "EM");
+    EXPECT_EQ(units_text(a.units_on_endpoint(4)), "BU 1");
+    // ppn 2 and an EM of its own: already one unit per rank, so endpoints are ranks.
+    Layout b(2, 2, true, EmPlacement::own_rank);
+    b.set_endpoint_per_unit(true);
+    EXPECT_EQ(b.endpoints(), b.ranks());
+    for (std::uint32_t r = 0; r < b.ranks(); ++r) EXPECT_EQ(b.first_endpoint_of(r), r);
+    EXPECT_EQ(b.endpoint_of({Role::manager, 0}), 4u);
+    // Without per-unit an endpoint is a rank, whatever it hosts.
+    Layout c(2, 1, true, EmPlacement::rank0);
+    EXPECT_EQ(c.endpoints(), 2u);
+    EXPECT_EQ(c.endpoint_of({Role::manager, 0}), 0u);
+    EXPECT_EQ(units_text(c.units_on_endpoint(0)), "RU 0 + BU 0 + EM");
+}
+
 TEST(LatencyHistogram, PercentilesWithinBucketError) {
     LatencyHistogram h;
     for (int i = 1; i <= 1000; ++i) h.record(Picoseconds(std::int64_t{i} * 1000'000));   // 1..1000 us

@@ -75,6 +75,9 @@ INSTANTIATE_TEST_SUITE_P(
                                          Point{"PullNoEm4Random", "--launch-local 4 --protocol pull-noem --scheduling random", 4},
                                          Point{"Ppn2FourProcesses", "--launch-local 4 --ppn 2 --credits 3", 2},
                                          Point{"Ppn2EmOwnRank", "--launch-local 5 --ppn 2 --em own --parallel 2", 2},
+                                         // Every unit on its own thread and endpoint: 5 endpoints in 2 processes.
+                                         Point{"PerUnitThreads", "--launch-local 2 --threads per-unit --credits 2", 2},
+                                         Point{"PerUnitThreadsPushEmOwnRank", "--launch-local 4 --threads per-unit --protocol push --em own", 3},
                                          // The launcher serves the bootstrap where --bootstrap says (it used to pick its own
                                          // port while the ranks knocked on the given one: "Connection refused", exit 1).
                                          Point{"LaunchLocalWithBootstrapFlag",

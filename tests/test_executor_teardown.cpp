@@ -86,7 +86,7 @@ TEST(ExecutorTeardown, DistributedRunClosesItsTransportBeforeThePoolsGo) {
     std::ostringstream out;
     ConsoleReport console(out, c, false);
     regions_touched_at_close = 0;
-    RunOutcome o = run_distributed(c, world, "fingerprint", [](const std::string&) {
+    RunOutcome o = run_distributed(c, world, "fingerprint", [](const std::string&, std::uint32_t, std::uint32_t) {
         auto all = LocalDriver().make_all(1);
         return std::unique_ptr<Transport>(std::make_unique<TouchesRegionsWhenClosed>(std::move(all.front())));
     }, console);

@@ -72,6 +72,23 @@ TEST(MpiTransport, TcpTransportUnderMpirun) {
     }
 }
 
+// Under mpirun the host's threads are counted from OMPI_COMM_WORLD_LOCAL_RANK: 4 ranks with RU
+// and BU threads (and the EM's on rank 0) take --cpus 0,1 in turn, 9 threads. The mpi transport
+// itself refuses per-unit endpoints, in one line.
+TEST(MpiTransport, PerUnitThreadsForTcpUnderMpirunAndRefusedForMpi) {
+    auto doc = run_mpi("--transport tcp --threads per-unit --placement manual --cpus 0,1 --events 200 --fragment-size 64KiB --verify full",
+                       "tcp_per_unit_mpirun");
+    ASSERT_FALSE(doc.is_null());
+    EXPECT_EQ(doc["results"]["system"]["events_built"], 200);
+    EXPECT_EQ(doc["results"]["system"]["errors"], 0);
+    const auto& p = doc["results"]["placement"];
+    ASSERT_EQ(p.size(), 9u);
+    for (std::size_t i = 0; i < p.size(); ++i) EXPECT_EQ(p[i]["thread_cpus"], std::to_string(i % 2)) << p[i];
+    auto refused = run_command(mpirun + evbench_binary() + " --transport mpi --threads per-unit --events 10", 120);
+    EXPECT_NE(refused.exit_code, 0);
+    EXPECT_NE(refused.err.find("--threads per-unit: not with --transport mpi: an MPI rank is a process"), std::string::npos) << refused.err;
+}
+
 // launch/mpirun.sh: hostfile order, 2 processes per node and the EM on its own rank.
 TEST(MpiTransport, MpirunWrapperPlacesPpnAndEm) {
     std::string hosts = temp_path("hosts.txt"), json = temp_path("wrapper.json");

@@ -99,6 +99,44 @@ TEST(Placement, TheRunsOwnReadBackMatchesTheRequest) {
     }
 }
 
+TEST(Placement, PerUnitThreadsEachTakeTheirOwnCpuAndOnlyTheirUnitsPools) {
+    // 2 processes, 5 endpoints (RU 0, BU 0, EM | RU 1, BU 1): the host's threads take --cpus in
+    // turn, so a process's RU and BU threads sit on different cpus.
+    auto doc = run_evbench_json("--transport tcp --launch-local 2 --nodes 2 --duration 200ms --threads per-unit --placement manual --cpus 1,0",
+                                "placement_per_unit");
+    ASSERT_FALSE(doc.is_null());
+    const auto& p = doc["results"]["placement"];
+    ASSERT_EQ(p.size(), 5u);
+    const std::vector<std::pair<int, std::string>> expected = {{0, "RU 0"}, {0, "BU 0"}, {0, "EM"}, {1, "RU 1"}, {1, "BU 1"}};
+    const std::vector<std::string> cpus = {"1", "0", "1", "0", "1"};
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        EXPECT_EQ(p[i]["rank"], expected[i].first) << i;
+        EXPECT_EQ(p[i]["units"], expected[i].second) << i;
+        EXPECT_EQ(p[i]["thread_cpus"], cpus[i]) << i;
+        EXPECT_EQ(p[i]["pinned"], true) << i;
+    }
+    // Each thread reports the pools of its own unit: m N c f = 2 * 2 * 2 * 1 MiB for an RU and a BU, none for the EM.
+    for (std::size_t i : {0u, 1u, 3u, 4u}) EXPECT_EQ(p[i]["pool_bytes"], 8u << 20) << i;
+    EXPECT_EQ(p[2]["pool_bytes"], 0u);
+    for (const auto& n : doc["results"]["nodes"]) EXPECT_GT(n["events_built"].get<std::uint64_t>(), 0u) << n;
+}
+
+TEST(Placement, PerUnitThreadsAreSeparateThreadsOnSeparateCpusAsTheKernelReports) {
+    // Every thread of each rank process, from /proc: a per-unit rank has threads pinned to both
+    // cpus; with one reactor thread (--threads 1) a rank would have every thread on one.
+    const std::string out = temp_path("per_unit_live.out");
+    const std::string script = evbench_binary() + " --transport tcp --launch-local 2 --nodes 2 --threads per-unit --placement manual --cpus 0,1 "
+                               "--duration 3s --progress-interval 100ms > " + out + " 2>&1 & pid=$!; n=0; until grep -q '^\\[' " + out +
+                               " 2>/dev/null; do sleep 0.1; n=$((n+1)); [ $n -lt 600 ] || break; done; "
+                               "for kid in $(cat /proc/$pid/task/$pid/children); do echo \"rank $kid: $(cat /proc/$kid/task/*/status | "
+                               "awk '/^Cpus_allowed_list:/ { print $2 }' | sort -u | tr '\\n' ' ')\"; done; wait $pid; echo rc=$?";
+    const std::string file = temp_path("per_unit_live.sh");
+    std::ofstream(file) << script << "\n";
+    auto r = run_command("sh " + file, 120);
+    ASSERT_NE(r.out.find("rc=0"), std::string::npos) << r.out << read_file(out);
+    EXPECT_EQ(count_lines_matching(r.out, std::regex(R"(rank \d+: 0 1 \n)")), 2u) << r.out;
+}
+
 TEST(Placement, AutoWithoutANumaNodeForTheNicSaysSoOnce) {
     auto r = run_command(evbench_binary() + " --transport tcp --launch-local 3 --nodes 3 --duration 200ms");
     ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -116,6 +116,8 @@ void validate(const Config& c) {
             fail("--on-failure continue cannot keep barrel-sync's barrier across a lost BU: use --scheduling barrel or random");
     }
     if (c.heartbeat < Picoseconds(0)) fail("--heartbeat cannot be negative");
+    if (c.threads == UnitThreads::per_unit && c.survives_failures())
+        fail("--threads per-unit cannot be combined with --on-failure continue yet: a lost process is several endpoints; use --threads 1");
     if ((!c.cpus.empty() || !c.numa.empty()) && c.placement != PlacementMode::manual)
         fail(std::string(c.cpus.empty() ? "--numa" : "--cpus") + " needs --placement manual (auto finds the NIC's node itself)");
     if (!c.cpus.empty()) {

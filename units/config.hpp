@@ -29,6 +29,9 @@ enum class Verify { header, full };
 enum class SizeDistribution { fixed, uniform, normal, lognormal };
 // What a run does when a node is lost: end (as MPI must), or go on without it (failover.md).
 enum class OnFailure { stop, continue_run };
+// Reactor threads of a process: one drives all its units, or one per unit, each with its own
+// transport endpoint (ppn 1 with the parallelism of ppn 2, without a second process).
+enum class UnitThreads { one, per_unit };
 
 struct Config {
     std::string transport;                   // a driver of drivers/registry (its default entry unless given)
@@ -83,6 +86,7 @@ struct Config {
     std::string cpus;                        // manual: CPU list its ranks' threads take in turn
     std::string numa;                        // manual: the NUMA node of every pool ("" = first touch)
     HugePages hugepages = HugePages::automatic;
+    UnitThreads threads = UnitThreads::one;  // per_unit: each unit its own reactor thread and transport endpoint
     std::uint32_t launch_local = 0;          // fork this many processes on this machine
     bool quiet = false;                      // no progress lines
     std::string log_level = "warn";

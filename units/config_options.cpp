@@ -77,6 +77,10 @@ void declare_config_options(OptionSet& o, Config& c) {
              "pools in huge pages: auto takes them when enough are free, else transparent huge pages; on insists; off never")
         .per_rank();
 
+    o.choice("threads", c.threads, {{"1", UnitThreads::one}, {"per-unit", UnitThreads::per_unit}},
+             "1: one reactor thread drives every unit of a process; per-unit: each unit (RU, BU, EM) its own thread and "
+             "transport endpoint, pinned apart (multi-process transports except mpi and psm2)");
+
     o.begin_group("control", "Launching and output");
     o.text("json", c.json_file, "FILE", "write configuration and results as JSON").per_rank();
     o.text("bootstrap", c.bootstrap, "HOST:PORT", "rank 0's bootstrap service (see \"Launching on a cluster\")")

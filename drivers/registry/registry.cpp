@@ -34,6 +34,7 @@ DriverEntry in_process_entry(std::unique_ptr<Driver> driver, bool is_default) {
     e.driver = std::move(driver);
     e.is_default = is_default;
     e.run = [d](const Config& c, const RunContext& ctx) { return run_in_process(c, d->make_all(Layout::from_config(c).ranks()), ctx.observer); };
+    e.per_unit_refusal = "it runs every rank on one reactor in one process: use a multi-process transport (tcp, verbs, ofi, ucx)";
     return e;
 }
 
@@ -43,7 +44,10 @@ DriverEntry per_rank_entry(std::unique_ptr<Driver> driver) {
     e.driver = std::move(driver);
     e.run = [d](const Config& c, const RunContext& ctx) {
         const World& w = *ctx.world;
-        return run_distributed(c, w, ctx.fingerprint, [&](const std::string& host) { return d->make_one(w.rank, w.size, host); },
+        return run_distributed(c, w, ctx.fingerprint,
+                               [&](const std::string& host, std::uint32_t endpoint, std::uint32_t endpoints) {
+                                   return d->make_one(endpoint, endpoints, host);
+                               },
                                ctx.observer);
     };
     return e;
@@ -59,6 +63,7 @@ DriverRegistry::DriverRegistry() {
     DriverEntry sim_entry;
     sim_entry.driver = std::move(sim);
     sim_entry.simulated_time = true;
+    sim_entry.per_unit_refusal = "simulated nodes have no threads: the simulator models the network, not the hosts' CPUs";
     sim_entry.run = [s](const Config& c, const RunContext& ctx) { return run_simulated(c, s->options(), ctx.observer); };
     sim_entry.complete = [s](Config& c, const OptionSet& given) { s->complete(c, given); };
     entries_.push_back(std::move(sim_entry));
@@ -73,12 +78,18 @@ DriverRegistry::DriverRegistry() {
     entries_.push_back(per_rank_entry(std::make_unique<UcxDriver>()));
 #endif
 #ifdef EVB_HAVE_PSM2
-    entries_.push_back(per_rank_entry(std::make_unique<Psm2Driver>()));
+    DriverEntry psm2_entry = per_rank_entry(std::make_unique<Psm2Driver>());
+    psm2_entry.per_unit_refusal = "PSM2 opens one endpoint per process unless PSM2_MULTI_EP=1, which cannot be tested without an "
+                                  "Omni-Path adapter: use --ppn 2";
+    entries_.push_back(std::move(psm2_entry));
 #endif
 #ifdef EVB_HAVE_MPI
     auto mpi = std::make_unique<MpiDriver>();
     const MpiDriver* m = mpi.get();
     DriverEntry mpi_entry = per_rank_entry(std::move(mpi));
+    // An MPI rank is a process: two endpoints in one would need MPI_THREAD_MULTIPLE and a
+    // communicator per endpoint pair, which is no longer the MPI the user measures.
+    mpi_entry.per_unit_refusal = "an MPI rank is a process (endpoints per thread would need MPI_THREAD_MULTIPLE): use --ppn 2";
     mpi_entry.instead = [m](Config& c, const std::optional<World>& world, const std::function<nlohmann::json()>& echo,
                                  std::ostream& out) -> std::optional<int> {
         const std::string& baseline = m->options().baseline;

@@ -34,6 +34,8 @@ int run(int argc, const char* const* argv) {
     if (!entry) return usage_error("--transport: unknown transport '" + config.transport + "' (built: " + cl.drivers.names() + ")");
     const Driver& driver = *entry->driver;
     if (entry->complete) entry->complete(config, cl.options);
+    if (config.threads == UnitThreads::per_unit && !entry->per_unit_refusal.empty())
+        return usage_error("--threads per-unit: not with --transport " + config.transport + ": " + entry->per_unit_refusal);
     const bool with_manager = config.has_manager();
 
     auto world = detect_world();

@@ -1,6 +1,7 @@
 #include "distributed_run.hpp"
 
 #include "bootstrap.hpp"
+#include "endpoint_thread.hpp"
 #include "log.hpp"
 #include "machine_info.hpp"
 #include "rank_placement.hpp"
@@ -68,28 +69,53 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     if (const char* fd = std::getenv("EVBENCH_BOOTSTRAP_FD"); fd && world.rank == 0) inherited = std::atoi(fd);
 
     Bootstrap boot(world, endpoint, inherited, setup_timeout);
-    // The node is declared first so that the transport is closed before it: closing may still
-    // land data in the pools the transport registered (libfabric's tcp provider does, in
-    // fi_close, after a peer died), and the node's units own them.
+    // Pools first, so they outlive every transport: closing may still land data in the pools a
+    // transport registered (libfabric's tcp provider does, in fi_close, after a peer died). For
+    // the same reason each node is declared before its transport.
+    std::vector<std::unique_ptr<MemoryPool>> pools;
     std::unique_ptr<Node> node_owner;
-    auto transport = make_transport(listen_host);
+    const std::uint32_t first_endpoint = layout.first_endpoint_of(world.rank), endpoint_count = layout.endpoints_of(world.rank);
+    auto transport = make_transport(listen_host, first_endpoint, layout.endpoints());
     // Placement before the pools exist, so their pages are born on the chosen node; every rank's
     // read-back travels with its address to rank 0, for the header.
     NicName nic = transport->nic();
     if (nic.empty()) nic.interface = interface_with_address(listen_host);
-    const PlacementPlan plan = place_this_thread(config, world.local_rank, world.local_ranks, nic);
+    const ThreadSlot slot = thread_slot(layout, world.rank, world.local_rank, world.local_ranks, first_endpoint);
+    const PlacementPlan plan = place_this_thread(config, slot.slot, slot.slots, nic);
     UnitsOfRank mine = units->units_of(world.rank, pool_memory(config, plan));
-    const RankPlacement placed = read_back_placement(world.rank, plan, nic, mine.pools, transport->capabilities().pins_memory);
+    pools = std::move(mine.pools);
+    // --threads per-unit: the first endpoint's units stay on this thread, each further one gets
+    // its own thread and transport.
+    std::vector<std::unique_ptr<EndpointThread>> extra;
+    const bool per_unit = layout.endpoint_per_unit();
+    UnitsOfRank first_units = per_unit ? take_units(mine, layout.units_on_endpoint(first_endpoint)) : std::move(mine);
+    for (std::uint32_t e = first_endpoint + 1; e < first_endpoint + endpoint_count; ++e) {
+        const RankUnits which = layout.units_on_endpoint(e);
+        EndpointThread::Setup setup{config, layout, log, thread_slot(layout, world.rank, world.local_rank, world.local_ranks, e), nic,
+                                    units_text(which)};
+        extra.push_back(std::make_unique<EndpointThread>(setup, make_transport(listen_host, e, layout.endpoints()), take_units(mine, which)));
+    }
+    RankPlacement placed = read_back_placement(world.rank, plan, nic, pools_of(first_units), transport->capabilities().pins_memory);
+    if (per_unit) placed.units = units_text(layout.units_on_endpoint(first_endpoint));
+    nlohmann::json my_addresses = nlohmann::json::array({transport->local_address()});
+    nlohmann::json my_placements = nlohmann::json::array({placed.to_json()});
+    for (auto& t : extra) {
+        my_addresses.push_back(t->transport().local_address());
+        my_placements.push_back(t->placement().to_json());
+    }
     std::vector<std::string> addresses;
     std::vector<RankPlacement> placements;
-    for (const auto& text : boot.allgather(nlohmann::json{{"address", transport->local_address()}, {"placement", placed.to_json()}}.dump(), fingerprint)) {
+    for (const auto& text : boot.allgather(nlohmann::json{{"addresses", my_addresses}, {"placements", my_placements}}.dump(), fingerprint)) {
         auto j = nlohmann::json::parse(text);
-        addresses.push_back(j.at("address"));
-        placements.push_back(RankPlacement::from_json(j.at("placement")));
+        for (const auto& a : j.at("addresses")) addresses.push_back(a);
+        for (const auto& p : j.at("placements")) placements.push_back(RankPlacement::from_json(p));
     }
+    // Every endpoint connects at once: one waiting for another's accept must not block it.
+    for (auto& t : extra) t->connect(addresses);
     transport->connect(addresses, setup_timeout);
+    for (auto& t : extra) t->wait_connected();
 
-    node_owner = std::make_unique<Node>(std::move(mine), layout, *transport, log);
+    node_owner = std::make_unique<Node>(std::move(first_units), layout, *transport, log);
     Node& node = *node_owner;
     node.survive_failures(config.survives_failures());
     Reactor reactor;
@@ -122,6 +148,30 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     Picoseconds next_progress = config.progress_interval, next_control{};
     const Picoseconds control_period = Picoseconds::from_seconds(0.001);
 
+    // This rank as a whole: its first endpoint here and the others on their threads.
+    auto rank_finished = [&] {
+        if (!node.finished()) return false;
+        for (const auto& t : extra)
+            if (!t->finished()) return false;
+        return true;
+    };
+    auto rank_failure = [&]() -> std::optional<std::string> {
+        if (node.failure()) return node.failure();
+        for (const auto& t : extra)
+            if (auto f = t->failure()) return f;
+        return std::nullopt;
+    };
+    auto rank_progress = [&] {
+        NodeStats s = node.stats();
+        for (const auto& t : extra) {
+            const EndpointProgress p = t->progress();
+            s.bytes_in += p.bytes_in;
+            s.bytes_out += p.bytes_out;
+            s.events_built += p.events;
+            s.in_flight += p.in_flight;
+        }
+        return s;
+    };
     auto mark_done = [&](std::uint32_t r) {
         if (!done[r]) {
             done[r] = true;
@@ -145,12 +195,13 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
             }
         mark_done(r);
         sent_done = false;
-        node.lose_rank(r, how);
+        for (std::uint32_t e = layout.first_endpoint_of(r); e < layout.first_endpoint_of(r) + layout.endpoints_of(r); ++e) node.lose_rank(e, how);
         boot.broadcast({{"type", "lost_rank"}, {"rank", r}, {"how", how}});
     };
     Picoseconds origin = steady_now(), now{};
     const double started_unix_s = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     const CpuTime cpu_at_start = process_cpu_time();
+    for (auto& t : extra) t->go(origin);
     node.start();
     while (!finish && !failure) {
         now = steady_now() - origin;
@@ -161,7 +212,11 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
         }
         if (now >= next_control) {
             next_control = now + control_period;
-            if (node.finished() && !sent_done) {
+            if (auto f = rank_failure()) {
+                failure = f;
+                break;
+            }
+            if (rank_finished() && !sent_done) {
                 sent_done = true;
                 if (root)
                     mark_done(0);
@@ -181,7 +236,9 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
                 } else if (type == "lost") {
                     failure = fmt::format("lost contact with rank 0: {}", in.body.value("error", ""));
                 } else if (type == "lost_rank") {
-                    node.lose_rank(in.body.at("rank").get<std::uint32_t>(), in.body.value("how", ""));
+                    const auto r = in.body.at("rank").get<std::uint32_t>();
+                    for (std::uint32_t e = layout.first_endpoint_of(r); e < layout.first_endpoint_of(r) + layout.endpoints_of(r); ++e)
+                        node.lose_rank(e, in.body.value("how", ""));
                     ++losses_heard;
                     sent_done = false;   // said again once finished with what the loss brought
                 } else if (type == "abort") {
@@ -207,19 +264,22 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
             if (now >= next_progress) {
                 next_progress += config.progress_interval;
                 if (root) {
-                    board.update(0, progress_record(node.stats()));
+                    board.update(0, progress_record(rank_progress()));
                     observer.progress(now, board.sum());
                 } else {
-                    boot.send_to_root(progress_record(node.stats()));
+                    boot.send_to_root(progress_record(rank_progress()));
                 }
             }
             if (now >= deadline)
                 failure = fmt::format("run did not finish within {:g} s (duration + grace); {} fragments in flight here",
-                                      deadline.seconds(), node.stats().in_flight);
+                                      deadline.seconds(), rank_progress().in_flight);
         }
         if (work == 0 && !finish) reactor.wait(std::min(control_period, reactor.next_timer() - now));
     }
     node.stop();
+    for (auto& t : extra) t->stop();
+    NodeStats rank_stats = node.stats();
+    for (const auto& t : extra) rank_stats.merge(t->stats());
 
     RunOutcome outcome;
     outcome.rank = world.rank;
@@ -236,7 +296,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     if (!root) {
         const CpuTime cpu = process_cpu_time() - cpu_at_start;
         boot.send_to_root({{"type", "stats"},
-                           {"stats", node.stats().to_json()},
+                           {"stats", rank_stats.to_json()},
                            {"started_unix_s", started_unix_s},
                            {"cpu", {{"user_s", cpu.user_s}, {"system_s", cpu.system_s}}}});
         Picoseconds bye_deadline = steady_now() + config.grace;
@@ -250,7 +310,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
         return outcome;
     }
     RunResult result = make_result(config);
-    result.add(node.stats());
+    result.add(rank_stats);
     result.cpu.push_back({world.rank, process_cpu_time() - cpu_at_start});
     std::uint32_t gathered = 1;
     const std::uint32_t survivors = world.size - lost_count;

@@ -14,8 +14,10 @@
 
 namespace evb {
 
-// Makes this rank's transport; listen_host is --listen-host, or the one chosen for this world.
-using RankTransportFactory = std::function<std::unique_ptr<Transport>(const std::string& listen_host)>;
+// Makes the transport of one endpoint of this rank (the rank itself unless --threads per-unit);
+// listen_host is --listen-host, or the one chosen for this world.
+using RankTransportFactory =
+    std::function<std::unique_ptr<Transport>(const std::string& listen_host, std::uint32_t endpoint, std::uint32_t endpoints)>;
 
 // fingerprint: the configuration every rank must share (checked at the bootstrap).
 RunOutcome run_distributed(const Config& config, const World& world, const std::string& fingerprint,

@@ -14,7 +14,7 @@ public:
         msg.from = self_.role;
         msg.from_index = self_.index;
         PendingPost p;
-        p.peer = node_.layout_.rank_of(to);
+        p.peer = node_.layout_.endpoint_of(to);
         static_assert(sizeof(Message) == command_bytes && std::is_trivially_copyable_v<Message>);
         std::memcpy(p.command.data(), &msg, sizeof msg);
         node_.post(p);
@@ -23,7 +23,7 @@ public:
                std::uint64_t rkey, std::uint64_t remote_offset, std::uint32_t imm, std::uint64_t cookie) override {
         PendingPost p;
         p.is_write = true;
-        p.peer = node_.layout_.rank_of(to);
+        p.peer = node_.layout_.endpoint_of(to);
         p.local = &node_.region_of(pool);
         p.local_offset = pool.offset_of(block) + block_offset;
         p.rkey = rkey;
@@ -117,7 +117,7 @@ void Node::remove_backlog(std::size_t i) {
 void Node::lose_rank(std::uint32_t rank, const std::string& how, Picoseconds failed_at) {
     if (rank == rank_ || is_lost(rank) || failure_) return;
     if (!survive_) return fail("lost connection to rank " + std::to_string(rank) + ": " + how);
-    const RankUnits gone = layout_.units_on(rank);
+    const RankUnits gone = layout_.units_on_endpoint(rank);
     if (gone.manager)
         return fail("lost the event manager (rank " + std::to_string(rank) + ": " + how + "); the run cannot go on without it");
     lost_.push_back(rank);

@@ -45,6 +45,13 @@ std::string memlock_text() {
 
 RankPlacement read_back_placement(std::uint32_t rank, const PlacementPlan& plan, const NicName& nic,
                                   const std::vector<std::unique_ptr<MemoryPool>>& pools, bool transport_pins_memory) {
+    std::vector<MemoryPool*> raw;
+    for (const auto& pool : pools) raw.push_back(pool.get());
+    return read_back_placement(rank, plan, nic, raw, transport_pins_memory);
+}
+
+RankPlacement read_back_placement(std::uint32_t rank, const PlacementPlan& plan, const NicName& nic,
+                                  const std::vector<MemoryPool*>& pools, bool transport_pins_memory) {
     RankPlacement p;
     p.rank = rank;
     p.nic = nic.text();
@@ -78,13 +85,15 @@ RankPlacement read_back_placement(std::uint32_t rank, const PlacementPlan& plan,
 
 std::string RankPlacement::line() const {
     std::string thread = thread_cpus.size() == 1 ? fmt::format("cpu {}", thread_cpus[0]) : "cpus " + format_cpu_list(thread_cpus);
+    std::string head = fmt::format("# rank {}{}: thread on {} ({})", rank, units.empty() ? "" : " (" + units + ")", thread,
+                                   pinned ? "pinned" : "not pinned");
+    if (pool_bytes == 0) return head + ", no pools" + (nic.empty() ? "" : "; NIC " + nic);   // an EM on a thread of its own
     std::string nodes = page_nodes.empty() ? "unknown node" : "node " + format_cpu_list(page_nodes);
-    double huge = pool_bytes ? 100.0 * static_cast<double>(huge_bytes) / static_cast<double>(pool_bytes) : 0.0;
-    return fmt::format("# rank {}: thread on {} ({}), pools {} on {} ({}), {} ({:.0f}% in huge pages), {}{}", rank, thread,
-                       pinned ? "pinned" : "not pinned", format_size(pool_bytes), nodes,
-                       bound_node >= 0 ? fmt::format("bound to node {}", bound_node) : "first touch", pages, huge,
-                       locked_bytes >= pool_bytes ? "locked" : fmt::format("{} locked", format_size(locked_bytes)),
-                       nic.empty() ? "" : "; NIC " + nic);
+    double huge = 100.0 * static_cast<double>(huge_bytes) / static_cast<double>(pool_bytes);
+    return head + fmt::format(", pools {} on {} ({}), {} ({:.0f}% in huge pages), {}{}", format_size(pool_bytes), nodes,
+                              bound_node >= 0 ? fmt::format("bound to node {}", bound_node) : "first touch", pages, huge,
+                              locked_bytes >= pool_bytes ? "locked" : fmt::format("{} locked", format_size(locked_bytes)),
+                              nic.empty() ? "" : "; NIC " + nic);
 }
 
 std::vector<std::string> placement_lines(const std::vector<RankPlacement>& ranks) {
@@ -98,7 +107,7 @@ std::vector<std::string> placement_lines(const std::vector<RankPlacement>& ranks
 }
 
 nlohmann::json RankPlacement::to_json() const {
-    return {{"rank", rank},       {"nic", nic},           {"thread_cpus", format_cpu_list(thread_cpus)}, {"pinned", pinned},
+    return {{"rank", rank},       {"units", units},       {"nic", nic},           {"thread_cpus", format_cpu_list(thread_cpus)}, {"pinned", pinned},
             {"bound_node", bound_node}, {"page_nodes", page_nodes}, {"pool_bytes", pool_bytes}, {"huge_bytes", huge_bytes},
             {"locked_bytes", locked_bytes}, {"pages", pages}, {"notice", notice}};
 }
@@ -106,6 +115,7 @@ nlohmann::json RankPlacement::to_json() const {
 RankPlacement RankPlacement::from_json(const nlohmann::json& j) {
     RankPlacement p;
     p.rank = j.at("rank");
+    p.units = j.value("units", "");
     p.nic = j.at("nic");
     p.thread_cpus = parse_cpu_list(j.at("thread_cpus").get<std::string>());
     p.pinned = j.at("pinned");

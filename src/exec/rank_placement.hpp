@@ -16,6 +16,7 @@ namespace evb {
 
 struct RankPlacement {
     std::uint32_t rank = 0;
+    std::string units;                // --threads per-unit: the unit this thread drives ("RU 0"); "" for all of the rank's
     std::string nic;                  // the NIC placement went by ("" when none was known)
     std::vector<int> thread_cpus;     // where the kernel lets the reactor thread run (sched_getaffinity)
     bool pinned = false;
@@ -37,6 +38,8 @@ PoolMemory pool_memory(const Config& config, const PlacementPlan& plan);
 
 // Reads back where the thread and the pools are. Throws ConfigError when a pool could not be
 // locked and the transport pins memory for its NIC (RDMA registration would fail obscurely).
+RankPlacement read_back_placement(std::uint32_t rank, const PlacementPlan& plan, const NicName& nic,
+                                  const std::vector<MemoryPool*>& pools, bool transport_pins_memory);
 RankPlacement read_back_placement(std::uint32_t rank, const PlacementPlan& plan, const NicName& nic,
                                   const std::vector<std::unique_ptr<MemoryPool>>& pools, bool transport_pins_memory);
 

@@ -8,15 +8,6 @@
 namespace evb {
 namespace {
 
-std::string units_text(const RankUnits& u) {
-    std::string s;
-    auto add = [&](const std::string& part) { s += (s.empty() ? "" : " + ") + part; };
-    if (u.readout) add("RU " + std::to_string(*u.readout));
-    if (u.builder) add("BU " + std::to_string(*u.builder));
-    if (u.manager) add("EM");
-    return s;
-}
-
 // The earliest moment a loss is known to have begun: its failure where known, else its detection.
 Picoseconds loss_start(const NodeLoss& l) { return l.failed_at >= Picoseconds(0) ? l.failed_at : l.at; }
 
