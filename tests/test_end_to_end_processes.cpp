@@ -84,6 +84,29 @@ INSTANTIATE_TEST_SUITE_P(
                                                "--launch-local 3 --bootstrap 127.0.0.1:" + std::to_string(21000 + getpid() % 20000), 3})),
     [](const auto& i) { return std::get<0>(i.param).first + "_" + std::get<1>(i.param).name; });
 
+// --rails lo,lo: each write to a peer takes the next rail, so per rank the rails differ by at
+// most one write per peer, and together they carry every fragment byte written.
+TEST(Rails, WritesAlternateBetweenTheRailsAndEveryByteIsCounted) {
+    auto j = run_json("--transport tcp --launch-local 3 --rails lo,lo --events 301 --fragment-size 64KiB --verify full");
+    ASSERT_FALSE(j.is_null());
+    EXPECT_EQ(j["results"]["system"]["events_built"], 301);
+    EXPECT_EQ(j["results"]["system"]["errors"], 0);
+    const auto& rails = j["results"]["rails"];
+    ASSERT_EQ(rails.size(), 3u);
+    std::uint64_t total = 0;
+    for (const auto& rank : rails) {
+        ASSERT_EQ(rank["nics"].size(), 2u) << rank;
+        const std::uint64_t a = rank["nics"][0]["bytes"], b = rank["nics"][1]["bytes"];
+        EXPECT_EQ(rank["nics"][0]["nic"], "lo");
+        EXPECT_LE(a > b ? a - b : b - a, 3u * (64 << 10)) << rank;   // one write of a fragment per peer
+        EXPECT_GT(b, 0u);
+        total += a + b;
+    }
+    std::uint64_t written = 0;
+    for (const auto& n : j["results"]["nodes"]) written += n["raw"]["bytes_out"].get<std::uint64_t>();
+    EXPECT_EQ(total, written);
+}
+
 std::vector<pid_t> children_of(pid_t pid) {
     std::ifstream f("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
     std::vector<pid_t> kids;

@@ -116,6 +116,8 @@ void validate(const Config& c) {
             fail("--on-failure continue cannot keep barrel-sync's barrier across a lost BU: use --scheduling barrel or random");
     }
     if (c.heartbeat < Picoseconds(0)) fail("--heartbeat cannot be negative");
+    if (!c.rails.empty() && (c.rails.front() == ',' || c.rails.back() == ',' || c.rails.find(",,") != std::string::npos))
+        fail("--rails: '" + c.rails + "' has an empty NIC name (give names separated by commas: rxe0,rxe1)");
     if (c.threads == UnitThreads::per_unit && c.survives_failures())
         fail("--threads per-unit cannot be combined with --on-failure continue yet: a lost process is several endpoints; use --threads 1");
     if ((!c.cpus.empty() || !c.numa.empty()) && c.placement != PlacementMode::manual)

@@ -86,6 +86,7 @@ struct Config {
     std::string cpus;                        // manual: CPU list its ranks' threads take in turn
     std::string numa;                        // manual: the NUMA node of every pool ("" = first touch)
     HugePages hugepages = HugePages::automatic;
+    std::string rails;                       // NICs, comma-separated: one transport per NIC, writes spread over them
     UnitThreads threads = UnitThreads::one;  // per_unit: each unit its own reactor thread and transport endpoint
     std::uint32_t launch_local = 0;          // fork this many processes on this machine
     bool quiet = false;                      // no progress lines

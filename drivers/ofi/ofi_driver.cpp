@@ -20,4 +20,10 @@ std::unique_ptr<Transport> OfiDriver::make_one(std::uint32_t rank, std::uint32_t
     return std::make_unique<OfiTransport>(rank, ranks, options_);
 }
 
+std::unique_ptr<Transport> OfiDriver::make_rail(std::uint32_t rank, std::uint32_t ranks, const std::string& nic) const {
+    OfiOptions rail = options_;
+    rail.domain = nic;
+    return std::make_unique<OfiTransport>(rank, ranks, rail);
+}
+
 } // namespace evb

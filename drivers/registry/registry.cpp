@@ -6,8 +6,11 @@
 #include "layout.hpp"
 #include "local_driver.hpp"
 #include "options.hpp"
+#include "rails_transport.hpp"
 #include "sim_driver.hpp"
 #include "tcp_driver.hpp"
+
+#include <sstream>
 #ifdef EVB_HAVE_MPI
 #include "mpi_alltoall.hpp"
 #include "mpi_driver.hpp"
@@ -45,8 +48,16 @@ DriverEntry per_rank_entry(std::unique_ptr<Driver> driver) {
     e.run = [d](const Config& c, const RunContext& ctx) {
         const World& w = *ctx.world;
         return run_distributed(c, w, ctx.fingerprint,
-                               [&](const std::string& host, std::uint32_t endpoint, std::uint32_t endpoints) {
-                                   return d->make_one(endpoint, endpoints, host);
+                               [&](const std::string& host, std::uint32_t endpoint, std::uint32_t endpoints) -> std::unique_ptr<Transport> {
+                                   if (c.rails.empty()) return d->make_one(endpoint, endpoints, host);
+                                   std::vector<std::unique_ptr<Transport>> rails;
+                                   std::vector<std::string> nics;
+                                   std::stringstream list(c.rails);
+                                   for (std::string nic; std::getline(list, nic, ',');) {
+                                       rails.push_back(d->make_rail(endpoint, endpoints, nic));
+                                       nics.push_back(nic);
+                                   }
+                                   return std::make_unique<RailsTransport>(std::move(rails), std::move(nics));
                                },
                                ctx.observer);
     };

@@ -1,6 +1,7 @@
 #include "tcp_driver.hpp"
 
 #include "config_error.hpp"
+#include "machine_info.hpp"
 #include "options.hpp"
 #include "tcp_transport.hpp"
 
@@ -21,6 +22,16 @@ void TcpDriver::preflight() const {
 
 std::unique_ptr<Transport> TcpDriver::make_one(std::uint32_t rank, std::uint32_t ranks, const std::string& listen_host) const {
     return std::make_unique<TcpTransport>(rank, ranks, listen_host, read_chunk_, static_cast<std::uint32_t>(threads_));
+}
+
+void TcpDriver::preflight_rail(const std::string& nic) const {
+    if (ipv4_of_interface(nic).empty()) throw ConfigError("--rails: no network interface '" + nic + "' with an IPv4 address here");
+}
+
+std::unique_ptr<Transport> TcpDriver::make_rail(std::uint32_t rank, std::uint32_t ranks, const std::string& nic) const {
+    preflight_rail(nic);
+    const std::string address = ipv4_of_interface(nic);
+    return std::make_unique<TcpTransport>(rank, ranks, address, read_chunk_, static_cast<std::uint32_t>(threads_));
 }
 
 } // namespace evb

@@ -16,6 +16,10 @@ public:
     void declare_options(OptionSet& options) override;
     void preflight() const override;
     std::unique_ptr<Transport> make_one(std::uint32_t rank, std::uint32_t ranks, const std::string& listen_host) const override;
+    // A rail is a network interface, listened on at its first IPv4 address.
+    bool takes_rails() const override { return true; }
+    void preflight_rail(const std::string& nic) const override;
+    std::unique_ptr<Transport> make_rail(std::uint32_t rank, std::uint32_t ranks, const std::string& nic) const override;
 
 private:
     std::uint64_t read_chunk_ = 0;

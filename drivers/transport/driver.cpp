@@ -12,4 +12,8 @@ std::unique_ptr<Transport> Driver::make_one(std::uint32_t, std::uint32_t, const 
     throw std::logic_error(std::string("driver ") + name() + " does not build one rank per process");
 }
 
+std::unique_ptr<Transport> Driver::make_rail(std::uint32_t, std::uint32_t, const std::string&) const {
+    throw std::logic_error(std::string("driver ") + name() + " takes one NIC");
+}
+
 } // namespace evb

@@ -41,6 +41,12 @@ public:
     virtual std::vector<std::unique_ptr<Transport>> make_all(std::uint32_t ranks) const;
     // one_per_rank: this rank's transport, listening on `listen_host`.
     virtual std::unique_ptr<Transport> make_one(std::uint32_t rank, std::uint32_t ranks, const std::string& listen_host) const;
+    // --rails: whether this driver can run one transport per NIC, and the one on `nic` (an RDMA
+    // device, libfabric domain or network interface, as the driver names NICs).
+    virtual bool takes_rails() const { return false; }
+    // Throws ConfigError, one line, when this machine has no NIC `nic` for a rail (before launching).
+    virtual void preflight_rail(const std::string& nic) const { (void)nic; }
+    virtual std::unique_ptr<Transport> make_rail(std::uint32_t rank, std::uint32_t ranks, const std::string& nic) const;
 };
 
 } // namespace evb

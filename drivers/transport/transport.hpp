@@ -74,6 +74,18 @@ public:
     virtual void connect(const std::vector<std::string>& addresses, Picoseconds timeout) = 0;
 
     virtual MemoryRegion register_memory(std::byte* base, std::size_t length) = 0;
+    // For transports whose peers cannot write by the returned key alone (--rails: a key per NIC):
+    // what peers must know of this rank's registrations, exchanged by the executor once every
+    // region is registered, before the first post. Empty: nothing to exchange.
+    virtual std::string registration_card() const { return {}; }
+    // Every rank's card, in rank order.
+    virtual void learn_registrations(const std::vector<std::string>& cards) { (void)cards; }
+    // --rails: bytes posted as writes on each NIC so far; empty for one NIC.
+    struct RailBytes {
+        std::string nic;
+        std::uint64_t bytes = 0;
+    };
+    virtual std::vector<RailBytes> rail_bytes() const { return {}; }
 
     // Posting never blocks. Commands are copied at post time (inline) and produce no completion.
     virtual PostStatus post_send(std::uint32_t peer, const CommandBytes& command) = 0;

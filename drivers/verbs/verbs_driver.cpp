@@ -20,4 +20,13 @@ std::unique_ptr<Transport> VerbsDriver::make_one(std::uint32_t rank, std::uint32
     return std::make_unique<VerbsTransport>(rank, ranks, VerbsOptions{device_, port_, listen_host});
 }
 
+void VerbsDriver::preflight_rail(const std::string& nic) const {
+    if (auto problem = VerbsTransport::device_problem(nic)) throw ConfigError("--rails: " + *problem);
+}
+
+std::unique_ptr<Transport> VerbsDriver::make_rail(std::uint32_t rank, std::uint32_t ranks, const std::string& nic) const {
+    preflight_rail(nic);
+    return std::make_unique<VerbsTransport>(rank, ranks, VerbsOptions{nic, port_, ""});
+}
+
 } // namespace evb

@@ -19,6 +19,10 @@ public:
     void preflight() const override;
     DriverProbe probe() const override;
     std::unique_ptr<Transport> make_one(std::uint32_t rank, std::uint32_t ranks, const std::string& listen_host) const override;
+    // A rail is an RDMA device, listening on the first IPv4 address in its GID table.
+    bool takes_rails() const override { return true; }
+    void preflight_rail(const std::string& nic) const override;
+    std::unique_ptr<Transport> make_rail(std::uint32_t rank, std::uint32_t ranks, const std::string& nic) const override;
 
 private:
     std::string device_;        // empty: whichever device owns the address

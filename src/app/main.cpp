@@ -14,6 +14,7 @@
 #include "world.hpp"
 
 #include <iostream>
+#include <sstream>
 
 using namespace evb;
 
@@ -34,12 +35,19 @@ int run(int argc, const char* const* argv) {
     if (!entry) return usage_error("--transport: unknown transport '" + config.transport + "' (built: " + cl.drivers.names() + ")");
     const Driver& driver = *entry->driver;
     if (entry->complete) entry->complete(config, cl.options);
+    if (!config.rails.empty() && !driver.takes_rails())
+        return usage_error("--rails: --transport " + config.transport + " takes one NIC (rails work with verbs, ofi and tcp)");
     if (config.threads == UnitThreads::per_unit && !entry->per_unit_refusal.empty())
         return usage_error("--threads per-unit: not with --transport " + config.transport + ": " + entry->per_unit_refusal);
     const bool with_manager = config.has_manager();
 
     auto world = detect_world();
-    if (!world) driver.preflight();   // one line here, not one per rank
+    if (!world) {   // one line here, not one per rank
+        driver.preflight();
+        std::stringstream rails(config.rails);
+        for (std::string nic; std::getline(rails, nic, ',');)
+            if (!nic.empty()) driver.preflight_rail(nic);   // empty names: validate() says so
+    }
     for (const auto& e : cl.drivers.entries())
         if (e.instead)
             if (auto code = e.instead(config, world, [&] { return cl.echo(); }, std::cout)) return *code;

@@ -241,6 +241,14 @@ std::string interface_with_address(const std::string& host) {
     return "";
 }
 
+std::string ipv4_of_interface(const std::string& interface) {
+    for (const auto& [name, addresses] : interface_addresses())
+        if (name == interface)
+            for (const auto& a : addresses)
+                if (a.find('.') != std::string::npos) return a;
+    return "";
+}
+
 NicName nic_named(const std::string& name) {
     if (name.empty()) return {};
     std::error_code ec;

@@ -73,6 +73,8 @@ int numa_node_of_interface(const std::string& interface);
 // The interface that owns an address or resolvable host name ("10.0.0.1", "node7-ib"); empty
 // for wildcard or unknown addresses.
 std::string interface_with_address(const std::string& host);
+// The first IPv4 address of an interface ("lo" -> "127.0.0.1"); empty when it has none or does not exist.
+std::string ipv4_of_interface(const std::string& interface);
 // A device name as a library reports it ("mlx5_0", "mlx5_0:1", "rxe0-dgram", "eth0"): an RDMA
 // device when sysfs knows one by that name (port and suffix dropped), else an interface.
 NicName nic_named(const std::string& name);

@@ -118,6 +118,16 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     node_owner = std::make_unique<Node>(std::move(first_units), layout, *transport, log);
     Node& node = *node_owner;
     node.survive_failures(config.survives_failures());
+    // Every region is registered now: the cards of transports that need them (--rails) go round.
+    {
+        nlohmann::json my_cards = nlohmann::json::array({transport->registration_card()});
+        for (auto& t : extra) my_cards.push_back(t->transport().registration_card());
+        std::vector<std::string> cards;
+        for (const auto& text : boot.allgather(my_cards.dump(), fingerprint))
+            for (const auto& c : nlohmann::json::parse(text)) cards.push_back(c.get<std::string>());
+        transport->learn_registrations(cards);
+        for (auto& t : extra) t->transport().learn_registrations(cards);
+    }
     Reactor reactor;
     reactor.add(node);
     bool root = world.rank == 0;
@@ -280,6 +290,15 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     for (auto& t : extra) t->stop();
     NodeStats rank_stats = node.stats();
     for (const auto& t : extra) rank_stats.merge(t->stats());
+    // --rails: this rank's bytes per NIC, its endpoints summed.
+    std::vector<Transport::RailBytes> rails = transport->rail_bytes();
+    for (auto& t : extra)
+        for (std::size_t i = 0; i < rails.size(); ++i) rails[i].bytes += t->transport().rail_bytes().at(i).bytes;
+    auto rails_to_json = [](const std::vector<Transport::RailBytes>& v) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const auto& r : v) a.push_back({{"nic", r.nic}, {"bytes", r.bytes}});
+        return a;
+    };
 
     RunOutcome outcome;
     outcome.rank = world.rank;
@@ -298,6 +317,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
         boot.send_to_root({{"type", "stats"},
                            {"stats", rank_stats.to_json()},
                            {"started_unix_s", started_unix_s},
+                           {"rails", rails_to_json(rails)},
                            {"cpu", {{"user_s", cpu.user_s}, {"system_s", cpu.system_s}}}});
         Picoseconds bye_deadline = steady_now() + config.grace;
         while (steady_now() < bye_deadline) {
@@ -311,6 +331,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     }
     RunResult result = make_result(config);
     result.add(rank_stats);
+    if (!rails.empty()) result.rails.push_back({0, rails});
     result.cpu.push_back({world.rank, process_cpu_time() - cpu_at_start});
     std::uint32_t gathered = 1;
     const std::uint32_t survivors = world.size - lost_count;
@@ -324,6 +345,11 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
                 const double offset = in.body.value("started_unix_s", started_unix_s) - started_unix_s;
                 for (auto& loss : stats.losses) loss.at += Picoseconds::from_seconds(offset);
                 result.add(stats);
+                if (auto r = in.body.find("rails"); r != in.body.end() && !r->empty()) {
+                    RankRails rr{in.from, {}};
+                    for (const auto& n : *r) rr.nics.push_back({n.at("nic").get<std::string>(), n.at("bytes").get<std::uint64_t>()});
+                    result.rails.push_back(std::move(rr));
+                }
                 if (auto cpu = in.body.find("cpu"); cpu != in.body.end())
                     result.cpu.push_back({in.from, {cpu->value("user_s", 0.0), cpu->value("system_s", 0.0)}});
                 ++gathered;

@@ -4,6 +4,7 @@
 #include "cpu_time.hpp"
 #include "rank_placement.hpp"
 #include "node_stats.hpp"
+#include "transport.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,12 @@ struct ProcessCpu {
     CpuTime cpu;
 };
 
+// --rails: the bytes a rank wrote through each of its NICs.
+struct RankRails {
+    std::uint32_t rank = 0;
+    std::vector<Transport::RailBytes> nics;
+};
+
 struct RunResult {
     std::vector<NodeStats> nodes;      // index = node: its RU and BU merged
     NodeStats manager;                 // an EM on its own rank (assignments, errors)
@@ -30,6 +37,7 @@ struct RunResult {
     std::optional<std::string> failure;
     std::vector<ProcessCpu> cpu;       // real runs; empty in simulated time
     std::vector<RankPlacement> placement;   // real runs: where each rank's thread and pools are
+    std::vector<RankRails> rails;           // --rails: per rank, bytes written per NIC
 
     // Sums every node (and the EM rank's counts).
     NodeStats system() const;

@@ -1,6 +1,7 @@
 #include "report.hpp"
 
 #include "cpu_report.hpp"
+#include "rails_report.hpp"
 #include "json_file.hpp"
 #include "phase_table.hpp"
 #include "placement.hpp"
@@ -93,6 +94,7 @@ void print_table(std::ostream& out, const Config& c, const RunResult& r, const s
     NodeStats sys = r.system();
     table_row(out, "avg", sys, window, 1.0 / c.bu_count(), 1.0 / c.ru_count());
     print_cpu(out, r);   // before the system line: scripts take that one with tail -1
+    print_rails(out, r);
     fmt::print(out, "# system: {} events built in {:.3f} s, {:.2f} Gb/s aggregate, {:.2f} Gb/s per {}; errors: {}\n",
                sys.events_built, window.seconds(), gbps(sys.bytes_in, window), gbps(sys.bytes_in, window) / c.bu_count(),
                c.layout == NodeLayout::split ? "builder node" : "node", sys.errors.describe());
@@ -177,6 +179,7 @@ nlohmann::json result_json(const nlohmann::json& config_echo, const Config& c, c
     if (!phases.empty()) doc["results"]["phases"] = phase_json(phases);
     if (!sys.losses.empty()) doc["results"]["failures"] = failures_json(c, r, samples);
     if (!r.cpu.empty()) doc["results"]["cpu"] = cpu_json(r);
+    if (!r.rails.empty()) doc["results"]["rails"] = rails_json(r);
     if (!r.placement.empty()) {
         doc["results"]["placement"] = nlohmann::json::array();
         for (const auto& p : r.placement) doc["results"]["placement"].push_back(p.to_json());

@@ -43,6 +43,9 @@ const std::vector<DriverCase> kDrivers = {
     {"tcp_small_reads", "tcp", {"--tcp-read-chunk", "7"}, "", "", "7-byte reads move 256 MiB in minutes; plain tcp covers the volume"},
     // Two I/O threads per rank, each owning the sockets of half the peers (--tcp-threads).
     {"tcp_threads", "tcp", {"--tcp-threads", "2"}, "", "", ""},
+    // Two rails (--rails) on loopback: every region registered on both, keys by registration card,
+    // writes to a peer alternating between the rails.
+    {"tcp_rails", "tcp", {"--rails", "lo,lo"}, "", "", ""},
     {"mpi", "mpi", {}, "", no_mpi_peer_loss, ""},
     {"mpi_rma", "mpi", {"--mpi-rma"}, "", no_mpi_peer_loss, ""},
     {"verbs", "verbs", {}, "", "", ""},

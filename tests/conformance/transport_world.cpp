@@ -1,6 +1,7 @@
 #include "transport_world.hpp"
 
 #include "options.hpp"
+#include "rails_transport.hpp"
 #include "registry.hpp"
 #include "fabric_options.hpp"
 #include "sim_network.hpp"
@@ -58,7 +59,9 @@ public:
         const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
         while (std::chrono::steady_clock::now() < until) progress();
     }
-    RegistryWorld(const DriverEntry& entry, std::uint32_t ranks) : settle_(std::string(entry.driver->name()) == "ucx") {
+    // rails: NICs, comma-separated (--rails), or empty for one.
+    RegistryWorld(const DriverEntry& entry, std::uint32_t ranks, const std::string& rails)
+        : settle_(std::string(entry.driver->name()) == "ucx") {
         ranks_ = ranks;
         const Driver& d = *entry.driver;
         if (d.processes() == Driver::Processes::all_in_one) {
@@ -67,7 +70,18 @@ public:
         }
         std::vector<std::string> addresses;
         for (std::uint32_t r = 0; r < ranks; ++r) {
-            transports_.push_back(d.make_one(r, ranks, "127.0.0.1"));
+            if (rails.empty()) {
+                transports_.push_back(d.make_one(r, ranks, "127.0.0.1"));
+            } else {
+                std::vector<std::unique_ptr<Transport>> on_nics;
+                std::vector<std::string> nics;
+                std::stringstream list(rails);
+                for (std::string nic; std::getline(list, nic, ',');) {
+                    on_nics.push_back(d.make_rail(r, ranks, nic));
+                    nics.push_back(nic);
+                }
+                transports_.push_back(std::make_unique<RailsTransport>(std::move(on_nics), std::move(nics)));
+            }
             addresses.push_back(transports_.back()->local_address());
         }
         // connect() waits for the peers: every rank connects at once, as separate processes would.
@@ -84,6 +98,17 @@ public:
         for (auto& t : threads) t.join();
         for (const auto& e : errors)
             if (!e.empty()) throw std::runtime_error("connect: " + e);
+    }
+
+    // The keys a test gathers are of regions it has just registered: the registration cards go
+    // round first, as the executor sends them once every region is registered.
+    std::vector<std::uint64_t> gather(const std::function<std::uint64_t(std::uint32_t)>& value_of_mine) override {
+        auto values = TransportWorld::gather(value_of_mine);
+        std::vector<std::string> cards;
+        for (const auto& t : transports_) cards.push_back(t ? t->registration_card() : "");
+        for (const auto& t : transports_)
+            if (t) t->learn_registrations(cards);
+        return values;
     }
 
 private:
@@ -117,6 +142,12 @@ std::unique_ptr<TransportWorld> TransportWorld::make(const std::string& driver, 
         w = std::make_unique<SimWorld>(ranks);
     } else {
         const bool rma = std::find(flags.begin(), flags.end(), "--mpi-rma") != flags.end();
+        // --rails is the run's flag, not the driver's: taken out here.
+        std::string rails;
+        if (auto it = std::find(flags.begin(), flags.end(), "--rails"); it != flags.end() && it + 1 != flags.end()) {
+            rails = *(it + 1);
+            flags.erase(it, it + 2);
+        }
         DriverRegistry& registry = registry_with(std::move(flags));
         const DriverEntry* entry = registry.find(driver);
         if (!entry) {
@@ -133,7 +164,7 @@ std::unique_ptr<TransportWorld> TransportWorld::make(const std::string& driver, 
             w = make_mpi_world(ranks, rma, why_not);
             if (!w) return nullptr;
         } else {
-            w = std::make_unique<RegistryWorld>(*entry, ranks);
+            w = std::make_unique<RegistryWorld>(*entry, ranks, rails);
         }
     }
     w->got.resize(ranks);
