@@ -3,6 +3,8 @@
 // verified by 2 and 4 processes, PULL and PUSH; a peer that vanishes is named and ends the run.
 #include "run_command.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -58,6 +60,40 @@ TEST(Verbs, InfoShowsTheSoftRoceDeviceWithItsPortAndGid) {
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n    gid \d+: 0000:0000:0000:0000:0000:ffff:0a00:0001\n)"))) << r.out;
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\nverbs device rxe0: firmware \S+, 1 port\(s\), up to \d+ QPs)"))) << r.out;
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\ninterface d0: .*, 10\.0\.0\.1)"))) << r.out;
+}
+
+// --rails rxe0,rxe1: event building over two soft-RoCE devices, the bytes on each counted by the
+// devices themselves (hw_counters/sent_pkts), not by evbench: each device sent at least the
+// packets its share of the bytes needs at the largest path MTU (4096 B), and the two shares are
+// even, as evbench says they are.
+TEST(Verbs, TwoRailsCarryTheWritesAsTheDevicesOwnCountersShow) {
+    const std::string script = std::string(EVBENCH_SOURCE_DIR) + "/tests/vm/two-rails.sh";
+    auto r = run_command(vm + " -f " + script + " -- 'sh " + script + " " + evbench_binary() + "'", 600);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    ASSERT_NE(r.out.find("link rxe1/1 state ACTIVE"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("rc=0"), std::string::npos) << r.out;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(sent_pkts rxe0=(\d+) rxe1=(\d+))"))) << r.out;
+    const double sent0 = std::stod(m[1]), sent1 = std::stod(m[2]);
+    const auto from = r.out.find("=== json\n"), to = r.out.find("\n=== end");
+    ASSERT_NE(from, std::string::npos) << r.out;
+    const auto doc = nlohmann::json::parse(r.out.substr(from + 9, to - from - 9));
+    EXPECT_EQ(doc["results"]["system"]["events_built"], 200);
+    EXPECT_EQ(doc["results"]["system"]["errors"], 0);
+    double bytes0 = 0, bytes1 = 0;
+    for (const auto& rank : doc["results"]["rails"]) {
+        ASSERT_EQ(rank["nics"].size(), 2u) << rank;
+        EXPECT_EQ(rank["nics"][0]["nic"], "rxe0");
+        EXPECT_EQ(rank["nics"][1]["nic"], "rxe1");
+        bytes0 += rank["nics"][0]["bytes"].get<double>();
+        bytes1 += rank["nics"][1]["bytes"].get<double>();
+    }
+    // 2 nodes: half of the 200 x 2 fragments cross to the other process.
+    EXPECT_GT(bytes0 + bytes1, 0.3 * 400 * 256 * 1024);
+    EXPECT_GE(sent0, bytes0 / 4096) << r.out;
+    EXPECT_GE(sent1, bytes1 / 4096) << r.out;
+    EXPECT_NEAR(sent0 / (sent0 + sent1), 0.5, 0.1) << r.out;
+    EXPECT_NEAR(bytes0 / (bytes0 + bytes1), 0.5, 0.1);
 }
 
 TEST(Verbs, AMemlockLimitTooLowForThePoolsIsNamedNotAnObscureRegistrationError) {

@@ -98,7 +98,7 @@ PostStatus RailsTransport::post_write(std::uint32_t peer, const MemoryRegion& lo
         const std::size_t i = next_rail_[peer]++ % rails_.size();
         const PostStatus s = rails_[i]->post_write(peer, regions_[local.key - 1][i], local_offset, peer_keys_[peer][remote_key - 1][i],
                                                    remote_offset, length, imm, cookie);
-        if (s == PostStatus::ok) bytes_[i] += length;
+        if (s == PostStatus::ok && peer != rank()) bytes_[i] += length;   // a write to itself never reaches the NIC
         if (s == PostStatus::error) last_error_ = rails_[i]->last_error();
         if (s != PostStatus::no_resource) return s;
     }

@@ -80,7 +80,7 @@ public:
     virtual std::string registration_card() const { return {}; }
     // Every rank's card, in rank order.
     virtual void learn_registrations(const std::vector<std::string>& cards) { (void)cards; }
-    // --rails: bytes posted as writes on each NIC so far; empty for one NIC.
+    // --rails: bytes posted as writes to other ranks on each NIC so far; empty for one NIC.
     struct RailBytes {
         std::string nic;
         std::uint64_t bytes = 0;

@@ -32,7 +32,7 @@ void print_rails(std::ostream& out, const RunResult& r) {
         parts += fmt::format("{}rail {} {} {} ({:.1f}%)", parts.empty() ? "" : ", ", i, s.nic, format_size(s.bytes),
                              total ? 100.0 * static_cast<double>(s.bytes) / static_cast<double>(total) : 0.0);
     }
-    fmt::print(out, "# rails: bytes written per rail, all ranks: {}\n", parts);
+    fmt::print(out, "# rails: bytes written to other ranks per rail, all ranks: {}\n", parts);
 }
 
 nlohmann::json rails_json(const RunResult& r) {
