@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# One rail against two on verbs, in one VM boot (tests/vm): rxe0 on d0 alone, then rxe0 and rxe1
+# (on a second dummy interface d1) with --rails, 2 nodes at ppn 1, 1 MiB fragments; with
+# ib_write_bw -b on rxe0 in the same boot as the machine's limit. Soft-RoCE is CPU-bound (the
+# kernel computes every packet's CRC), so on this 2-core machine two rails share the same cores.
+# Usage: bash bench/rails_bench.sh [seconds]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-5}
+[ -x build/evbench ] || cmake --build build
+E=$PWD/build/evbench
+script="
+ip link add d1 type dummy; ip addr add 10.0.1.1/24 dev d1; ip link set d1 up; rdma link add rxe1 type rxe netdev d1; sleep 1
+(ib_write_bw -b -d rxe0 -x 1 -s 1048576 -D $secs >/dev/null 2>&1 &); sleep 1
+echo bi \$(ib_write_bw -b -d rxe0 -x 1 -s 1048576 -D $secs 10.0.0.1 | grep -E '^ *1048576 ' | tail -1 | awk '{print \$4}'); sleep 1
+for rails in '' '--rails rxe0,rxe1'; do
+  echo evb \"one\$rails\" \$($E --transport verbs --launch-local 2 --fragment-size 1MiB --credits 4 --parallel 2 --duration ${secs}s --quiet \$rails | tail -2 | tr '\n' ' ')
+done"
+out=$(bash tests/vm/run-in-vm.sh -t 900 -b "$E" -b "$(command -v ib_write_bw)" -- "$script")
+echo "$out"
+echo "$out" | python3 -c '
+import re, sys
+text = sys.stdin.read()
+bi = float(re.search(r"^bi ([0-9.]+)", text, re.M).group(1)) * 8 / 1e3 / 2   # per direction, Gb/s
+print(f"limit  ib_write_bw -b on rxe0, 1 MiB: {bi:.3f} Gb/s per direction")
+base = None
+for cfg, per_node in re.findall(r"^evb (.*?) .*# system: .*?, ([0-9.]+) Gb/s per node", text, re.M):
+    net = float(per_node) / 2   # N = 2: half of what a BU receives crosses the network
+    base = base or net
+    label = "two rails (--rails rxe0,rxe1)" if "rails" in cfg else "one rail (rxe0)"
+    print(f"{label:30}: {per_node} Gb/s in per node, {net:.3f} over the network per direction = {net / bi:.2f}x ib_write_bw -b, {net / base:.3f}x one rail")
+for line in re.findall(r"# rails: .*?(?=# system)", text): print(line.strip())
+'
