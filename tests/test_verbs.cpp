@@ -38,12 +38,14 @@ TEST(Verbs, EventBuildingOnSoftRoceBuildsAndVerifiesEveryEvent) {
         e + " --transport verbs --launch-local 4 --events 300 --fragment-size 64KiB --verify full --quiet | tail -1; echo rc=$?; " +
         e + " --transport verbs --launch-local 4 --protocol push --parallel 2 --events 300 --fragment-size 64KiB --verify full --quiet | tail -1; echo rc=$?; " +
         e + " --transport verbs --verbs-device rxe0 --launch-local 4 --ppn 2 --nodes 2 --events 300 --fragment-size 256KiB --quiet | tail -1; echo rc=$?; " +
+        // Each unit its own thread and QPs: 5 endpoints in 2 processes connect at once through rdma_cm.
+        e + " --transport verbs --launch-local 2 --threads per-unit --events 300 --fragment-size 64KiB --verify full --quiet | tail -1; echo rc=$?; " +
         e + " --transport verbs --verbs-device mlx5_9 --launch-local 2 --events 10 2>&1 | tail -1";
     auto r = run_command(vm + " -- '" + script + "'", 900);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-    EXPECT_EQ(count(r.out, "# system: 300 events built in"), 4u) << r.out;
-    EXPECT_EQ(count(r.out, "errors: none"), 4u) << r.out;
-    EXPECT_EQ(count(r.out, "rc=0"), 4u) << r.out;
+    EXPECT_EQ(count(r.out, "# system: 300 events built in"), 5u) << r.out;
+    EXPECT_EQ(count(r.out, "errors: none"), 5u) << r.out;
+    EXPECT_EQ(count(r.out, "rc=0"), 5u) << r.out;
     EXPECT_NE(r.out.find("no RDMA device named 'mlx5_9' (have: rxe0)"), std::string::npos) << r.out;
 }
 
