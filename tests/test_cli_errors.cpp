@@ -146,7 +146,7 @@ std::vector<BadInput> cases() {
         {"NumaNotANumber", "--placement manual --numa one", "--numa: 'one' is not a NUMA node number"},
         {"UnknownHugePagesMode", "--hugepages maybe", "--hugepages"},
         {"UnknownThreadsMode", "--threads 2", "--threads"},
-        {"RailsOnAOneNicTransport", "--rails a,b", "--rails: --transport local takes one NIC (rails work with verbs, ofi and tcp)"},
+        {"RailsOnAOneNicTransport", "--rails a,b", "--rails: --transport local takes one NIC (rails work with verbs, ofi, ucx and tcp)"},
         {"RailsWithAnEmptyName", "--transport tcp --launch-local 2 --rails lo,,lo", "--rails: 'lo,,lo' has an empty NIC name"},
         {"RailsOnAnInterfaceThatIsNotHere", "--transport tcp --launch-local 2 --rails lo,nosuch0 --events 10",
          "--rails: no network interface 'nosuch0' with an IPv4 address here"},

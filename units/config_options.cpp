@@ -77,7 +77,7 @@ void declare_config_options(OptionSet& o, Config& c) {
              "pools in huge pages: auto takes them when enough are free, else transparent huge pages; on insists; off never")
         .per_rank();
 
-    o.text("rails", c.rails, "NIC,NIC", "one transport per NIC (verbs: RDMA devices; ofi: domains; tcp: interfaces), every pool registered "
+    o.text("rails", c.rails, "NIC,NIC", "one transport per NIC (verbs: RDMA devices; ofi: domains; ucx: devices; tcp: interfaces), every pool registered "
                                          "on each, each write to a peer on the next NIC in turn; bytes per NIC in the footer")
         .shown_default("one NIC");
     o.choice("threads", c.threads, {{"1", UnitThreads::one}, {"per-unit", UnitThreads::per_unit}},

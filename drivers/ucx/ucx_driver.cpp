@@ -25,4 +25,10 @@ std::unique_ptr<Transport> UcxDriver::make_one(std::uint32_t rank, std::uint32_t
     return std::make_unique<UcxTransport>(rank, ranks, options_);
 }
 
+std::unique_ptr<Transport> UcxDriver::make_rail(std::uint32_t rank, std::uint32_t ranks, const std::string& nic) const {
+    UcxOptions rail = options_;
+    rail.devices = nic;
+    return std::make_unique<UcxTransport>(rank, ranks, rail);
+}
+
 } // namespace evb

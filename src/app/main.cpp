@@ -36,7 +36,7 @@ int run(int argc, const char* const* argv) {
     const Driver& driver = *entry->driver;
     if (entry->complete) entry->complete(config, cl.options);
     if (!config.rails.empty() && !driver.takes_rails())
-        return usage_error("--rails: --transport " + config.transport + " takes one NIC (rails work with verbs, ofi and tcp)");
+        return usage_error("--rails: --transport " + config.transport + " takes one NIC (rails work with verbs, ofi, ucx and tcp)");
     if (config.threads == UnitThreads::per_unit && !entry->per_unit_refusal.empty())
         return usage_error("--threads per-unit: not with --transport " + config.transport + ": " + entry->per_unit_refusal);
     const bool with_manager = config.has_manager();

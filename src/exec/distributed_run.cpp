@@ -100,8 +100,8 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     nlohmann::json my_addresses = nlohmann::json::array({transport->local_address()});
     nlohmann::json my_placements = nlohmann::json::array({placed.to_json()});
     for (auto& t : extra) {
+        my_placements.push_back(t->placement().to_json());   // first: the thread is done with its transport until connect
         my_addresses.push_back(t->transport().local_address());
-        my_placements.push_back(t->placement().to_json());
     }
     std::vector<std::string> addresses;
     std::vector<RankPlacement> placements;
