@@ -93,8 +93,17 @@ void Node::retire_write(std::uint64_t id) {
 std::size_t Node::deliver_dropped() {
     std::size_t n = 0;
     while (!dropped_.empty()) {
-        const OutstandingWrite& w = writes_[dropped_.front()];
+        const std::uint64_t id = dropped_.front();
         dropped_.pop();
+        OutstandingWrite& w = writes_[id];
+        if (w.state == OutstandingWrite::State::retired) {
+            w.state = OutstandingWrite::State::told;
+        } else if (w.state == OutstandingWrite::State::retired_done) {
+            w.state = OutstandingWrite::State::free;
+            free_writes_.push_back(id);
+        } else {
+            continue;   // not retired (any more): nothing to tell
+        }
         WriteCompletion done;
         done.kind = WriteCompletion::Kind::write_done;
         done.cookie = w.cookie;
@@ -179,9 +188,17 @@ void Node::dispatch(const Completion& c) {
             ++stats_.errors.unexpected;
             return;
         }
+        if (w.state == OutstandingWrite::State::retired) {   // its unit hears it dropped in deliver_dropped, then the id is free
+            writes_[c.cookie].state = OutstandingWrite::State::retired_done;
+            return;
+        }
+        if (w.state == OutstandingWrite::State::retired_done) {   // a second completion for one write
+            ++stats_.errors.unexpected;
+            return;
+        }
         writes_[c.cookie].state = OutstandingWrite::State::free;
         free_writes_.push_back(c.cookie);
-        if (w.state == OutstandingWrite::State::retired) return;   // already finished as dropped
+        if (w.state == OutstandingWrite::State::told) return;   // already finished as dropped
         WriteCompletion done;
         done.kind = WriteCompletion::Kind::write_done;
         done.cookie = w.cookie;

@@ -73,11 +73,18 @@ private:
         std::size_t unit;
         TimerId id;
     };
-    // A write in flight: which unit posted it to which peer, and the cookie it gave. A retired
-    // write was finished as dropped when its peer was lost; its id waits for the transport's own
-    // completion, if any, before reuse.
+    // A write in flight: which unit posted it to which peer, and the cookie it gave. A write to a
+    // lost peer is retired: its unit hears it dropped (deliver_dropped), once, and its id is
+    // reused only when both that and the transport's own completion, if any, have happened, in
+    // whichever order they come (a completion of the same poll batch can beat the delivery).
     struct OutstandingWrite {
-        enum class State : std::uint8_t { free, in_flight, retired };
+        enum class State : std::uint8_t {
+            free,
+            in_flight,
+            retired,        // the unit is still to hear it dropped; the transport's completion is still to come
+            retired_done,   // the unit is still to hear it dropped; the transport's completion came
+            told,           // the unit heard it dropped; the transport's completion is still to come
+        };
         std::size_t unit = 0;
         std::uint64_t cookie = 0;
         std::uint32_t peer = 0;
