@@ -108,11 +108,11 @@ TEST(Rails, WritesAlternateBetweenTheRailsAndEveryByteIsCounted) {
     EXPECT_EQ(written, 301u * (64 << 10));
 }
 
-#ifdef EVB_HAVE_UCX
-// And over UCX: a rail is a device (UCX_NET_DEVICES), here lo twice over its tcp transport.
-TEST(Rails, UcxDevicesAsRailsCarryEveryByte) {
-    auto j = run_json("--transport ucx --ucx-tls tcp --launch-local 3 --layout split --readout-nodes 1 --builder-nodes 1 --em own "
-                      "--rails lo,lo --events 101 --fragment-size 64KiB --verify full");
+// Split layout, 101 fragments of 64 KiB over two rails of `transport`: every byte on some rail,
+// and the second rail used.
+void expect_rails_carry_every_byte(const std::string& transport) {
+    auto j = run_json(transport + " --launch-local 3 --layout split --readout-nodes 1 --builder-nodes 1 --em own "
+                                  "--rails lo,lo --events 101 --fragment-size 64KiB --verify full");
     ASSERT_FALSE(j.is_null());
     EXPECT_EQ(j["results"]["system"]["events_built"], 101);
     EXPECT_EQ(j["results"]["system"]["errors"], 0);
@@ -122,22 +122,15 @@ TEST(Rails, UcxDevicesAsRailsCarryEveryByte) {
     EXPECT_EQ(total, 101u * (64 << 10));
     EXPECT_GT(j["results"]["rails"][0]["nics"][1]["bytes"].get<std::uint64_t>(), 0u);
 }
+
+#ifdef EVB_HAVE_UCX
+// And over UCX: a rail is a device (UCX_NET_DEVICES), here lo twice over its tcp transport.
+TEST(Rails, UcxDevicesAsRailsCarryEveryByte) { expect_rails_carry_every_byte("--transport ucx --ucx-tls tcp"); }
 #endif
 
 #ifdef EVB_HAVE_OFI
 // The same over libfabric: a rail is a domain of the provider (tcp;ofi_rxm names them after interfaces).
-TEST(Rails, OfiDomainsAsRailsCarryEveryByte) {
-    auto j = run_json("--transport ofi --ofi-provider 'tcp;ofi_rxm' --launch-local 3 --layout split --readout-nodes 1 --builder-nodes 1 --em own "
-                      "--rails lo,lo --events 101 --fragment-size 64KiB --verify full");
-    ASSERT_FALSE(j.is_null());
-    EXPECT_EQ(j["results"]["system"]["events_built"], 101);
-    EXPECT_EQ(j["results"]["system"]["errors"], 0);
-    std::uint64_t total = 0;
-    for (const auto& rank : j["results"]["rails"])
-        for (const auto& nic : rank["nics"]) total += nic["bytes"].get<std::uint64_t>();
-    EXPECT_EQ(total, 101u * (64 << 10));
-    EXPECT_GT(j["results"]["rails"][0]["nics"][1]["bytes"].get<std::uint64_t>(), 0u);
-}
+TEST(Rails, OfiDomainsAsRailsCarryEveryByte) { expect_rails_carry_every_byte("--transport ofi --ofi-provider 'tcp;ofi_rxm'"); }
 #endif
 
 std::vector<pid_t> children_of(pid_t pid) {

@@ -9,8 +9,6 @@
 #include "rails_transport.hpp"
 #include "sim_driver.hpp"
 #include "tcp_driver.hpp"
-
-#include <sstream>
 #ifdef EVB_HAVE_MPI
 #include "mpi_alltoall.hpp"
 #include "mpi_driver.hpp"
@@ -50,14 +48,7 @@ DriverEntry per_rank_entry(std::unique_ptr<Driver> driver) {
         return run_distributed(c, w, ctx.fingerprint,
                                [&](const std::string& host, std::uint32_t endpoint, std::uint32_t endpoints) -> std::unique_ptr<Transport> {
                                    if (c.rails.empty()) return d->make_one(endpoint, endpoints, host);
-                                   std::vector<std::unique_ptr<Transport>> rails;
-                                   std::vector<std::string> nics;
-                                   std::stringstream list(c.rails);
-                                   for (std::string nic; std::getline(list, nic, ',');) {
-                                       rails.push_back(d->make_rail(endpoint, endpoints, nic));
-                                       nics.push_back(nic);
-                                   }
-                                   return std::make_unique<RailsTransport>(std::move(rails), std::move(nics));
+                                   return RailsTransport::make(*d, endpoint, endpoints, c.rails);
                                },
                                ctx.observer);
     };

@@ -1,11 +1,28 @@
 #include "rails_transport.hpp"
 
+#include "driver.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <sstream>
 #include <stdexcept>
 
 namespace evb {
+
+std::vector<std::string> nic_list(const std::string& rails) {
+    std::vector<std::string> nics;
+    std::stringstream list(rails);
+    for (std::string nic; std::getline(list, nic, ',');) nics.push_back(nic);
+    return nics;
+}
+
+std::unique_ptr<RailsTransport> RailsTransport::make(const Driver& driver, std::uint32_t rank, std::uint32_t ranks, const std::string& rails) {
+    std::vector<std::unique_ptr<Transport>> on_nics;
+    std::vector<std::string> nics = nic_list(rails);
+    for (const auto& nic : nics) on_nics.push_back(driver.make_rail(rank, ranks, nic));
+    return std::make_unique<RailsTransport>(std::move(on_nics), std::move(nics));
+}
 
 RailsTransport::RailsTransport(std::vector<std::unique_ptr<Transport>> rails, std::vector<std::string> nics)
     : rails_(std::move(rails)), nics_(std::move(nics)), next_rail_(rails_.front()->size(), 0), bytes_(rails_.size(), 0) {}

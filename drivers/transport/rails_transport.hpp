@@ -15,10 +15,17 @@
 
 namespace evb {
 
+class Driver;
+
+// "rxe0,rxe1" -> {"rxe0", "rxe1"} (an empty name stays, for validate() to name).
+std::vector<std::string> nic_list(const std::string& rails);
+
 class RailsTransport final : public Transport {
 public:
     // nics[i] names rails[i] (for describe() and rail_bytes()).
     RailsTransport(std::vector<std::unique_ptr<Transport>> rails, std::vector<std::string> nics);
+    // One of `driver`'s transports on each NIC of the list `rails` ("rxe0,rxe1").
+    static std::unique_ptr<RailsTransport> make(const Driver& driver, std::uint32_t rank, std::uint32_t ranks, const std::string& rails);
 
     const char* name() const override { return rails_.front()->name(); }
     std::uint32_t rank() const override { return rails_.front()->rank(); }

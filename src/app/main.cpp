@@ -8,13 +8,13 @@
 #include "local_launcher.hpp"
 #include "log.hpp"
 #include "netsim_command.hpp"
+#include "rails_transport.hpp"
 #include "report.hpp"
 #include "routing.hpp"
 #include "run_deadline.hpp"
 #include "world.hpp"
 
 #include <iostream>
-#include <sstream>
 
 using namespace evb;
 
@@ -44,8 +44,7 @@ int run(int argc, const char* const* argv) {
     auto world = detect_world();
     if (!world) {   // one line here, not one per rank
         driver.preflight();
-        std::stringstream rails(config.rails);
-        for (std::string nic; std::getline(rails, nic, ',');)
+        for (const auto& nic : nic_list(config.rails))
             if (!nic.empty()) driver.preflight_rail(nic);   // empty names: validate() says so
     }
     for (const auto& e : cl.drivers.entries())

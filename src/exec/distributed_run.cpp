@@ -182,6 +182,10 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
         }
         return s;
     };
+    // A lost rank is each of its endpoints lost (one, unless --threads per-unit).
+    auto lose_endpoints_of = [&](std::uint32_t r, const std::string& how) {
+        for (std::uint32_t e = layout.first_endpoint_of(r); e < layout.first_endpoint_of(r) + layout.endpoints_of(r); ++e) node.lose_rank(e, how);
+    };
     auto mark_done = [&](std::uint32_t r) {
         if (!done[r]) {
             done[r] = true;
@@ -205,7 +209,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
             }
         mark_done(r);
         sent_done = false;
-        for (std::uint32_t e = layout.first_endpoint_of(r); e < layout.first_endpoint_of(r) + layout.endpoints_of(r); ++e) node.lose_rank(e, how);
+        lose_endpoints_of(r, how);
         boot.broadcast({{"type", "lost_rank"}, {"rank", r}, {"how", how}});
     };
     Picoseconds origin = steady_now(), now{};
@@ -246,9 +250,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
                 } else if (type == "lost") {
                     failure = fmt::format("lost contact with rank 0: {}", in.body.value("error", ""));
                 } else if (type == "lost_rank") {
-                    const auto r = in.body.at("rank").get<std::uint32_t>();
-                    for (std::uint32_t e = layout.first_endpoint_of(r); e < layout.first_endpoint_of(r) + layout.endpoints_of(r); ++e)
-                        node.lose_rank(e, in.body.value("how", ""));
+                    lose_endpoints_of(in.body.at("rank").get<std::uint32_t>(), in.body.value("how", ""));
                     ++losses_heard;
                     sent_done = false;   // said again once finished with what the loss brought
                 } else if (type == "abort") {
@@ -292,8 +294,10 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     for (const auto& t : extra) rank_stats.merge(t->stats());
     // --rails: this rank's bytes per NIC, its endpoints summed.
     std::vector<Transport::RailBytes> rails = transport->rail_bytes();
-    for (auto& t : extra)
-        for (std::size_t i = 0; i < rails.size(); ++i) rails[i].bytes += t->transport().rail_bytes().at(i).bytes;
+    for (auto& t : extra) {
+        const auto more = t->transport().rail_bytes();
+        for (std::size_t i = 0; i < rails.size(); ++i) rails[i].bytes += more.at(i).bytes;
+    }
     auto rails_to_json = [](const std::vector<Transport::RailBytes>& v) {
         nlohmann::json a = nlohmann::json::array();
         for (const auto& r : v) a.push_back({{"nic", r.nic}, {"bytes", r.bytes}});

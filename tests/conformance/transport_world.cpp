@@ -73,14 +73,7 @@ public:
             if (rails.empty()) {
                 transports_.push_back(d.make_one(r, ranks, "127.0.0.1"));
             } else {
-                std::vector<std::unique_ptr<Transport>> on_nics;
-                std::vector<std::string> nics;
-                std::stringstream list(rails);
-                for (std::string nic; std::getline(list, nic, ',');) {
-                    on_nics.push_back(d.make_rail(r, ranks, nic));
-                    nics.push_back(nic);
-                }
-                transports_.push_back(std::make_unique<RailsTransport>(std::move(on_nics), std::move(nics)));
+                transports_.push_back(RailsTransport::make(d, r, ranks, rails));
             }
             addresses.push_back(transports_.back()->local_address());
         }
