@@ -80,7 +80,20 @@ nlohmann::json run_evbench_json(const std::string& args, const std::string& name
     auto r = run_command(evbench_binary() + " " + args + " --quiet --json " + json, hang_guard_s);
     EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
     if (r.exit_code != 0) return {};
-    return nlohmann::json::parse(read_file(json));
+    auto doc = nlohmann::json::parse(read_file(json));
+    expect_link_rates_within_b_eff(doc, args);
+    return doc;
+}
+
+void expect_link_rates_within_b_eff(const nlohmann::json& doc, const std::string& what) {
+    const auto& network = doc["results"]["network"];
+    if (!network.contains("effective_gbps")) return;   // not a simulated run
+    const double b_eff = network["effective_gbps"];
+    for (const auto& node : doc["results"]["nodes"]) {
+        EXPECT_LE(node["in_gbps"].get<double>(), b_eff) << what << ": node " << node["node"];
+        EXPECT_LE(node["out_gbps"].get<double>(), b_eff) << what << ": node " << node["node"];
+    }
+    for (double rx : network["fabric_rx_gbps"]["per_node"]) EXPECT_LE(rx, b_eff) << what;
 }
 
 } // namespace evb::test

@@ -19,6 +19,9 @@ std::string temp_path(const std::string& name);
 std::string read_file(const std::string& path);   // empty if missing
 // `evbench <args> --quiet --json <temp file named after name>`: its JSON document, or null after
 // a failed expectation when it exits non-zero.
+// For a simulated run, also checks that no node's byte rate exceeds the link's effective bandwidth.
 nlohmann::json run_evbench_json(const std::string& args, const std::string& name, double hang_guard_s = 300);
+// A simulated run's byte rates (what crossed the links, per packet) can never exceed b_eff (eq. 2.14).
+void expect_link_rates_within_b_eff(const nlohmann::json& doc, const std::string& what);
 
 } // namespace evb::test

@@ -14,13 +14,7 @@ using namespace evb::test;
 
 namespace {
 
-nlohmann::json run_sim(const std::string& args, const std::string& name) {
-    std::string json = temp_path(name + ".json");
-    auto r = run_command(evbench_binary() + " --transport sim --quiet --json " + json + " " + args, 300);
-    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
-    if (r.exit_code != 0) return {};
-    return nlohmann::json::parse(read_file(json));
-}
+nlohmann::json run_sim(const std::string& args, const std::string& name) { return run_evbench_json("--transport sim " + args, name); }
 
 // Per (BU, event): the slot and the RUs requested, in order, from --log-level trace.
 using Requests = std::map<std::pair<int, std::uint64_t>, std::vector<int>>;
@@ -72,6 +66,7 @@ TEST(SimTransport, BuildsAndVerifiesEveryEventForEveryProtocolAndLayout) {
 TEST(SimTransport, FixedSizesMoveExactlyNFragmentsPerEvent) {
     auto doc = run_sim("--nodes 4 --events 40 --fragment-size 32KiB --credits 2 --parallel 2", "bytes");
     ASSERT_FALSE(doc.is_null());
+    // The units' own counts: whole fragments.
     std::uint64_t in = 0, out = 0;
     for (const auto& n : doc["results"]["nodes"]) {
         in += n["raw"]["bytes_in"].get<std::uint64_t>();
@@ -79,9 +74,34 @@ TEST(SimTransport, FixedSizesMoveExactlyNFragmentsPerEvent) {
     }
     EXPECT_EQ(in, 40u * 4 * 32768);
     EXPECT_EQ(out, in);
-    // One fragment in four stays on its node (the adapter's loopback); the rest crossed the fabric.
+    // One fragment in four stays on its node (the adapter's loopback, not on the network).
     const auto& network = doc["results"]["network"];
     EXPECT_EQ(network["bytes_through_memory"].get<std::uint64_t>() >= 40u * 32768, true);
+    // The rates count the links: the other 3 in 4 fragments and the 64 B commands (requests,
+    // credits, assignments, the end), over the span the links carried them.
+    const double span = doc["results"]["bytes_window_s"];
+    const double link_bytes = doc["results"]["system"]["in_gbps"].get<double>() * 1e9 / 8 * span;
+    EXPECT_GT(link_bytes, 40.0 * 3 * 32768);
+    EXPECT_LT(link_bytes, 40.0 * 3 * 32768 + 40.0 * 4 * 64 * 4);
+}
+
+// A timed run too short for any event says so and how long one would need; its byte rates are
+// still the links' (a whole fragment counted at completion would show more than a link carries).
+TEST(SimTransport, ARunTooShortForAnEventSaysHowLongOneNeeds) {
+    auto r = run_command(evbench_binary() + " --transport sim --nodes 8 --credits 16 --fragment-size 1MiB --duration 2ms --quiet --json " +
+                             temp_path("short.json"),
+                         120);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // c N f / b_eff = 16 x 8 x 1 MiB x 8 / 99.37 Gb/s = 10.8 ms.
+    EXPECT_NE(r.out.find("# no event was built in the 0.002000 s window"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("c N f / b_eff = 0.0108 s simulated; run --duration 22ms or longer"), std::string::npos) << r.out;
+    auto doc = nlohmann::json::parse(read_file(temp_path("short.json")));
+    expect_link_rates_within_b_eff(doc, "short run");
+    EXPECT_EQ(doc["results"]["system"]["events_built"], 0);
+    EXPECT_TRUE(doc["results"]["system"]["latency_us"].is_null());
+    EXPECT_NEAR(doc["results"]["network"]["first_event_estimate_s"].get<double>(), 0.0108, 0.0001);
+    // Every link busy from the start: the rates are near b_eff, not above it.
+    EXPECT_GT(doc["results"]["system"]["per_node_in_gbps"].get<double>(), 90.0);
 }
 
 // Listing 3.3 falls out of the real units: for every BU and event, the fragment requests go to

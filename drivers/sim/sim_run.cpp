@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <sstream>
 
 namespace evb {
@@ -51,13 +52,13 @@ public:
 
     void timer(netsim::FabricSim& sim, std::uint32_t, std::uint64_t tag) override {
         if (tag == progress_tag) {
-            observer_.progress(sim.now(), reactor_.totals());
+            observer_.progress(sim.now(), with_fabric_bytes(reactor_.totals(), sim));
             if (!reactor_.all_finished() && !reactor_.failure()) sim.set_timer(sim.now() + config_.progress_interval, 0, progress_tag);
             return;
         }
         if (tag == warmup_tag) {
             for (const auto& node : nodes_) baseline_.push_back(node->stats());
-            for (const auto& h : sim.host_stats()) rx_baseline_.push_back(h.rx_payload);
+            link_baseline_ = sim.host_stats();
             return;
         }
         if (tag > failure_tag(failures_.size())) {
@@ -87,10 +88,21 @@ public:
     Picoseconds last_activity() const { return last_activity_; }
     // Per rank, the statistics at the end of the warm-up (empty if it was never reached).
     const std::vector<NodeStats>& baseline() const { return baseline_; }
-    // Per host, payload bytes the fabric had delivered at the end of the warm-up.
-    const std::vector<std::uint64_t>& rx_baseline() const { return rx_baseline_; }
+    // Per host, the link counters at the end of the warm-up (empty if it was never reached).
+    const std::vector<netsim::SimHostStats>& link_baseline() const { return link_baseline_; }
 
 private:
+    // Byte rates in simulated time count what crossed the links (every host's, per packet), not
+    // whole fragments at completion, which would show more than a link carries.
+    static NodeStats with_fabric_bytes(NodeStats totals, const netsim::FabricSim& sim) {
+        totals.bytes_in = totals.bytes_out = 0;
+        for (const auto& h : sim.host_stats()) {
+            totals.bytes_in += h.rx_payload;
+            totals.bytes_out += h.tx_payload;
+        }
+        return totals;
+    }
+
     // The failed ranks stop where they are: what they posted is on the fabric, nothing more is.
     void fail(std::size_t i) {
         for (auto r : failures_[i].ranks) {
@@ -151,25 +163,33 @@ private:
     std::array<Completion, 64> completions_{};
     Picoseconds last_activity_{};
     std::vector<NodeStats> baseline_;
-    std::vector<std::uint64_t> rx_baseline_;
+    std::vector<netsim::SimHostStats> link_baseline_;
 };
 
-// Payload the fabric delivered to each node's host over the window, counted per packet (the
-// table's in_Gbps counts whole fragments as they complete, and includes loopback).
+// Payload that crossed each host's link over the window, counted per packet (loopback
+// transfers inside a host are not on the network and not counted).
+struct LinkBytes {
+    std::uint64_t rx = 0, tx = 0;
+};
+std::vector<LinkBytes> link_bytes(const netsim::FabricSim& sim, const std::vector<netsim::SimHostStats>& baseline) {
+    std::vector<LinkBytes> out;
+    for (std::size_t h = 0; h < sim.host_stats().size(); ++h) {
+        const auto& now = sim.host_stats()[h];
+        out.push_back({now.rx_payload - (baseline.empty() ? 0 : baseline[h].rx_payload),
+                       now.tx_payload - (baseline.empty() ? 0 : baseline[h].tx_payload)});
+    }
+    return out;
+}
+
 struct FabricRx {
     double avg = 0, min = 0, max = 0;
     std::vector<double> per_node;
 };
 // per_node: every node; avg, min and max over the nodes that build, [first_builder, nodes) (a
 // split layout's readout nodes receive only commands).
-FabricRx fabric_rx(const netsim::FabricSim& sim, const std::vector<std::uint64_t>& baseline, std::uint32_t first_builder,
-                   std::uint32_t nodes, Picoseconds from, Picoseconds to) {
+FabricRx fabric_rx(const std::vector<LinkBytes>& bytes, std::uint32_t first_builder, std::uint32_t nodes, Picoseconds window) {
     FabricRx r;
-    const double secs = (to - from).seconds();
-    for (std::uint32_t h = 0; h < nodes; ++h) {
-        std::uint64_t bytes = sim.host_stats()[h].rx_payload - (baseline.empty() ? 0 : baseline[h]);
-        r.per_node.push_back(secs > 0 ? static_cast<double>(bytes) * 8 / secs / 1e9 : 0);
-    }
+    for (std::uint32_t h = 0; h < nodes; ++h) r.per_node.push_back(gbps(bytes[h].rx, window));
     auto builders = r.per_node.begin() + first_builder;
     r.min = *std::min_element(builders, r.per_node.end());
     r.max = *std::max_element(builders, r.per_node.end());
@@ -200,6 +220,12 @@ void print_network(std::ostream& out, const netsim::Topology& t, const netsim::F
     fmt::print(out, "# simulated {:.6f} s in {:.2f} s wall ({:.3g} simulator events/s, {:.3g} flit-hops/s)\n", secs, wall_seconds,
                wall_seconds > 0 ? static_cast<double>(sim.events()) / wall_seconds : 0,
                wall_seconds > 0 ? static_cast<double>(sim.flit_hops()) / wall_seconds : 0);
+}
+
+// A duration to suggest: whole milliseconds below 1 s, tenths of seconds above.
+std::string round_up_duration(double seconds) {
+    if (seconds < 1) return fmt::format("{}ms", static_cast<std::uint64_t>(std::ceil(seconds * 1e3)));
+    return fmt::format("{:g}s", std::ceil(seconds * 10) / 10);
 }
 
 } // namespace
@@ -301,6 +327,8 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
                                                      sim.now().seconds(), reactor.totals().in_flight);
     }
     r.cut = timed && !finished;
+    const std::vector<LinkBytes> links = link_bytes(sim, executor.link_baseline());
+    for (std::uint32_t h = 0; h < hosts_needed; ++h) r.link_bytes.push_back({links[h].rx, links[h].tx});
     for (std::uint32_t i = 0; i < nodes.size(); ++i) {
         if (nodes[i]->halted()) continue;   // a failed rank's counts die with it, as in a real run
         nodes[i]->stop(!r.cut);
@@ -311,22 +339,34 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
     if (!executor.baseline().empty()) r.window_start = options.warmup;
     r.elapsed = r.cut ? config.duration : executor.last_activity();
     r.wall_seconds = wall;
-    const Picoseconds from = executor.rx_baseline().empty() ? Picoseconds(0) : options.warmup;
+    const Picoseconds from = executor.link_baseline().empty() ? Picoseconds(0) : options.warmup;
     const bool split = config.layout == NodeLayout::split;
     // Up to the last activity, not sim.now(): a progress tick after it would stretch the window.
     const Picoseconds rx_end = r.cut ? config.duration : executor.last_activity();
-    FabricRx rx = fabric_rx(sim, executor.rx_baseline(), split ? config.readout_nodes : 0, config.nodes, from, rx_end);
+    // A packet counted after the warm-up may have begun crossing up to one packet time before it.
+    const Picoseconds packet_time = from > Picoseconds(0) ? Picoseconds(ib.wire_time_ps(std::uint64_t{ib.blocks(ib.wire_bytes(ib.mtu))} * ib.flit_bytes)) : Picoseconds(0);
+    r.bytes_span = RunResult::Span{from - packet_time, rx_end};
+    FabricRx rx = fabric_rx(links, split ? config.readout_nodes : 0, config.nodes, r.byte_window());
     const double b_eff = netsim::effective_bandwidth_gbps(ib, config.fragment_size);
     if (!config.quiet) {
         std::ostringstream text;
         print_network(text, fabric.topology, sim, wall, options.all_ports);
         fmt::print(text, "# fabric rx per {} {:.6f}..{:.6f} s: avg {:.2f} min {:.2f} max {:.2f} Gb/s; b_eff (eq. 2.14) {:.2f} Gb/s\n",
-                   split ? "builder node" : "node", from.seconds(), rx_end.seconds(), rx.avg, rx.min, rx.max, b_eff);
+                   split ? "builder node" : "node", r.bytes_span->from.seconds(), rx_end.seconds(), rx.avg, rx.min, rx.max, b_eff);
         outcome.extra_text = text.str();
     }
+    // Each BU fills its c slots at once, so its first event is in after c N f have crossed its link.
+    const double first_event_s = static_cast<double>(config.credits) * config.ru_count() *
+                                 static_cast<double>(config.wire_fragment_stride()) * 8 / (b_eff * 1e9);
+    if (r.cut && r.system().events_built == 0)
+        outcome.extra_text += fmt::format("# no event was built in the {:.6f} s window: each BU fills its {} credits with {} fragments of {} at once, so "
+                                          "its first event is in after about c N f / b_eff = {:.3g} s simulated; run --duration {} or longer for event figures\n",
+                                          r.window().seconds(), config.credits, config.ru_count(), format_size(config.fragment_size),
+                                          first_event_s, round_up_duration(2 * first_event_s + options.warmup.seconds()));
     nlohmann::json network_results = network_json(fabric.topology, sim, wall, fabric.routing_name);
+    network_results["first_event_estimate_s"] = first_event_s;
     network_results["fabric_rx_gbps"] = {{"avg", rx.avg}, {"min", rx.min}, {"max", rx.max}, {"per_node", rx.per_node},
-                                         {"window_start_s", from.seconds()}};
+                                         {"window_start_s", r.bytes_span->from.seconds()}};
     network_results["effective_gbps"] = b_eff;
     network_results["bytes_through_memory"] = network.bytes_through_memory();
     outcome.extra_results["network"] = network_results;

@@ -43,4 +43,9 @@ inline Picoseconds steady_now() {
     return Picoseconds(static_cast<std::int64_t>(ns) * 1000);
 }
 
+// Bytes over a span as Gb/s (0 for an empty span).
+inline double gbps(std::uint64_t bytes, Picoseconds span) {
+    return span > Picoseconds(0) ? static_cast<double>(bytes) * 8 / span.seconds() / 1e9 : 0.0;
+}
+
 } // namespace evb

@@ -29,10 +29,35 @@ NodeStats RunResult::system() const {
     return sum;
 }
 
+NodeStats RunResult::rated(std::size_t node) const {
+    NodeStats s = nodes[node];
+    if (node < link_bytes.size()) {
+        s.bytes_in = link_bytes[node].rx;
+        s.bytes_out = link_bytes[node].tx;
+    }
+    return s;
+}
+
+NodeStats RunResult::rated_system() const {
+    NodeStats sum = system();
+    if (link_bytes.empty()) return sum;
+    sum.bytes_in = sum.bytes_out = 0;
+    for (const auto& l : link_bytes) {
+        sum.bytes_in += l.rx;
+        sum.bytes_out += l.tx;
+    }
+    return sum;
+}
+
 Picoseconds RunResult::window() const {
     auto last = system().last_build;
     Picoseconds end = last > Picoseconds(0) && !cut ? last : elapsed;
     return end > window_start ? end - window_start : Picoseconds(0);
+}
+
+Picoseconds RunResult::byte_window() const {
+    if (!bytes_span) return window();
+    return bytes_span->to > bytes_span->from ? bytes_span->to - bytes_span->from : Picoseconds(0);
 }
 
 } // namespace evb

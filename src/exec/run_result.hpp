@@ -34,6 +34,18 @@ struct RunResult {
     double started_unix_s = 0;         // wall clock at the run's start (real runs): lines up outside events, e.g. a kill
     bool cut = false;                  // stopped at `elapsed` with events in flight (simulated runs)
     Picoseconds window_start{};        // counts start here (after a simulated warm-up)
+    // Simulated runs: bytes are what crossed each host's link, counted per packet as its last
+    // byte arrives, so byte rates take the span those bytes crossed in (events keep window()).
+    struct Span {
+        Picoseconds from, to;
+    };
+    std::optional<Span> bytes_span;
+    // Simulated runs: per node (then the EM's own host, if any), the payload its link received
+    // and sent over bytes_span. Rates show these; the units' own byte counts stay in `nodes`.
+    struct LinkBytes {
+        std::uint64_t rx = 0, tx = 0;
+    };
+    std::vector<LinkBytes> link_bytes;
     std::optional<std::string> failure;
     std::vector<ProcessCpu> cpu;       // real runs; empty in simulated time
     std::vector<RankPlacement> placement;   // real runs: where each rank's thread and pools are
@@ -41,8 +53,13 @@ struct RunResult {
 
     // Sums every node (and the EM rank's counts).
     NodeStats system() const;
+    // What rates show: nodes[i] and system(), with the links' bytes where the run has them.
+    NodeStats rated(std::size_t node) const;
+    NodeStats rated_system() const;
     // Measurement window for rates: start of the run to the last event built (to `elapsed` when cut).
     Picoseconds window() const;
+    // Span of the byte rates: window(), or bytes_span where set.
+    Picoseconds byte_window() const;
     std::uint64_t errors() const { return system().errors.total(); }
     // 0 ok (failures survived with every buildable event built), 1 a failure or any
     // verification error, 3 failures survived but data lost (fragments of a lost RU).

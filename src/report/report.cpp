@@ -13,10 +13,6 @@
 
 namespace evb {
 
-double gbps(std::uint64_t bytes, Picoseconds window) {
-    return window > Picoseconds(0) ? static_cast<double>(bytes) * 8 / window.seconds() / 1e9 : 0.0;
-}
-
 namespace {
 std::string message_mix(const Config& c) {
     if (c.data_segments == 1 && c.meta_segments == 0) return "";
@@ -76,27 +72,32 @@ void ProgressPrinter::line(std::ostream& out, Picoseconds now, const NodeStats& 
 }
 
 namespace {
-// in_scale, out_scale: 1, or 1 / (BUs) and 1 / (RUs) for the average row.
-void table_row(std::ostream& out, const std::string& label, const NodeStats& s, Picoseconds window, double in_scale, double out_scale) {
+// A latency of no event is unknown, not zero.
+std::string latency_cell(const NodeStats& s, double us) { return s.events_built ? fmt::format("{:.1f}", us) : "-"; }
+
+// in_scale, out_scale: 1, or 1 / (BUs) and 1 / (RUs) for the average row. Events count over
+// `window`, bytes over `bytes` (the same span except in simulated runs).
+void table_row(std::ostream& out, const std::string& label, const NodeStats& s, Picoseconds window, Picoseconds bytes, double in_scale,
+               double out_scale) {
     double seconds = window.seconds();
-    fmt::print(out, "{:>6} {:>10} {:>11.1f} {:>9.2f} {:>9.2f} {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f} {:>7}\n", label,
-               s.events_built, seconds > 0 ? static_cast<double>(s.events_built) / seconds : 0.0,
-               gbps(s.bytes_in, window) * in_scale, gbps(s.bytes_out, window) * out_scale, s.latency.mean_us(),
-               s.latency.percentile_us(50), s.latency.percentile_us(99), s.latency.max_us(), s.errors.total());
+    fmt::print(out, "{:>6} {:>10} {:>11.1f} {:>9.2f} {:>9.2f} {:>10} {:>10} {:>10} {:>10} {:>7}\n", label, s.events_built,
+               seconds > 0 ? static_cast<double>(s.events_built) / seconds : 0.0, gbps(s.bytes_in, bytes) * in_scale,
+               gbps(s.bytes_out, bytes) * out_scale, latency_cell(s, s.latency.mean_us()), latency_cell(s, s.latency.percentile_us(50)),
+               latency_cell(s, s.latency.percentile_us(99)), latency_cell(s, s.latency.max_us()), s.errors.total());
 }
 } // namespace
 
 void print_table(std::ostream& out, const Config& c, const RunResult& r, const std::vector<ProgressSample>& samples) {
-    Picoseconds window = r.window();
+    Picoseconds window = r.window(), bytes = r.byte_window();
     fmt::print(out, "{:>6} {:>10} {:>11} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10} {:>7}\n", "node", "events", "rate_Hz",
                "in_Gbps", "out_Gbps", "lat_avg_us", "lat_p50_us", "lat_p99_us", "lat_max_us", "errors");
-    for (const auto& n : r.nodes) table_row(out, std::to_string(n.node), n, window, 1.0, 1.0);
-    NodeStats sys = r.system();
-    table_row(out, "avg", sys, window, 1.0 / c.bu_count(), 1.0 / c.ru_count());
+    for (std::size_t i = 0; i < r.nodes.size(); ++i) table_row(out, std::to_string(r.nodes[i].node), r.rated(i), window, bytes, 1.0, 1.0);
+    NodeStats sys = r.rated_system();
+    table_row(out, "avg", sys, window, bytes, 1.0 / c.bu_count(), 1.0 / c.ru_count());
     print_cpu(out, r);   // before the system line: scripts take that one with tail -1
     print_rails(out, r);
     fmt::print(out, "# system: {} events built in {:.3f} s, {:.2f} Gb/s aggregate, {:.2f} Gb/s per {}; errors: {}\n",
-               sys.events_built, window.seconds(), gbps(sys.bytes_in, window), gbps(sys.bytes_in, window) / c.bu_count(),
+               sys.events_built, window.seconds(), gbps(sys.bytes_in, bytes), gbps(sys.bytes_in, bytes) / c.bu_count(),
                c.layout == NodeLayout::split ? "builder node" : "node", sys.errors.describe());
     print_phase_table(out, phase_rows(r));
     print_failures(out, c, r, samples);
@@ -138,38 +139,41 @@ int report_outcome(std::ostream& out, std::ostream& err, const Config& config, c
 }
 
 nlohmann::json result_json(const nlohmann::json& config_echo, const Config& c, const RunResult& r, const std::vector<ProgressSample>& samples) {
-    Picoseconds window = r.window();
-    NodeStats sys = r.system();
+    Picoseconds window = r.window(), bytes = r.byte_window();
+    NodeStats sys = r.rated_system();
     auto summary = [&](const NodeStats& s, double scale) {
         return nlohmann::json{{"events_built", s.events_built},
                               {"event_rate_hz", window.seconds() > 0 ? static_cast<double>(s.events_built) / window.seconds() : 0.0},
-                              {"in_gbps", gbps(s.bytes_in, window) * scale},
-                              {"out_gbps", gbps(s.bytes_out, window) * scale},
-                              {"latency_us",
-                               {{"avg", s.latency.mean_us()},
-                                {"p50", s.latency.percentile_us(50)},
-                                {"p99", s.latency.percentile_us(99)},
-                                {"max", s.latency.max_us()}}},
+                              {"in_gbps", gbps(s.bytes_in, bytes) * scale},
+                              {"out_gbps", gbps(s.bytes_out, bytes) * scale},
+                              {"latency_us",   // null: no event built, so no latency
+                               s.events_built ? nlohmann::json{{"avg", s.latency.mean_us()},
+                                                               {"p50", s.latency.percentile_us(50)},
+                                                               {"p99", s.latency.percentile_us(99)},
+                                                               {"max", s.latency.max_us()}}
+                                              : nlohmann::json(nullptr)},
                               {"errors", s.errors.total()},
                               {"peak_ru_bytes", s.peak_ru_bytes},
                               {"peak_bu_bytes", s.peak_bu_bytes}};
     };
     nlohmann::json nodes = nlohmann::json::array();
     auto phases = phase_rows(r);
-    for (const auto& n : r.nodes) {
-        auto j = summary(n, 1.0);
+    for (std::size_t i = 0; i < r.nodes.size(); ++i) {
+        const NodeStats& n = r.nodes[i];
+        auto j = summary(r.rated(i), 1.0);
         j["node"] = n.node;
-        j["raw"] = n.to_json();
+        j["raw"] = n.to_json();   // the units' own counts (bytes of whole fragments, also in simulated runs)
         nodes.push_back(j);
     }
     auto system = summary(sys, 1.0);
-    system["per_node_in_gbps"] = gbps(sys.bytes_in, window) / c.bu_count();     // per BU
-    system["per_node_out_gbps"] = gbps(sys.bytes_out, window) / c.ru_count();   // per RU
+    system["per_node_in_gbps"] = gbps(sys.bytes_in, bytes) / c.bu_count();     // per BU
+    system["per_node_out_gbps"] = gbps(sys.bytes_out, bytes) / c.ru_count();   // per RU
     system["events_assigned"] = sys.events_assigned;
     system["error_kinds"] = sys.to_json()["errors"];
     nlohmann::json doc = {{"config", config_echo},
             {"results",
              {{"window_s", window.seconds()},
+              {"bytes_window_s", bytes.seconds()},
               {"elapsed_s", r.elapsed.seconds()},
               {"wall_s", r.wall_seconds},
               {"ok", r.exit_code() == 0},

@@ -62,6 +62,4 @@ nlohmann::json result_json(const nlohmann::json& config_echo, const Config& conf
 int report_outcome(std::ostream& out, std::ostream& err, const Config& config, const nlohmann::json& config_echo, const RunOutcome& outcome,
                    const std::vector<ProgressSample>& samples = {});
 
-double gbps(std::uint64_t bytes, Picoseconds window);
-
 } // namespace evb
