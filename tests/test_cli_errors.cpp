@@ -77,6 +77,9 @@ std::vector<BadInput> cases() {
         {"ContinueWithBarrelSync", "--scheduling barrel-sync --on-failure continue", "cannot keep barrel-sync's barrier"},
         {"ContinueWithMicroBenchmark", "--benchmark gather --on-failure continue", "--on-failure continue is for event building"},
         {"NegativeHeartbeat", "--heartbeat -1s", "--heartbeat"},
+        {"SimRadixOdd", "--transport sim --nodes 8 --radix 37", "--radix 37: a switch of the tree has an even number of ports within 4..128"},
+        {"SimTooManyHostsForTwoLevels", "--transport sim --nodes 700 --levels 2",
+         "700 hosts do not fit a 2-level tree of 36-port switches (at most 648 = radix^2 / 2); give a larger --radix or --levels 3"},
         {"SimFailNotNodeAtTime", "--transport sim --fail 3", "--fail 3: expected NODE@TIME"},
         {"SimFailNoSuchNode", "--transport sim --nodes 4 --fail 7@1ms --fail-kind ru --ppn 2", "--fail 7@1ms: there is no node 7 (nodes are 0..3)"},
         {"SimFailNodeName", "--transport sim --fail x@1ms", "'x' is not a node number"},
@@ -165,7 +168,7 @@ std::vector<BadInput> cases() {
         {"NetsimTooManyHostsBeforeTheTables", "netsim --k 16 --levels 3 --lfts /nonexistent/lfts.txt",
          "the simulator handles at most 4096 hosts (got 8192)"},
         {"SimTooManyHostsBeforeTheTables", "--transport sim --nodes 5000 --lfts /nonexistent/lfts.txt",
-         "the simulator handles at most 4096 hosts (got 5000)"},
+         "the simulator handles at most 4096 hosts (got 5004)"},
         // Found by tests/fuzz (each exited 1 with the library's own text: "stoull", "basic_string::substr").
         {"FuzzLftGuidOutOfRange",
          "conflicts --k 2 --lfts " + write_file("guid.lfts", "Unicast lids [0x0-0xe] of switch Lid 9 guid 0x0002c90300000002c90300000010 (leaf0):\n"),

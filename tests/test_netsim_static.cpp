@@ -139,3 +139,43 @@ TEST(FatTree, ThreeLevelCounts) {
         EXPECT_EQ(worst_phase(analyse_linear_shift(t, r)), 1u) << "k = " << k;
     }
 }
+
+// --radix sizing: leaves of R/2 hosts as the hosts need them; 2 levels up to R^2/2 hosts (all
+// R/2 spines), 3 levels beyond (the pods the leaves fill, all (R/2)^2 cores). Every switch has R
+// ports; the counts are table 3.1's with k = R/2 and only the leaves a site would buy.
+TEST(FatTree, SizedForTheHostsFromTheSwitchRadix) {
+    struct Case {
+        std::uint32_t hosts, radix, levels, leaves, middle, cores;
+    } cases[] = {
+        {500, 36, 2, 28, 18, 0},      // 28 leaves (504 host ports) + 18 spines
+        {648, 36, 2, 36, 18, 0},      // R^2/2: the full 2-level tree of table 3.1, 3k = 54 switches
+        {649, 36, 3, 37, 54, 324},    // one host more: 3 pods of 18 aggregation switches, k^2 cores
+        {1000, 36, 3, 56, 72, 324},   // 4 pods
+        {4096, 36, 3, 228, 234, 324}, // 13 pods
+        {2048, 64, 2, 64, 32, 0},     // 64-port switches: R^2/2 = 2048 hosts in 2 levels
+    };
+    for (const auto& c : cases) {
+        FatTreeSpec s = sized_fat_tree(c.hosts, c.radix);
+        EXPECT_EQ(s.k, c.radix / 2);
+        EXPECT_EQ(s.levels, c.levels) << c.hosts;
+        EXPECT_EQ(s.leaves, c.leaves) << c.hosts;
+        Topology t = build_fat_tree(s);
+        EXPECT_EQ(t.hosts().size(), std::size_t{c.leaves} * c.radix / 2) << c.hosts;
+        EXPECT_GE(t.hosts().size(), c.hosts);
+        EXPECT_EQ(t.switches().size(), std::size_t{c.leaves} + c.middle + c.cores) << c.hosts;
+        for (auto sw : t.switches()) EXPECT_EQ(t.device(sw).ports.size(), c.radix);
+    }
+    EXPECT_EQ(sized_fat_tree(500, 36, 3).levels, 3u);   // --levels 3 asked for
+    EXPECT_THROW(sized_fat_tree(700, 36, 2), std::invalid_argument);     // > R^2/2 in 2 levels
+    EXPECT_THROW(sized_fat_tree(11665, 36), std::invalid_argument);      // > R^3/4
+    EXPECT_THROW(sized_fat_tree(100, 37), std::invalid_argument);        // odd radix
+    EXPECT_THROW(sized_fat_tree(100, 2), std::invalid_argument);
+}
+
+// A sized 2-level tree with fewer leaves than the full tree is routed conflict-free by ftree (the
+// linear shifter over the 54 host ports of 9 leaves).
+TEST(Routing, FtreeOnASizedTreeIsConflictFree) {
+    Topology t = build_fat_tree(sized_fat_tree(50, 12));   // k = 6: 9 of 12 leaves, 6 spines
+    Routing r = route(t, RoutingEngine::ftree);
+    EXPECT_EQ(worst_phase(analyse_linear_shift(t, r)), 1u);
+}

@@ -156,3 +156,16 @@ TEST(SimTransport, FastModesAgreeWithFlitMode) {
     EXPECT_DOUBLE_EQ(avg(flit), avg(packet));
     EXPECT_NEAR(avg(aggregated), avg(flit), 2.4);
 }
+
+// Without --k the fabric is sized for the nodes from 36-port switches (the seeds' EDR): 500
+// nodes take 28 leaves of 18 hosts and 18 spines, as a site would buy them.
+TEST(SimTransport, TheDefaultFabricIsSizedFromTheSwitchRadix) {
+    for (const auto& [args, fabric] : std::vector<std::pair<std::string, std::string>>{
+             {"--nodes 500", "simulated: 504 hosts, 46 switches"},
+             {"--nodes 500 --radix 64", "simulated: 512 hosts, 48 switches"},
+             {"--nodes 40 --radix 8 --levels 3", "simulated: 40 hosts, 38 switches"}}) {
+        auto r = run_command(evbench_binary() + " --transport sim --duration 5us " + args, 120);
+        EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+        EXPECT_NE(r.out.find(fabric), std::string::npos) << args << "\n" << r.out.substr(0, 300);
+    }
+}

@@ -13,7 +13,7 @@ void SimDriver::complete(Config& c, const OptionSet& given) {
     // The event builder on 4 traffic VLs: what reproduces the thesis' fig. 3.17 and 3.18 (> 80 Gb/s
     // at 64 and 128 nodes, 16 credits; bench/barrel_start_and_vls.sh, README).
     if (!given.given("traffic-vls")) options_.model.sim.ib.traffic_vls = 4;
-    options_.resolve(c.seed, given.given("k"));
+    options_.resolve(c.seed, given.given("k"), given.given("levels"));
     // a2a fits fragments into windows at the rate the simulated link delivers them (eq. 2.14).
     if (c.line_gbps == 0)
         c.line_gbps = netsim::effective_bandwidth_gbps(options_.model.sim.ib, c.fragment_size + c.meta_segments * c.meta_size);

@@ -251,8 +251,11 @@ void SimRunOptions::declare(OptionSet& options) {
                    "what --fail stops: the whole machine (found by --heartbeat), or the process of its RU or BU (connections close)");
 }
 
-void SimRunOptions::resolve(std::uint64_t seed, bool k_given) {
-    if (!k_given && fabric.topology_file.empty()) fabric.tree.k = 0;
+void SimRunOptions::resolve(std::uint64_t seed, bool k_given, bool levels_given) {
+    if (!k_given && fabric.topology_file.empty()) {
+        fabric.tree.k = 0;   // sized for the nodes by --radix
+        if (!levels_given) fabric.tree.levels = 0;
+    }
     try {
         model.resolve();
     } catch (const std::invalid_argument& e) {
@@ -275,7 +278,13 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
         hosts_needed = std::max(hosts_needed, host_of_rank[r] + 1);
     }
     netsim::FabricOptions fabric_options = options.fabric;
-    if (fabric_options.topology_file.empty() && fabric_options.tree.k == 0) fabric_options.tree.k = fat_tree_k_for(hosts_needed);
+    if (fabric_options.topology_file.empty() && fabric_options.tree.k == 0) {
+        netsim::FatTreeSpec sized = netsim::sized_fat_tree(hosts_needed, fabric_options.radix, fabric_options.tree.levels);
+        sized.hosts_per_leaf = fabric_options.tree.hosts_per_leaf;
+        sized.missing_hosts = fabric_options.tree.missing_hosts;
+        if (fabric_options.tree.leaves) sized.leaves = fabric_options.tree.leaves;
+        fabric_options.tree = sized;
+    }
     netsim::limit_to_simulator(fabric_options);
     netsim::Fabric fabric = netsim::build_fabric(fabric_options);
     if (fabric.topology.hosts().size() < hosts_needed)

@@ -27,7 +27,7 @@ struct SimRunOptions {
     void declare(OptionSet& options);
     // Parses the model's spelled options; without --k (or --topology) the tree is sized to the
     // run. Throws ConfigError.
-    void resolve(std::uint64_t seed, bool k_given);
+    void resolve(std::uint64_t seed, bool k_given, bool levels_given);
 };
 
 // Builds the fabric (auto-sized fat tree when k is 0), places node i on the fabric's host i (the

@@ -15,6 +15,7 @@ namespace evb::netsim {
 
 struct FabricOptions {
     FatTreeSpec tree;
+    std::uint32_t radix = 36;         // ports per switch when the tree is sized for the hosts (tree.k == 0)
     std::vector<std::string> swaps;   // "A:B"
     std::string routing = "ftree";
     std::uint64_t seed = 1;           // random routing

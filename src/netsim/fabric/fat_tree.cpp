@@ -5,6 +5,25 @@
 
 namespace evb::netsim {
 
+FatTreeSpec sized_fat_tree(std::uint32_t hosts, std::uint32_t radix, std::uint32_t levels) {
+    if (radix < 4 || radix > 128 || radix % 2)
+        throw std::invalid_argument("--radix " + std::to_string(radix) + ": a switch of the tree has an even number of ports within 4..128");
+    if (levels != 0 && levels != 2 && levels != 3) throw std::invalid_argument("a fat tree has 2 or 3 levels (got " + std::to_string(levels) + ")");
+    const std::uint64_t k = radix / 2, two_level = 2 * k * k, three_level = 2 * k * k * k;
+    if (levels == 0) levels = hosts <= two_level ? 2 : 3;
+    const std::uint64_t capacity = levels == 2 ? two_level : three_level;
+    if (hosts > capacity)
+        throw std::invalid_argument(std::to_string(hosts) + " hosts do not fit a " + std::to_string(levels) + "-level tree of " +
+                                    std::to_string(radix) + "-port switches (at most " + std::to_string(capacity) +
+                                    (levels == 2 ? " = radix^2 / 2" : " = radix^3 / 4") + "); give a larger --radix" +
+                                    (levels == 2 ? " or --levels 3" : ""));
+    FatTreeSpec spec;
+    spec.k = static_cast<std::uint32_t>(k);
+    spec.levels = levels;
+    spec.leaves = static_cast<std::uint32_t>((std::max<std::uint64_t>(hosts, 2) + k - 1) / k);
+    return spec;
+}
+
 Topology build_fat_tree(const FatTreeSpec& spec) {
     const std::uint32_t k = spec.k;
     if (k < 1 || k > 64) throw std::invalid_argument("fat tree arity k must be within 1..64 (got " + std::to_string(k) + ")");

@@ -19,6 +19,13 @@ struct FatTreeSpec {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> swapped_hosts;   // host i cabled to j's slot and back
 };
 
+// The tree for `hosts` hosts from switches of `radix` ports (k = radix / 2), as one would be
+// bought: leaves of k hosts, as many as the hosts need (the last one may have free ports), all k
+// spines of a 2-level tree, or with 3 levels the pods those leaves fill and all k^2 cores.
+// levels 0: 2 while the hosts fit (up to radix^2 / 2), else 3 (up to radix^3 / 4). Throws
+// std::invalid_argument for an odd or out-of-range radix and for hosts that do not fit.
+FatTreeSpec sized_fat_tree(std::uint32_t hosts, std::uint32_t radix, std::uint32_t levels = 0);
+
 // Hosts are created in rank order 0..H-1 (slot order, skipping missing ones), so a swapped
 // cable puts rank i on another slot. Throws std::invalid_argument on impossible parameters.
 Topology build_fat_tree(const FatTreeSpec& spec);
