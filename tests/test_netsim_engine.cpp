@@ -264,3 +264,11 @@ TEST(NetsimEngineDeathTest, TimeGoingBackwardsAborts) {
         },
         "simulated time went backwards");
 }
+
+// The host limit follows the memory given: the flow table (8 B per pair) in half of it.
+TEST(FabricSim, TheHostLimitIsWhatHalfTheMemoryHoldsOfTheFlowTable) {
+    EXPECT_EQ(evb::netsim::flow_table_bytes(4096), 128ull << 20);
+    EXPECT_EQ(evb::netsim::max_simulated_hosts(256ull << 20), 4096u);
+    EXPECT_EQ(evb::netsim::max_simulated_hosts((256ull << 20) - 1), 4095u);
+    EXPECT_EQ(evb::netsim::max_simulated_hosts(24ull << 30), 40132u);   // 24 GiB: sqrt(12 GiB / 8)
+}

@@ -7,15 +7,21 @@ namespace evb {
 FragmentWriter::FragmentWriter(const Config& config, std::uint32_t source, std::uint32_t max_size, MemoryPool& pool)
     : pool_(pool), source_(source), mix_(config), generator_(source, max_size, mix_.data_memory()),
       meta_generator_(source, std::max(mix_.meta_size(), min_fragment_size), std::max(mix_.meta_memory(), min_fragment_size)),
-      pieces_left_(pool.blocks(), 0) {
-    for (std::uint32_t b = 0; b < pool_.blocks(); ++b) {
+      pieces_left_() {
+    if (pool_.touched() == pool_.blocks()) prefill_up_to(pool_.blocks() - 1);
+}
+
+void FragmentWriter::prefill_up_to(std::uint32_t block) {
+    for (auto b = static_cast<std::uint32_t>(pieces_left_.size()); b <= block; ++b) {
         generator_.prefill(pool_.block(b));
         for (std::uint32_t p = mix_.data_pieces(); p < mix_.pieces(); ++p) meta_generator_.prefill(pool_.block(b) + mix_.piece(p, 0).offset);
+        pieces_left_.push_back(0);
     }
 }
 
 void FragmentWriter::write(Context& ctx, UnitAddress to, std::uint32_t block, std::uint64_t event, std::uint32_t size,
                            std::uint64_t rkey, std::uint64_t remote_offset, std::uint32_t slot) {
+    prefill_up_to(block);
     std::byte* memory = pool_.block(block);
     generator_.stamp(memory, event, size);
     for (std::uint32_t p = mix_.data_pieces(); p < mix_.pieces(); ++p)

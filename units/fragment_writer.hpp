@@ -32,7 +32,10 @@ private:
     MessageMix mix_;
     FragmentGenerator generator_;        // the fragment's data
     FragmentGenerator meta_generator_;   // its metadata segments
-    std::vector<std::uint8_t> pieces_left_;   // per pool block
+    // Fills blocks up to `block` with the patterns if they are not yet: all at once for a pool
+    // touched from the start, else as they are first loaned (in index order).
+    void prefill_up_to(std::uint32_t block);
+    std::vector<std::uint8_t> pieces_left_;   // per pool block prefilled so far
 };
 
 } // namespace evb

@@ -6,7 +6,7 @@ namespace evb {
 
 ReadoutUnit::ReadoutUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool& pool)
     : setup_(setup), index_(index), pool_(pool), writer_(setup.config, index, setup.sizer.max_size(), pool),
-      slot_stride_(setup.config.fragment_stride()), waiting_(std::size_t{setup.config.bu_count()} * setup.config.credits),
+      slot_stride_(setup.config.fragment_stride()), waiting_(std::size_t{2} * setup.config.credits * setup.config.parallel),
       track_classes_(setup.config.survives_failures() && setup.config.protocol == Protocol::pull_no_em),
       delivered_(track_classes_ ? setup.config.bu_count() : 0), block_job_(track_classes_ ? pool.blocks() : 0) {
     if (setup_.config.protocol == Protocol::push) {

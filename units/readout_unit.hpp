@@ -43,7 +43,9 @@ private:
     MemoryPool& pool_;
     FragmentWriter writer_;
     std::uint64_t slot_stride_;
-    // PULL: requests waiting for a free buffer, in arrival order.
+    // PULL: requests waiting for a free buffer, in arrival order. Sized for the c p requests an
+    // RU sees on average (N c p would be N^2 c p for a simulated system); it doubles if a burst
+    // needs more.
     RingQueue<Job> waiting_;
     // PUSH: assignments waiting, per BU, visited in the schedule's order under the parallel window.
     std::vector<RingQueue<Job>> push_pending_;

@@ -285,7 +285,7 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
         if (fabric_options.tree.leaves) sized.leaves = fabric_options.tree.leaves;
         fabric_options.tree = sized;
     }
-    netsim::limit_to_simulator(fabric_options);
+    netsim::limit_to_simulator(fabric_options, options.model.memory);
     netsim::Fabric fabric = netsim::build_fabric(fabric_options);
     if (fabric.topology.hosts().size() < hosts_needed)
         throw ConfigError(fmt::format("the simulated fabric has {} hosts; {} nodes{} need {}", fabric.topology.hosts().size(), config.nodes,
@@ -301,7 +301,7 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
     Reactor reactor;
     for (std::uint32_t r = 0; r < ranks; ++r) {
         transports.push_back(std::make_unique<SimTransport>(network, r));
-        nodes.push_back(std::make_unique<Node>(units->units_of(r, PoolMemory{-1, HugePages::off}), layout, *transports.back(), log));
+        nodes.push_back(std::make_unique<Node>(units->units_of(r, PoolMemory{-1, HugePages::off, true}), layout, *transports.back(), log));
         nodes.back()->survive_failures(config.survives_failures());
         reactor.add(*nodes.back());
     }

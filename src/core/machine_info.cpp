@@ -317,4 +317,11 @@ void print_machine(std::ostream& out, const MachineInfo& m) {
         << describe_memlock_limit(m.memlock_hard) << ")\n";
 }
 
+std::uint64_t available_memory_bytes() {
+    std::ifstream meminfo("/proc/meminfo");
+    for (std::string line; std::getline(meminfo, line);)
+        if (line.rfind("MemAvailable:", 0) == 0) return std::stoull(line.substr(13)) * 1024;
+    return static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
 } // namespace evb

@@ -80,6 +80,9 @@ std::string ipv4_of_interface(const std::string& interface);
 NicName nic_named(const std::string& name);
 // The CPUs of a NUMA node (sysfs), empty when it has none or does not exist.
 std::vector<int> cpus_of_numa_node(int node);
+// MemAvailable of /proc/meminfo (memory a new allocation can have without swapping), or the
+// physical memory where that is not to be read.
+std::uint64_t available_memory_bytes();
 std::string describe_memlock_limit(std::optional<std::uint64_t> bytes);   // "64 KiB" or "unlimited"
 
 } // namespace evb

@@ -100,6 +100,10 @@ MemoryPool::MemoryPool(std::size_t block_size, std::uint32_t blocks, const PoolM
         }
     }
     base_ = static_cast<std::byte*>(p);
+    if (memory.on_demand) {
+        on_demand_ = true;
+        return;
+    }
     bind_to_numa_node(base_, mapped_bytes_, memory.numa_node);   // before the first touch: pages are born there
     // Locked, as RDMA registration needs; without CAP_IPC_LOCK, RLIMIT_MEMLOCK caps it, and the
     // executor decides whether that is fatal (lock_errno).
@@ -115,13 +119,30 @@ MemoryPool::~MemoryPool() {
 }
 
 std::optional<std::uint32_t> MemoryPool::acquire() {
-    if (free_.empty()) return std::nullopt;
-    auto b = free_.front();
-    free_.pop();
+    std::uint32_t b = 0;
+    if (on_demand_) {
+        if (!released_.empty()) {
+            b = released_.back();
+            released_.pop_back();
+        } else if (fresh_ < blocks_) {
+            b = fresh_++;
+        } else {
+            return std::nullopt;
+        }
+    } else {
+        if (free_.empty()) return std::nullopt;
+        b = free_.front();
+        free_.pop();
+    }
     if (in_use() > peak_) peak_ = in_use();
     return b;
 }
 
-void MemoryPool::release(std::uint32_t block) { free_.push(block); }
+void MemoryPool::release(std::uint32_t block) {
+    if (on_demand_)
+        released_.push_back(block);
+    else
+        free_.push(block);
+}
 
 } // namespace evb

@@ -24,6 +24,10 @@ std::string to_string(PageBacking b);
 struct PoolMemory {
     int numa_node = -1;   // -1: leave placement to the kernel (first touch)
     HugePages huge_pages = HugePages::automatic;
+    // Simulated runs: no pre-faulting or locking, and blocks are loaned newest-first (never-used
+    // blocks in index order), so the memory touched follows the blocks in use at once rather than
+    // the pool's size (eq. 3.1's m N c fragments per RU would be N^2 c for the whole simulation).
+    bool on_demand = false;
 };
 
 class MemoryPool {
@@ -49,7 +53,12 @@ public:
 
     std::optional<std::uint32_t> acquire();
     void release(std::uint32_t block);
-    std::uint32_t in_use() const { return blocks_ - static_cast<std::uint32_t>(free_.size()); }
+    std::uint32_t in_use() const {
+        return on_demand_ ? fresh_ - static_cast<std::uint32_t>(released_.size()) : blocks_ - static_cast<std::uint32_t>(free_.size());
+    }
+    // Blocks [0, touched()) have been loaned at least once; the others were never touched (all
+    // of them are, from the start, unless on_demand).
+    std::uint32_t touched() const { return on_demand_ ? fresh_ : blocks_; }
     std::uint32_t peak_in_use() const { return peak_; }
 
     // The key a peer names to write into this pool, once the executor registered it.
@@ -67,6 +76,10 @@ private:
     // FIFO: loans rotate through the whole pool, as a readout buffer's data streams through
     // memory, instead of one cache-hot block serving every request.
     RingQueue<std::uint32_t> free_;
+    // on_demand: blocks [fresh_, blocks_) never loaned, and a stack of the released ones.
+    bool on_demand_ = false;
+    std::uint32_t fresh_ = 0;
+    std::vector<std::uint32_t> released_;
     std::uint32_t peak_ = 0;
     std::uint64_t remote_key_ = 0;
 };

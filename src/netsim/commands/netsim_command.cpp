@@ -53,7 +53,7 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
     };
     return run_subcommand("evbench netsim: flit-level InfiniBand simulation of synthetic traffic on a fat tree", options, argc, argv, out,
                           resolve, [&] {
-        limit_to_simulator(fabric);
+        limit_to_simulator(fabric, model.memory);
         Fabric f = build_fabric(fabric);
         FabricSim probe(f.topology, f.routing, sim);   // validates the model before the header
         traffic.validate(probe.hosts());

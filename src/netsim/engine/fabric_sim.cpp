@@ -1,9 +1,12 @@
 #include "fabric_sim.hpp"
 
 #include "hash.hpp"
+#include "machine_info.hpp"
+#include "quantity.hpp"
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 
 namespace evb::netsim {
 
@@ -47,10 +50,6 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     }
     ports_.resize(total_ports);
     const auto host_count = static_cast<std::uint32_t>(topology.hosts().size());
-    // Flows are kept per (source, destination) pair.
-    if (host_count > max_simulated_hosts)
-        throw std::invalid_argument("the simulator handles at most " + std::to_string(max_simulated_hosts) + " hosts (got " +
-                                    std::to_string(host_count) + ")");
     std::vector<std::uint32_t> host_index(devices.size(), none);
     for (std::uint32_t h = 0; h < host_count; ++h) host_index[topology.hosts()[h]] = h;
     host_of_lid_.assign(topology.max_lid() + 1, none);
@@ -592,6 +591,20 @@ void FabricSim::occupancy_change(std::uint32_t q, std::int64_t blocks) {
 
 void FabricSim::check_failed(const std::string& what) const {
     throw SimCheckError("simulator invariant broken at " + std::to_string(now_) + " ps: " + what);
+}
+
+std::uint32_t max_simulated_hosts(std::uint64_t available_bytes) {
+    auto h = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(available_bytes) / 2 / 8));
+    while (h > 0 && flow_table_bytes(h) > available_bytes / 2) --h;
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(h, UINT32_MAX));
+}
+
+void limit_to_simulator(FabricOptions& options, std::uint64_t memory) {
+    const std::uint64_t available = memory ? memory : available_memory_bytes();
+    options.max_hosts = max_simulated_hosts(available);
+    options.max_hosts_reason = "the simulator's flow table (8 B per source-destination pair of hosts) fits at most " +
+                               std::to_string(options.max_hosts) + " hosts in half of the " + format_size(available) +
+                               (memory ? " of --sim-memory" : " of memory available here");
 }
 
 } // namespace evb::netsim

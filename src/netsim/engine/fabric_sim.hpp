@@ -69,14 +69,18 @@ struct SimPortStats {
     std::int64_t xmit_wait_ps = 0;   // time with a packet ready but no credits (PortXmitWait)
 };
 
-// Flows are kept per (source, destination) pair: the model's limit.
-constexpr std::uint32_t max_simulated_hosts = 4096;
+// Flows are kept per (source, destination) host pair, 8 B each: the table that grows fastest
+// (4096 hosts: 128 MiB; 16384: 2 GiB).
+constexpr std::uint64_t flow_table_bytes(std::uint64_t hosts) { return 8 * hosts * hosts; }
 
-// A fabric description the simulator will accept: refused before routing if it is too large.
-inline void limit_to_simulator(FabricOptions& options) {
-    options.max_hosts = max_simulated_hosts;
-    options.max_hosts_reason = "the simulator handles at most " + std::to_string(max_simulated_hosts) + " hosts";
-}
+// Most hosts whose flow table fits in half of `available_bytes` (the rest is the units' state,
+// the packets in flight and the routing tables).
+std::uint32_t max_simulated_hosts(std::uint64_t available_bytes);
+
+// A fabric description the simulator will accept with `memory` bytes (0: MemAvailable now):
+// refused before routing, naming the estimate, if it is too large.
+void limit_to_simulator(FabricOptions& options, std::uint64_t memory);
+
 
 class FabricSim {
 public:

@@ -26,6 +26,7 @@ void declare_sim_model_options(OptionSet& set, SimModelOptions& o) {
     set.text("host-latency", o.host_latency, "MODEL", "before injection: `fixed:T`, `uniform:A:B`, `lognormal:MEDIAN:SIGMA`, `file:PATH` (lines `latency weight`)");
     set.text("mode", o.mode, "MODE", "`flit` (reference), `aggregated` (`--aggregation` flits per event) or `packet` (exact cut-through per packet)");
     set.whole("aggregation", o.sim.aggregation, "n", "flits per event in `aggregated` mode");
+    set.size("sim-memory", o.memory, "memory the simulation may plan with: the flow table (8 B per pair of hosts) takes at most half").shown_default("MemAvailable");
     set.on_off("checks", o.sim.checks, "check credits and buffer occupancy on every change, and that nothing is lost");
 }
 
