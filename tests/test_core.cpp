@@ -3,10 +3,15 @@
 #include "fragment_format.hpp"
 #include "latency_histogram.hpp"
 #include "layout.hpp"
+#include "memory_pool.hpp"
 #include "quantity.hpp"
 
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstring>
 
 #include <vector>
@@ -187,4 +192,44 @@ TEST(Config, ValidationNamesTheProblem) {
     Config f = c;
     f.fragment_size = 8;
     EXPECT_NE(message(f).find("--fragment-size"), std::string::npos);
+}
+
+// A simulated run's pools: blocks loaned newest-first, never-used ones in index order, and
+// nothing touched before it is loaned (the pages of blocks never used stay unbacked).
+TEST(MemoryPool, OnDemandLoansTheNewestBlockAndTouchesOnlyWhatIsLoaned) {
+    evb::MemoryPool pool(4096, 1000, evb::PoolMemory{-1, evb::HugePages::off, true});
+    EXPECT_EQ(pool.touched(), 0u);
+    EXPECT_EQ(pool.acquire(), 0u);
+    EXPECT_EQ(pool.acquire(), 1u);
+    EXPECT_EQ(pool.acquire(), 2u);
+    pool.release(1);
+    pool.release(0);
+    EXPECT_EQ(pool.in_use(), 1u);
+    EXPECT_EQ(pool.acquire(), 0u);   // the last released
+    EXPECT_EQ(pool.acquire(), 1u);
+    EXPECT_EQ(pool.acquire(), 3u);   // then the next never used
+    EXPECT_EQ(pool.touched(), 4u);
+    EXPECT_EQ(pool.peak_in_use(), 4u);
+    for (std::uint32_t i = 4; i < 1000; ++i) EXPECT_EQ(pool.acquire(), i);
+    EXPECT_FALSE(pool.acquire().has_value());
+    // A pool touched from the start loans in rotation (FIFO), as before.
+    evb::MemoryPool eager(64, 3, evb::PoolMemory{-1, evb::HugePages::off});
+    EXPECT_EQ(eager.touched(), 3u);
+    EXPECT_EQ(eager.acquire(), 0u);
+    eager.release(0);
+    EXPECT_EQ(eager.acquire(), 1u);
+}
+
+// Resident memory of an on-demand pool follows the blocks loaned, not its size (mincore).
+TEST(MemoryPool, OnDemandPagesAreBackedOnlyOnceLoanedAndWritten) {
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    evb::MemoryPool pool(page, 256, evb::PoolMemory{-1, evb::HugePages::off, true});
+    auto resident = [&] {
+        std::vector<unsigned char> v(256);
+        EXPECT_EQ(mincore(pool.data(), pool.size(), v.data()), 0);
+        return std::count_if(v.begin(), v.end(), [](unsigned char c) { return c & 1; });
+    };
+    EXPECT_EQ(resident(), 0);
+    for (int i = 0; i < 3; ++i) std::memset(pool.block(*pool.acquire()), 1, page);
+    EXPECT_EQ(resident(), 3);
 }
