@@ -169,3 +169,18 @@ TEST(SimTransport, TheDefaultFabricIsSizedFromTheSwitchRadix) {
         EXPECT_NE(r.out.find(fabric), std::string::npos) << args << "\n" << r.out.substr(0, 300);
     }
 }
+
+// Event building at the scale of the next upgrades: 4096 nodes on the tree sized from 36-port
+// switches (3 levels: 228 leaves, 234 aggregation switches, 324 cores). Few events of small
+// fragments keep it short; every one of the 32 x 4096 fragments is checked.
+TEST(SimTransport, FourThousandNinetySixNodesBuildEveryEventOnAThreeLevelTree) {
+    auto doc = run_sim("--nodes 4096 --events 32 --fragment-size 4KiB --credits 1 --parallel 8", "n4096");
+    ASSERT_FALSE(doc.is_null());
+    EXPECT_EQ(doc["results"]["system"]["events_built"], 32);
+    EXPECT_EQ(doc["results"]["system"]["errors"], 0);
+    std::uint64_t fragments = 0;
+    for (const auto& n : doc["results"]["nodes"]) fragments += n["raw"]["fragments_in"].get<std::uint64_t>();
+    EXPECT_EQ(fragments, 32u * 4096);
+    EXPECT_EQ(doc["results"]["network"]["hosts"], 4104);
+    EXPECT_EQ(doc["results"]["network"]["switches"], 228 + 234 + 324);
+}
