@@ -166,14 +166,12 @@ private:
     std::vector<netsim::SimHostStats> link_baseline_;
 };
 
-// Payload that crossed each host's link over the window, counted per packet (loopback
-// transfers inside a host are not on the network and not counted).
-struct LinkBytes {
-    std::uint64_t rx = 0, tx = 0;
-};
-std::vector<LinkBytes> link_bytes(const netsim::FabricSim& sim, const std::vector<netsim::SimHostStats>& baseline) {
-    std::vector<LinkBytes> out;
-    for (std::size_t h = 0; h < sim.host_stats().size(); ++h) {
+// Payload that crossed each of the first `hosts` hosts' links over the window, counted per
+// packet (loopback transfers inside a host are not on the network and not counted).
+std::vector<RunResult::LinkBytes> link_bytes(const netsim::FabricSim& sim, const std::vector<netsim::SimHostStats>& baseline,
+                                             std::uint32_t hosts) {
+    std::vector<RunResult::LinkBytes> out;
+    for (std::size_t h = 0; h < hosts; ++h) {
         const auto& now = sim.host_stats()[h];
         out.push_back({now.rx_payload - (baseline.empty() ? 0 : baseline[h].rx_payload),
                        now.tx_payload - (baseline.empty() ? 0 : baseline[h].tx_payload)});
@@ -187,7 +185,7 @@ struct FabricRx {
 };
 // per_node: every node; avg, min and max over the nodes that build, [first_builder, nodes) (a
 // split layout's readout nodes receive only commands).
-FabricRx fabric_rx(const std::vector<LinkBytes>& bytes, std::uint32_t first_builder, std::uint32_t nodes, Picoseconds window) {
+FabricRx fabric_rx(const std::vector<RunResult::LinkBytes>& bytes, std::uint32_t first_builder, std::uint32_t nodes, Picoseconds window) {
     FabricRx r;
     for (std::uint32_t h = 0; h < nodes; ++h) r.per_node.push_back(gbps(bytes[h].rx, window));
     auto builders = r.per_node.begin() + first_builder;
@@ -336,8 +334,7 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
                                                      sim.now().seconds(), reactor.totals().in_flight);
     }
     r.cut = timed && !finished;
-    const std::vector<LinkBytes> links = link_bytes(sim, executor.link_baseline());
-    for (std::uint32_t h = 0; h < hosts_needed; ++h) r.link_bytes.push_back({links[h].rx, links[h].tx});
+    r.link_bytes = link_bytes(sim, executor.link_baseline(), hosts_needed);
     for (std::uint32_t i = 0; i < nodes.size(); ++i) {
         if (nodes[i]->halted()) continue;   // a failed rank's counts die with it, as in a real run
         nodes[i]->stop(!r.cut);
@@ -355,7 +352,7 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
     // A packet counted after the warm-up may have begun crossing up to one packet time before it.
     const Picoseconds packet_time = from > Picoseconds(0) ? Picoseconds(ib.wire_time_ps(std::uint64_t{ib.blocks(ib.wire_bytes(ib.mtu))} * ib.flit_bytes)) : Picoseconds(0);
     r.bytes_span = RunResult::Span{from - packet_time, rx_end};
-    FabricRx rx = fabric_rx(links, split ? config.readout_nodes : 0, config.nodes, r.byte_window());
+    FabricRx rx = fabric_rx(r.link_bytes, split ? config.readout_nodes : 0, config.nodes, r.byte_window());
     const double b_eff = netsim::effective_bandwidth_gbps(ib, config.fragment_size);
     if (!config.quiet) {
         std::ostringstream text;
