@@ -9,6 +9,9 @@ class BarrelShift final : public Schedule {
 public:
     const char* name() const override { return "barrel"; }
     void order(std::uint32_t self, std::uint64_t round, std::span<std::uint32_t> out) const override;
+    std::optional<std::uint32_t> peer_at(std::uint32_t self, std::uint64_t, std::uint32_t n, std::uint32_t step) const override {
+        return static_cast<std::uint32_t>((std::uint64_t{self} + step) % n);
+    }
 };
 
 // Where credit `slot` of `credits` begins its walk with --barrel-start staggered: spread evenly

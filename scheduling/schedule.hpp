@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 
 namespace evb {
@@ -21,6 +22,12 @@ public:
     virtual const char* name() const = 0;
     // Writes a permutation of 0..out.size()-1: the visiting order of unit `self` in `round`.
     virtual void order(std::uint32_t self, std::uint64_t round, std::span<std::uint32_t> out) const = 0;
+    // Step `step` of that order among n peers, where it has a closed form (the barrel shift), so
+    // a unit need not keep N entries per event; nullopt where the whole order must be drawn.
+    virtual std::optional<std::uint32_t> peer_at(std::uint32_t /*self*/, std::uint64_t /*round*/, std::uint32_t /*n*/,
+                                                 std::uint32_t /*step*/) const {
+        return std::nullopt;
+    }
 };
 
 std::unique_ptr<Schedule> make_schedule(Scheduling kind, std::uint64_t seed);

@@ -9,7 +9,8 @@ namespace evb {
 BuilderUnit::BuilderUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool& slots)
     : setup_(setup), config_(setup.config), index_(index), nodes_(setup.config.ru_count()), pool_(slots),
       stride_(setup.config.fragment_stride()), slots_(setup.config.credits),
-      order_(std::size_t{setup.config.credits} * nodes_), received_from_(std::size_t{setup.config.credits} * nodes_),
+      closed_form_(setup.schedule.peer_at(index, 0, std::max(nodes_, 1u), 0).has_value()),
+      order_(closed_form_ ? 0 : std::size_t{setup.config.credits} * nodes_), received_from_(std::size_t{setup.config.credits} * nodes_),
       mix_(setup.config), own_events_(index, setup.config.bu_count(), setup.config.events), sync_(setup.config.scheduling == Scheduling::barrel_sync),
       barrier_(index, setup.config.bu_count()), survive_(setup.config.survives_failures()) {}
 
@@ -202,21 +203,29 @@ void BuilderUnit::begin(Context& ctx, std::uint32_t slot, std::uint64_t event) {
         }
         return;
     }
-    std::span<std::uint32_t> order(order_of(slot), nodes_);
-    setup_.schedule.order(index_, event, order);
-    if (config_.barrel_start == BarrelStart::staggered)
-        std::rotate(order.begin(), order.begin() + staggered_start(slot, config_.credits, nodes_), order.end());
+    s.rotation = config_.barrel_start == BarrelStart::staggered ? staggered_start(slot, config_.credits, nodes_) : 0;
+    if (!closed_form_) {
+        std::span<std::uint32_t> order(order_.data() + std::size_t{slot} * nodes_, nodes_);
+        setup_.schedule.order(index_, event, order);
+        std::rotate(order.begin(), order.begin() + s.rotation, order.end());
+    }
     request_more(ctx, slot);
+}
+
+std::uint32_t BuilderUnit::ru_at(std::uint32_t slot, std::uint32_t step) const {
+    const Slot& s = slots_[slot];
+    if (!closed_form_) return order_[std::size_t{slot} * nodes_ + step];
+    return *setup_.schedule.peer_at(index_, s.event, nodes_, static_cast<std::uint32_t>((std::uint64_t{step} + s.rotation) % nodes_));
 }
 
 void BuilderUnit::request_more(Context& ctx, std::uint32_t slot) {
     auto& s = slots_[slot];
-    const auto* order = order_of(slot);
     while (s.outstanding < config_.parallel && s.next_step < nodes_) {
-        if (ru_lost(order[s.next_step]))
+        const std::uint32_t ru = ru_at(slot, s.next_step);
+        if (ru_lost(ru))
             ++s.next_step;   // counted in s.missing when the slot was taken or the RU was lost
         else
-            send_request(ctx, slot, order[s.next_step]);
+            send_request(ctx, slot, ru);
     }
 }
 
@@ -370,8 +379,9 @@ void BuilderUnit::on_unit_lost(Context& ctx, UnitAddress lost) {
         got = 0;
         ++s.missing;
         if (!s.assigned) continue;   // its event is not known yet: begin() takes the loss into account
-        const auto* order = order_of(i);
-        if (config_.protocol != Protocol::push && std::find(order, order + s.next_step, ru) != order + s.next_step) {   // asked, not in
+        bool asked = false;   // a scan, but only when an RU is lost
+        for (std::uint32_t step = 0; step < s.next_step && !asked; ++step) asked = ru_at(i, step) == ru;
+        if (config_.protocol != Protocol::push && asked) {   // asked, not in
             --s.outstanding;
             --ctx.stats().in_flight;
         }

@@ -37,7 +37,8 @@ private:
         std::uint64_t event = 0;
         Picoseconds started{};
         std::uint32_t received = 0;      // fragments whose every piece is in
-        std::uint32_t next_step = 0;     // position in `order` of the next RU to request
+        std::uint32_t next_step = 0;     // position in the event's order of the next RU to request
+        std::uint32_t rotation = 0;      // --barrel-start staggered: where the slot's walk begins
         std::uint32_t outstanding = 0;   // requests sent, fragment not yet in
         std::uint64_t start_phase = 0;   // barrel-sync: the phase of its first request
         std::uint32_t missing = 0;       // fragments of lost RUs it will never get
@@ -59,7 +60,9 @@ private:
     void check(Context& ctx, const Slot& s, std::uint32_t source);
     bool in_place(const Slot& s, std::uint32_t source, std::uint32_t piece, const WriteCompletion& c) const;
     void start_own_events(Context& ctx);
-    std::uint32_t* order_of(std::uint32_t slot) { return order_.data() + std::size_t{slot} * nodes_; }
+    // The RU a slot asks at `step` of its event's order: computed where the schedule has a
+    // closed form, else from the order drawn for the event.
+    std::uint32_t ru_at(std::uint32_t slot, std::uint32_t step) const;
     // Per source, one bit per piece of the message mix that has landed.
     std::uint32_t* received_of(std::uint32_t slot) { return received_from_.data() + std::size_t{slot} * nodes_; }
     std::uint64_t fragment_offset(const Slot& s, std::uint32_t source) const;
@@ -71,7 +74,8 @@ private:
     MemoryPool& pool_;
     std::uint64_t stride_;
     std::vector<Slot> slots_;               // one per credit
-    std::vector<std::uint32_t> order_;      // slots x N visiting order
+    bool closed_form_;                      // the schedule computes each step: no stored order
+    std::vector<std::uint32_t> order_;      // otherwise slots x N visiting order
     std::vector<std::uint32_t> received_from_;
     MessageMix mix_;
     std::uint32_t busy_ = 0;
