@@ -5,9 +5,11 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <stdexcept>
@@ -28,6 +30,10 @@ IbsimFabric::IbsimFabric(const netsim::Topology& topology) : topology_(topology)
     std::string tag = std::to_string(getpid()) + "_" + std::to_string(counter++);
     socket_ = "evbench-ibsim-" + tag;
     net_file_ = temp_path("ibsim_" + tag + ".net");
+    // OpenSM's own cache (guid2lid) per fabric: one left by an earlier fabric with the same GUIDs
+    // would hand out its LIDs, and minhop's balance depends on the order of LIDs.
+    osm_dir_ = temp_path("osm_" + tag);
+    mkdir(osm_dir_.c_str(), 0755);
     {
         std::ofstream net(net_file_);
         netsim::write_ibnetdiscover(topology, net);
@@ -68,7 +74,7 @@ IbsimFabric::~IbsimFabric() {
 }
 
 std::string IbsimFabric::prefix() const {
-    return "IBSIM_SOCKNAME=" + socket_ + " LD_PRELOAD=" + umad2sim + " OSM_TMP_DIR=" + temp_path("") + " OSM_CACHE_DIR=" + temp_path("") + " ";
+    return "IBSIM_SOCKNAME=" + socket_ + " LD_PRELOAD=" + umad2sim + " OSM_TMP_DIR=" + osm_dir_ + " OSM_CACHE_DIR=" + osm_dir_ + " ";
 }
 
 std::string IbsimFabric::tool(const std::string& command) const {
@@ -88,8 +94,10 @@ void IbsimFabric::run_opensm(const std::string& engine) {
     if (engine == "ftree") {
         roots = temp_path(socket_ + "_roots.txt");
         std::ofstream f(roots);
+        std::uint32_t top = 0;
+        for (auto s : topology_.switches()) top = std::max(top, topology_.device(s).level);
         for (auto s : topology_.switches())
-            if (topology_.device(s).level == 1) f << "0x" << std::hex << topology_.device(s).guid << "\n";
+            if (topology_.device(s).level == top) f << "0x" << std::hex << topology_.device(s).guid << "\n";
     }
     std::string log = temp_path(socket_ + "_opensm.log");
     tool("opensm -o -R " + engine + (roots.empty() ? "" : " -a " + roots) + " -f " + log);

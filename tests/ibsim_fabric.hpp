@@ -19,7 +19,7 @@ public:
     IbsimFabric(const IbsimFabric&) = delete;
     IbsimFabric& operator=(const IbsimFabric&) = delete;
 
-    // Runs OpenSM once with a routing engine (ftree gets the spines, level-1 switches, as roots).
+    // Runs OpenSM once with a routing engine (ftree gets the top level's switches as roots).
     void run_opensm(const std::string& engine);
     // Runs `command` against the simulated subnet; throws on a non-zero exit.
     std::string tool(const std::string& command) const;
@@ -31,7 +31,7 @@ public:
 private:
     std::string prefix() const;
     const netsim::Topology& topology_;
-    std::string socket_, net_file_;
+    std::string socket_, net_file_, osm_dir_;
     pid_t pid_ = -1;
 };
 

@@ -167,3 +167,103 @@ TEST_F(IbsimTools, OpenSmFtreeConflictsMatchEvbenchFtree) {
         }
     }
 }
+
+namespace {
+
+// `leaves` leaves of `hosts` hosts, `spines` spines, `cables` parallel cables between every leaf
+// and every spine (a 36-port leaf with 18 up-links to 9 spines has 2). Cabled round-robin (leaf
+// up-port j to spine j mod spines) or in blocks (a spine's cables on adjacent leaf ports).
+Topology parallel_cable_tree(std::uint32_t leaves, std::uint32_t hosts, std::uint32_t spines, std::uint32_t cables, bool blocks = false) {
+    Topology t;
+    std::vector<std::uint32_t> leaf, spine;
+    for (std::uint32_t h = 0; h < leaves * hosts; ++h) t.add_device(DeviceKind::host, "host" + std::to_string(h), 1);
+    for (std::uint32_t l = 0; l < leaves; ++l) leaf.push_back(t.add_device(DeviceKind::switch_, "leaf" + std::to_string(l), hosts + spines * cables, 0));
+    for (std::uint32_t s = 0; s < spines; ++s) spine.push_back(t.add_device(DeviceKind::switch_, "spine" + std::to_string(s), leaves * cables, 1));
+    for (std::uint32_t h = 0; h < leaves * hosts; ++h) t.connect({t.hosts()[h], 0}, {leaf[h / hosts], h % hosts});
+    for (std::uint32_t l = 0; l < leaves; ++l)
+        for (std::uint32_t j = 0; j < spines * cables; ++j) {
+            const std::uint32_t s = blocks ? j / cables : j % spines, c = blocks ? j % cables : j / spines;
+            t.connect({leaf[l], hosts + j}, {spine[s], l * cables + c});
+        }
+    t.assign_lids();
+    return t;
+}
+
+struct Routed {
+    Topology t;
+    Routing opensm, ours;
+};
+
+// OpenSM's tables for `built` under `engine`, read back from dump_lfts, and evbench's own on the
+// same imported fabric (ranks in host-name order: the built order).
+Routed route_both(const Topology& built, const std::string& engine) {
+    IbsimFabric sim(built);
+    sim.run_opensm(engine);
+    Routed r{read_ibnetdiscover(sim.dump("ibnetdiscover", "disc.txt")), {}, {}};
+    r.t.order_hosts(order_of_hosts(r.t, HostOrder::hostname));
+    r.opensm = read_lft_dumps({sim.dump("dump_lfts", "lfts.txt")}, r.t);
+    r.ours = route(r.t, parse_routing_engine(engine));
+    return r;
+}
+
+// Every host LID on every switch: the same output port. Reports the count and the first few.
+void expect_same_tables(const Routed& r) {
+    std::size_t differ = 0, entries = 0;
+    std::string first;
+    for (auto sw : r.t.switches())
+        for (auto h : r.t.hosts()) {
+            const auto lid = r.t.device(h).lid;
+            ++entries;
+            if (r.opensm.lft[sw][lid] == r.ours.lft[sw][lid]) continue;
+            if (++differ <= 5)
+                first += "\n  " + r.t.device(sw).name + " -> " + r.t.device(h).name + ": OpenSM port " + std::to_string(r.opensm.lft[sw][lid] + 1) +
+                         ", evbench port " + std::to_string(r.ours.lft[sw][lid] + 1);
+        }
+    EXPECT_EQ(differ, 0u) << differ << " of " << entries << " LFT entries differ:" << first;
+}
+
+} // namespace
+
+// Issue 18 part 2: OpenSM's ftree on 3-level trees, full and partial (a sized tree whose last pod
+// is not full), and evbench's ftree give the same tables entry for entry.
+TEST_F(IbsimTools, OpenSmFtreeEqualsEvbenchFtreeOnThreeLevelTrees) {
+    FatTreeSpec full3 = full(2);
+    full3.levels = 3;
+    for (const FatTreeSpec& spec : {full3, sized_fat_tree(40, 8, 3)}) {
+        Routed r = route_both(build_fat_tree(spec), "ftree");
+        SCOPED_TRACE(std::to_string(r.t.hosts().size()) + " hosts, " + std::to_string(r.t.switches().size()) + " switches");
+        expect_same_tables(r);
+        EXPECT_EQ(summarise(analyse_linear_shift(r.t, r.opensm)).worst, summarise(analyse_linear_shift(r.t, r.ours)).worst);
+    }
+}
+
+// Issue 18 part 3: with two or more cables between a leaf and a spine, OpenSM's ftree spreads
+// routes over every cable; evbench's must give the same tables, and so the same conflicts.
+TEST_F(IbsimTools, OpenSmFtreeEqualsEvbenchFtreeWithParallelCables) {
+    struct Case {
+        std::uint32_t leaves, hosts, spines, cables;
+        bool blocks;
+    } cases[] = {{3, 3, 2, 2, false}, {3, 3, 2, 2, true}, {4, 8, 4, 2, false}, {6, 6, 2, 3, true}};
+    for (const auto& c : cases) {
+        Routed r = route_both(parallel_cable_tree(c.leaves, c.hosts, c.spines, c.cables, c.blocks), "ftree");
+        SCOPED_TRACE(std::to_string(c.leaves) + " leaves of " + std::to_string(c.hosts) + " hosts, " + std::to_string(c.spines) + " spines x " +
+                     std::to_string(c.cables) + " cables" + (c.blocks ? " in blocks" : " round-robin"));
+        expect_same_tables(r);
+        auto opensm = summarise(analyse_linear_shift(r.t, r.opensm)), ours = summarise(analyse_linear_shift(r.t, r.ours));
+        EXPECT_EQ(opensm.conflicting, ours.conflicting);
+        EXPECT_EQ(opensm.worst, ours.worst);
+    }
+}
+
+// minhop and up*/down* on parallel cables: evbench's tables equal OpenSM's (both balance routes
+// over the ports of equal hop count, destinations in LID order), so the conflicts are the same.
+TEST_F(IbsimTools, MinhopAndUpdnOnParallelCablesEqualOpenSm) {
+    for (const std::string engine : {"minhop", "updn"}) {
+        Routed r = route_both(parallel_cable_tree(4, 8, 4, 2), engine);
+        auto opensm = summarise(analyse_linear_shift(r.t, r.opensm)), ours = summarise(analyse_linear_shift(r.t, r.ours));
+        SCOPED_TRACE(engine);
+        expect_same_tables(r);
+        EXPECT_EQ(ours.worst, opensm.worst);
+        EXPECT_EQ(ours.conflicting, opensm.conflicting);
+    }
+}

@@ -1,11 +1,11 @@
 #include "routing.hpp"
 
+#include "ftree_routing.hpp"
 #include "hash.hpp"
 
 #include <algorithm>
 #include <deque>
 #include <limits>
-#include <unordered_map>
 
 namespace evb::netsim {
 namespace {
@@ -100,99 +100,6 @@ Routing route_minimal(const Topology& t, RoutingEngine engine, std::uint64_t see
     return r;
 }
 
-// Thesis listing 3.1 on a 2-level tree: the destination's leaf routes down to its port; the
-// spine for the destination is picked by that port: the i-th host of a leaf, in port order,
-// goes up through the leaf's up-port i mod (up-ports), as OpenSM's ftree does (its dummy hosts
-// fill leaves from the end, so empty ports are skipped). Every spine routes down to the
-// destination's leaf and every other leaf routes up to the chosen spine.
-Routing route_ftree(const Topology& t) {
-    Routing r = empty_tables(t);
-    std::vector<std::uint32_t> leaves;
-    for (auto s : t.switches())
-        if (t.device(s).level == 0) leaves.push_back(s);
-    for (auto leaf : leaves) {
-        const auto& ports = t.device(leaf).ports;
-        std::vector<std::uint16_t> up_ports;
-        for (std::uint16_t q = 0; q < ports.size(); ++q)
-            if (ports[q] && is_switch(t, ports[q]->device) && t.device(ports[q]->device).level > 0) up_ports.push_back(q);
-        std::uint32_t position = 0;   // of the next host on this leaf
-        for (std::uint16_t p = 0; p < ports.size(); ++p) {
-            if (!ports[p] || is_switch(t, ports[p]->device)) continue;
-            std::uint32_t lid = t.device(ports[p]->device).lid;
-            r.lft[leaf][lid] = p;
-            if (up_ports.empty()) continue;   // a lone leaf: nothing else to route
-            const std::uint16_t up = up_ports[position++ % up_ports.size()];
-            std::uint32_t spine = ports[up]->device;
-            // Every spine routes down to this leaf; every other leaf routes up to `spine`.
-            for (auto s : t.switches()) {
-                if (t.device(s).level != 1) continue;
-                const auto& sp = t.device(s).ports;
-                for (std::uint16_t q = 0; q < sp.size(); ++q)
-                    if (sp[q] && sp[q]->device == leaf) {
-                        r.lft[s][lid] = q;
-                        break;
-                    }
-            }
-            for (auto other : leaves) {
-                if (other == leaf) continue;
-                const auto& op = t.device(other).ports;
-                for (std::uint16_t q = 0; q < op.size(); ++q)
-                    if (op[q] && op[q]->device == spine) {
-                        r.lft[other][lid] = q;
-                        break;
-                    }
-            }
-        }
-    }
-    return r;
-}
-
-// The ftree idea on a 3-level tree (d-mod-k): towards destination d, sitting on port x of leaf L,
-// every other leaf goes up through its up-port number x, and an aggregation switch outside L's
-// pod goes up through its up-port number i, where i is L's place in its pod (the port of L on
-// its aggregation switches); cores and L's aggregation switches go down. Full trees: every
-// linear-shift phase is conflict-free.
-Routing route_ftree_3level(const Topology& t) {
-    Routing r = empty_tables(t);
-    auto ports_towards = [&](std::uint32_t sw, bool up) {
-        std::vector<std::uint16_t> out;
-        const auto& ports = t.device(sw).ports;
-        for (std::uint16_t q = 0; q < ports.size(); ++q)
-            if (ports[q] && is_switch(t, ports[q]->device) && (t.device(ports[q]->device).level > t.device(sw).level) == up) out.push_back(q);
-        return out;
-    };
-    std::vector<std::vector<std::uint16_t>> up(t.devices().size());
-    // down[s]: leaf device -> the port of s that leads down to it.
-    std::vector<std::unordered_map<std::uint32_t, std::uint16_t>> down(t.devices().size());
-    for (auto s : t.switches()) up[s] = ports_towards(s, true);
-    for (std::uint32_t level = 1; level <= 2; ++level)
-        for (auto s : t.switches()) {
-            if (t.device(s).level != level) continue;
-            for (auto q : ports_towards(s, false)) {
-                std::uint32_t below = t.device(s).ports[q]->device;
-                if (t.device(below).level == 0) down[s].emplace(below, q);
-                for (const auto& [leaf, unused] : down[below]) down[s].emplace(leaf, q);
-            }
-        }
-    for (auto host : t.hosts()) {
-        const std::uint32_t lid = t.device(host).lid;
-        const PortRef at = *t.device(host).ports[0];
-        const std::uint32_t leaf = at.device, x = at.port;
-        if (up[leaf].empty()) continue;
-        const std::uint32_t i = t.peer({leaf, up[leaf][0]})->port;   // L's place in its pod
-        for (auto s : t.switches()) {
-            if (s == leaf) {
-                r.lft[s][lid] = static_cast<std::uint16_t>(x);
-                continue;
-            }
-            auto d = down[s].find(leaf);
-            if (d != down[s].end()) r.lft[s][lid] = d->second;
-            else if (!up[s].empty()) r.lft[s][lid] = up[s][(t.device(s).level == 0 ? x : i) % up[s].size()];
-        }
-    }
-    return r;
-}
-
 } // namespace
 
 RoutingEngine parse_routing_engine(const std::string& name) {
@@ -214,11 +121,7 @@ std::string to_string(RoutingEngine e) {
 }
 
 Routing route(const Topology& topology, RoutingEngine engine, std::uint64_t seed) {
-    bool three_levels = std::any_of(topology.switches().begin(), topology.switches().end(),
-                                    [&](auto s) { return topology.device(s).level >= 2; });
-    Routing r = engine != RoutingEngine::ftree ? route_minimal(topology, engine, seed)
-                : three_levels                 ? route_ftree_3level(topology)
-                                               : route_ftree(topology);
+    Routing r = engine == RoutingEngine::ftree ? route_ftree(topology) : route_minimal(topology, engine, seed);
     check_all_pairs(topology, r);
     return r;
 }

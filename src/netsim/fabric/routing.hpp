@@ -1,5 +1,5 @@
 // Linear forwarding tables (destination LID -> output port, per switch) from a routing engine,
-// and the path a packet takes through them. Engines: ftree (thesis listing 3.1), minhop,
+// and the path a packet takes through them. Engines: ftree (OpenSM's, ftree_routing.hpp), minhop,
 // up*/down*, random (a seeded choice among minimal ports).
 #pragma once
 #include "topology.hpp"
