@@ -10,8 +10,8 @@ BuilderUnit::BuilderUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool
     : setup_(setup), config_(setup.config), index_(index), nodes_(setup.config.ru_count()), pool_(slots),
       stride_(setup.config.fragment_stride()), slots_(setup.config.credits),
       closed_form_(setup.schedule.peer_at(index, 0, std::max(nodes_, 1u), 0).has_value()),
-      order_(closed_form_ ? 0 : std::size_t{setup.config.credits} * nodes_), received_from_(std::size_t{setup.config.credits} * nodes_),
-      mix_(setup.config), own_events_(index, setup.config.bu_count(), setup.config.events), sync_(setup.config.scheduling == Scheduling::barrel_sync),
+      order_(closed_form_ ? 0 : std::size_t{setup.config.credits} * nodes_), mix_(setup.config),
+      received_(setup.config.credits, nodes_, mix_.pieces()), own_events_(index, setup.config.bu_count(), setup.config.events), sync_(setup.config.scheduling == Scheduling::barrel_sync),
       barrier_(index, setup.config.bu_count()), survive_(setup.config.survives_failures()) {}
 
 bool BuilderUnit::ru_lost(std::uint32_t ru) const { return std::ranges::find(lost_rus_, ru) != lost_rus_.end(); }
@@ -54,7 +54,7 @@ void BuilderUnit::activate(std::uint32_t slot) {
     s.outstanding = 0;
     s.missing = static_cast<std::uint32_t>(lost_rus_.size());
     s.reassigned = false;
-    std::fill_n(received_of(slot), nodes_, 0u);
+    received_.clear(slot);
     ++busy_;
 }
 
@@ -186,9 +186,8 @@ void BuilderUnit::begin(Context& ctx, std::uint32_t slot, std::uint64_t event) {
     s.started = ctx.now();
     if (config_.protocol == Protocol::push) {
         // Fragments may have landed before the assignment: check them now.
-        auto* got = received_of(slot);
         for (std::uint32_t src = 0; src < nodes_; ++src)
-            if (got[src] == mix_.all_pieces() && !ru_lost(src)) check(ctx, s, src);
+            if (received_.get(slot, src) == mix_.all_pieces() && !ru_lost(src)) check(ctx, s, src);
         if (all_in(s)) complete(ctx, slot);
         return;
     }
@@ -328,13 +327,13 @@ void BuilderUnit::on_completion(Context& ctx, const WriteCompletion& c) {
                         source, s.event, c.offset, c.length);
         return;
     }
-    auto& got = received_of(slot)[source];
-    if (got & (1u << piece)) {
+    const std::uint32_t got = received_.get(slot, source) | (1u << piece);
+    if (got == received_.get(slot, source)) {
         ++st.errors.duplicate;
         ctx.log().error("BU {}: duplicate piece {} from RU {} for event {}", index_, piece, source, s.event);
         return;
     }
-    got |= 1u << piece;
+    received_.set(slot, source, got);
     ++st.writes_in;
     st.bytes_in += c.length;
     if (got != mix_.all_pieces()) return;
@@ -374,9 +373,8 @@ void BuilderUnit::on_unit_lost(Context& ctx, UnitAddress lost) {
     for (std::uint32_t i = 0; i < slots_.size(); ++i) {
         auto& s = slots_[i];
         if (!s.active) continue;
-        auto& got = received_of(i)[ru];
-        if (got == mix_.all_pieces()) continue;
-        got = 0;
+        if (received_.get(i, ru) == mix_.all_pieces()) continue;
+        received_.set(i, ru, 0);
         ++s.missing;
         if (!s.assigned) continue;   // its event is not known yet: begin() takes the loss into account
         bool asked = false;   // a scan, but only when an RU is lost

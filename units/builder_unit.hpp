@@ -7,6 +7,7 @@
 #include "event_stream.hpp"
 #include "memory_pool.hpp"
 #include "message_mix.hpp"
+#include "piece_masks.hpp"
 #include "phase_barrier.hpp"
 #include "unit.hpp"
 
@@ -63,8 +64,6 @@ private:
     // The RU a slot asks at `step` of its event's order: computed where the schedule has a
     // closed form, else from the order drawn for the event.
     std::uint32_t ru_at(std::uint32_t slot, std::uint32_t step) const;
-    // Per source, one bit per piece of the message mix that has landed.
-    std::uint32_t* received_of(std::uint32_t slot) { return received_from_.data() + std::size_t{slot} * nodes_; }
     std::uint64_t fragment_offset(const Slot& s, std::uint32_t source) const;
 
     const UnitSetup& setup_;
@@ -76,8 +75,8 @@ private:
     std::vector<Slot> slots_;               // one per credit
     bool closed_form_;                      // the schedule computes each step: no stored order
     std::vector<std::uint32_t> order_;      // otherwise slots x N visiting order
-    std::vector<std::uint32_t> received_from_;
     MessageMix mix_;
+    PieceMasks received_;                   // per slot and RU
     std::uint32_t busy_ = 0;
     std::uint64_t built_ = 0;
     bool end_received_ = false;
