@@ -149,10 +149,32 @@ std::vector<PortRef> trace(const Topology& t, const Routing& r, std::uint32_t sr
     return path;
 }
 
+// A path after its first hop depends only on that hop's device and the destination, so one source
+// per first-hop device (and a second one for the path to the first) covers every pair: L H traces
+// for L leaves instead of H^2 (4096 hosts: 0.9 million instead of 17).
 void check_all_pairs(const Topology& t, const Routing& r) {
-    for (auto a : t.hosts())
+    std::vector<std::uint32_t> first_of(t.devices().size(), UINT32_MAX), second_of(t.devices().size(), UINT32_MAX);
+    std::vector<std::uint32_t> sources;
+    for (auto a : t.hosts()) {
+        const auto& cable = t.device(a).ports.at(0);
+        if (!cable) {
+            for (auto b : t.hosts())
+                if (b != a) trace(t, r, a, b);   // names the uncabled source
+            continue;
+        }
+        if (first_of[cable->device] == UINT32_MAX) {
+            first_of[cable->device] = a;
+            sources.push_back(a);
+        } else if (second_of[cable->device] == UINT32_MAX) {
+            second_of[cable->device] = a;
+        }
+    }
+    for (auto a : sources) {
         for (auto b : t.hosts())
-            if (a != b) trace(t, r, a, b);
+            if (b != a) trace(t, r, a, b);
+        const std::uint32_t device = t.device(a).ports[0]->device;
+        if (second_of[device] != UINT32_MAX) trace(t, r, second_of[device], a);
+    }
 }
 
 } // namespace evb::netsim

@@ -34,7 +34,8 @@ Routing route(const Topology& topology, RoutingEngine engine, std::uint64_t seed
 
 // Channels (device, output port) from host `src` to host `dst` (device indices); throws RoutingError.
 std::vector<PortRef> trace(const Topology& topology, const Routing& routing, std::uint32_t src, std::uint32_t dst);
-// Traces every host pair; throws RoutingError naming the first broken one.
+// Checks every host pair (tracing one source per first-hop switch, which decides the rest of the
+// path); throws RoutingError naming a broken one.
 void check_all_pairs(const Topology& topology, const Routing& routing);
 
 } // namespace evb::netsim
