@@ -222,6 +222,61 @@ TEST(BuilderUnit, DetectsCorruptedPayloadAndWrongEvent) {
     EXPECT_EQ(ctx.stats_.errors.bad_payload, 1u);
 }
 
+// A transport that does not move the bytes (the simulator) hands each write's first 64 B over
+// with its completion: the BU checks the header there and never reads or writes its slots; in
+// PUSH a fragment that lands before its event is known is kept where it would have landed and
+// checked when the assignment comes.
+TEST(BuilderUnit, ChecksHeadersHandedOverWithTheCompletion) {
+    for (Protocol protocol : {Protocol::pull, Protocol::push}) {
+        Config c = small_config(protocol);
+        c.nodes = 2;
+        c.verify = Verify::header;
+        UnitFixture built(c);
+        MemoryPool slots(c.fragment_stride() * 2, 4);
+        slots.set_remote_key(7);
+        BuilderUnit bu(built.units, 0, slots);
+        EXPECT_TRUE(bu.takes_write_heads());
+        RecordingContext ctx;
+        bu.on_start(ctx);
+        auto head_of = [&](std::uint32_t src, std::uint64_t stamped) {
+            FragmentGenerator gen(src, built.sizer.max_size(), built.sizer.max_size());
+            std::vector<std::byte> block(c.fragment_stride());
+            gen.prefill(block.data());
+            gen.stamp(block.data(), stamped, built.sizer.size(5, src));
+            return std::vector<std::byte>(block.begin(), block.begin() + 64);
+        };
+        auto land = [&](std::uint32_t src, const std::vector<std::byte>& head) {
+            WriteCompletion w;
+            w.kind = WriteCompletion::Kind::write_arrived;
+            w.imm = WriteImm::encode(0, 0, src);
+            w.offset = slots.offset_of(0) + src * c.fragment_stride();
+            w.length = built.sizer.size(5, src);
+            w.head = head.data();
+            w.head_bytes = 64;
+            bu.on_completion(ctx, w);
+        };
+        Message a{};
+        a.type = MessageType::assign;
+        a.event = 5;
+        a.slot = 0;
+        const auto good = head_of(1, 5), wrong = head_of(0, 6);   // RU 0 stamps event 6
+        if (protocol == Protocol::push) land(0, wrong);            // before the assignment
+        bu.on_message(ctx, a);
+        if (protocol == Protocol::pull) land(0, wrong);
+        land(1, good);
+        EXPECT_EQ(bu.built(), 1u);
+        EXPECT_EQ(ctx.stats_.errors.bad_header, 1u) << ctx.stats_.errors.describe();
+        EXPECT_EQ(ctx.stats_.errors.total(), 1u) << ctx.stats_.errors.describe();
+        // PULL: the slots were never touched; PUSH: only the early header was kept.
+        const std::byte* pool = slots.data();
+        const auto written = std::count_if(pool, pool + slots.size(), [](std::byte b) { return b != std::byte{0}; });
+        if (protocol == Protocol::pull)
+            EXPECT_EQ(written, 0);
+        else
+            EXPECT_GT(written, 0);
+    }
+}
+
 TEST(ReadoutUnit, QueuesRequestsWhenEveryBufferIsOnLoan) {
     Config c = small_config();
     UnitFixture built(c);

@@ -3,6 +3,7 @@
 #include "barrel_shift.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace evb {
 
@@ -299,6 +300,17 @@ void BuilderUnit::check(Context& ctx, const Slot& s, std::uint32_t source) {
     }
 }
 
+void BuilderUnit::check_head(Context& ctx, const Slot& s, std::uint32_t source, std::uint32_t piece, const WriteCompletion& c) {
+    const bool meta = piece >= mix_.data_pieces();
+    if (!meta && piece != 0) return;   // a data piece after the first carries no header
+    const std::uint32_t size = meta ? mix_.meta_size() : setup_.sizer.size(s.event, source);
+    if (c.head_bytes < fragment_header_size ||
+        check_fragment(c.head, s.event, source, size, false, meta ? mix_.tag(piece) : 0) != FragmentCheck::ok) {
+        ++ctx.stats().errors.bad_header;
+        ctx.log().error("BU {}: bad header in fragment of event {} from RU {}", index_, s.event, source);
+    }
+}
+
 // A write of a known event must be the piece its immediate names, at that piece's place.
 bool BuilderUnit::in_place(const Slot& s, std::uint32_t source, std::uint32_t piece, const WriteCompletion& c) const {
     Piece expected = mix_.piece(piece, setup_.sizer.size(s.event, source));
@@ -336,6 +348,12 @@ void BuilderUnit::on_completion(Context& ctx, const WriteCompletion& c) {
     received_.set(slot, source, got);
     ++st.writes_in;
     st.bytes_in += c.length;
+    if (c.head) {
+        if (s.assigned)
+            check_head(ctx, s, source, piece, c);
+        else if (c.offset + c.head_bytes <= pool_.size())   // PUSH, event not known yet: kept where the write would land, checked by begin()
+            std::memcpy(pool_.data() + c.offset, c.head, c.head_bytes);
+    }
     if (got != mix_.all_pieces()) return;
     ++s.received;
     ++st.fragments_in;
@@ -345,7 +363,7 @@ void BuilderUnit::on_completion(Context& ctx, const WriteCompletion& c) {
         --s.outstanding;
         --st.in_flight;
     }
-    check(ctx, s, source);
+    if (!c.head) check(ctx, s, source);
     if (sync_) {
         --phase_outstanding_;
         if (s.received == nodes_) complete(ctx, slot);

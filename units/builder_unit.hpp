@@ -26,6 +26,7 @@ public:
     void on_stop(Context& ctx, bool in_flight_is_missing) override;
     std::vector<MemoryPool*> pools() override { return {&pool_}; }
     bool receives_writes() const override { return true; }
+    bool takes_write_heads() const override { return true; }
 
     std::uint64_t built() const { return built_; }
     std::uint32_t busy_slots() const { return busy_; }
@@ -59,6 +60,8 @@ private:
     bool all_in(const Slot& s) const { return s.received + s.missing == nodes_; }   // an event under way still has RUs to ask
     void complete(Context& ctx, std::uint32_t slot);
     void check(Context& ctx, const Slot& s, std::uint32_t source);
+    // A piece's header handed over with its completion (the simulator): checked on arrival.
+    void check_head(Context& ctx, const Slot& s, std::uint32_t source, std::uint32_t piece, const WriteCompletion& c);
     bool in_place(const Slot& s, std::uint32_t source, std::uint32_t piece, const WriteCompletion& c) const;
     void start_own_events(Context& ctx);
     // The RU a slot asks at `step` of its event's order: computed where the schedule has a

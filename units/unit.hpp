@@ -38,6 +38,10 @@ public:
     // True for the unit that peers' writes land in (at most one per rank; the immediate value
     // addresses inside it).
     virtual bool receives_writes() const { return false; }
+    // True when the unit reads no more than the first bytes of each write that lands (its
+    // header): a transport that does not move the bytes (the simulator) may then hand those over
+    // with the completion and leave the unit's pool untouched.
+    virtual bool takes_write_heads() const { return false; }
 };
 
 } // namespace evb

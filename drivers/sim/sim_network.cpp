@@ -7,6 +7,7 @@ namespace evb {
 
 SimNetwork::SimNetwork(netsim::FabricSim& fabric, std::vector<std::uint32_t> host_of_rank, std::size_t copy_bytes)
     : fabric_(fabric), host_of_rank_(std::move(host_of_rank)), copy_bytes_(copy_bytes), regions_(host_of_rank_.size()),
+      heads_only_(host_of_rank_.size()),
       is_dirty_(host_of_rank_.size(), false), halted_(host_of_rank_.size(), false), loopback_free_(fabric.hosts(), Picoseconds(0)),
       loopback_ps_per_byte_(8e3 / fabric.options().ib.link_gbps) {
     // Completions wait here only until the executor drains the rank, right after the callback.
@@ -16,6 +17,7 @@ SimNetwork::SimNetwork(netsim::FabricSim& fabric, std::vector<std::uint32_t> hos
 MemoryRegion SimNetwork::register_memory(std::uint32_t rank, std::byte* base, std::size_t length) {
     auto& regions = regions_.at(rank);
     regions.push_back({base, length, regions.size() + 1});
+    heads_only_.at(rank).push_back(false);
     return regions.back();
 }
 
@@ -106,7 +108,13 @@ void SimNetwork::land(const Transfer& t) {
         return;
     }
     const MemoryRegion& target = regions_[t.to][t.rkey - 1];
-    std::memcpy(target.base + t.remote_offset, t.local->base + t.local_offset, std::min(t.length, copy_bytes_));
+    const std::size_t copy = std::min(t.length, copy_bytes_);
+    if (heads_only_[t.to][t.rkey - 1]) {
+        c.head_bytes = static_cast<std::uint8_t>(std::min(copy, c.command.size()));
+        std::memcpy(c.command.data(), t.local->base + t.local_offset, c.head_bytes);
+    } else {
+        std::memcpy(target.base + t.remote_offset, t.local->base + t.local_offset, copy);
+    }
     c.kind = Completion::Kind::write_arrived;
     c.imm = t.imm;
     c.offset = t.remote_offset;

@@ -25,6 +25,8 @@ public:
     netsim::FabricSim& fabric() { return fabric_; }
 
     MemoryRegion register_memory(std::uint32_t rank, std::byte* base, std::size_t length);
+    // Writes into this region land as their first bytes in the completion, not in memory.
+    void deliver_write_heads(std::uint32_t rank, std::uint64_t key) { heads_only_.at(rank).at(key - 1) = true; }
     // Returns an empty string, or why the command is refused (no such rank).
     std::string send(std::uint32_t from, std::uint32_t to, const CommandBytes& command);
     // Returns an empty string, or why the write is refused (unknown key, out of bounds).
@@ -67,6 +69,7 @@ private:
     std::vector<std::uint32_t> host_of_rank_;
     std::size_t copy_bytes_;
     std::vector<std::vector<MemoryRegion>> regions_;   // per rank; key = index + 1
+    std::vector<std::vector<bool>> heads_only_;        // per rank and region
     std::vector<RingQueue<Completion>> inbound_;
     std::vector<Transfer> transfers_;
     std::uint32_t free_ = UINT32_MAX;

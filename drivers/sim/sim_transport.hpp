@@ -16,6 +16,7 @@ public:
     std::string local_address() override { return "sim:" + std::to_string(rank_); }
     void connect(const std::vector<std::string>&, Picoseconds) override {}
     MemoryRegion register_memory(std::byte* base, std::size_t length) override { return network_.register_memory(rank_, base, length); }
+    void deliver_write_heads(const MemoryRegion& region) override { network_.deliver_write_heads(rank_, region.key); }
     PostStatus post_send(std::uint32_t peer, const CommandBytes& command) override {
         last_error_ = network_.send(rank_, peer, command);
         return last_error_.empty() ? PostStatus::ok : PostStatus::error;

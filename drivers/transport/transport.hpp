@@ -41,6 +41,9 @@ struct Completion {
     std::uint64_t length = 0;
     CommandBytes command{};
     const char* error = nullptr;
+    // write_arrived: the write's first head_bytes bytes are in `command`, not in the region (a
+    // region given to deliver_write_heads, on a transport that does not move the bytes).
+    std::uint8_t head_bytes = 0;
 };
 
 struct Capabilities {
@@ -74,6 +77,10 @@ public:
     virtual void connect(const std::vector<std::string>& addresses, Picoseconds timeout) = 0;
 
     virtual MemoryRegion register_memory(std::byte* base, std::size_t length) = 0;
+    // Writes into `region` need reach their receiver only as their first command_bytes bytes,
+    // in the completion. Transports that move the bytes ignore this; the simulator then leaves
+    // the region untouched (a BU's slots: 64 B per credit and RU would otherwise stay resident).
+    virtual void deliver_write_heads(const MemoryRegion& region) { (void)region; }
     // For transports whose peers cannot write by the returned key alone (--rails: a key per NIC):
     // what peers must know of this rank's registrations, exchanged by the executor once every
     // region is registered, before the first post. Empty: nothing to exchange.

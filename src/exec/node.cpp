@@ -53,6 +53,7 @@ Node::Node(UnitsOfRank units, const Layout& layout, Transport& transport, spdlog
         for (MemoryPool* pool : unit.pools()) {
             MemoryRegion region = transport.register_memory(pool->data(), pool->size());
             pool->set_remote_key(region.key);
+            if (unit.takes_write_heads()) transport.deliver_write_heads(region);
             regions_.emplace_back(pool, region);
         }
         if (unit.receives_writes()) {
@@ -215,6 +216,10 @@ void Node::dispatch(const Completion& c) {
         arrived.imm = c.imm;
         arrived.offset = c.offset;
         arrived.length = c.length;
+        if (c.head_bytes) {
+            arrived.head = c.command.data();
+            arrived.head_bytes = c.head_bytes;
+        }
         hosted_.units[write_target_].unit->on_completion(*contexts_[write_target_], arrived);
         return;
     }
