@@ -71,8 +71,8 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
             port.stats.port = p;
             if (is_host) port.host = host_index[d];
             if (const auto& peer = devices[d].ports[p]) port.peer = port_base_[peer->device] + peer->port;
-            // Requesters of an output: a host's flows (one per destination), a switch's input ports.
-            port.req_words = ((is_host ? host_count : static_cast<std::uint32_t>(devices[d].ports.size())) + 63) / 64;
+            if (is_host) continue;   // a host's requesters are its flows
+            port.req_words = (static_cast<std::uint32_t>(devices[d].ports.size()) + 63) / 64;
             port.req_offset = words;
             words += port.req_words * vls_;
         }
@@ -80,12 +80,13 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     if (!routing.lft.empty() && routing.lft.size() != devices.size())
         throw std::invalid_argument("routing tables do not match the topology");
     req_words_.assign(words, 0);
+    req_needs_.assign(std::size_t{words} * 64, 0);
     credits_.assign(std::size_t{total_ports} * vls_, capacity_);
     ramps_.resize(std::size_t{total_ports} * vls_);
     queues_.resize(std::size_t{total_ports} * vls_);
     occupancy_.assign(std::size_t{total_ports} * vls_, 0);
     rr_.assign(std::size_t{total_ports} * vls_, UINT32_MAX);
-    flows_.resize(std::size_t{host_count} * host_count);
+    flows_.resize(std::size_t{host_count} * vls_);
     host_stats_.resize(host_count);
 }
 
@@ -175,13 +176,16 @@ void FabricSim::dispatch(const SimEvent& e) {
 }
 
 void FabricSim::on_message_ready(std::uint32_t m) {
-    Message& msg = messages_[m];
-    Flow& flow = flows_[std::size_t{msg.src} * hosts() + msg.dst];
-    bool was_empty = flow.head == none;
-    if (was_empty) flow.head = m;
-    else messages_[flow.tail].next = m;
-    flow.tail = m;
-    if (was_empty) request(host_port_[msg.src], msg.dst % options_.ib.traffic_vls, msg.dst);
+    const Message& msg = messages_[m];
+    auto& flows = flows_[std::size_t{msg.src} * vls_ + msg.dst % options_.ib.traffic_vls];
+    auto it = std::lower_bound(flows.begin(), flows.end(), msg.dst, [](const Flow& f, std::uint32_t dst) { return f.dst < dst; });
+    if (it != flows.end() && it->dst == msg.dst) {
+        messages_[it->tail].next = m;
+        it->tail = m;
+        return;
+    }
+    flows.insert(it, Flow{msg.dst, m, m, next_packet_blocks(msg)});
+    if (!ports_[host_port_[msg.src]].transmitting) arbitrate(host_port_[msg.src]);
 }
 
 void FabricSim::on_arrive(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, std::uint32_t chunk) {
@@ -293,23 +297,18 @@ void FabricSim::make_head_ready(std::uint32_t q) {
         return;
     }
     const std::uint32_t in = q / vls_;
-    request(e.out, q % vls_, ports_[in].local);
+    request(e.out, q % vls_, ports_[in].local, packets_[e.packet].blocks);
 }
 
-void FabricSim::request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester) {
+void FabricSim::request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need) {
     req_bits(out, vl)[requester / 64] |= std::uint64_t{1} << (requester % 64);
+    req_needs(out, vl)[requester] = need;
     if (!ports_[out].transmitting) arbitrate(out);
 }
 
-std::uint32_t FabricSim::need_of(std::uint32_t out, std::uint32_t vl, std::uint32_t requester) const {
-    const Port& o = ports_[out];
-    if (o.host != none) {
-        const Message& m = messages_[flows_[std::size_t{o.host} * hosts() + requester].head];
-        auto payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.ib.mtu, m.bytes - m.packetised));
-        return options_.ib.blocks(options_.ib.wire_bytes(payload));
-    }
-    const InputQueue& iq = queues_[queue_index(port_base_[o.device] + requester, vl)];
-    return packets_[iq.ring[iq.head].packet].blocks;
+std::uint32_t FabricSim::next_packet_blocks(const Message& m) const {
+    auto payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.ib.mtu, m.bytes - m.packetised));
+    return options_.ib.blocks(options_.ib.wire_bytes(payload));
 }
 
 void FabricSim::arbitrate(std::uint32_t out) {
@@ -321,15 +320,13 @@ void FabricSim::arbitrate(std::uint32_t out) {
 
 void FabricSim::arbitrate_dirty_ports() {
     while (!dirty_.empty()) {
-        std::vector<std::uint32_t> batch;
-        batch.swap(dirty_);
-        std::sort(batch.begin(), batch.end());
-        for (auto out : batch) {
+        dirty_batch_.swap(dirty_);   // ports made dirty while these decide go to the next batch
+        std::sort(dirty_batch_.begin(), dirty_batch_.end());
+        for (auto out : dirty_batch_) {
             ports_[out].dirty = false;
             arbitrate_now(out);
         }
-        batch.clear();
-        if (dirty_.empty()) dirty_.swap(batch);   // keep the capacity
+        dirty_batch_.clear();
     }
 }
 
@@ -340,16 +337,41 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
     bool any = false;
     for (std::uint32_t step = 1; step <= vls_; ++step) {
         const std::uint32_t vl = (o.rr_vl + step) % vls_;
+        // Round robin: the first requester after the last one granted on this VL.
+        const std::uint32_t last = rr_[queue_index(out, vl)];
+        std::uint32_t min_need = UINT32_MAX;
+        if (o.host != none) {   // an adapter: its flows, by destination
+            const auto& flows = flows_[std::size_t{o.host} * vls_ + vl];
+            if (flows.empty()) continue;
+            any = true;
+            const std::int64_t available = credits_at(out, vl, now_);
+            const std::size_t n = flows.size();
+            std::size_t f = last == UINT32_MAX ? 0
+                                               : static_cast<std::size_t>(std::upper_bound(flows.begin(), flows.end(), last, [](std::uint32_t dst, const Flow& x) {
+                                                     return dst < x.dst;
+                                                 }) - flows.begin());
+            for (std::size_t k = 0; k < n; ++k, ++f) {
+                if (f == n) f = 0;
+                if (flows[f].need <= available) {
+                    o.rr_vl = vl;
+                    rr_[queue_index(out, vl)] = flows[f].dst;
+                    grant_flow(out, vl, f, flows[f].need);
+                    return;
+                }
+                min_need = std::min(min_need, flows[f].need);
+            }
+            std::int64_t t = time_credits_reach(out, vl, min_need);
+            if (t >= 0 && (earliest < 0 || t < earliest)) earliest = t;
+            continue;
+        }
         std::uint64_t* bits = req_bits(out, vl);
+        const std::uint32_t* needs = req_needs(out, vl);
         const std::uint32_t words = o.req_words;
         bool vl_any = false;
         for (std::uint32_t w = 0; w < words && !vl_any; ++w) vl_any = bits[w] != 0;
         if (!vl_any) continue;
         any = true;
         const std::int64_t available = credits_at(out, vl, now_);
-        std::uint32_t min_need = UINT32_MAX;
-        // Round robin: the first requester after the last one granted on this VL.
-        const std::uint32_t last = rr_[queue_index(out, vl)];
         const std::uint32_t start = last == UINT32_MAX ? 0 : last + 1;
         const std::uint32_t bits_total = words * 64;
         for (std::uint32_t scanned = 0; scanned < bits_total;) {
@@ -363,11 +385,11 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
             if (scanned + skip >= bits_total) break;
             pos += skip;
             scanned += skip + 1;
-            std::uint32_t need = need_of(out, vl, pos);
+            const std::uint32_t need = needs[pos];
             if (need <= available) {
                 o.rr_vl = vl;
                 rr_[queue_index(out, vl)] = pos;
-                grant(out, vl, pos, need);
+                grant_input(out, vl, pos, need);
                 return;
             }
             min_need = std::min(min_need, need);
@@ -383,49 +405,58 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
     }
 }
 
-void FabricSim::grant(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need) {
+void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, std::uint32_t need) {
     Port& o = ports_[out];
     take_credits(out, vl, need);
+    // The adapter cuts the next packet of the flow's head message.
+    auto& flows = flows_[std::size_t{o.host} * vls_ + vl];
+    Flow& flow = flows[f];
+    Message& m = messages_[flow.head];
+    auto payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.ib.mtu, m.bytes - m.packetised));
+    std::uint32_t pk = alloc_packet();
+    Packet& p = packets_[pk];
+    p.message = flow.head;
+    p.dst_host = m.dst;
+    p.dst_lid = host_lid_[m.dst];
+    p.vl = vl;
+    p.payload = payload;
+    p.wire = options_.ib.wire_bytes(payload);
+    p.blocks = need;
+    p.chunks = (p.blocks + chunk_flits(p) - 1) / chunk_flits(p);
+    p.created = now_;
+    std::fill(std::begin(p.arrived), std::end(p.arrived), std::uint16_t{0});
+    m.packetised += payload;
+    if (m.packetised < m.bytes) {
+        flow.need = next_packet_blocks(m);
+    } else if (m.next != none) {
+        flow.head = m.next;
+        flow.need = next_packet_blocks(messages_[flow.head]);
+    } else {
+        flows.erase(flows.begin() + static_cast<std::ptrdiff_t>(f));
+    }
+    o.cur_packet = pk;
+    o.cur_queue = none;
+    o.cur_hop = 0;
+    start_packet(out);
+}
+
+void FabricSim::grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need) {
+    Port& o = ports_[out];
+    take_credits(out, vl, need);
+    req_bits(out, vl)[requester / 64] &= ~(std::uint64_t{1} << (requester % 64));   // the next head asks again
+    const std::uint32_t q = queue_index(port_base_[o.device] + requester, vl);
+    const QueueEntry& e = queues_[q].ring[queues_[q].head];
+    o.cur_packet = e.packet;
+    o.cur_queue = q;
+    o.cur_hop = e.hop + 1;
+    start_packet(out);
+}
+
+void FabricSim::start_packet(std::uint32_t out) {
+    Port& o = ports_[out];
     if (o.wait_since >= 0) {
         o.stats.xmit_wait_ps += now_ - o.wait_since;
         o.wait_since = -1;
-    }
-    std::uint64_t* bits = req_bits(out, vl);
-    if (o.host != none) {
-        // The adapter cuts the next packet of the flow's head message.
-        Flow& flow = flows_[std::size_t{o.host} * hosts() + requester];
-        Message& m = messages_[flow.head];
-        auto payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.ib.mtu, m.bytes - m.packetised));
-        std::uint32_t pk = alloc_packet();
-        Packet& p = packets_[pk];
-        p.message = flow.head;
-        p.dst_host = m.dst;
-        p.dst_lid = host_lid_[m.dst];
-        p.vl = vl;
-        p.payload = payload;
-        p.wire = options_.ib.wire_bytes(payload);
-        p.blocks = need;
-        p.chunks = (p.blocks + chunk_flits(p) - 1) / chunk_flits(p);
-        p.created = now_;
-        std::fill(std::begin(p.arrived), std::end(p.arrived), std::uint16_t{0});
-        m.packetised += payload;
-        if (m.packetised == m.bytes) {
-            flow.head = m.next;
-            if (flow.head == none) {
-                flow.tail = none;
-                bits[requester / 64] &= ~(std::uint64_t{1} << (requester % 64));
-            }
-        }
-        o.cur_packet = pk;
-        o.cur_queue = none;
-        o.cur_hop = 0;
-    } else {
-        const std::uint32_t q = queue_index(port_base_[o.device] + requester, vl);
-        const QueueEntry& e = queues_[q].ring[queues_[q].head];
-        bits[requester / 64] &= ~(std::uint64_t{1} << (requester % 64));   // the next head asks again
-        o.cur_packet = e.packet;
-        o.cur_queue = q;
-        o.cur_hop = e.hop + 1;
     }
     o.transmitting = true;
     o.waiting_chunk = false;

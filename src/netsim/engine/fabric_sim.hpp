@@ -128,7 +128,7 @@ private:
         std::uint32_t cur_hop = 0;          // link index the packet is on
         std::uint32_t next_chunk = 0;
         std::uint32_t rr_vl = 0;
-        std::uint32_t req_offset = 0, req_words = 0;   // requester bitsets, per VL
+        std::uint32_t req_offset = 0, req_words = 0;   // switch ports: requester bitsets, per VL
         std::int64_t wake_at = -1, wait_since = -1;
         SimPortStats stats;
     };
@@ -159,8 +159,10 @@ private:
         std::int64_t created;
         std::uint16_t arrived[max_hops];   // chunks arrived at the input of each hop
     };
+    // The messages a host has queued for one destination, in posting order, and the blocks of
+    // the next packet the adapter would cut from them.
     struct Flow {
-        std::uint32_t head = none, tail = none;
+        std::uint32_t dst, head, tail, need;
     };
 
     void dispatch(const SimEvent& e);
@@ -170,13 +172,16 @@ private:
     void deliver_packet(std::uint32_t packet);
 
     void make_head_ready(std::uint32_t queue);
-    void request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester);
+    // A switch's input port asks output `out` for its head packet of `need` blocks.
+    void request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need);
     void arbitrate(std::uint32_t out);   // at the end of the current instant
     void arbitrate_dirty_ports();
     void arbitrate_now(std::uint32_t out);
-    void grant(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need);
+    void grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t flow, std::uint32_t need);
+    void grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need);
+    void start_packet(std::uint32_t out);
     void send_chunk(std::uint32_t out);
-    std::uint32_t need_of(std::uint32_t out, std::uint32_t vl, std::uint32_t requester) const;
+    std::uint32_t next_packet_blocks(const Message& m) const;
 
     // Credits of output `out` for its peer's buffer on `vl`.
     std::int64_t credits_at(std::uint32_t out, std::uint32_t vl, std::int64_t t);
@@ -185,8 +190,9 @@ private:
                         std::uint32_t wire);
     void take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t blocks);
 
-    // Requester bitsets.
+    // A switch output's requesters: a bitset of input ports and each one's need, per VL.
     std::uint64_t* req_bits(std::uint32_t out, std::uint32_t vl) { return &req_words_[ports_[out].req_offset + vl * ports_[out].req_words]; }
+    std::uint32_t* req_needs(std::uint32_t out, std::uint32_t vl) { return &req_needs_[std::size_t{ports_[out].req_offset + vl * ports_[out].req_words} * 64]; }
 
     // Chunk geometry of a packet in the current mode.
     std::uint32_t chunk_flits(const Packet& p) const;
@@ -216,8 +222,10 @@ private:
     std::vector<std::int64_t> occupancy_;        // per (port, VL), with checks
     std::vector<std::uint32_t> rr_;              // per (port, VL): last granted requester
     std::vector<std::uint64_t> req_words_;
+    std::vector<std::uint32_t> req_needs_;
     std::vector<std::uint32_t> dirty_;           // outputs to arbitrate at the end of this instant
-    std::vector<Flow> flows_;                    // src * hosts + dst
+    std::vector<std::uint32_t> dirty_batch_;
+    std::vector<std::vector<Flow>> flows_;       // per (host, VL): destinations with messages, by index
     std::vector<Packet> packets_;
     std::vector<std::uint32_t> free_packets_;
     std::vector<Message> messages_;

@@ -22,10 +22,6 @@ void IbParams::validate() const {
     if (buffer_blocks() > (1u << 24)) fail("input buffer per VL above 1 GiB");
 }
 
-std::int64_t IbParams::wire_time_ps(std::uint64_t bytes) const {
-    return std::llround(static_cast<double>(bytes) * 8000.0 / link_gbps);
-}
-
 double effective_bandwidth_gbps(const IbParams& p, std::uint64_t message_bytes) {
     if (message_bytes == 0) return 0;
     std::uint64_t packets = (message_bytes + p.mtu - 1) / p.mtu;
