@@ -48,6 +48,8 @@ public:
         }
         return *peeked_;
     }
+    // Whether an event at the time of the last one taken out is left (bucket 0 holds exactly those).
+    bool more_now() const { return head_ < buckets_[0].size(); }
     SimEvent pop() {
         if (head_ == buckets_[0].size()) refill();
         SimEvent e = buckets_[0][head_++];
@@ -82,10 +84,12 @@ private:
         buckets_[0].clear();
         head_ = 0;
         auto& from = buckets_[lowest_filled()];
-        base_ = std::min_element(from.begin(), from.end(), earlier)->time;
+        base_ = (peeked_ ? *peeked_ : *std::min_element(from.begin(), from.end(), earlier)).time;   // top() found it
         for (const SimEvent& e : from) buckets_[bucket_of(e.time)].push_back(e);
         from.clear();
-        std::sort(buckets_[0].begin(), buckets_[0].end(), [](const SimEvent& x, const SimEvent& y) { return x.seq < y.seq; });
+        auto& now = buckets_[0];
+        auto by_seq = [](const SimEvent& x, const SimEvent& y) { return x.seq < y.seq; };
+        if (!std::is_sorted(now.begin(), now.end(), by_seq)) std::sort(now.begin(), now.end(), by_seq);
     }
 
     std::array<std::vector<SimEvent>, 65> buckets_;

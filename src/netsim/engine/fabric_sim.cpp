@@ -120,7 +120,7 @@ void FabricSim::run(SimApp& app, Picoseconds until) {
         dispatch(e);
         // Outputs decide once everything that happens at this instant has happened, in port
         // order: the outcome of a tie never depends on the order events were scheduled in.
-        if (!dirty_.empty() && (queue_.empty() || queue_.top().time != now_)) arbitrate_dirty_ports();
+        if (!dirty_.empty() && !queue_.more_now()) arbitrate_dirty_ports();
     }
     if (!queue_.empty()) now_ = until.count();
     for (auto& p : ports_)   // close open stall intervals
@@ -191,23 +191,14 @@ void FabricSim::on_message_ready(std::uint32_t m) {
 void FabricSim::on_arrive(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, std::uint32_t chunk) {
     Packet& p = packets_[pk];
     const std::uint32_t q = queue_index(in, p.vl);
-    const bool packet_mode = options_.mode == SimMode::packet;
     const std::uint32_t blocks = chunk_blocks(p, chunk);
     occupancy_change(q, blocks);
     Port& port = ports_[in];
-    if (port.host != none) {   // the adapter's sink takes every flit as it arrives
+    if (port.host != none) {   // the adapter's sink takes every flit as it arrives (packet mode: see send_chunk)
         if (port.host != p.dst_host) check_failed("packet for host " + std::to_string(p.dst_host) + " delivered to host " + std::to_string(port.host));
         occupancy_change(q, -static_cast<std::int64_t>(blocks));
-        if (packet_mode) {
-            std::int64_t first = options_.ib.wire_time_ps(std::min(options_.ib.flit_bytes, p.wire));
-            return_credits(in, p.vl, now_ - first + credit_ps_, blocks, true, p.wire);
-            std::int64_t rest = options_.ib.wire_time_ps(p.wire) - first;
-            if (rest > 0) queue_.push(now_ + rest, deliver, pk);
-            else deliver_packet(pk);
-        } else {
-            return_credits(in, p.vl, now_ + credit_ps_, blocks, false, 0);
-            if (chunk + 1 == p.chunks) deliver_packet(pk);
-        }
+        return_credits(in, p.vl, now_ + credit_ps_, blocks, false, 0);
+        if (chunk + 1 == p.chunks) deliver_packet(pk);
         return;
     }
     if (hop >= max_hops) check_failed("packet exceeded " + std::to_string(max_hops) + " hops");
@@ -475,10 +466,20 @@ void FabricSim::send_chunk(std::uint32_t out) {
     }
     const std::int64_t start = chunk_start_ps(p, c), end = chunk_end_ps(p, c);
     queue_.push(now_ + end - start, tx_done, out);
-    // The next hop sees the chunk when all of it arrived; in packet mode, when the first flit did.
-    std::int64_t head = options_.mode == SimMode::packet ? options_.ib.wire_time_ps(std::min(options_.ib.flit_bytes, p.wire))
-                                                          : end - start;
-    queue_.push(now_ + head + link_ps_, arrive, o.peer, o.cur_packet, (o.cur_hop << 16) | c);
+    const Port& next = ports_[o.peer];
+    if (next.host != none && options_.mode == SimMode::packet) {
+        // A packet into a host needs no event when its head arrives: the adapter sinks every flit
+        // as it comes, so its credits come back as a ramp from then, and the packet is delivered
+        // with its last flit. (Ramps of one link keep their order: this is its only source.)
+        if (next.host != p.dst_host) check_failed("packet for host " + std::to_string(p.dst_host) + " delivered to host " + std::to_string(next.host));
+        return_credits(o.peer, p.vl, now_ + link_ps_ + credit_ps_, p.blocks, true, p.wire);
+        queue_.push(now_ + link_ps_ + options_.ib.wire_time_ps(p.wire), deliver, o.cur_packet);
+    } else {
+        // The next hop sees the chunk when all of it arrived; in packet mode, when the first flit did.
+        std::int64_t head = options_.mode == SimMode::packet ? options_.ib.wire_time_ps(std::min(options_.ib.flit_bytes, p.wire))
+                                                              : end - start;
+        queue_.push(now_ + head + link_ps_, arrive, o.peer, o.cur_packet, (o.cur_hop << 16) | c);
+    }
     if (o.cur_queue != none && options_.mode == SimMode::packet) {
         // Each flit leaves the input buffer as it is sent: credits return as a per-flit ramp.
         occupancy_change(o.cur_queue, -static_cast<std::int64_t>(p.blocks));
