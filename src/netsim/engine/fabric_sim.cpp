@@ -81,11 +81,10 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
         throw std::invalid_argument("routing tables do not match the topology");
     req_words_.assign(words, 0);
     req_needs_.assign(std::size_t{words} * 64, 0);
-    credits_.assign(std::size_t{total_ports} * vls_, capacity_);
-    ramps_.resize(std::size_t{total_ports} * vls_);
+    outputs_.resize(std::size_t{total_ports} * vls_);
+    for (auto& o : outputs_) o.credits = capacity_;
     queues_.resize(std::size_t{total_ports} * vls_);
     occupancy_.assign(std::size_t{total_ports} * vls_, 0);
-    rr_.assign(std::size_t{total_ports} * vls_, UINT32_MAX);
     flows_.resize(std::size_t{host_count} * vls_);
     host_stats_.resize(host_count);
 }
@@ -135,10 +134,10 @@ void FabricSim::verify_quiescent() const {
     if (live_messages_ || live_packets_)
         check_failed(std::to_string(live_messages_) + " messages and " + std::to_string(live_packets_) +
                      " packets still in flight");
-    for (std::size_t i = 0; i < credits_.size(); ++i) {
+    for (std::size_t i = 0; i < outputs_.size(); ++i) {
         if (ports_[i / vls_].peer == none) continue;
-        std::int64_t c = credits_[i];
-        for (std::size_t r = ramps_[i].head; r < ramps_[i].items.size(); ++r) c += ramps_[i].items[r].blocks;
+        std::int64_t c = outputs_[i].credits;
+        for (std::size_t r = outputs_[i].head; r < outputs_[i].ramps.size(); ++r) c += outputs_[i].ramps[r].blocks;
         if (c != capacity_)
             check_failed("port " + std::to_string(i / vls_) + " VL " + std::to_string(i % vls_) + " ends with " +
                          std::to_string(c) + " of " + std::to_string(capacity_) + " credits: flits lost or duplicated");
@@ -329,7 +328,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
     for (std::uint32_t step = 1; step <= vls_; ++step) {
         const std::uint32_t vl = (o.rr_vl + step) % vls_;
         // Round robin: the first requester after the last one granted on this VL.
-        const std::uint32_t last = rr_[queue_index(out, vl)];
+        const std::uint32_t last = outputs_[queue_index(out, vl)].last_granted;
         std::uint32_t min_need = UINT32_MAX;
         if (o.host != none) {   // an adapter: its flows, by destination
             const auto& flows = flows_[std::size_t{o.host} * vls_ + vl];
@@ -345,7 +344,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
                 if (f == n) f = 0;
                 if (flows[f].need <= available) {
                     o.rr_vl = vl;
-                    rr_[queue_index(out, vl)] = flows[f].dst;
+                    outputs_[queue_index(out, vl)].last_granted = flows[f].dst;
                     grant_flow(out, vl, f, flows[f].need);
                     return;
                 }
@@ -379,7 +378,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
             const std::uint32_t need = needs[pos];
             if (need <= available) {
                 o.rr_vl = vl;
-                rr_[queue_index(out, vl)] = pos;
+                outputs_[queue_index(out, vl)].last_granted = pos;
                 grant_input(out, vl, pos, need);
                 return;
             }
@@ -491,26 +490,26 @@ void FabricSim::send_chunk(std::uint32_t out) {
 
 std::int64_t FabricSim::credits_at(std::uint32_t out, std::uint32_t vl, std::int64_t t) {
     const std::size_t i = queue_index(out, vl);
-    RampQueue& rq = ramps_[i];
-    std::int64_t available = credits_[i];
-    while (rq.head < rq.items.size()) {   // fold ramps that are complete
-        const Ramp& r = rq.items[rq.head];
+    OutputVl& rq = outputs_[i];
+    std::int64_t available = rq.credits;
+    while (rq.head < rq.ramps.size()) {   // fold ramps that are complete
+        const Ramp& r = rq.ramps[rq.head];
         if (r.base + r.total > t) break;
-        credits_[i] += r.blocks;
+        rq.credits += r.blocks;
         available += r.blocks;
         ++rq.head;
     }
-    if (rq.head == rq.items.size()) {
-        rq.items.clear();
+    if (rq.head == rq.ramps.size()) {
+        rq.ramps.clear();
         rq.head = 0;
-    } else if (rq.head >= 32 && 2 * rq.head >= rq.items.size()) {
+    } else if (rq.head >= 32 && 2 * rq.head >= rq.ramps.size()) {
         // A link that never idles never empties its queue: drop the folded front in place, so
         // the queue holds the credits in flight, not one entry per packet of the whole run.
-        rq.items.erase(rq.items.begin(), rq.items.begin() + static_cast<std::ptrdiff_t>(rq.head));
+        rq.ramps.erase(rq.ramps.begin(), rq.ramps.begin() + static_cast<std::ptrdiff_t>(rq.head));
         rq.head = 0;
     }
-    for (std::size_t k = rq.head; k < rq.items.size(); ++k) {   // partial ramps
-        const Ramp& r = rq.items[k];
+    for (std::size_t k = rq.head; k < rq.ramps.size(); ++k) {   // partial ramps
+        const Ramp& r = rq.ramps[k];
         if (t < r.base + flit_ps_) break;
         available += std::min<std::int64_t>(r.blocks - 1, (t - r.base) / flit_ps_);
     }
@@ -519,16 +518,16 @@ std::int64_t FabricSim::credits_at(std::uint32_t out, std::uint32_t vl, std::int
 
 std::size_t FabricSim::ramp_entries() const {
     std::size_t n = 0;
-    for (const auto& rq : ramps_) n += rq.items.size();
+    for (const auto& rq : outputs_) n += rq.ramps.size();
     return n;
 }
 
 std::int64_t FabricSim::time_credits_reach(std::uint32_t out, std::uint32_t vl, std::int64_t need) const {
     const std::size_t i = queue_index(out, vl);
-    const RampQueue& rq = ramps_[i];
-    std::int64_t have = credits_[i];
-    for (std::size_t k = rq.head; k < rq.items.size(); ++k) {
-        const Ramp& r = rq.items[k];
+    const OutputVl& rq = outputs_[i];
+    std::int64_t have = rq.credits;
+    for (std::size_t k = rq.head; k < rq.ramps.size(); ++k) {
+        const Ramp& r = rq.ramps[k];
         if (have + r.blocks >= need) {
             std::int64_t missing = need - have;   // 1..blocks
             return std::max(now_ + 1, r.base + (r.total == 0 ? 0 : std::min(missing * flit_ps_, r.total)));
@@ -542,11 +541,11 @@ void FabricSim::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t 
                                std::uint32_t wire) {
     const std::uint32_t out = ports_[in].peer;
     const std::size_t i = queue_index(out, vl);
-    RampQueue& rq = ramps_[i];
-    rq.items.push_back(Ramp{base, stepped ? options_.ib.wire_time_ps(wire) : 0, blocks});
+    OutputVl& rq = outputs_[i];
+    rq.ramps.push_back(Ramp{base, stepped ? options_.ib.wire_time_ps(wire) : 0, blocks});
     if (options_.checks) {
-        std::int64_t total = credits_[i];
-        for (std::size_t k = rq.head; k < rq.items.size(); ++k) total += rq.items[k].blocks;
+        std::int64_t total = rq.credits;
+        for (std::size_t k = rq.head; k < rq.ramps.size(); ++k) total += rq.ramps[k].blocks;
         if (total > capacity_)
             check_failed("port " + std::to_string(out) + " VL " + std::to_string(vl) + " would hold " +
                          std::to_string(total) + " credits for a buffer of " + std::to_string(capacity_));
@@ -559,19 +558,19 @@ void FabricSim::take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t 
     const std::size_t i = queue_index(out, vl);
     credits_at(out, vl, now_);   // fold what has come back
     // Blocks of a ramp still in progress but already returned are moved into the counter.
-    RampQueue& rq = ramps_[i];
-    while (credits_[i] < blocks && rq.head < rq.items.size()) {
-        Ramp& r = rq.items[rq.head];
+    OutputVl& rq = outputs_[i];
+    while (rq.credits < blocks && rq.head < rq.ramps.size()) {
+        Ramp& r = rq.ramps[rq.head];
         if (now_ < r.base + flit_ps_) break;
         std::int64_t done = std::min<std::int64_t>(r.blocks - 1, (now_ - r.base) / flit_ps_);
         if (done <= 0) break;
-        credits_[i] += done;
+        rq.credits += done;
         r.blocks -= static_cast<std::uint32_t>(done);
         r.base += done * flit_ps_;
         r.total -= done * flit_ps_;
     }
-    credits_[i] -= blocks;
-    if (credits_[i] < 0) check_failed("credits of port " + std::to_string(out) + " VL " + std::to_string(vl) + " below zero");
+    rq.credits -= blocks;
+    if (rq.credits < 0) check_failed("credits of port " + std::to_string(out) + " VL " + std::to_string(vl) + " below zero");
 }
 
 // ---- geometry and pools -----------------------------------------------------------------------

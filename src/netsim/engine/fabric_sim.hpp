@@ -136,9 +136,13 @@ private:
         std::int64_t base, total;
         std::uint32_t blocks;
     };
-    struct RampQueue {
-        std::vector<Ramp> items;
-        std::size_t head = 0;
+    // An output's state per VL, on one cache line: its credits for the peer's input buffer (the
+    // counter as of the last fold, and the ramps of credits coming back) and its round robin.
+    struct OutputVl {
+        std::int64_t credits = 0;
+        std::uint32_t head = 0;                 // first ramp not yet folded
+        std::uint32_t last_granted = UINT32_MAX;
+        std::vector<Ramp> ramps;
     };
     struct QueueEntry {
         std::uint32_t packet, hop, out;
@@ -216,11 +220,9 @@ private:
     std::vector<std::uint32_t> host_lid_;
     std::vector<std::uint32_t> host_of_lid_;
     std::vector<Port> ports_;
-    std::vector<std::int64_t> credits_;          // per (port, VL), as of the last fold
-    std::vector<RampQueue> ramps_;
+    std::vector<OutputVl> outputs_;              // per (port, VL)
     std::vector<InputQueue> queues_;
     std::vector<std::int64_t> occupancy_;        // per (port, VL), with checks
-    std::vector<std::uint32_t> rr_;              // per (port, VL): last granted requester
     std::vector<std::uint64_t> req_words_;
     std::vector<std::uint32_t> req_needs_;
     std::vector<std::uint32_t> dirty_;           // outputs to arbitrate at the end of this instant
