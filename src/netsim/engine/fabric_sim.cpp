@@ -1,6 +1,7 @@
 #include "fabric_sim.hpp"
 
 #include "hash.hpp"
+#include "link_rate.hpp"
 #include "machine_info.hpp"
 #include "quantity.hpp"
 
@@ -34,13 +35,10 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
         throw std::invalid_argument("flit aggregation must be within 1..4096");
     if (options_.mode == SimMode::flit) options_.aggregation = 1;
     const IbParams& ib = options_.ib;
-    flit_ps_ = ib.flit_time_ps();
     link_ps_ = ib.link_latency.count();
     credit_ps_ = ib.credit_latency.count();
     switch_ps_ = ib.switch_latency.count();
     capacity_ = ib.buffer_blocks();
-    if (flit_ps_ + link_ps_ + credit_ps_ <= 0)
-        throw std::invalid_argument("a flit plus link and credit latency must take time (the model needs causality)");
 
     const auto& devices = topology.devices();
     std::uint32_t total_ports = 0;
@@ -70,7 +68,21 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
             port.stats.device = d;
             port.stats.port = p;
             if (is_host) port.host = host_index[d];
-            if (const auto& peer = devices[d].ports[p]) port.peer = port_base_[peer->device] + peer->port;
+            if (const auto& peer = devices[d].ports[p]) {
+                port.peer = port_base_[peer->device] + peer->port;
+                port.gbps = ib.link_gbps;
+                const std::string& kind = devices[d].link_kinds.empty() ? std::string() : devices[d].link_kinds[p];
+                if (options_.topology_rates && !kind.empty()) {
+                    auto gbps = link_data_gbps(kind);
+                    if (!gbps) throw std::invalid_argument(devices[d].name + " port " + std::to_string(p + 1) + ": unknown link '" + kind + "'");
+                    port.gbps = *gbps;
+                }
+                port.flit_ps = serialisation_ps(ib.flit_bytes, port.gbps);
+                // Credit ramps step by flits: a flit that takes no time would stall the model.
+                if (port.flit_ps <= 0)
+                    throw std::invalid_argument("a flit of " + std::to_string(ib.flit_bytes) + " B at " + std::to_string(port.gbps) +
+                                                " Gb/s takes under half a picosecond: the model steps credits by flits");
+            }
             if (is_host) continue;   // a host's requesters are its flows
             port.req_words = (static_cast<std::uint32_t>(devices[d].ports.size()) + 63) / 64;
             port.req_offset = words;
@@ -196,7 +208,7 @@ void FabricSim::on_arrive(std::uint32_t in, std::uint32_t pk, std::uint32_t hop,
     if (port.host != none) {   // the adapter's sink takes every flit as it arrives (packet mode: see send_chunk)
         if (port.host != p.dst_host) check_failed("packet for host " + std::to_string(p.dst_host) + " delivered to host " + std::to_string(port.host));
         occupancy_change(q, -static_cast<std::int64_t>(blocks));
-        return_credits(in, p.vl, now_ + credit_ps_, blocks, false, 0);
+        return_credits(in, p.vl, now_ + credit_ps_, blocks);
         if (chunk + 1 == p.chunks) deliver_packet(pk);
         return;
     }
@@ -242,7 +254,7 @@ void FabricSim::on_tx_done(std::uint32_t out) {
     if (o.cur_queue != none && options_.mode != SimMode::packet) {
         const std::uint32_t in = o.cur_queue / vls_;
         occupancy_change(o.cur_queue, -static_cast<std::int64_t>(blocks));
-        return_credits(in, p.vl, now_ + credit_ps_, blocks, false, 0);
+        return_credits(in, p.vl, now_ + credit_ps_, blocks);
     }
     if (++o.next_chunk < p.chunks) {
         send_chunk(out);
@@ -414,6 +426,7 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     p.blocks = need;
     p.chunks = (p.blocks + chunk_flits(p) - 1) / chunk_flits(p);
     p.created = now_;
+    p.last_in = now_;   // in the adapter's memory
     std::fill(std::begin(p.arrived), std::end(p.arrived), std::uint16_t{0});
     m.packetised += payload;
     if (m.packetised < m.bytes) {
@@ -463,26 +476,38 @@ void FabricSim::send_chunk(std::uint32_t out) {
         o.waiting_chunk = true;
         return;
     }
-    const std::int64_t start = chunk_start_ps(p, c), end = chunk_end_ps(p, c);
-    queue_.push(now_ + end - start, tx_done, out);
+    const std::int64_t start = chunk_start_ps(out, p, c), end = chunk_end_ps(out, p, c);
+    if (options_.mode != SimMode::packet) {
+        queue_.push(now_ + end - start, tx_done, out);
+        // The next hop sees the chunk when all of it has arrived.
+        queue_.push(now_ + end - start + link_ps_, arrive, o.peer, o.cur_packet, (o.cur_hop << 16) | c);
+        return;
+    }
+    // Packet mode: the flits stream at the link's rate, unless the packet comes in slower than it
+    // goes out: then the last flit leaves once it is in (what flit mode gives flit by flit).
+    const std::int64_t wire = end - start;
+    const std::int64_t last_flit = wire - wire_ps(out, std::uint64_t{p.blocks - 1} * options_.ib.flit_bytes);
+    const std::int64_t done = std::max(now_ + wire, p.last_in + last_flit);
+    // Flits leave the input buffer, and reach the next hop, at the link's pace or the packet's.
+    const std::int64_t step = done == now_ + wire ? o.flit_ps : std::max(o.flit_ps, (done - now_) / p.blocks);
+    p.last_in = done + link_ps_;
+    queue_.push(done, tx_done, out);
     const Port& next = ports_[o.peer];
-    if (next.host != none && options_.mode == SimMode::packet) {
+    if (next.host != none) {
         // A packet into a host needs no event when its head arrives: the adapter sinks every flit
         // as it comes, so its credits come back as a ramp from then, and the packet is delivered
         // with its last flit. (Ramps of one link keep their order: this is its only source.)
         if (next.host != p.dst_host) check_failed("packet for host " + std::to_string(p.dst_host) + " delivered to host " + std::to_string(next.host));
-        return_credits(o.peer, p.vl, now_ + link_ps_ + credit_ps_, p.blocks, true, p.wire);
-        queue_.push(now_ + link_ps_ + options_.ib.wire_time_ps(p.wire), deliver, o.cur_packet);
+        return_credits(o.peer, p.vl, now_ + link_ps_ + credit_ps_, p.blocks, done - now_, step);
+        queue_.push(done + link_ps_, deliver, o.cur_packet);
     } else {
-        // The next hop sees the chunk when all of it arrived; in packet mode, when the first flit did.
-        std::int64_t head = options_.mode == SimMode::packet ? options_.ib.wire_time_ps(std::min(options_.ib.flit_bytes, p.wire))
-                                                              : end - start;
-        queue_.push(now_ + head + link_ps_, arrive, o.peer, o.cur_packet, (o.cur_hop << 16) | c);
+        // The next hop sees the packet when its first flit has arrived.
+        queue_.push(now_ + wire_ps(out, std::min(options_.ib.flit_bytes, p.wire)) + link_ps_, arrive, o.peer, o.cur_packet, o.cur_hop << 16);
     }
-    if (o.cur_queue != none && options_.mode == SimMode::packet) {
+    if (o.cur_queue != none) {
         // Each flit leaves the input buffer as it is sent: credits return as a per-flit ramp.
         occupancy_change(o.cur_queue, -static_cast<std::int64_t>(p.blocks));
-        return_credits(o.cur_queue / vls_, p.vl, now_ + credit_ps_, p.blocks, true, p.wire);
+        return_credits(o.cur_queue / vls_, p.vl, now_ + credit_ps_, p.blocks, done - now_, step);
     }
 }
 
@@ -510,8 +535,8 @@ std::int64_t FabricSim::credits_at(std::uint32_t out, std::uint32_t vl, std::int
     }
     for (std::size_t k = rq.head; k < rq.ramps.size(); ++k) {   // partial ramps
         const Ramp& r = rq.ramps[k];
-        if (t < r.base + flit_ps_) break;
-        available += std::min<std::int64_t>(r.blocks - 1, (t - r.base) / flit_ps_);
+        if (t < r.base + r.step) break;
+        available += std::min<std::int64_t>(r.blocks - 1, (t - r.base) / r.step);
     }
     return available;
 }
@@ -530,25 +555,25 @@ std::int64_t FabricSim::time_credits_reach(std::uint32_t out, std::uint32_t vl, 
         const Ramp& r = rq.ramps[k];
         if (have + r.blocks >= need) {
             std::int64_t missing = need - have;   // 1..blocks
-            return std::max(now_ + 1, r.base + (r.total == 0 ? 0 : std::min(missing * flit_ps_, r.total)));
+            return std::max(now_ + 1, r.base + (r.total == 0 ? 0 : std::min(missing * r.step, r.total)));
         }
         have += r.blocks;
     }
     return -1;   // waits for credits not yet on their way: their ramp will wake the port
 }
 
-void FabricSim::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t base, std::uint32_t blocks, bool stepped,
-                               std::uint32_t wire) {
+void FabricSim::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t base, std::uint32_t blocks, std::int64_t total,
+                               std::int64_t step) {
     const std::uint32_t out = ports_[in].peer;
     const std::size_t i = queue_index(out, vl);
     OutputVl& rq = outputs_[i];
-    rq.ramps.push_back(Ramp{base, stepped ? options_.ib.wire_time_ps(wire) : 0, blocks});
+    rq.ramps.push_back(Ramp{base, total, step, blocks});
     if (options_.checks) {
-        std::int64_t total = rq.credits;
-        for (std::size_t k = rq.head; k < rq.ramps.size(); ++k) total += rq.ramps[k].blocks;
-        if (total > capacity_)
+        std::int64_t held = rq.credits;
+        for (std::size_t k = rq.head; k < rq.ramps.size(); ++k) held += rq.ramps[k].blocks;
+        if (held > capacity_)
             check_failed("port " + std::to_string(out) + " VL " + std::to_string(vl) + " would hold " +
-                         std::to_string(total) + " credits for a buffer of " + std::to_string(capacity_));
+                         std::to_string(held) + " credits for a buffer of " + std::to_string(capacity_));
     }
     Port& o = ports_[out];
     if (!o.transmitting && o.wait_since >= 0) arbitrate(out);
@@ -561,13 +586,13 @@ void FabricSim::take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t 
     OutputVl& rq = outputs_[i];
     while (rq.credits < blocks && rq.head < rq.ramps.size()) {
         Ramp& r = rq.ramps[rq.head];
-        if (now_ < r.base + flit_ps_) break;
-        std::int64_t done = std::min<std::int64_t>(r.blocks - 1, (now_ - r.base) / flit_ps_);
+        if (now_ < r.base + r.step) break;
+        std::int64_t done = std::min<std::int64_t>(r.blocks - 1, (now_ - r.base) / r.step);
         if (done <= 0) break;
         rq.credits += done;
         r.blocks -= static_cast<std::uint32_t>(done);
-        r.base += done * flit_ps_;
-        r.total -= done * flit_ps_;
+        r.base += done * r.step;
+        r.total -= done * r.step;
     }
     rq.credits -= blocks;
     if (rq.credits < 0) check_failed("credits of port " + std::to_string(out) + " VL " + std::to_string(vl) + " below zero");
@@ -579,12 +604,12 @@ std::uint32_t FabricSim::chunk_flits(const Packet& p) const {
     return options_.mode == SimMode::packet ? p.blocks : options_.aggregation;
 }
 
-std::int64_t FabricSim::chunk_start_ps(const Packet& p, std::uint32_t c) const {
-    return options_.ib.wire_time_ps(std::uint64_t{c} * chunk_flits(p) * options_.ib.flit_bytes);
+std::int64_t FabricSim::chunk_start_ps(std::uint32_t out, const Packet& p, std::uint32_t c) const {
+    return wire_ps(out, std::uint64_t{c} * chunk_flits(p) * options_.ib.flit_bytes);
 }
 
-std::int64_t FabricSim::chunk_end_ps(const Packet& p, std::uint32_t c) const {
-    return options_.ib.wire_time_ps(std::min<std::uint64_t>(p.wire, std::uint64_t{c + 1} * chunk_flits(p) * options_.ib.flit_bytes));
+std::int64_t FabricSim::chunk_end_ps(std::uint32_t out, const Packet& p, std::uint32_t c) const {
+    return wire_ps(out, std::min<std::uint64_t>(p.wire, std::uint64_t{c + 1} * chunk_flits(p) * options_.ib.flit_bytes));
 }
 
 std::uint32_t FabricSim::chunk_blocks(const Packet& p, std::uint32_t c) const {

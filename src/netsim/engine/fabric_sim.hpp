@@ -34,6 +34,9 @@ struct SimOptions {
     HostLatency host_latency;         // before a posted message may be injected
     std::uint64_t seed = 1;
     bool checks = false;              // conservation checks on every credit and buffer change
+    // Each link at the width and speed the topology gives ("4xHDR": 200 Gb/s), where it gives
+    // one; ib.link_gbps for the others, and for all links when false.
+    bool topology_rates = true;
 };
 
 // A broken invariant of the model (credits below zero, a buffer over capacity, lost flits).
@@ -109,6 +112,8 @@ public:
     std::uint64_t events() const { return events_; }
     std::uint64_t flit_hops() const;
     std::uint64_t messages_in_flight() const { return live_messages_; }
+    // The data rate of host `h`'s link, Gb/s.
+    double host_link_gbps(std::uint32_t h) const { return ports_[host_port_.at(h)].gbps; }
     // Credit ramps held for all links: bounded by the credits in flight, however long the run.
     std::size_t ramp_entries() const;
 
@@ -130,10 +135,12 @@ private:
         std::uint32_t rr_vl = 0;
         std::uint32_t req_offset = 0, req_words = 0;   // switch ports: requester bitsets, per VL
         std::int64_t wake_at = -1, wait_since = -1;
+        double gbps = 0;                    // its link's data rate
+        std::int64_t flit_ps = 0;           // a flit on its link
         SimPortStats stats;
     };
-    struct Ramp {   // credits coming back: block i at base + min((i + 1) t_flit, total), or all at base
-        std::int64_t base, total;
+    struct Ramp {   // credits coming back: block i at base + min((i + 1) step, total), or all at base
+        std::int64_t base, total, step;
         std::uint32_t blocks;
     };
     // An output's state per VL, on one cache line: its credits for the peer's input buffer (the
@@ -161,6 +168,8 @@ private:
         std::uint32_t message, dst_host, dst_lid, vl;
         std::uint32_t wire, payload, blocks, chunks;
         std::int64_t created;
+        std::int64_t last_in;              // packet mode: its last flit is wholly in the next hop's input
+
         std::uint16_t arrived[max_hops];   // chunks arrived at the input of each hop
     };
     // The messages a host has queued for one destination, in posting order, and the blocks of
@@ -190,18 +199,22 @@ private:
     // Credits of output `out` for its peer's buffer on `vl`.
     std::int64_t credits_at(std::uint32_t out, std::uint32_t vl, std::int64_t t);
     std::int64_t time_credits_reach(std::uint32_t out, std::uint32_t vl, std::int64_t need) const;
-    void return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t base, std::uint32_t blocks, bool stepped,
-                        std::uint32_t wire);
+    // Credits for `blocks` of input `in`'s buffer go back to its peer: all at `base`, or the
+    // i-th at base + min((i + 1) step, total) when total > 0.
+    void return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t base, std::uint32_t blocks, std::int64_t total = 0,
+                        std::int64_t step = 1);
     void take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t blocks);
 
     // A switch output's requesters: a bitset of input ports and each one's need, per VL.
     std::uint64_t* req_bits(std::uint32_t out, std::uint32_t vl) { return &req_words_[ports_[out].req_offset + vl * ports_[out].req_words]; }
     std::uint32_t* req_needs(std::uint32_t out, std::uint32_t vl) { return &req_needs_[std::size_t{ports_[out].req_offset + vl * ports_[out].req_words} * 64]; }
 
-    // Chunk geometry of a packet in the current mode.
+    // Serialisation of `bytes` on output `out`'s link.
+    std::int64_t wire_ps(std::uint32_t out, std::uint64_t bytes) const { return serialisation_ps(bytes, ports_[out].gbps); }
+    // Chunk geometry of a packet in the current mode, in time on output `out`'s link.
     std::uint32_t chunk_flits(const Packet& p) const;
-    std::int64_t chunk_start_ps(const Packet& p, std::uint32_t c) const;
-    std::int64_t chunk_end_ps(const Packet& p, std::uint32_t c) const;
+    std::int64_t chunk_start_ps(std::uint32_t out, const Packet& p, std::uint32_t c) const;
+    std::int64_t chunk_end_ps(std::uint32_t out, const Packet& p, std::uint32_t c) const;
     std::uint32_t chunk_blocks(const Packet& p, std::uint32_t c) const;
 
     std::uint32_t alloc_packet();
@@ -214,7 +227,7 @@ private:
     const Routing& routing_;
     SimOptions options_;
     std::uint32_t vls_;
-    std::int64_t flit_ps_, link_ps_, credit_ps_, switch_ps_, capacity_;
+    std::int64_t link_ps_, credit_ps_, switch_ps_, capacity_;
     std::vector<std::uint32_t> port_base_;       // per device: first global port index
     std::vector<std::uint32_t> host_port_;       // per host: its port
     std::vector<std::uint32_t> host_lid_;

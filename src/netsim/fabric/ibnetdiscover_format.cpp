@@ -1,6 +1,7 @@
 #include "ibnetdiscover_format.hpp"
 
 #include "dump_error.hpp"
+#include "link_rate.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -105,7 +106,11 @@ Records parse_records(std::istream& in, const std::string& file) {
                 p.line = line_no;
                 std::string comment = m[6];
                 std::smatch cm;
-                if (std::regex_search(comment, cm, link_kind)) p.link_kind = cm[1];
+                if (std::regex_search(comment, cm, link_kind)) {
+                    p.link_kind = cm[1];
+                    if (!link_data_gbps(p.link_kind))
+                        fail("link '" + p.link_kind + "': not an InfiniBand width (1x, 2x, 4x, 8x, 12x) and speed (" + known_link_speeds() + ")");
+                }
                 if (n.kind == DeviceKind::host && std::regex_search(comment, cm, own_lid)) p.own_lid = static_cast<std::uint32_t>(std::stoul(cm[1]));
                 if (p.port == 0 || p.port > n.port_count)
                     fail("port " + std::to_string(p.port) + " of \"" + n.id + "\", which has ports 1.." + std::to_string(n.port_count));

@@ -1,0 +1,17 @@
+// The data rate of an InfiniBand link from the width and speed a dump names ("4xEDR": 4 lanes of
+// EDR), after line encoding: what the simulator serialises at. ibnetdiscover prints the active
+// width and speed of each cable on both ends' lines.
+#pragma once
+#include <optional>
+#include <string>
+
+namespace evb::netsim {
+
+// Gb/s of data on a link of `kind` ("4xEDR" 100, "4xHDR" 200, "4xNDR" 400, "4xFDR" 54.55,
+// "4xQDR" 32, "2xHDR" 100); nullopt if the width or the speed is not one InfiniBand defines.
+std::optional<double> link_data_gbps(const std::string& kind);
+
+// The speeds link_data_gbps knows, for messages: "SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR".
+std::string known_link_speeds();
+
+} // namespace evb::netsim
