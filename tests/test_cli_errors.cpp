@@ -131,7 +131,8 @@ std::vector<BadInput> cases() {
         {"SimUnknownMode", "--transport sim --mode cycle", "unknown simulation mode 'cycle'"},
         {"SimMissingTopology", "--transport sim --topology /nonexistent/t.txt", "/nonexistent/t.txt: cannot open the topology file"},
         {"SimZeroBuffer", "--transport sim --buffer 0", "input buffer is zero"},
-        {"NetsimTooManyHosts", "netsim --k 16 --levels 3 --sim-memory 256MiB", "the simulator's flow table (8 B per source-destination pair of hosts) fits at most 4096 hosts in half of the 256MiB of --sim-memory (got 8192)"},
+        {"NetsimTooManyHosts", "netsim --k 16 --levels 3 --sim-memory 16MiB",
+         "simulating 8192 hosts and 1280 switches needs about 71.1MiB (the simulator's tables 71.1MiB, of which the routing tables (2 B per switch and LID) 23.1MiB), more than the 16MiB of --sim-memory"},
         // In evbench's words, not the parser's ("Could not convert: --credits = -1", "stoll",
         // "INI was not able to parse extra.++"): the flag or key and what is allowed.
         {"NegativeCredits", "--credits -1", "--credits: '-1' is not a whole number from 0 to 4294967295"},
@@ -165,10 +166,11 @@ std::vector<BadInput> cases() {
         {"LaunchLocalBootstrapNotHere", "--transport tcp --launch-local 2 --bootstrap 192.0.2.1:5000",
          "--bootstrap 192.0.2.1:5000: the local launcher cannot serve there"},
         // Refused before routing or reading tables (that took minutes on 8192 hosts).
-        {"NetsimTooManyHostsBeforeTheTables", "netsim --k 16 --levels 3 --sim-memory 256MiB --lfts /nonexistent/lfts.txt",
-         "the simulator's flow table (8 B per source-destination pair of hosts) fits at most 4096 hosts in half of the 256MiB of --sim-memory (got 8192)"},
+        {"NetsimTooManyHostsBeforeTheTables", "netsim --k 16 --levels 3 --sim-memory 16MiB --lfts /nonexistent/lfts.txt",
+         "simulating 8192 hosts and 1280 switches needs about 71.1MiB"},
         {"SimTooManyHostsBeforeTheTables", "--transport sim --nodes 5000 --sim-memory 256MiB --lfts /nonexistent/lfts.txt",
-         "the simulator's flow table (8 B per source-destination pair of hosts) fits at most 4096 hosts in half of the 256MiB of --sim-memory (got 5004)"},
+         "simulating 5004 hosts and 890 switches needs about 766.6MiB (the simulator's tables 46.2MiB, of which the routing tables (2 B per switch and LID) "
+         "10.0MiB; the event builder's units (measured: 92 KiB per node, credits + 8 B per pair) 720.4MiB), more than the 256MiB of --sim-memory"},
         // Found by tests/fuzz (each exited 1 with the library's own text: "stoull", "basic_string::substr").
         {"FuzzLftGuidOutOfRange",
          "conflicts --k 2 --lfts " + write_file("guid.lfts", "Unicast lids [0x0-0xe] of switch Lid 9 guid 0x0002c90300000002c90300000010 (leaf0):\n"),

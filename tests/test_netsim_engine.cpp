@@ -265,10 +265,16 @@ TEST(NetsimEngineDeathTest, TimeGoingBackwardsAborts) {
         "simulated time went backwards");
 }
 
-// The host limit follows the memory given: the flow table (8 B per pair) in half of it.
-TEST(FabricSim, TheHostLimitIsWhatHalfTheMemoryHoldsOfTheFlowTable) {
-    EXPECT_EQ(evb::netsim::flow_table_bytes(4096), 128ull << 20);
-    EXPECT_EQ(evb::netsim::max_simulated_hosts(256ull << 20), 4096u);
-    EXPECT_EQ(evb::netsim::max_simulated_hosts((256ull << 20) - 1), 4095u);
-    EXPECT_EQ(evb::netsim::max_simulated_hosts(24ull << 30), 40132u);   // 24 GiB: sqrt(12 GiB / 8)
+// The simulator's own tables grow as hosts squared only through the forwarding tables.
+TEST(FabricSim, MemoryEstimateIsTheRoutingTablesAndAKibibytePerPort) {
+    FabricOptions o;
+    o.tree.k = 4;
+    const Fabric f = build_fabric(o);   // 32 hosts, 12 switches of 8 ports, LIDs 1..44
+    EXPECT_EQ(routing_table_bytes(f.topology), 2u * 12 * 45);
+    EXPECT_EQ(simulator_bytes(f.topology), 2u * 12 * 45 + 1024 * (32 + 12 * 8));
+    FabricOptions limited = o;
+    limit_to_simulator(limited, simulator_bytes(f.topology) + 32 * 100 + 32 * 32 * 3, {0, 100, 3, "units"});
+    EXPECT_NO_THROW(build_fabric(limited));
+    limit_to_simulator(limited, simulator_bytes(f.topology) + 32 * 100 + 32 * 32 * 3 - 1, {0, 100, 3, "units"});
+    EXPECT_THROW(build_fabric(limited), std::invalid_argument);
 }

@@ -9,7 +9,7 @@ SimNetwork::SimNetwork(netsim::FabricSim& fabric, std::vector<std::uint32_t> hos
     : fabric_(fabric), host_of_rank_(std::move(host_of_rank)), copy_bytes_(copy_bytes), regions_(host_of_rank_.size()),
       heads_only_(host_of_rank_.size()),
       is_dirty_(host_of_rank_.size(), false), halted_(host_of_rank_.size(), false), loopback_free_(fabric.hosts(), Picoseconds(0)),
-      loopback_ps_per_byte_(8e3 / fabric.options().ib.link_gbps) {
+      loopback_ps_per_byte_(8e3 / fabric.fastest_host_link_gbps()) {
     // Completions wait here only until the executor drains the rank, right after the callback.
     for (std::size_t r = 0; r < host_of_rank_.size(); ++r) inbound_.emplace_back(256);
 }

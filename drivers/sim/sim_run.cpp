@@ -283,7 +283,10 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
         if (fabric_options.tree.leaves) sized.leaves = fabric_options.tree.leaves;
         fabric_options.tree = sized;
     }
-    netsim::limit_to_simulator(fabric_options, options.model.memory);
+    // The units' state, measured (bench/sim_scale_bench.sh): about 32 MiB, 92 KiB per node and, per
+    // pair of nodes, a byte per credit (the BU's received masks) and 8 more.
+    netsim::limit_to_simulator(fabric_options, options.model.memory,
+                               {32ull << 20, 92ull << 10, config.credits + 8ull, "the event builder's units (measured: 92 KiB per node, credits + 8 B per pair)"});
     netsim::Fabric fabric = netsim::build_fabric(fabric_options);
     if (fabric.topology.hosts().size() < hosts_needed)
         throw ConfigError(fmt::format("the simulated fabric has {} hosts; {} nodes{} need {}", fabric.topology.hosts().size(), config.nodes,
@@ -307,8 +310,8 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
     observer.started(ranks,
                      fmt::format("simulated: {} hosts, {} switches, routing {}, mode {}", fabric.topology.hosts().size(),
                                  fabric.topology.switches().size(), fabric.routing_name, model.mode),
-                     {fmt::format("# link {} Gb/s, latency {} ns, credits {} ns, buffer {} per VL x {} VLs, MTU {}, host latency {}; times are simulated",
-                                  ib.link_gbps, ib.link_latency.nanoseconds(), ib.credit_latency.nanoseconds(), format_size(ib.buffer_bytes),
+                     {fmt::format("# links {}, latency {} ns, credits {} ns, buffer {} per VL x {} VLs, MTU {}, host latency {}; times are simulated",
+                                  sim.link_rates(), ib.link_latency.nanoseconds(), ib.credit_latency.nanoseconds(), format_size(ib.buffer_bytes),
                                   ib.vls, ib.mtu, model.host_latency)});
 
     SimExecutor executor(network, nodes, reactor, config, options.warmup, failures, observer);
@@ -350,10 +353,10 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
     // Up to the last activity, not sim.now(): a progress tick after it would stretch the window.
     const Picoseconds rx_end = r.cut ? config.duration : executor.last_activity();
     // A packet counted after the warm-up may have begun crossing up to one packet time before it.
-    const Picoseconds packet_time = from > Picoseconds(0) ? Picoseconds(ib.wire_time_ps(std::uint64_t{ib.blocks(ib.wire_bytes(ib.mtu))} * ib.flit_bytes)) : Picoseconds(0);
+    const Picoseconds packet_time = from > Picoseconds(0) ? Picoseconds(netsim::serialisation_ps(std::uint64_t{ib.blocks(ib.wire_bytes(ib.mtu))} * ib.flit_bytes, sim.slowest_link_gbps())) : Picoseconds(0);
     r.bytes_span = RunResult::Span{from - packet_time, rx_end};
     FabricRx rx = fabric_rx(r.link_bytes, split ? config.readout_nodes : 0, config.nodes, r.byte_window());
-    const double b_eff = netsim::effective_bandwidth_gbps(ib, config.fragment_size);
+    const double b_eff = netsim::effective_bandwidth_gbps(ib, config.fragment_size, sim.fastest_host_link_gbps());
     if (!config.quiet) {
         std::ostringstream text;
         print_network(text, fabric.topology, sim, wall, options.all_ports);

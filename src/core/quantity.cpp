@@ -1,6 +1,7 @@
 #include "quantity.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
@@ -76,6 +77,19 @@ std::string format_size(std::uint64_t bytes) {
         ++i;
     }
     return std::to_string(bytes) + names[i];
+}
+
+std::string format_size_about(std::uint64_t bytes) {
+    static const char* names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int i = 0;
+    double value = static_cast<double>(bytes);
+    while (i < 4 && value >= 1024) {
+        value /= 1024;
+        ++i;
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, i == 0 ? "%.0f%s" : "%.1f%s", value, names[i]);
+    return text;
 }
 
 std::string format_duration(Picoseconds t) {

@@ -61,8 +61,8 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
                    f.topology.hosts().size(), f.topology.switches().size(), f.routing_name, model.mode,
                    sim.mode == SimMode::aggregated ? " x" + std::to_string(sim.aggregation) : "", pattern,
                    format_size(traffic.message_bytes));
-        fmt::print(out, "# link {} Gb/s, latency {} ns, credits {} ns, buffer {} per VL x {} VLs, MTU {}, host latency {}\n",
-                   ib.link_gbps, ib.link_latency.nanoseconds(), ib.credit_latency.nanoseconds(), format_size(ib.buffer_bytes), ib.vls,
+        fmt::print(out, "# links {}, latency {} ns, credits {} ns, buffer {} per VL x {} VLs, MTU {}, host latency {}\n",
+                   probe.link_rates(), ib.link_latency.nanoseconds(), ib.credit_latency.nanoseconds(), format_size(ib.buffer_bytes), ib.vls,
                    ib.mtu, model.host_latency);
         TrafficRunResult r = run_traffic(f, sim, traffic, warmup, duration);
         print_traffic_result(out, f.topology, r, all_ports);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <map>
 
 namespace evb::netsim {
 
@@ -161,6 +162,35 @@ std::vector<SimPortStats> FabricSim::port_stats() const {
     for (const auto& p : ports_)
         if (p.peer != none) out.push_back(p.stats);
     return out;
+}
+
+double FabricSim::fastest_host_link_gbps() const {
+    double fastest = 0;
+    for (auto port : host_port_) fastest = std::max(fastest, ports_[port].gbps);
+    return fastest;
+}
+
+double FabricSim::slowest_link_gbps() const {
+    double slowest = 0;
+    for (const auto& p : ports_)
+        if (p.peer != none && (slowest == 0 || p.gbps < slowest)) slowest = p.gbps;
+    return slowest;
+}
+
+std::string FabricSim::link_rates() const {
+    std::map<double, std::uint64_t> cables;
+    for (std::uint32_t i = 0; i < ports_.size(); ++i)
+        if (ports_[i].peer != none && ports_[i].peer > i) ++cables[ports_[i].gbps];
+    auto gbps = [](double g) {
+        std::string text = std::to_string(g);
+        text.erase(text.find_last_not_of('0') + 1);
+        if (text.back() == '.') text.pop_back();
+        return text + " Gb/s";
+    };
+    if (cables.size() == 1) return gbps(cables.begin()->first);
+    std::string text;
+    for (const auto& [g, n] : cables) text += (text.empty() ? "" : ", ") + gbps(g) + " x " + std::to_string(n);
+    return text;
 }
 
 std::uint64_t FabricSim::flit_hops() const {
@@ -427,6 +457,7 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     p.chunks = (p.blocks + chunk_flits(p) - 1) / chunk_flits(p);
     p.created = now_;
     p.last_in = now_;   // in the adapter's memory
+    p.pace_count = 0;
     std::fill(std::begin(p.arrived), std::end(p.arrived), std::uint16_t{0});
     m.packetised += payload;
     if (m.packetised < m.bytes) {
@@ -483,14 +514,10 @@ void FabricSim::send_chunk(std::uint32_t out) {
         queue_.push(now_ + end - start + link_ps_, arrive, o.peer, o.cur_packet, (o.cur_hop << 16) | c);
         return;
     }
-    // Packet mode: the flits stream at the link's rate, unless the packet comes in slower than it
-    // goes out: then the last flit leaves once it is in (what flit mode gives flit by flit).
     const std::int64_t wire = end - start;
-    const std::int64_t last_flit = wire - wire_ps(out, std::uint64_t{p.blocks - 1} * options_.ib.flit_bytes);
-    const std::int64_t done = std::max(now_ + wire, p.last_in + last_flit);
+    const std::int64_t done = packet_done(out, p);
     // Flits leave the input buffer, and reach the next hop, at the link's pace or the packet's.
     const std::int64_t step = done == now_ + wire ? o.flit_ps : std::max(o.flit_ps, (done - now_) / p.blocks);
-    p.last_in = done + link_ps_;
     queue_.push(done, tx_done, out);
     const Port& next = ports_[o.peer];
     if (next.host != none) {
@@ -509,6 +536,41 @@ void FabricSim::send_chunk(std::uint32_t out) {
         occupancy_change(o.cur_queue, -static_cast<std::int64_t>(p.blocks));
         return_credits(o.cur_queue / vls_, p.vl, now_ + credit_ps_, p.blocks, done - now_, step);
     }
+}
+
+// Packet mode: when output `out`, starting now, has sent the last flit of `p`, as flit mode gives
+// it flit by flit: a flit leaves at the link's rate once it is wholly in. Through a tandem of
+// links, flit i is in at the latest over the packet's paces of head + (64 i B at that pace); a
+// pace faster than a link's does not show after it. So only the flit before the short last one
+// and the last one can hold the end back (full flits come in no faster than they go out), and a
+// packet keeps one pace per slower link it crossed. Exact when a byte takes whole picoseconds
+// (SDR to NDR; FDR rounds, within a picosecond or two per hop).
+std::int64_t FabricSim::packet_done(std::uint32_t out, Packet& p) {
+    const Port& o = ports_[out];
+    const std::uint64_t flit = options_.ib.flit_bytes;
+    std::int64_t done = now_ + wire_ps(out, p.wire);
+    if (p.blocks >= 2) {
+        const std::int64_t last = wire_ps(out, p.wire) - wire_ps(out, (p.blocks - 1) * flit);
+        done = std::max(done, p.last_in + last);
+        for (std::uint32_t k = 0; k < p.pace_count; ++k)
+            if (p.paces[k].gbps <= o.gbps)
+                done = std::max(done, p.paces[k].head + serialisation_ps((p.blocks - 2) * flit, p.paces[k].gbps) + o.flit_ps + last);
+    }
+    // The paces at the next hop: this link's, and those slower than it, each one flit later.
+    Packet::Pace next[max_paces + 1];
+    std::uint32_t n = 0;
+    next[n++] = {now_ + o.flit_ps + link_ps_, o.gbps};
+    for (std::uint32_t k = 0; k < p.pace_count; ++k)
+        if (p.paces[k].gbps < o.gbps) next[n++] = {p.paces[k].head + o.flit_ps + link_ps_, p.paces[k].gbps};
+    p.pace_count = 0;
+    for (std::uint32_t a = 0; a < n; ++a) {   // drop a pace that another is never earlier than
+        bool dominated = false;
+        for (std::uint32_t b = 0; b < n && !dominated; ++b)
+            dominated = b != a && next[b].head >= next[a].head && next[b].gbps <= next[a].gbps && (next[b].head != next[a].head || next[b].gbps != next[a].gbps || b < a);
+        if (!dominated && p.pace_count < max_paces) p.paces[p.pace_count++] = next[a];
+    }
+    p.last_in = done + link_ps_;
+    return done;
 }
 
 // ---- credits ----------------------------------------------------------------------------------
@@ -649,18 +711,30 @@ void FabricSim::check_failed(const std::string& what) const {
     throw SimCheckError("simulator invariant broken at " + std::to_string(now_) + " ps: " + what);
 }
 
-std::uint32_t max_simulated_hosts(std::uint64_t available_bytes) {
-    auto h = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(available_bytes) / 2 / 8));
-    while (h > 0 && flow_table_bytes(h) > available_bytes / 2) --h;
-    return static_cast<std::uint32_t>(std::min<std::uint64_t>(h, UINT32_MAX));
+std::uint64_t routing_table_bytes(const Topology& topology) {
+    return 2 * std::uint64_t{topology.switches().size()} * (topology.max_lid() + 1);
 }
 
-void limit_to_simulator(FabricOptions& options, std::uint64_t memory) {
+std::uint64_t simulator_bytes(const Topology& topology) {
+    std::uint64_t ports = 0;
+    for (const auto& d : topology.devices()) ports += d.ports.size();
+    return routing_table_bytes(topology) + 1024 * ports;
+}
+
+void limit_to_simulator(FabricOptions& options, std::uint64_t memory, HostState state) {
     const std::uint64_t available = memory ? memory : available_memory_bytes();
-    options.max_hosts = max_simulated_hosts(available);
-    options.max_hosts_reason = "the simulator's flow table (8 B per source-destination pair of hosts) fits at most " +
-                               std::to_string(options.max_hosts) + " hosts in half of the " + format_size(available) +
-                               (memory ? " of --sim-memory" : " of memory available here");
+    options.check_size = [available, given = memory != 0, state](const Topology& topology) {
+        const std::uint64_t hosts = topology.hosts().size();
+        const std::uint64_t units = state.fixed + state.per_host * hosts + state.per_pair * hosts * hosts;
+        const std::uint64_t need = simulator_bytes(topology) + units;
+        if (need <= available) return;
+        std::string parts = "the simulator's tables " + format_size_about(simulator_bytes(topology)) + ", of which the routing tables (2 B per switch and LID) " +
+                            format_size_about(routing_table_bytes(topology));
+        if (!state.what.empty()) parts += "; " + state.what + " " + format_size_about(units);
+        throw std::invalid_argument("simulating " + std::to_string(hosts) + " hosts and " + std::to_string(topology.switches().size()) +
+                                    " switches needs about " + format_size_about(need) + " (" + parts + "), more than the " + (given ? format_size(available) : format_size_about(available)) +
+                                    (given ? " of --sim-memory" : " of memory available here"));
+    };
 }
 
 } // namespace evb::netsim

@@ -72,17 +72,22 @@ struct SimPortStats {
     std::int64_t xmit_wait_ps = 0;   // time with a packet ready but no credits (PortXmitWait)
 };
 
-// Flows are kept per (source, destination) host pair, 8 B each: the table that grows fastest
-// (4096 hosts: 128 MiB; 16384: 2 GiB).
-constexpr std::uint64_t flow_table_bytes(std::uint64_t hosts) { return 8 * hosts * hosts; }
+// What the simulator's own tables take for `topology`: the forwarding tables, 2 B per switch and
+// LID (the one part that grows as hosts squared: 4104 hosts on 36-port switches, 6.7 MB), and
+// about 1 KiB per port (its queues, credits and statistics on every VL).
+std::uint64_t routing_table_bytes(const Topology& topology);
+std::uint64_t simulator_bytes(const Topology& topology);
 
-// Most hosts whose flow table fits in half of `available_bytes` (the rest is the units' state,
-// the packets in flight and the routing tables).
-std::uint32_t max_simulated_hosts(std::uint64_t available_bytes);
+// What the caller keeps besides: `per_host` bytes per host and `per_pair` per ordered pair of
+// hosts, and a name for them ("the event builder's units").
+struct HostState {
+    std::uint64_t fixed = 0, per_host = 0, per_pair = 0;
+    std::string what;
+};
 
-// A fabric description the simulator will accept with `memory` bytes (0: MemAvailable now):
-// refused before routing, naming the estimate, if it is too large.
-void limit_to_simulator(FabricOptions& options, std::uint64_t memory);
+// Makes `options` refuse, before routing and naming the estimate, a fabric whose simulation
+// would need more than `memory` bytes (0: MemAvailable now).
+void limit_to_simulator(FabricOptions& options, std::uint64_t memory, HostState state = {});
 
 
 class FabricSim {
@@ -112,14 +117,19 @@ public:
     std::uint64_t events() const { return events_; }
     std::uint64_t flit_hops() const;
     std::uint64_t messages_in_flight() const { return live_messages_; }
-    // The data rate of host `h`'s link, Gb/s.
+    // The data rate of host `h`'s link, Gb/s; the fastest host link; the slowest link.
     double host_link_gbps(std::uint32_t h) const { return ports_[host_port_.at(h)].gbps; }
+    double fastest_host_link_gbps() const;
+    double slowest_link_gbps() const;
+    // "100 Gb/s", or each rate with its cables: "100 Gb/s x 64, 200 Gb/s x 32".
+    std::string link_rates() const;
     // Credit ramps held for all links: bounded by the credits in flight, however long the run.
     std::size_t ramp_entries() const;
 
 private:
     static constexpr std::uint32_t none = UINT32_MAX;
     static constexpr std::uint32_t max_hops = 16;
+    static constexpr std::uint32_t max_paces = 4;
     enum Kind : std::uint8_t { arrive, tx_done, wake, head_ready, message_ready, deliver, timer_fired };
 
     struct Port {
@@ -168,7 +178,15 @@ private:
         std::uint32_t message, dst_host, dst_lid, vl;
         std::uint32_t wire, payload, blocks, chunks;
         std::int64_t created;
-        std::int64_t last_in;              // packet mode: its last flit is wholly in the next hop's input
+        // Packet mode, at the input of the hop it crosses next: when its last flit is wholly in,
+        // and when its other flits are: flit i at the latest of head + serialisation of 64 i B
+        // at gbps over its paces (one per slower link crossed; see send_chunk).
+        std::int64_t last_in;
+        struct Pace {
+            std::int64_t head;
+            double gbps;
+        } paces[max_paces];
+        std::uint32_t pace_count;
 
         std::uint16_t arrived[max_hops];   // chunks arrived at the input of each hop
     };
@@ -194,6 +212,7 @@ private:
     void grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need);
     void start_packet(std::uint32_t out);
     void send_chunk(std::uint32_t out);
+    std::int64_t packet_done(std::uint32_t out, Packet& p);
     std::uint32_t next_packet_blocks(const Message& m) const;
 
     // Credits of output `out` for its peer's buffer on `vl`.

@@ -23,10 +23,14 @@ void IbParams::validate() const {
 }
 
 double effective_bandwidth_gbps(const IbParams& p, std::uint64_t message_bytes) {
+    return effective_bandwidth_gbps(p, message_bytes, p.link_gbps);
+}
+
+double effective_bandwidth_gbps(const IbParams& p, std::uint64_t message_bytes, double link_gbps) {
     if (message_bytes == 0) return 0;
     std::uint64_t packets = (message_bytes + p.mtu - 1) / p.mtu;
     double overhead = static_cast<double>(packets) * (p.header_bytes + p.footer_bytes);
-    return p.link_gbps * static_cast<double>(message_bytes) / (static_cast<double>(message_bytes) + overhead);
+    return link_gbps * static_cast<double>(message_bytes) / (static_cast<double>(message_bytes) + overhead);
 }
 
 std::uint64_t min_full_rate_buffer_bytes(const IbParams& p) {

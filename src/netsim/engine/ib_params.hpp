@@ -46,6 +46,8 @@ struct IbParams {
 // Thesis eq. 2.13-2.14: payload bandwidth of a message of `message_bytes` cut into MTU packets,
 // in Gb/s. (The thesis prints ceil(M/T); the packet count is ceil(T/M).)
 double effective_bandwidth_gbps(const IbParams& p, std::uint64_t message_bytes);
+// The same on a link of `link_gbps` (a fabric whose links differ: the host's own link).
+double effective_bandwidth_gbps(const IbParams& p, std::uint64_t message_bytes, double link_gbps);
 // Thesis eq. 2.17 for this model: the buffer (bytes per VL) a single stream needs to run at line
 // rate, (2 t_c + t_f + 1/f_C) b_f with one credit per flit: t_flit + link + credit latency.
 std::uint64_t min_full_rate_buffer_bytes(const IbParams& p);

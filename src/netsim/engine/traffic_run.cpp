@@ -58,7 +58,7 @@ TrafficRunResult run_traffic(const Fabric& fabric, const SimOptions& options, Tr
     if (!receivers) r.rx_min = 0;
     if (!senders) r.tx_min = 0;
     r.aggregate_gbps = rx_sum;
-    r.effective_gbps = effective_bandwidth_gbps(options.ib, traffic.message_bytes);
+    r.effective_gbps = effective_bandwidth_gbps(options.ib, traffic.message_bytes, sim.fastest_host_link_gbps());
     r.ports = sim.port_stats();
     r.packet_latency = sim.packet_latency();
     r.message_latency = sim.message_latency();

@@ -3,6 +3,7 @@
 #include "host_order.hpp"
 #include "ibnetdiscover_format.hpp"
 #include "lft_dump_format.hpp"
+#include "link_rate.hpp"
 
 #include "options.hpp"
 
@@ -19,12 +20,34 @@ void declare_fabric_options(OptionSet& set, FabricOptions& o) {
     set.text("routing", o.routing, "ENGINE", "`ftree`, `minhop`, `updn` or `random`");
     set.whole("routing-seed", o.seed, "n", "seed of `random` routing");
     set.whole("lid-seed", o.lid_seed, "n", "shuffle host LIDs like a subnet manager's discovery order (0: LIDs follow the cabling)");
+    set.text("host-links", o.host_links, "KIND", "generated trees: the host cables' width and speed, e.g. `4xEDR` (100 Gb/s) or `4xHDR` (200)").shown_default("--link-rate");
+    set.text("switch-links", o.switch_links, "KIND", "generated trees: the switch-to-switch cables' width and speed, e.g. `4xHDR`").shown_default("--link-rate");
     set.text("topology", o.topology_file, "FILE", "read the fabric from an `ibnetdiscover` dump instead of generating a fat tree")
-        .excludes({"k", "levels", "leaves", "hosts-per-leaf", "missing", "swap", "lid-seed"});
+        .excludes({"k", "levels", "leaves", "hosts-per-leaf", "missing", "swap", "lid-seed", "host-links", "switch-links"});
     set.text_list("lfts", o.lft_files, "FILE,...", "read the forwarding tables from `dump_lfts` / `ibroute` dumps instead of `--routing`");
     set.text("host-order", o.host_order, "ORDER", "rank order: `given`, `hostname`, `lid` or `cabling`")
         .shown_default("given (hostname with --topology)");
 }
+
+namespace {
+
+// Gives generated cables the kinds of --host-links and --switch-links.
+void label_links(Topology& t, const std::string& host_kind, const std::string& switch_kind) {
+    for (const auto& [flag, kind] : {std::pair{"--host-links", &host_kind}, std::pair{"--switch-links", &switch_kind}})
+        if (!kind->empty() && !link_data_gbps(*kind))
+            throw std::invalid_argument(std::string(flag) + ": '" + *kind + "' is not an InfiniBand width (1x, 2x, 4x, 8x, 12x) and speed (" +
+                                        known_link_speeds() + "), as in 4xEDR");
+    for (std::uint32_t d = 0; d < t.devices().size(); ++d)
+        for (std::uint32_t p = 0; p < t.device(d).ports.size(); ++p) {
+            const auto& peer = t.device(d).ports[p];
+            if (!peer) continue;
+            const bool host_cable = t.device(d).kind == DeviceKind::host || t.device(peer->device).kind == DeviceKind::host;
+            const std::string& kind = host_cable ? host_kind : switch_kind;
+            if (!kind.empty()) t.set_link_kind({d, p}, kind);
+        }
+}
+
+} // namespace
 
 Fabric build_fabric(FabricOptions o) {
     for (const auto& s : o.swaps) {
@@ -49,11 +72,11 @@ Fabric build_fabric(FabricOptions o) {
     if (o.topology_file.empty()) {
         f.topology = build_fat_tree(o.tree);
         if (o.lid_seed) f.topology.assign_lids(o.lid_seed);
+        label_links(f.topology, o.host_links, o.switch_links);
     } else {
         f.topology = read_ibnetdiscover(o.topology_file);
     }
-    if (o.max_hosts && f.topology.hosts().size() > o.max_hosts)
-        throw std::invalid_argument(o.max_hosts_reason + " (got " + std::to_string(f.topology.hosts().size()) + ")");
+    if (o.check_size) o.check_size(f.topology);
     if (o.lft_files.empty()) {
         f.routing = route(f.topology, engine, o.seed);
         f.routing_name = o.routing;

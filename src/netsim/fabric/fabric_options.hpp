@@ -4,6 +4,7 @@
 #include "fat_tree.hpp"
 #include "routing.hpp"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,16 +18,18 @@ struct FabricOptions {
     FatTreeSpec tree;
     std::uint32_t radix = 36;         // ports per switch when the tree is sized for the hosts (tree.k == 0)
     std::vector<std::string> swaps;   // "A:B"
+    // Generated trees: the width and speed of host cables and of switch-to-switch cables
+    // ("4xEDR", "4xHDR"); empty: the simulator's --link-rate.
+    std::string host_links, switch_links;
     std::string routing = "ftree";
     std::uint64_t seed = 1;           // random routing
     std::uint64_t lid_seed = 0;       // 0: LIDs in cabling order
     std::string topology_file;        // an ibnetdiscover dump instead of a generated tree
     std::vector<std::string> lft_files;   // ibroute / dump_lfts dumps instead of a routing engine
     std::string host_order;           // empty: "given" for generated trees, "hostname" for imported ones
-    // Refuse more hosts than this (0: no limit) right after the topology is built or read, before
-    // the routing engine or the LFT dumps spend minutes on a fabric that cannot run.
-    std::uint32_t max_hosts = 0;
-    std::string max_hosts_reason;     // "the simulator handles at most 4096 hosts"
+    // Called right after the topology is built or read, before the routing engine or the LFT
+    // dumps spend minutes on a fabric that cannot run: throws std::invalid_argument to refuse it.
+    std::function<void(const Topology&)> check_size;
 };
 
 // The fabric flags, shared by `conflicts`, `fabric`, `netsim` and `--transport sim`.
