@@ -277,6 +277,54 @@ TEST(BuilderUnit, ChecksHeadersHandedOverWithTheCompletion) {
     }
 }
 
+// PUSH with fragments in two pieces: a fragment whose header piece lands before its event is
+// known and whose other piece lands after has that header checked too (it used to be checked
+// only for fragments wholly in at the assignment).
+TEST(BuilderUnit, PushChecksTheKeptHeaderOfAFragmentStillArriving) {
+    Config c = small_config(Protocol::push);
+    c.nodes = 2;
+    c.verify = Verify::header;
+    c.data_segments = 2;
+    UnitFixture built(c);
+    const MessageMix mix(c);
+    MemoryPool slots(c.fragment_stride() * 2, 4);
+    slots.set_remote_key(7);
+    BuilderUnit bu(built.units, 0, slots);
+    RecordingContext ctx;
+    bu.on_start(ctx);
+    auto head_of = [&](std::uint32_t src, std::uint64_t stamped) {
+        FragmentGenerator gen(src, built.sizer.max_size(), built.sizer.max_size());
+        std::vector<std::byte> block(c.fragment_stride());
+        gen.prefill(block.data());
+        gen.stamp(block.data(), stamped, built.sizer.size(5, src));
+        return std::vector<std::byte>(block.begin(), block.begin() + 64);
+    };
+    const std::vector<std::byte> no_header(64);   // a data piece after the first carries none
+    auto land = [&](std::uint32_t src, std::uint32_t piece, const std::vector<std::byte>& head) {
+        const Piece place = mix.piece(piece, built.sizer.size(5, src));
+        WriteCompletion w;
+        w.kind = WriteCompletion::Kind::write_arrived;
+        w.imm = WriteImm::encode(0, piece, src);
+        w.offset = slots.offset_of(0) + src * c.fragment_stride() + place.offset;
+        w.length = place.length;
+        w.head = head.data();
+        w.head_bytes = 64;
+        bu.on_completion(ctx, w);
+    };
+    land(0, 0, head_of(0, 6));   // RU 0 stamps event 6, and its header lands before the assignment
+    Message a{};
+    a.type = MessageType::assign;
+    a.event = 5;
+    a.slot = 0;
+    bu.on_message(ctx, a);
+    land(0, 1, no_header);
+    land(1, 0, head_of(1, 5));
+    land(1, 1, no_header);
+    EXPECT_EQ(bu.built(), 1u);
+    EXPECT_EQ(ctx.stats_.errors.bad_header, 1u) << ctx.stats_.errors.describe();
+    EXPECT_EQ(ctx.stats_.errors.total(), 1u) << ctx.stats_.errors.describe();
+}
+
 TEST(ReadoutUnit, QueuesRequestsWhenEveryBufferIsOnLoan) {
     Config c = small_config();
     UnitFixture built(c);

@@ -187,8 +187,14 @@ void BuilderUnit::begin(Context& ctx, std::uint32_t slot, std::uint64_t event) {
     s.started = ctx.now();
     if (config_.protocol == Protocol::push) {
         // Fragments may have landed before the assignment: check them now.
-        for (std::uint32_t src = 0; src < nodes_; ++src)
-            if (received_.get(slot, src) == mix_.all_pieces() && !ru_lost(src)) check(ctx, s, src);
+        for (std::uint32_t src = 0; src < nodes_; ++src) {
+            const std::uint32_t got = received_.get(slot, src);
+            if (got == 0 || ru_lost(src)) continue;
+            if (got == mix_.all_pieces())
+                check(ctx, s, src);
+            else if (heads_handed_over_)   // its last pieces will bring only their own heads
+                check_kept_heads(ctx, s, src, got);
+        }
         if (all_in(s)) complete(ctx, slot);
         return;
     }
@@ -311,6 +317,18 @@ void BuilderUnit::check_head(Context& ctx, const Slot& s, std::uint32_t source, 
     }
 }
 
+void BuilderUnit::check_kept_heads(Context& ctx, const Slot& s, std::uint32_t source, std::uint32_t pieces) {
+    const std::uint32_t size = setup_.sizer.size(s.event, source);
+    for (std::uint32_t piece = 0; piece < mix_.pieces(); ++piece) {
+        if (!(pieces & (1u << piece))) continue;
+        const std::uint64_t at = fragment_offset(s, source) + mix_.piece(piece, size).offset;
+        WriteCompletion kept;
+        kept.head = pool_.data() + at;
+        kept.head_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(fragment_header_size, pool_.size() - std::min(at, pool_.size())));
+        check_head(ctx, s, source, piece, kept);
+    }
+}
+
 // A write of a known event must be the piece its immediate names, at that piece's place.
 bool BuilderUnit::in_place(const Slot& s, std::uint32_t source, std::uint32_t piece, const WriteCompletion& c) const {
     Piece expected = mix_.piece(piece, setup_.sizer.size(s.event, source));
@@ -349,6 +367,7 @@ void BuilderUnit::on_completion(Context& ctx, const WriteCompletion& c) {
     ++st.writes_in;
     st.bytes_in += c.length;
     if (c.head) {
+        heads_handed_over_ = true;
         if (s.assigned)
             check_head(ctx, s, source, piece, c);
         else if (c.offset + c.head_bytes <= pool_.size())   // PUSH, event not known yet: kept where the write would land, checked by begin()

@@ -62,6 +62,8 @@ private:
     void check(Context& ctx, const Slot& s, std::uint32_t source);
     // A piece's header handed over with its completion (the simulator): checked on arrival.
     void check_head(Context& ctx, const Slot& s, std::uint32_t source, std::uint32_t piece, const WriteCompletion& c);
+    // PUSH, heads handed over: the headers of `pieces` of a fragment still arriving, kept in the slot.
+    void check_kept_heads(Context& ctx, const Slot& s, std::uint32_t source, std::uint32_t pieces);
     bool in_place(const Slot& s, std::uint32_t source, std::uint32_t piece, const WriteCompletion& c) const;
     void start_own_events(Context& ctx);
     // The RU a slot asks at `step` of its event's order: computed where the schedule has a
@@ -80,6 +82,7 @@ private:
     std::vector<std::uint32_t> order_;      // otherwise slots x N visiting order
     MessageMix mix_;
     PieceMasks received_;                   // per slot and RU
+    bool heads_handed_over_ = false;        // the transport gives each write's head with its completion
     std::uint32_t busy_ = 0;
     std::uint64_t built_ = 0;
     bool end_received_ = false;
