@@ -243,8 +243,11 @@ void FabricSim::on_arrive(std::uint32_t in, std::uint32_t pk, std::uint32_t hop,
         return;
     }
     if (hop >= max_hops) check_failed("packet exceeded " + std::to_string(max_hops) + " hops");
-    if (p.arrived[hop] != chunk) check_failed("chunk arrived out of order");
-    p.arrived[hop] = static_cast<std::uint16_t>(chunk + 1);
+    if (options_.mode != SimMode::packet) {   // packet mode: the head arrives once, and all of it follows
+        std::uint16_t& in_hop = arrived(pk)[hop];
+        if (in_hop != chunk) check_failed("chunk arrived out of order");
+        in_hop = static_cast<std::uint16_t>(chunk + 1);
+    }
     InputQueue& iq = queues_[q];
     if (chunk == 0) {
         const Lft& lft = routing_.lft[port.device];
@@ -257,7 +260,7 @@ void FabricSim::on_arrive(std::uint32_t in, std::uint32_t pk, std::uint32_t hop,
             iq.ring = std::move(bigger);
             iq.head = 0;
         }
-        iq.ring[(iq.head + iq.size) % iq.ring.size()] = QueueEntry{pk, hop, port_base_[port.device] + out, now_ + switch_ps_};
+        iq.ring[(iq.head + iq.size) % iq.ring.size()] = QueueEntry{pk, hop, port_base_[port.device] + out, p.blocks, now_ + switch_ps_};
         if (++iq.size == 1) make_head_ready(q);
         return;
     }
@@ -329,7 +332,7 @@ void FabricSim::make_head_ready(std::uint32_t q) {
         return;
     }
     const std::uint32_t in = q / vls_;
-    request(e.out, q % vls_, ports_[in].local, packets_[e.packet].blocks);
+    request(e.out, q % vls_, ports_[in].local, e.blocks);
 }
 
 void FabricSim::request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need) {
@@ -458,7 +461,7 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     p.created = now_;
     p.last_in = now_;   // in the adapter's memory
     p.pace_count = 0;
-    std::fill(std::begin(p.arrived), std::end(p.arrived), std::uint16_t{0});
+    if (options_.mode != SimMode::packet) std::fill_n(arrived(pk), max_hops, std::uint16_t{0});
     m.packetised += payload;
     if (m.packetised < m.bytes) {
         flow.need = next_packet_blocks(m);
@@ -503,7 +506,7 @@ void FabricSim::send_chunk(std::uint32_t out) {
     Port& o = ports_[out];
     Packet& p = packets_[o.cur_packet];
     const std::uint32_t c = o.next_chunk;
-    if (o.cur_queue != none && p.arrived[o.cur_hop - 1] <= c) {   // cut-through caught up with the tail
+    if (o.cur_queue != none && options_.mode != SimMode::packet && arrived(o.cur_packet)[o.cur_hop - 1] <= c) {   // cut-through caught up with the tail
         o.waiting_chunk = true;
         return;
     }
@@ -515,7 +518,7 @@ void FabricSim::send_chunk(std::uint32_t out) {
         return;
     }
     const std::int64_t wire = end - start;
-    const std::int64_t done = packet_done(out, p);
+    const std::int64_t done = packet_done(out, o.cur_packet);
     // Flits leave the input buffer, and reach the next hop, at the link's pace or the packet's.
     const std::int64_t step = done == now_ + wire ? o.flit_ps : std::max(o.flit_ps, (done - now_) / p.blocks);
     queue_.push(done, tx_done, out);
@@ -545,30 +548,35 @@ void FabricSim::send_chunk(std::uint32_t out) {
 // and the last one can hold the end back (full flits come in no faster than they go out), and a
 // packet keeps one pace per slower link it crossed. Exact when a byte takes whole picoseconds
 // (SDR to NDR; FDR rounds, within a picosecond or two per hop).
-std::int64_t FabricSim::packet_done(std::uint32_t out, Packet& p) {
+std::int64_t FabricSim::packet_done(std::uint32_t out, std::uint32_t pk) {
     const Port& o = ports_[out];
+    Packet& p = packets_[pk];
     const std::uint64_t flit = options_.ib.flit_bytes;
     std::int64_t done = now_ + wire_ps(out, p.wire);
     if (p.blocks >= 2) {
         const std::int64_t last = wire_ps(out, p.wire) - wire_ps(out, (p.blocks - 1) * flit);
         done = std::max(done, p.last_in + last);
-        for (std::uint32_t k = 0; k < p.pace_count; ++k)
-            if (p.paces[k].gbps <= o.gbps)
-                done = std::max(done, p.paces[k].head + serialisation_ps((p.blocks - 2) * flit, p.paces[k].gbps) + o.flit_ps + last);
+        for (std::uint32_t k = 0; k < p.pace_count; ++k) {
+            const Pace& in = pace(pk, k);
+            if (in.gbps <= o.gbps) done = std::max(done, in.head + serialisation_ps((p.blocks - 2) * flit, in.gbps) + o.flit_ps + last);
+        }
     }
     // The paces at the next hop: this link's, and those slower than it, each one flit later.
-    Packet::Pace next[max_paces + 1];
+    Pace next[max_paces + 1];
     std::uint32_t n = 0;
     next[n++] = {now_ + o.flit_ps + link_ps_, o.gbps};
-    for (std::uint32_t k = 0; k < p.pace_count; ++k)
-        if (p.paces[k].gbps < o.gbps) next[n++] = {p.paces[k].head + o.flit_ps + link_ps_, p.paces[k].gbps};
-    p.pace_count = 0;
+    for (std::uint32_t k = 0; k < p.pace_count; ++k) {
+        const Pace& in = pace(pk, k);
+        if (in.gbps < o.gbps) next[n++] = {in.head + o.flit_ps + link_ps_, in.gbps};
+    }
+    std::uint8_t kept = 0;
     for (std::uint32_t a = 0; a < n; ++a) {   // drop a pace that another is never earlier than
         bool dominated = false;
         for (std::uint32_t b = 0; b < n && !dominated; ++b)
             dominated = b != a && next[b].head >= next[a].head && next[b].gbps <= next[a].gbps && (next[b].head != next[a].head || next[b].gbps != next[a].gbps || b < a);
-        if (!dominated && p.pace_count < max_paces) p.paces[p.pace_count++] = next[a];
+        if (!dominated && kept < max_paces) pace(pk, kept++) = next[a];
     }
+    p.pace_count = kept;
     p.last_in = done + link_ps_;
     return done;
 }
@@ -686,6 +694,8 @@ std::uint32_t FabricSim::alloc_packet() {
         return i;
     }
     packets_.emplace_back();
+    extra_paces_.resize(packets_.size() * (max_paces - 1));
+    if (options_.mode != SimMode::packet) arrived_.resize(packets_.size() * max_hops);
     return static_cast<std::uint32_t>(packets_.size() - 1);
 }
 

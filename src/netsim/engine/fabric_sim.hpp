@@ -162,7 +162,7 @@ private:
         std::vector<Ramp> ramps;
     };
     struct QueueEntry {
-        std::uint32_t packet, hop, out;
+        std::uint32_t packet, hop, out, blocks;   // blocks: the packet's, its need at the output
         std::int64_t ready;
     };
     struct InputQueue {   // FIFO ring per (port, VL)
@@ -174,22 +174,26 @@ private:
         std::uint64_t bytes, tag, packetised = 0, delivered = 0;
         std::int64_t posted;
     };
-    struct Packet {
-        std::uint32_t message, dst_host, dst_lid, vl;
-        std::uint32_t wire, payload, blocks, chunks;
+    // One cache line: a packet is touched at every hop, far apart in time. What only flit and
+    // aggregated modes (chunks arrived per hop) or slower links (more paces) need lives beside.
+    struct Pace {
+        std::int64_t head;
+        double gbps;
+    };
+    struct alignas(64) Packet {
+        std::uint32_t message, dst_host, dst_lid, wire, payload, blocks, chunks;
+        std::uint8_t vl, pace_count;
         std::int64_t created;
         // Packet mode, at the input of the hop it crosses next: when its last flit is wholly in,
         // and when its other flits are: flit i at the latest of head + serialisation of 64 i B
-        // at gbps over its paces (one per slower link crossed; see send_chunk).
+        // at gbps over its paces (one per slower link crossed; see packet_done).
         std::int64_t last_in;
-        struct Pace {
-            std::int64_t head;
-            double gbps;
-        } paces[max_paces];
-        std::uint32_t pace_count;
-
-        std::uint16_t arrived[max_hops];   // chunks arrived at the input of each hop
+        Pace pace;   // the first; the others in extra_paces_
     };
+    Pace& pace(std::uint32_t packet, std::uint32_t k) {
+        return k == 0 ? packets_[packet].pace : extra_paces_[std::size_t{packet} * (max_paces - 1) + k - 1];
+    }
+    std::uint16_t* arrived(std::uint32_t packet) { return &arrived_[std::size_t{packet} * max_hops]; }   // flit, aggregated
     // The messages a host has queued for one destination, in posting order, and the blocks of
     // the next packet the adapter would cut from them.
     struct Flow {
@@ -212,7 +216,7 @@ private:
     void grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need);
     void start_packet(std::uint32_t out);
     void send_chunk(std::uint32_t out);
-    std::int64_t packet_done(std::uint32_t out, Packet& p);
+    std::int64_t packet_done(std::uint32_t out, std::uint32_t packet);
     std::uint32_t next_packet_blocks(const Message& m) const;
 
     // Credits of output `out` for its peer's buffer on `vl`.
@@ -261,6 +265,8 @@ private:
     std::vector<std::uint32_t> dirty_batch_;
     std::vector<std::vector<Flow>> flows_;       // per (host, VL): destinations with messages, by index
     std::vector<Packet> packets_;
+    std::vector<Pace> extra_paces_;              // per packet: max_paces - 1
+    std::vector<std::uint16_t> arrived_;         // per packet and hop: chunks arrived (flit, aggregated modes)
     std::vector<std::uint32_t> free_packets_;
     std::vector<Message> messages_;
     std::vector<std::uint32_t> free_messages_;
