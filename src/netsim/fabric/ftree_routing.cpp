@@ -217,7 +217,7 @@ private:
 
     // Gives every switch below `s` (but not the one the route came up from) an upward route to
     // `s` for `lid`, through its least loaded cable. True when a route towards hosts was made.
-    bool up_by_going_down(std::uint32_t s, std::uint32_t came_from, std::uint32_t lid, bool real, bool main, std::uint8_t hops) {
+    bool up_by_going_down(std::uint32_t s, std::uint32_t came_from, std::uint32_t lid, bool real, std::uint8_t hops) {
         Switch& me = sw_[s];
         if (me.down.empty()) return false;
         if (me.up_routes_changed) {
@@ -239,7 +239,7 @@ private:
                 r_.lft[group.remote][lid] = cable.remote_port;
                 below.hops[lid] = static_cast<std::uint8_t>(hops + 1);
             }
-            if (up_by_going_down(group.remote, UINT32_MAX, lid, real, main, static_cast<std::uint8_t>(hops + 1))) {
+            if (up_by_going_down(group.remote, UINT32_MAX, lid, real, static_cast<std::uint8_t>(hops + 1))) {
                 created = true;
                 ++cable.up_routes;
                 ++group.up_routes;
@@ -253,7 +253,7 @@ private:
     // picks the least loaded upper switch for the main route down to `s` and gives every other
     // upper switch a secondary route down (which does not count in the balance).
     bool down_by_going_up(std::uint32_t s, std::uint32_t came_from, std::uint32_t lid, bool real, bool main, std::uint8_t hops) {
-        bool created = up_by_going_down(s, came_from, lid, real, main, hops);
+        bool created = up_by_going_down(s, came_from, lid, real, hops);
         Switch& me = sw_[s];
         if (me.rank == 0 || me.up.empty()) return created;
         bubble_sort(me.up, [&](auto a, auto b) { return compare_load_down(me.groups[a], me.groups[b]) < 0; });
