@@ -31,6 +31,7 @@ std::string to_string(SimMode mode) {
 FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOptions options)
     : topology_(topology), routing_(routing), options_(std::move(options)), vls_(options_.ib.vls),
       rng_state_(mix64(options_.seed)) {
+    static_assert(sizeof(Port) == 128 && sizeof(Packet) == 64, "hot simulator state spans more cache lines than planned");
     options_.ib.validate();
     if (options_.mode == SimMode::aggregated && (options_.aggregation == 0 || options_.aggregation > 4096))
         throw std::invalid_argument("flit aggregation must be within 1..4096");
@@ -40,6 +41,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     credit_ps_ = ib.credit_latency.count();
     switch_ps_ = ib.switch_latency.count();
     capacity_ = ib.buffer_blocks();
+    mtu_wire_ = ib.wire_bytes(ib.mtu);
 
     const auto& devices = topology.devices();
     std::uint32_t total_ports = 0;
@@ -66,8 +68,6 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
             Port& port = ports_[port_base_[d] + p];
             port.device = d;
             port.local = p;
-            port.stats.device = d;
-            port.stats.port = p;
             if (is_host) port.host = host_index[d];
             if (const auto& peer = devices[d].ports[p]) {
                 port.peer = port_base_[peer->device] + peer->port;
@@ -79,6 +79,8 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
                     port.gbps = *gbps;
                 }
                 port.flit_ps = serialisation_ps(ib.flit_bytes, port.gbps);
+                port.mtu_wire_ps = serialisation_ps(mtu_wire_, port.gbps);
+                port.mtu_last_flit_ps = port.mtu_wire_ps - serialisation_ps(std::uint64_t{ib.blocks(mtu_wire_) - 1} * ib.flit_bytes, port.gbps);
                 // Credit ramps step by flits: a flit that takes no time would stall the model.
                 if (port.flit_ps <= 0)
                     throw std::invalid_argument("a flit of " + std::to_string(ib.flit_bytes) + " B at " + std::to_string(port.gbps) +
@@ -160,7 +162,7 @@ void FabricSim::verify_quiescent() const {
 std::vector<SimPortStats> FabricSim::port_stats() const {
     std::vector<SimPortStats> out;
     for (const auto& p : ports_)
-        if (p.peer != none) out.push_back(p.stats);
+        if (p.peer != none) out.push_back(SimPortStats{p.device, p.local, p.stats.tx_bytes, p.stats.tx_packets, p.stats.tx_blocks, p.stats.xmit_wait_ps});
     return out;
 }
 
@@ -510,15 +512,16 @@ void FabricSim::send_chunk(std::uint32_t out) {
         o.waiting_chunk = true;
         return;
     }
-    const std::int64_t start = chunk_start_ps(out, p, c), end = chunk_end_ps(out, p, c);
     if (options_.mode != SimMode::packet) {
+        const std::int64_t start = chunk_start_ps(out, p, c), end = chunk_end_ps(out, p, c);
         queue_.push(now_ + end - start, tx_done, out);
         // The next hop sees the chunk when all of it has arrived.
         queue_.push(now_ + end - start + link_ps_, arrive, o.peer, o.cur_packet, (o.cur_hop << 16) | c);
         return;
     }
-    const std::int64_t wire = end - start;
-    const std::int64_t done = packet_done(out, o.cur_packet);
+    const bool full = p.wire == mtu_wire_;   // most packets: their times on this link are known
+    const std::int64_t wire = full ? o.mtu_wire_ps : wire_ps(out, p.wire);
+    const std::int64_t done = packet_done(out, o.cur_packet, wire, full ? o.mtu_last_flit_ps : wire - wire_ps(out, std::uint64_t{p.blocks - 1} * options_.ib.flit_bytes));
     // Flits leave the input buffer, and reach the next hop, at the link's pace or the packet's.
     const std::int64_t step = done == now_ + wire ? o.flit_ps : std::max(o.flit_ps, (done - now_) / p.blocks);
     queue_.push(done, tx_done, out);
@@ -532,7 +535,7 @@ void FabricSim::send_chunk(std::uint32_t out) {
         queue_.push(done + link_ps_, deliver, o.cur_packet);
     } else {
         // The next hop sees the packet when its first flit has arrived.
-        queue_.push(now_ + wire_ps(out, std::min(options_.ib.flit_bytes, p.wire)) + link_ps_, arrive, o.peer, o.cur_packet, o.cur_hop << 16);
+        queue_.push(now_ + (p.wire >= options_.ib.flit_bytes ? o.flit_ps : wire) + link_ps_, arrive, o.peer, o.cur_packet, o.cur_hop << 16);
     }
     if (o.cur_queue != none) {
         // Each flit leaves the input buffer as it is sent: credits return as a per-flit ramp.
@@ -548,13 +551,12 @@ void FabricSim::send_chunk(std::uint32_t out) {
 // and the last one can hold the end back (full flits come in no faster than they go out), and a
 // packet keeps one pace per slower link it crossed. Exact when a byte takes whole picoseconds
 // (SDR to NDR; FDR rounds, within a picosecond or two per hop).
-std::int64_t FabricSim::packet_done(std::uint32_t out, std::uint32_t pk) {
+std::int64_t FabricSim::packet_done(std::uint32_t out, std::uint32_t pk, std::int64_t wire, std::int64_t last) {
     const Port& o = ports_[out];
     Packet& p = packets_[pk];
     const std::uint64_t flit = options_.ib.flit_bytes;
-    std::int64_t done = now_ + wire_ps(out, p.wire);
+    std::int64_t done = now_ + wire;
     if (p.blocks >= 2) {
-        const std::int64_t last = wire_ps(out, p.wire) - wire_ps(out, (p.blocks - 1) * flit);
         done = std::max(done, p.last_in + last);
         for (std::uint32_t k = 0; k < p.pace_count; ++k) {
             const Pace& in = pace(pk, k);

@@ -132,7 +132,8 @@ private:
     static constexpr std::uint32_t max_paces = 4;
     enum Kind : std::uint8_t { arrive, tx_done, wake, head_ready, message_ready, deliver, timer_fired };
 
-    struct Port {
+    // Two cache lines: what arbitration reads in the first, the link's times and counters in the second.
+    struct alignas(64) Port {
         std::uint32_t device = 0, local = 0;
         std::uint32_t peer = none;          // global index of the cabled port
         std::uint32_t host = none;          // host index if this port belongs to a host
@@ -147,7 +148,11 @@ private:
         std::int64_t wake_at = -1, wait_since = -1;
         double gbps = 0;                    // its link's data rate
         std::int64_t flit_ps = 0;           // a flit on its link
-        SimPortStats stats;
+        std::int64_t mtu_wire_ps = 0, mtu_last_flit_ps = 0;   // a packet of a full MTU, and its last flit
+        struct {
+            std::uint64_t tx_bytes = 0, tx_packets = 0, tx_blocks = 0;
+            std::int64_t xmit_wait_ps = 0;
+        } stats;
     };
     struct Ramp {   // credits coming back: block i at base + min((i + 1) step, total), or all at base
         std::int64_t base, total, step;
@@ -216,7 +221,8 @@ private:
     void grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need);
     void start_packet(std::uint32_t out);
     void send_chunk(std::uint32_t out);
-    std::int64_t packet_done(std::uint32_t out, std::uint32_t packet);
+    // `wire`: the packet's time on out's link, `last`: its last flit's.
+    std::int64_t packet_done(std::uint32_t out, std::uint32_t packet, std::int64_t wire, std::int64_t last);
     std::uint32_t next_packet_blocks(const Message& m) const;
 
     // Credits of output `out` for its peer's buffer on `vl`.
@@ -251,6 +257,7 @@ private:
     SimOptions options_;
     std::uint32_t vls_;
     std::int64_t link_ps_, credit_ps_, switch_ps_, capacity_;
+    std::uint32_t mtu_wire_ = 0;   // bytes on the wire of a full-MTU packet
     std::vector<std::uint32_t> port_base_;       // per device: first global port index
     std::vector<std::uint32_t> host_port_;       // per host: its port
     std::vector<std::uint32_t> host_lid_;
