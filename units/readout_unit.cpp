@@ -28,6 +28,7 @@ void ReadoutUnit::on_message(Context& ctx, const Message& msg) {
     } else if (msg.type == MessageType::push_assign && msg.peer_index < push_pending_.size()) {
         std::uint64_t offset = msg.offset + std::uint64_t{index_} * slot_stride_;
         push_pending_[msg.peer_index].push({msg.event, msg.peer_index, msg.slot, msg.rkey, offset});
+        ++push_jobs_;
         pump(ctx);
     } else {
         ++ctx.stats().errors.unexpected;
@@ -77,17 +78,29 @@ void ReadoutUnit::pump(Context& ctx) {
 
 bool ReadoutUnit::next_push_job(Job& job) {
     auto n = static_cast<std::uint32_t>(push_pending_.size());
+    if (push_jobs_ == 0) {
+        // What the scan below does with nothing pending: 2N steps, two new rounds, the cursor
+        // back where it was. Orders are drawn only when a scan reads them (one per completion
+        // made this O(N) per fragment).
+        push_round_ += 2;
+        return false;
+    }
     // The cursor may wrap into a new round's order mid-scan: 2N steps always include one whole
     // permutation, so no BU with pending work is skipped.
     for (std::uint32_t tried = 0; tried < 2 * n; ++tried) {
+        if (push_order_round_ != push_round_) {
+            setup_.schedule.order(index_, push_round_, push_order_);
+            push_order_round_ = push_round_;
+        }
         auto& queue = push_pending_[push_order_[push_cursor_]];
         if (++push_cursor_ == n) {
             push_cursor_ = 0;
-            setup_.schedule.order(index_, ++push_round_, push_order_);
+            ++push_round_;
         }
         if (!queue.empty()) {
             job = queue.front();
             queue.pop();
+            --push_jobs_;
             return true;
         }
     }
@@ -112,10 +125,11 @@ void ReadoutUnit::pump_a2a(Context& ctx) {
             a2a_busy_until_ = done;
             Job job = queue.front();
             queue.pop();
+            --push_jobs_;
             serve(ctx, job, *block);
         }
     }
-    bool pending = std::any_of(push_pending_.begin(), push_pending_.end(), [](const auto& q) { return !q.empty(); });
+    const bool pending = push_jobs_ > 0;
     if (pending && a2a_timer_ != next_window) {   // no timer without work: a run must be able to end
         a2a_timer_ = next_window;
         ctx.arm_timer(next_window, 1);
@@ -147,7 +161,10 @@ void ReadoutUnit::on_unit_lost(Context& ctx, UnitAddress lost) {
     }
     if (lost.index < push_pending_.size()) {
         auto& queue = push_pending_[lost.index];
-        while (!queue.empty()) queue.pop();
+        while (!queue.empty()) {
+            queue.pop();
+            --push_jobs_;
+        }
     }
 }
 

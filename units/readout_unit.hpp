@@ -49,9 +49,10 @@ private:
     RingQueue<Job> waiting_;
     // PUSH: assignments waiting, per BU, visited in the schedule's order under the parallel window.
     std::vector<RingQueue<Job>> push_pending_;
-    std::vector<std::uint32_t> push_order_;
+    std::vector<std::uint32_t> push_order_;   // the schedule's order for round push_order_round_
     std::uint32_t push_cursor_ = 0;
-    std::uint64_t push_round_ = 0;
+    std::uint64_t push_round_ = 0, push_order_round_ = 0;
+    std::uint64_t push_jobs_ = 0;             // pending in push_pending_, over all BUs
     std::uint32_t fragments_outstanding_ = 0;   // fragments with writes in flight
     Picoseconds a2a_busy_until_{};              // a2a: when what was posted will have left at line rate
     Picoseconds a2a_timer_{};                   // a2a: the window start a timer is armed for (0: none)
