@@ -163,6 +163,10 @@ std::vector<BadInput> cases() {
          "config file: unknown key 'warp-drive' (keys are the long flag names of evbench --help)"},
         {"ConfigBadValueNamed", "--config " + write_file("many.toml", "parallel = \"many\"\n"), "--parallel: 'many' is not a whole number"},
         {"NetsimUnknownFlag", "netsim --bogus", "unknown flag --bogus"},
+        {"SpinesNotDividingK", "conflicts --k 4 --spines 3", "--spines 3: each leaf's k = 4 up-links spread evenly over the spines, so they must divide k"},
+        {"SpinesTooFewForTheLeaves", "conflicts --k 4 --spines 2", "2 spines of 8 ports hold at most 4 leaves with 2 cables each (got 8)"},
+        {"SpinesOnThreeLevels", "conflicts --k 4 --levels 3 --spines 2", "--spines is for 2-level trees (3 levels have k^2 cores)"},
+        {"UnknownHostLinks", "netsim --k 4 --host-links 4xEDX", "--host-links: '4xEDX' is not an InfiniBand width (1x, 2x, 4x, 8x, 12x) and speed (SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR), as in 4xEDR"},
         {"LaunchLocalBootstrapNotHere", "--transport tcp --launch-local 2 --bootstrap 192.0.2.1:5000",
          "--bootstrap 192.0.2.1:5000: the local launcher cannot serve there"},
         // Refused before routing or reading tables (that took minutes on 8192 hosts).

@@ -253,6 +253,15 @@ TEST_F(IbsimTools, OpenSmFtreeEqualsEvbenchFtreeWithParallelCables) {
         EXPECT_EQ(opensm.conflicting, ours.conflicting);
         EXPECT_EQ(opensm.worst, ours.worst);
     }
+    // What `--spines` generates: 4 leaves of 6 hosts, 3 spines with 2 cables from each leaf.
+    FatTreeSpec fewer;
+    fewer.k = 6;
+    fewer.leaves = 4;
+    fewer.spines = 3;
+    Routed r = route_both(build_fat_tree(fewer), "ftree");
+    SCOPED_TRACE("--k 6 --leaves 4 --spines 3");
+    expect_same_tables(r);
+    EXPECT_EQ(summarise(analyse_linear_shift(r.t, r.ours)).worst, 1u);
 }
 
 // minhop and up*/down* on parallel cables: evbench's tables equal OpenSM's (both balance routes

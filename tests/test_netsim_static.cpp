@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <algorithm>
 #include <set>
 
@@ -174,6 +176,31 @@ TEST(FatTree, SizedForTheHostsFromTheSwitchRadix) {
 
 // A sized 2-level tree with fewer leaves than the full tree is routed conflict-free by ftree (the
 // linear shifter over the 54 host ports of 9 leaves).
+// Fewer spines, each leaf's up-links spread over them in parallel cables: 8 leaves of 18 hosts
+// need 4 spines' worth of ports, so 6 spines with 3 cables from each leaf (6 divides 18), not 18.
+TEST(FatTree, FewerSpinesTakeParallelCables) {
+    FatTreeSpec spec;
+    spec.k = 18;
+    spec.leaves = 8;
+    spec.spines = 6;
+    Topology t = build_fat_tree(spec);
+    EXPECT_EQ(t.hosts().size(), 144u);
+    EXPECT_EQ(t.switches().size(), 14u);
+    const Device& leaf = t.device(t.switches()[0]);
+    std::map<std::uint32_t, int> cables;   // spine -> cables from leaf 0
+    for (std::uint32_t p = 18; p < 36; ++p) ++cables[leaf.ports[p]->device];
+    EXPECT_EQ(cables.size(), 6u);
+    for (const auto& [spine, n] : cables) EXPECT_EQ(n, 3) << t.device(spine).name;
+    Routing r = route(t, RoutingEngine::ftree);
+    EXPECT_EQ(worst_phase(analyse_linear_shift(t, r)), 1u);   // ftree balances over every cable
+    spec.spines = 4;   // 36-port spines, 8 leaves of 18 / 4 cables: not even
+    EXPECT_THROW(build_fat_tree(spec), std::invalid_argument);
+    spec.spines = 3;   // 6 cables each: only 6 leaves fit
+    EXPECT_THROW(build_fat_tree(spec), std::invalid_argument);
+    spec.spines = 9;
+    EXPECT_EQ(build_fat_tree(spec).switches().size(), 17u);
+}
+
 TEST(Routing, FtreeOnASizedTreeIsConflictFree) {
     Topology t = build_fat_tree(sized_fat_tree(50, 12));   // k = 6: 9 of 12 leaves, 6 spines
     Routing r = route(t, RoutingEngine::ftree);

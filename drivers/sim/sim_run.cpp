@@ -280,6 +280,7 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
         netsim::FatTreeSpec sized = netsim::sized_fat_tree(hosts_needed, fabric_options.radix, fabric_options.tree.levels);
         sized.hosts_per_leaf = fabric_options.tree.hosts_per_leaf;
         sized.missing_hosts = fabric_options.tree.missing_hosts;
+        sized.spines = fabric_options.tree.spines;
         if (fabric_options.tree.leaves) sized.leaves = fabric_options.tree.leaves;
         fabric_options.tree = sized;
     }

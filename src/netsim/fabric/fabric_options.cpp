@@ -14,6 +14,7 @@ void declare_fabric_options(OptionSet& set, FabricOptions& o) {
     set.whole("radix", o.radix, "R", "`--transport sim` without `--k`: the tree for the nodes (+1 host for `--em own`) from R-port switches: R/2 hosts per leaf, as many leaves as needed, 2 levels up to R^2/2 hosts, 3 levels beyond (up to R^3/4)");
     set.whole("levels", o.tree.levels, "2|3", "2, or 3 (2k pods of k leaves + k aggregation switches, k^2 cores, up to 2k^3 hosts); `--transport sim` without `--k`: 2 while the hosts fit").shown_default("2");
     set.whole("leaves", o.tree.leaves, "n", "leaves present").shown_default("all");
+    set.whole("spines", o.tree.spines, "n", "2 levels: spines, each leaf spreading its k up-links over them (k / n parallel cables to each; n divides k; at most 2n leaves)").shown_default("k");
     set.whole_list("hosts-per-leaf", o.tree.hosts_per_leaf, "a,b,...", "hosts on each leaf, one number per leaf").shown_default("k each");
     set.whole_list("missing", o.tree.missing_hosts, "s,...", "host slots (leaf*k + port) left empty");
     set.text_list("swap", o.swaps, "A:B,...", "ranks whose host cables are swapped");
@@ -23,7 +24,7 @@ void declare_fabric_options(OptionSet& set, FabricOptions& o) {
     set.text("host-links", o.host_links, "KIND", "generated trees: the host cables' width and speed, e.g. `4xEDR` (100 Gb/s) or `4xHDR` (200)").shown_default("--link-rate");
     set.text("switch-links", o.switch_links, "KIND", "generated trees: the switch-to-switch cables' width and speed, e.g. `4xHDR`").shown_default("--link-rate");
     set.text("topology", o.topology_file, "FILE", "read the fabric from an `ibnetdiscover` dump instead of generating a fat tree")
-        .excludes({"k", "levels", "leaves", "hosts-per-leaf", "missing", "swap", "lid-seed", "host-links", "switch-links"});
+        .excludes({"k", "levels", "leaves", "spines", "hosts-per-leaf", "missing", "swap", "lid-seed", "host-links", "switch-links"});
     set.text_list("lfts", o.lft_files, "FILE,...", "read the forwarding tables from `dump_lfts` / `ibroute` dumps instead of `--routing`");
     set.text("host-order", o.host_order, "ORDER", "rank order: `given`, `hostname`, `lid` or `cabling`")
         .shown_default("given (hostname with --topology)");

@@ -59,11 +59,20 @@ Topology build_fat_tree(const FatTreeSpec& spec) {
         std::swap(slot_of_host[a], slot_of_host[b]);
     }
 
+    const std::uint32_t spines = spec.spines ? spec.spines : k;
+    if (spec.spines && three) throw std::invalid_argument("--spines is for 2-level trees (3 levels have k^2 cores)");
+    if (spines > k || k % spines)
+        throw std::invalid_argument("--spines " + std::to_string(spines) + ": each leaf's k = " + std::to_string(k) +
+                                    " up-links spread evenly over the spines, so they must divide k");
+    if (!three && leaves > 2 * spines)
+        throw std::invalid_argument(std::to_string(spines) + " spines of " + std::to_string(2 * k) + " ports hold at most " +
+                                    std::to_string(2 * spines) + " leaves with " + std::to_string(k / spines) + " cables each (got " +
+                                    std::to_string(leaves) + ")");
     Topology t;
     std::vector<std::uint32_t> leaf_ids, spine_ids;
     for (std::uint32_t l = 0; l < leaves; ++l) leaf_ids.push_back(t.add_device(DeviceKind::switch_, "leaf" + std::to_string(l), 2 * k, 0));
     if (!three) {
-        for (std::uint32_t s = 0; s < k; ++s) spine_ids.push_back(t.add_device(DeviceKind::switch_, "spine" + std::to_string(s), 2 * k, 1));
+        for (std::uint32_t s = 0; s < spines; ++s) spine_ids.push_back(t.add_device(DeviceKind::switch_, "spine" + std::to_string(s), 2 * k, 1));
     } else {
         // Pod p holds leaves p*k .. p*k+k-1 and aggregation switches agg(p*k + j); core j*k + m
         // links to agg j of every pod on port p.
@@ -82,9 +91,11 @@ Topology build_fat_tree(const FatTreeSpec& spec) {
         std::uint32_t slot = slot_of_host[h];
         t.connect({host, 0}, {leaf_ids[slot / k], slot % k});
     }
-    // 2 levels: leaf l's up-port k + s goes to spine s's port l.
-    for (std::uint32_t s = 0; s < spine_ids.size(); ++s)
-        for (std::uint32_t l = 0; l < leaves; ++l) t.connect({leaf_ids[l], k + s}, {spine_ids[s], l});
+    // 2 levels: leaf l's up-port k + j goes to spine j mod s, on its port l (k / s) + j / s (with
+    // k spines: spine j's port l).
+    if (!three)
+        for (std::uint32_t l = 0; l < leaves; ++l)
+            for (std::uint32_t j = 0; j < k; ++j) t.connect({leaf_ids[l], k + j}, {spine_ids[j % spines], l * (k / spines) + j / spines});
     t.assign_lids();
     return t;
 }
