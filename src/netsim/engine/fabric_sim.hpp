@@ -73,7 +73,7 @@ struct SimPortStats {
 };
 
 // What the simulator's own tables take for `topology`: the forwarding tables, 2 B per switch and
-// LID (the one part that grows as hosts squared: 4104 hosts on 36-port switches, 6.7 MB), and
+// LID (the one part that grows as hosts squared: 4104 hosts on 36-port switches, 7.3 MiB), and
 // about 1 KiB per port (its queues, credits and statistics on every VL).
 std::uint64_t routing_table_bytes(const Topology& topology);
 std::uint64_t simulator_bytes(const Topology& topology);
