@@ -53,6 +53,16 @@ struct UnitFixture {
     UnitSetup units;
 };
 
+// The first 64 B RU `src` writes for a fragment of event 5's size stamped with event `stamped`:
+// what a transport that hands heads over gives the BU.
+std::vector<std::byte> stamped_head(const UnitFixture& built, std::uint32_t src, std::uint64_t stamped) {
+    FragmentGenerator gen(src, built.sizer.max_size(), built.sizer.max_size());
+    std::vector<std::byte> block(built.c.fragment_stride());
+    gen.prefill(block.data());
+    gen.stamp(block.data(), stamped, built.sizer.size(5, src));
+    return std::vector<std::byte>(block.begin(), block.begin() + 64);
+}
+
 } // namespace
 
 TEST(EventManager, AssignsEachEventOnceAndCountsCredits) {
@@ -238,13 +248,7 @@ TEST(BuilderUnit, ChecksHeadersHandedOverWithTheCompletion) {
         EXPECT_TRUE(bu.takes_write_heads());
         RecordingContext ctx;
         bu.on_start(ctx);
-        auto head_of = [&](std::uint32_t src, std::uint64_t stamped) {
-            FragmentGenerator gen(src, built.sizer.max_size(), built.sizer.max_size());
-            std::vector<std::byte> block(c.fragment_stride());
-            gen.prefill(block.data());
-            gen.stamp(block.data(), stamped, built.sizer.size(5, src));
-            return std::vector<std::byte>(block.begin(), block.begin() + 64);
-        };
+        auto head_of = [&](std::uint32_t src, std::uint64_t stamped) { return stamped_head(built, src, stamped); };
         auto land = [&](std::uint32_t src, const std::vector<std::byte>& head) {
             WriteCompletion w;
             w.kind = WriteCompletion::Kind::write_arrived;
@@ -292,13 +296,7 @@ TEST(BuilderUnit, PushChecksTheKeptHeaderOfAFragmentStillArriving) {
     BuilderUnit bu(built.units, 0, slots);
     RecordingContext ctx;
     bu.on_start(ctx);
-    auto head_of = [&](std::uint32_t src, std::uint64_t stamped) {
-        FragmentGenerator gen(src, built.sizer.max_size(), built.sizer.max_size());
-        std::vector<std::byte> block(c.fragment_stride());
-        gen.prefill(block.data());
-        gen.stamp(block.data(), stamped, built.sizer.size(5, src));
-        return std::vector<std::byte>(block.begin(), block.begin() + 64);
-    };
+    auto head_of = [&](std::uint32_t src, std::uint64_t stamped) { return stamped_head(built, src, stamped); };
     const std::vector<std::byte> no_header(64);   // a data piece after the first carries none
     auto land = [&](std::uint32_t src, std::uint32_t piece, const std::vector<std::byte>& head) {
         const Piece place = mix.piece(piece, built.sizer.size(5, src));

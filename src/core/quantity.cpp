@@ -69,18 +69,20 @@ double parse_rate_bps(const std::string& text) {
     return value * factor;
 }
 
+namespace {
+constexpr const char* size_units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+}
+
 std::string format_size(std::uint64_t bytes) {
-    static const char* names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     int i = 0;
     while (i < 4 && bytes >= 1024 && bytes % 1024 == 0) {
         bytes /= 1024;
         ++i;
     }
-    return std::to_string(bytes) + names[i];
+    return std::to_string(bytes) + size_units[i];
 }
 
 std::string format_size_about(std::uint64_t bytes) {
-    static const char* names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     int i = 0;
     double value = static_cast<double>(bytes);
     while (i < 4 && value >= 1024) {
@@ -88,7 +90,7 @@ std::string format_size_about(std::uint64_t bytes) {
         ++i;
     }
     char text[32];
-    std::snprintf(text, sizeof text, i == 0 ? "%.0f%s" : "%.1f%s", value, names[i]);
+    std::snprintf(text, sizeof text, i == 0 ? "%.0f%s" : "%.1f%s", value, size_units[i]);
     return text;
 }
 

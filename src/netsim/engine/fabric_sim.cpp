@@ -343,9 +343,12 @@ void FabricSim::request(std::uint32_t out, std::uint32_t vl, std::uint32_t reque
     if (!ports_[out].transmitting) arbitrate(out);
 }
 
+std::uint32_t FabricSim::next_payload(const Message& m) const {
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.ib.mtu, m.bytes - m.packetised));
+}
+
 std::uint32_t FabricSim::next_packet_blocks(const Message& m) const {
-    auto payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.ib.mtu, m.bytes - m.packetised));
-    return options_.ib.blocks(options_.ib.wire_bytes(payload));
+    return options_.ib.blocks(options_.ib.wire_bytes(next_payload(m)));
 }
 
 void FabricSim::arbitrate(std::uint32_t out) {
@@ -449,7 +452,7 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     auto& flows = flows_[std::size_t{o.host} * vls_ + vl];
     Flow& flow = flows[f];
     Message& m = messages_[flow.head];
-    auto payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.ib.mtu, m.bytes - m.packetised));
+    const std::uint32_t payload = next_payload(m);
     std::uint32_t pk = alloc_packet();
     Packet& p = packets_[pk];
     p.message = flow.head;

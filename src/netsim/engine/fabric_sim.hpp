@@ -223,6 +223,8 @@ private:
     void send_chunk(std::uint32_t out);
     // `wire`: the packet's time on out's link, `last`: its last flit's.
     std::int64_t packet_done(std::uint32_t out, std::uint32_t packet, std::int64_t wire, std::int64_t last);
+    // The payload and the blocks of the next packet an adapter cuts from `m`.
+    std::uint32_t next_payload(const Message& m) const;
     std::uint32_t next_packet_blocks(const Message& m) const;
 
     // Credits of output `out` for its peer's buffer on `vl`.

@@ -36,8 +36,7 @@ namespace {
 void label_links(Topology& t, const std::string& host_kind, const std::string& switch_kind) {
     for (const auto& [flag, kind] : {std::pair{"--host-links", &host_kind}, std::pair{"--switch-links", &switch_kind}})
         if (!kind->empty() && !link_data_gbps(*kind))
-            throw std::invalid_argument(std::string(flag) + ": '" + *kind + "' is not an InfiniBand width (1x, 2x, 4x, 8x, 12x) and speed (" +
-                                        known_link_speeds() + "), as in 4xEDR");
+            throw std::invalid_argument(std::string(flag) + ": '" + *kind + "' is not " + link_kind_expected() + ", as in 4xEDR");
     for (std::uint32_t d = 0; d < t.devices().size(); ++d)
         for (std::uint32_t p = 0; p < t.device(d).ports.size(); ++p) {
             const auto& peer = t.device(d).ports[p];

@@ -109,7 +109,7 @@ Records parse_records(std::istream& in, const std::string& file) {
                 if (std::regex_search(comment, cm, link_kind)) {
                     p.link_kind = cm[1];
                     if (!link_data_gbps(p.link_kind))
-                        fail("link '" + p.link_kind + "': not an InfiniBand width (1x, 2x, 4x, 8x, 12x) and speed (" + known_link_speeds() + ")");
+                        fail("link '" + p.link_kind + "': not " + link_kind_expected());
                 }
                 if (n.kind == DeviceKind::host && std::regex_search(comment, cm, own_lid)) p.own_lid = static_cast<std::uint32_t>(std::stoul(cm[1]));
                 if (p.port == 0 || p.port > n.port_count)

@@ -36,10 +36,10 @@ std::optional<double> link_data_gbps(const std::string& kind) {
     return std::nullopt;
 }
 
-std::string known_link_speeds() {
-    std::string text;
-    for (const auto& [name, gbps] : lane_gbps) text += (text.empty() ? "" : ", ") + std::string(name);
-    return text;
+std::string link_kind_expected() {
+    std::string speeds;
+    for (const auto& [name, gbps] : lane_gbps) speeds += (speeds.empty() ? "" : ", ") + std::string(name);
+    return "an InfiniBand width (1x, 2x, 4x, 8x, 12x) and speed (" + speeds + ")";
 }
 
 } // namespace evb::netsim

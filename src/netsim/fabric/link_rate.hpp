@@ -11,7 +11,8 @@ namespace evb::netsim {
 // "4xQDR" 32, "2xHDR" 100); nullopt if the width or the speed is not one InfiniBand defines.
 std::optional<double> link_data_gbps(const std::string& kind);
 
-// The speeds link_data_gbps knows, for messages: "SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR".
-std::string known_link_speeds();
+// What link_data_gbps accepts, for messages: "an InfiniBand width (1x, 2x, 4x, 8x, 12x) and
+// speed (SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR)".
+std::string link_kind_expected();
 
 } // namespace evb::netsim
