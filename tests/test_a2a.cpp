@@ -35,6 +35,26 @@ TEST(A2a, OnTheSimulatorEachRuRunsAtEquation32) {
     }
 }
 
+// With 200 Gb/s host cables, generated or read from a dump, the window holds fragments at 200
+// Gb/s's b_eff, not --link-rate's (before: fitted at 100, so half as many as the hosts can send).
+TEST(A2a, OnTheSimulatorTheWindowIsFittedToTheHostCables) {
+    const std::string dump = temp_path("a2a_hdr.net");
+    ASSERT_EQ(run_command(evbench_binary() + " fabric --k 4 --host-links 4xHDR --write-topology " + dump).exit_code, 0);
+    for (const std::string& fabric : std::vector<std::string>{"--k 4 --host-links 4xHDR", "--topology " + dump}) {
+        auto probe = run_evbench_json("--transport sim " + fabric + " --nodes 8 --events 4 --fragment-size 256KiB", "a2a_hdr_beff");
+        ASSERT_FALSE(probe.is_null()) << fabric;
+        const double b_eff = probe["results"]["network"]["effective_gbps"].get<double>();
+        EXPECT_GT(b_eff, 150.0) << fabric;   // 200 Gb/s cables
+        const auto t = static_cast<std::int64_t>(std::ceil(256.0 * 1024 * 8 / b_eff * 1e3));
+        auto doc = run_evbench_json("--transport sim " + fabric + " --nodes 8 --protocol push --scheduling a2a --credits 8 --parallel 8 "
+                                    "--fragment-size 256KiB --send-window " + std::to_string(4 * t) + "ps --idle-window 1us --duration 100us",
+                                    "a2a_hdr");
+        ASSERT_FALSE(doc.is_null()) << fabric;
+        EXPECT_EQ(doc["config"]["a2a"]["fragments_per_window"], 4) << fabric;
+        EXPECT_NEAR(doc["config"]["a2a"]["eq_3_2_gbps_per_ru"].get<double>(), b_eff * 4 * t / (4 * t + 1e6), 1e-9) << fabric;
+    }
+}
+
 TEST(A2a, BuildsAndVerifiesEveryEventOnLocalAndTcp) {
     for (const auto& [name, args] : std::vector<std::pair<std::string, std::string>>{
              {"a2a_local", "--nodes 4"}, {"a2a_tcp", "--transport tcp --launch-local 4"}}) {

@@ -23,7 +23,7 @@ void declare_config_options(OptionSet& o, Config& c) {
              "barrel shift with a barrier per phase (PULL, 1 parallel), or time windows (PUSH, see --send-window)");
     o.duration("send-window", c.send_window, "a2a: time per phase in which each RU sends to the phase's BU (what fits at --line-rate)");
     o.duration("idle-window", c.idle_window, "a2a: time per phase in which no RU sends");
-    o.real("line-rate", c.line_gbps, "Gb/s", "a2a: the NIC's data rate, to fit fragments into a send window").shown_default("b_eff with --transport sim; else required");
+    o.real("line-rate", c.line_gbps, "Gb/s", "a2a: the NIC's data rate, to fit fragments into a send window").shown_default("b_eff of the host cables with --transport sim; else required");
     o.choice("barrel-start", c.barrel_start, {{"own", BarrelStart::own}, {"staggered", BarrelStart::staggered}},
              "barrel: every credit of a BU starts at its own RU (in step), or credit k of c at RU + k N / c");
     o.whole("nodes", c.nodes, "N", "event-building nodes, each one RU and one BU, at least 2")

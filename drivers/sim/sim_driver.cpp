@@ -14,9 +14,16 @@ void SimDriver::complete(Config& c, const OptionSet& given) {
     // at 64 and 128 nodes, 16 credits; bench/barrel_start_and_vls.sh, README).
     if (!given.given("traffic-vls")) options_.model.sim.ib.traffic_vls = 4;
     options_.resolve(c.seed, given.given("k"), given.given("levels"));
-    // a2a fits fragments into windows at the rate the simulated link delivers them (eq. 2.14).
-    if (c.line_gbps == 0)
-        c.line_gbps = netsim::effective_bandwidth_gbps(options_.model.sim.ib, c.fragment_size + c.meta_segments * c.meta_size);
+    // a2a fits fragments into windows at the rate the simulated host link delivers them (eq.
+    // 2.14): the fastest host cable's, as the report's b_eff. Only a2a reads it, so only a2a
+    // reads a --topology dump for it.
+    if (c.line_gbps == 0) {
+        const auto& model = options_.model.sim;
+        double host_gbps = model.ib.link_gbps;
+        if (model.topology_rates && (c.scheduling == Scheduling::a2a || options_.fabric.topology_file.empty()))
+            host_gbps = netsim::fastest_host_link_gbps(options_.fabric, host_gbps);
+        c.line_gbps = netsim::effective_bandwidth_gbps(model.ib, c.fragment_size + c.meta_segments * c.meta_size, host_gbps);
+    }
 }
 
 } // namespace evb

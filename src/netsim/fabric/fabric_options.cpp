@@ -7,6 +7,8 @@
 
 #include "options.hpp"
 
+#include <algorithm>
+
 namespace evb::netsim {
 
 void declare_fabric_options(OptionSet& set, FabricOptions& o) {
@@ -89,6 +91,18 @@ Fabric build_fabric(FabricOptions o) {
     f.topology.order_hosts(order_of_hosts(f.topology, order));
     f.host_order = o.host_order;
     return f;
+}
+
+double fastest_host_link_gbps(const FabricOptions& o, double default_gbps) {
+    auto rate = [default_gbps](const std::string& kind) { return kind.empty() ? default_gbps : link_data_gbps(kind).value_or(default_gbps); };
+    if (o.topology_file.empty()) return rate(o.host_links);
+    const Topology t = read_ibnetdiscover(o.topology_file);
+    double fastest = 0;
+    for (auto h : t.hosts()) {
+        const auto& kinds = t.device(h).link_kinds;
+        fastest = std::max(fastest, rate(kinds.empty() ? std::string() : kinds[0]));
+    }
+    return fastest > 0 ? fastest : default_gbps;
 }
 
 } // namespace evb::netsim

@@ -46,4 +46,9 @@ struct Fabric {
 // (unroutable pairs, loops).
 Fabric build_fabric(FabricOptions options);
 
+// The data rate of the fastest host cable of the fabric `options` describe, before it is built:
+// --host-links for a generated tree, the dump's kinds for --topology (the file is read), and
+// `default_gbps` where no kind is given or known (a bad one is refused when the fabric is built).
+double fastest_host_link_gbps(const FabricOptions& options, double default_gbps);
+
 } // namespace evb::netsim
