@@ -102,6 +102,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     occupancy_.assign(std::size_t{total_ports} * vls_, 0);
     flows_.resize(std::size_t{host_count} * vls_);
     host_stats_.resize(host_count);
+    arriving_.resize(host_count);
 }
 
 // ---- public API -------------------------------------------------------------------------------
@@ -125,6 +126,7 @@ void FabricSim::set_timer(Picoseconds at, std::uint32_t host, std::uint64_t tag)
 
 void FabricSim::run(SimApp& app, Picoseconds until) {
     app_ = &app;
+    running_ = true;
     if (!started_) app.start(*this);
     started_ = true;
     while (!queue_.empty() && queue_.top().time <= until.count()) {
@@ -136,6 +138,7 @@ void FabricSim::run(SimApp& app, Picoseconds until) {
         // order: the outcome of a tie never depends on the order events were scheduled in.
         if (!dirty_.empty() && !queue_.more_now()) arbitrate_dirty_ports();
     }
+    running_ = false;
     if (!queue_.empty()) now_ = until.count();
     for (auto& p : ports_)   // close open stall intervals
         if (p.wait_since >= 0) {
@@ -244,29 +247,17 @@ void FabricSim::on_arrive(std::uint32_t in, std::uint32_t pk, std::uint32_t hop,
         if (chunk + 1 == p.chunks) deliver_packet(pk);
         return;
     }
-    if (hop >= max_hops) check_failed("packet exceeded " + std::to_string(max_hops) + " hops");
     if (options_.mode != SimMode::packet) {   // packet mode: the head arrives once, and all of it follows
         std::uint16_t& in_hop = arrived(pk)[hop];
         if (in_hop != chunk) check_failed("chunk arrived out of order");
         in_hop = static_cast<std::uint16_t>(chunk + 1);
     }
-    InputQueue& iq = queues_[q];
     if (chunk == 0) {
-        const Lft& lft = routing_.lft[port.device];
-        std::uint16_t out = p.dst_lid < lft.size() ? lft[p.dst_lid] : no_port;
-        if (out == no_port || out >= topology_.device(port.device).ports.size())
-            check_failed("no route on " + topology_.device(port.device).name + " for LID " + std::to_string(p.dst_lid));
-        if (iq.size == iq.ring.size()) {   // grow the ring (amortised; steady state never allocates)
-            std::vector<QueueEntry> bigger(std::max<std::size_t>(8, iq.ring.size() * 2));
-            for (std::uint32_t i = 0; i < iq.size; ++i) bigger[i] = iq.ring[(iq.head + i) % iq.ring.size()];
-            iq.ring = std::move(bigger);
-            iq.head = 0;
-        }
-        iq.ring[(iq.head + iq.size) % iq.ring.size()] = QueueEntry{pk, hop, port_base_[port.device] + out, p.blocks, now_ + switch_ps_};
-        if (++iq.size == 1) make_head_ready(q);
+        enqueue(in, pk, hop, now_ + switch_ps_);
         return;
     }
     // A later chunk: the output forwarding this packet may be waiting for it.
+    const InputQueue& iq = queues_[q];
     if (iq.size == 0) return;
     const QueueEntry& head = iq.ring[iq.head];
     if (head.packet == pk) {
@@ -276,6 +267,26 @@ void FabricSim::on_arrive(std::uint32_t in, std::uint32_t pk, std::uint32_t hop,
             send_chunk(head.out);
         }
     }
+}
+
+void FabricSim::enqueue(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, std::int64_t ready) {
+    const Port& port = ports_[in];
+    const Packet& p = packets_[pk];
+    if (hop >= max_hops) check_failed("packet exceeded " + std::to_string(max_hops) + " hops");
+    const Lft& lft = routing_.lft[port.device];
+    std::uint16_t out = p.dst_lid < lft.size() ? lft[p.dst_lid] : no_port;
+    if (out == no_port || out >= topology_.device(port.device).ports.size())
+        check_failed("no route on " + topology_.device(port.device).name + " for LID " + std::to_string(p.dst_lid));
+    const std::uint32_t q = queue_index(in, p.vl);
+    InputQueue& iq = queues_[q];
+    if (iq.size == iq.ring.size()) {   // grow the ring (amortised; steady state never allocates)
+        std::vector<QueueEntry> bigger(std::max<std::size_t>(8, iq.ring.size() * 2));
+        for (std::uint32_t i = 0; i < iq.size; ++i) bigger[i] = iq.ring[(iq.head + i) % iq.ring.size()];
+        iq.ring = std::move(bigger);
+        iq.head = 0;
+    }
+    iq.ring[(iq.head + iq.size) % iq.ring.size()] = QueueEntry{pk, hop, port_base_[port.device] + out, p.blocks, ready};
+    if (++iq.size == 1) make_head_ready(q);
 }
 
 void FabricSim::on_tx_done(std::uint32_t out) {
@@ -296,6 +307,10 @@ void FabricSim::on_tx_done(std::uint32_t out) {
         return;
     }
     o.transmitting = false;
+    if (options_.mode == SimMode::packet && !p.last_of_message && ports_[o.peer].host != none) {   // see deliver_at
+        free_packets_.push_back(o.cur_packet);
+        --live_packets_;
+    }
     o.cur_packet = none;
     if (o.cur_queue != none) {
         InputQueue& iq = queues_[o.cur_queue];
@@ -305,6 +320,36 @@ void FabricSim::on_tx_done(std::uint32_t out) {
         host_stats_[o.host].tx_payload += p.payload;
     }
     arbitrate(out);
+}
+
+void FabricSim::deliver_at(std::uint32_t pk, std::int64_t at) {
+    Packet& p = packets_[pk];
+    if (p.last_of_message) {
+        queue_.push(at, deliver, pk);
+        return;
+    }
+    messages_[p.message].delivered += p.payload;   // its last packet, on the same path, arrives after it
+    count_arrived(p.dst_host, now_ - 1);   // what is past: the queue holds what is on the host's link
+    ArrivingQueue& a = arriving_[p.dst_host];
+    if (a.head >= 16 && 2 * a.head >= a.packets.size()) {   // a busy link is never empty: drop the counted front
+        a.packets.erase(a.packets.begin(), a.packets.begin() + static_cast<std::ptrdiff_t>(a.head));
+        a.head = 0;
+    }
+    a.packets.push_back(Arriving{at, at - p.created, p.payload});   // freed once sent (on_tx_done)
+}
+
+void FabricSim::count_arrived() const {
+    // A callback at this instant runs before packets arriving at it (their events, scheduled
+    // later, would have come after); after run(), everything up to its end has arrived.
+    for (std::uint32_t h = 0; h < arriving_.size(); ++h) count_arrived(h, running_ ? now_ - 1 : now_);
+}
+
+void FabricSim::count_arrived(std::uint32_t h, std::int64_t until) const {
+    ArrivingQueue& a = arriving_[h];
+    for (; a.head < a.packets.size() && a.packets[a.head].at <= until; ++a.head) {
+        host_stats_[h].rx_payload += a.packets[a.head].payload;
+        packet_latency_.record(Picoseconds(a.packets[a.head].latency));
+    }
 }
 
 void FabricSim::deliver_packet(std::uint32_t pk) {
@@ -468,6 +513,7 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     p.pace_count = 0;
     if (options_.mode != SimMode::packet) std::fill_n(arrived(pk), max_hops, std::uint16_t{0});
     m.packetised += payload;
+    p.last_of_message = m.packetised == m.bytes;
     if (m.packetised < m.bytes) {
         flow.need = next_packet_blocks(m);
     } else if (m.next != none) {
@@ -535,10 +581,13 @@ void FabricSim::send_chunk(std::uint32_t out) {
         // with its last flit. (Ramps of one link keep their order: this is its only source.)
         if (next.host != p.dst_host) check_failed("packet for host " + std::to_string(p.dst_host) + " delivered to host " + std::to_string(next.host));
         return_credits(o.peer, p.vl, now_ + link_ps_ + credit_ps_, p.blocks, done - now_, step);
-        queue_.push(done + link_ps_, deliver, o.cur_packet);
+        deliver_at(o.cur_packet, done + link_ps_);
     } else {
-        // The next hop sees the packet when its first flit has arrived.
-        queue_.push(now_ + (p.wire >= options_.ib.flit_bytes ? o.flit_ps : wire) + link_ps_, arrive, o.peer, o.cur_packet, o.cur_hop << 16);
+        // The packet joins the next switch's input queue now, behind those sent on this link
+        // before it, and may be arbitrated once its first flit is in: an event only if it is the
+        // head by then (make_head_ready).
+        occupancy_change(queue_index(o.peer, p.vl), p.blocks);   // its credits are taken
+        enqueue(o.peer, o.cur_packet, o.cur_hop, now_ + (p.wire >= options_.ib.flit_bytes ? o.flit_ps : wire) + link_ps_ + switch_ps_);
     }
     if (o.cur_queue != none) {
         // Each flit leaves the input buffer as it is sent: credits return as a per-flit ramp.
@@ -619,6 +668,12 @@ std::int64_t FabricSim::credits_at(std::uint32_t out, std::uint32_t vl, std::int
 std::size_t FabricSim::ramp_entries() const {
     std::size_t n = 0;
     for (const auto& rq : outputs_) n += rq.ramps.size();
+    return n;
+}
+
+std::size_t FabricSim::arriving_entries() const {
+    std::size_t n = 0;
+    for (const auto& a : arriving_) n += a.packets.size();
     return n;
 }
 

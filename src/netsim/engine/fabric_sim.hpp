@@ -7,7 +7,9 @@
 //               only once all of it has arrived, credits return per chunk);
 //   packet      one event per packet per hop with the flit-exact cut-through timing computed
 //               (VCT never stalls a started packet, so its flits stream at line rate) and credits
-//               returned as per-flit ramps.
+//               returned as per-flit ramps. A packet joins the next switch's input queue when it
+//               is sent (a link keeps its order), with an event only if it is the head when its
+//               first flit is in; only a message's last packet has an event at its host.
 #pragma once
 #include "event_queue.hpp"
 #include "host_latency.hpp"
@@ -110,9 +112,16 @@ public:
     // Throws SimCheckError unless every credit is back, no packet or message is in flight.
     void verify_quiescent() const;
 
-    const std::vector<SimHostStats>& host_stats() const { return host_stats_; }
+    // As of now: in a callback, what arrived before this instant; after run(), up to `until`.
+    const std::vector<SimHostStats>& host_stats() const {
+        count_arrived();
+        return host_stats_;
+    }
     std::vector<SimPortStats> port_stats() const;   // cabled ports only
-    const LatencyHistogram& packet_latency() const { return packet_latency_; }
+    const LatencyHistogram& packet_latency() const {
+        count_arrived();
+        return packet_latency_;
+    }
     const LatencyHistogram& message_latency() const { return message_latency_; }
     std::uint64_t events() const { return events_; }
     std::uint64_t flit_hops() const;
@@ -125,6 +134,8 @@ public:
     std::string link_rates() const;
     // Credit ramps held for all links: bounded by the credits in flight, however long the run.
     std::size_t ramp_entries() const;
+    // Packets kept to be counted at their arrival (packet mode): bounded by those on host links.
+    std::size_t arriving_entries() const;
 
 private:
     static constexpr std::uint32_t none = UINT32_MAX;
@@ -188,6 +199,7 @@ private:
     struct alignas(64) Packet {
         std::uint32_t message, dst_host, dst_lid, wire, payload, blocks, chunks;
         std::uint8_t vl, pace_count;
+        bool last_of_message;   // packet mode: only it has an event at delivery
         std::int64_t created;
         // Packet mode, at the input of the hop it crosses next: when its last flit is wholly in,
         // and when its other flits are: flit i at the latest of head + serialisation of 64 i B
@@ -210,6 +222,14 @@ private:
     void on_tx_done(std::uint32_t out);
     void on_message_ready(std::uint32_t message);
     void deliver_packet(std::uint32_t packet);
+    // Packet mode: packet `pk` reaches its host at `at` (its last flit in).
+    void deliver_at(std::uint32_t pk, std::int64_t at);
+    // Counts the packets that reached their hosts by now (see host_stats), into the host
+    // statistics and the latency histogram.
+    void count_arrived() const;
+    void count_arrived(std::uint32_t host, std::int64_t until) const;
+    // A packet into switch input `in`, at `hop`, is ready to be arbitrated at `ready`.
+    void enqueue(std::uint32_t in, std::uint32_t packet, std::uint32_t hop, std::int64_t ready);
 
     void make_head_ready(std::uint32_t queue);
     // A switch's input port asks output `out` for its head packet of `need` blocks.
@@ -279,8 +299,21 @@ private:
     std::vector<std::uint32_t> free_packets_;
     std::vector<Message> messages_;
     std::vector<std::uint32_t> free_messages_;
-    std::vector<SimHostStats> host_stats_;
-    LatencyHistogram packet_latency_, message_latency_;
+    // Packet mode: a packet that is not its message's last has no event at delivery; it waits
+    // here, per host in arrival order, to be counted once its time has passed.
+    struct Arriving {
+        std::int64_t at, latency;
+        std::uint32_t payload;
+    };
+    struct ArrivingQueue {
+        std::vector<Arriving> packets;
+        std::size_t head = 0;
+    };
+    mutable std::vector<ArrivingQueue> arriving_;   // per host
+    mutable std::vector<SimHostStats> host_stats_;
+    mutable LatencyHistogram packet_latency_;
+    LatencyHistogram message_latency_;
+    bool running_ = false;
     EventQueue queue_;
     SimApp* app_ = nullptr;
     bool started_ = false;
