@@ -68,7 +68,6 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
             Port& port = ports_[port_base_[d] + p];
             port.device = d;
             port.local = p;
-            if (devices[d].ports.size() > 64 * std::size_t{UINT16_MAX}) throw std::invalid_argument(devices[d].name + " has too many ports");
             if (is_host) port.host = host_index[d];
             if (const auto& peer = devices[d].ports[p]) {
                 port.peer = port_base_[peer->device] + peer->port;
@@ -88,7 +87,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
                                                 " Gb/s takes under half a picosecond: the model steps credits by flits");
             }
             if (is_host) continue;   // a host's requesters are its flows
-            port.req_words = static_cast<std::uint16_t>((devices[d].ports.size() + 63) / 64);
+            port.req_words = (static_cast<std::uint32_t>(devices[d].ports.size()) + 63) / 64;
             port.req_offset = words;
             words += port.req_words * vls_;
         }
@@ -232,9 +231,7 @@ void FabricSim::on_message_ready(std::uint32_t m) {
         return;
     }
     flows.insert(it, Flow{msg.dst, m, m, next_packet_blocks(msg)});
-    Port& port = ports_[host_port_[msg.src]];
-    port.vls_asking |= static_cast<std::uint16_t>(1u << (msg.dst % options_.ib.traffic_vls));
-    if (!port.transmitting) arbitrate(host_port_[msg.src]);
+    if (!ports_[host_port_[msg.src]].transmitting) arbitrate(host_port_[msg.src]);
 }
 
 void FabricSim::on_arrive(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, std::uint32_t chunk) {
@@ -294,20 +291,6 @@ void FabricSim::enqueue(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, s
 
 void FabricSim::on_tx_done(std::uint32_t out) {
     Port& o = ports_[out];
-    if (options_.mode == SimMode::packet) {   // what it needs is in the port (send_chunk)
-        o.stats.tx_blocks += o.cur_blocks;
-        o.stats.tx_bytes += o.cur_wire;
-        o.transmitting = false;
-        if (o.cur_frees) {
-            free_packets_.push_back(o.cur_packet);
-            --live_packets_;
-        }
-        o.cur_packet = none;
-        if (o.cur_queue != none) pop_head(o.cur_queue);
-        else host_stats_[o.host].tx_payload += o.cur_wire - options_.ib.header_bytes - options_.ib.footer_bytes;
-        arbitrate(out);
-        return;
-    }
     Packet& p = packets_[o.cur_packet];
     const std::uint32_t c = o.next_chunk;
     const std::uint32_t blocks = chunk_blocks(p, c);
@@ -324,16 +307,19 @@ void FabricSim::on_tx_done(std::uint32_t out) {
         return;
     }
     o.transmitting = false;
+    if (options_.mode == SimMode::packet && !p.last_of_message && ports_[o.peer].host != none) {   // see deliver_at
+        free_packets_.push_back(o.cur_packet);
+        --live_packets_;
+    }
     o.cur_packet = none;
-    if (o.cur_queue != none) pop_head(o.cur_queue);
-    else host_stats_[o.host].tx_payload += p.payload;
+    if (o.cur_queue != none) {
+        InputQueue& iq = queues_[o.cur_queue];
+        iq.head = (iq.head + 1) % static_cast<std::uint32_t>(iq.ring.size());
+        if (--iq.size) make_head_ready(o.cur_queue);
+    } else {
+        host_stats_[o.host].tx_payload += p.payload;
+    }
     arbitrate(out);
-}
-
-void FabricSim::pop_head(std::uint32_t q) {
-    InputQueue& iq = queues_[q];
-    iq.head = (iq.head + 1) % static_cast<std::uint32_t>(iq.ring.size());
-    if (--iq.size) make_head_ready(q);
 }
 
 void FabricSim::deliver_at(std::uint32_t pk, std::int64_t at) {
@@ -399,9 +385,7 @@ void FabricSim::make_head_ready(std::uint32_t q) {
 void FabricSim::request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need) {
     req_bits(out, vl)[requester / 64] |= std::uint64_t{1} << (requester % 64);
     req_needs(out, vl)[requester] = need;
-    Port& o = ports_[out];
-    o.vls_asking |= static_cast<std::uint16_t>(1u << vl);
-    if (!o.transmitting) arbitrate(out);
+    if (!ports_[out].transmitting) arbitrate(out);
 }
 
 std::uint32_t FabricSim::next_payload(const Message& m) const {
@@ -438,12 +422,12 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
     bool any = false;
     for (std::uint32_t step = 1; step <= vls_; ++step) {
         const std::uint32_t vl = (o.rr_vl + step) % vls_;
-        if (!(o.vls_asking >> vl & 1)) continue;
         // Round robin: the first requester after the last one granted on this VL.
         const std::uint32_t last = outputs_[queue_index(out, vl)].last_granted;
         std::uint32_t min_need = UINT32_MAX;
         if (o.host != none) {   // an adapter: its flows, by destination
             const auto& flows = flows_[std::size_t{o.host} * vls_ + vl];
+            if (flows.empty()) continue;
             any = true;
             const std::int64_t available = credits_at(out, vl, now_);
             const std::size_t n = flows.size();
@@ -454,7 +438,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
             for (std::size_t k = 0; k < n; ++k, ++f) {
                 if (f == n) f = 0;
                 if (flows[f].need <= available) {
-                    o.rr_vl = static_cast<std::uint8_t>(vl);
+                    o.rr_vl = vl;
                     outputs_[queue_index(out, vl)].last_granted = flows[f].dst;
                     grant_flow(out, vl, f, flows[f].need);
                     return;
@@ -468,6 +452,9 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
         std::uint64_t* bits = req_bits(out, vl);
         const std::uint32_t* needs = req_needs(out, vl);
         const std::uint32_t words = o.req_words;
+        bool vl_any = false;
+        for (std::uint32_t w = 0; w < words && !vl_any; ++w) vl_any = bits[w] != 0;
+        if (!vl_any) continue;
         any = true;
         const std::int64_t available = credits_at(out, vl, now_);
         const std::uint32_t start = last == UINT32_MAX ? 0 : last + 1;
@@ -485,7 +472,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
             scanned += skip + 1;
             const std::uint32_t need = needs[pos];
             if (need <= available) {
-                o.rr_vl = static_cast<std::uint8_t>(vl);
+                o.rr_vl = vl;
                 outputs_[queue_index(out, vl)].last_granted = pos;
                 grant_input(out, vl, pos, need);
                 return;
@@ -534,7 +521,6 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
         flow.need = next_packet_blocks(messages_[flow.head]);
     } else {
         flows.erase(flows.begin() + static_cast<std::ptrdiff_t>(f));
-        if (flows.empty()) o.vls_asking &= static_cast<std::uint16_t>(~(1u << vl));
     }
     o.cur_packet = pk;
     o.cur_queue = none;
@@ -545,16 +531,12 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
 void FabricSim::grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need) {
     Port& o = ports_[out];
     take_credits(out, vl, need);
-    std::uint64_t* bits = req_bits(out, vl);
-    bits[requester / 64] &= ~(std::uint64_t{1} << (requester % 64));   // the next head asks again
-    bool asking = false;
-    for (std::uint32_t w = 0; w < o.req_words && !asking; ++w) asking = bits[w] != 0;
-    if (!asking) o.vls_asking &= static_cast<std::uint16_t>(~(1u << vl));
+    req_bits(out, vl)[requester / 64] &= ~(std::uint64_t{1} << (requester % 64));   // the next head asks again
     const std::uint32_t q = queue_index(port_base_[o.device] + requester, vl);
     const QueueEntry& e = queues_[q].ring[queues_[q].head];
     o.cur_packet = e.packet;
     o.cur_queue = q;
-    o.cur_hop = static_cast<std::uint8_t>(e.hop + 1);
+    o.cur_hop = e.hop + 1;
     start_packet(out);
 }
 
@@ -586,9 +568,6 @@ void FabricSim::send_chunk(std::uint32_t out) {
         queue_.push(now_ + end - start + link_ps_, arrive, o.peer, o.cur_packet, (o.cur_hop << 16) | c);
         return;
     }
-    o.cur_wire = p.wire;
-    o.cur_blocks = p.blocks;
-    o.cur_frees = !p.last_of_message && ports_[o.peer].host != none;   // see deliver_at
     const bool full = p.wire == mtu_wire_;   // most packets: their times on this link are known
     const std::int64_t wire = full ? o.mtu_wire_ps : wire_ps(out, p.wire);
     const std::int64_t done = packet_done(out, o.cur_packet, wire, full ? o.mtu_last_flit_ps : wire - wire_ps(out, std::uint64_t{p.blocks - 1} * options_.ib.flit_bytes));

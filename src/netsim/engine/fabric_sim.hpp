@@ -143,25 +143,19 @@ private:
     static constexpr std::uint32_t max_paces = 4;
     enum Kind : std::uint8_t { arrive, tx_done, wake, head_ready, message_ready, deliver, timer_fired };
 
-    // Two cache lines: what arbitration and the end of a packet read in the first, the link's
-    // times and counters in the second.
+    // Two cache lines: what arbitration reads in the first, the link's times and counters in the second.
     struct alignas(64) Port {
         std::uint32_t device = 0, local = 0;
         std::uint32_t peer = none;          // global index of the cabled port
         std::uint32_t host = none;          // host index if this port belongs to a host
         // output side
+        bool transmitting = false, waiting_chunk = false, dirty = false;
         std::uint32_t cur_packet = none;
         std::uint32_t cur_queue = none;     // input queue (port * vls + vl) of a switch, none for a host
-        std::uint32_t req_offset = 0;       // switch ports: requester bitsets, per VL
-        // Packet mode: the packet being sent, so that its end need not read it: its bytes and
-        // blocks on the wire, and whether its slot is free then (see deliver_at).
-        std::uint32_t cur_wire = 0, cur_blocks = 0;
-        std::uint16_t next_chunk = 0;
-        std::uint16_t req_words = 0;
-        std::uint16_t vls_asking = 0;       // bit per VL: requesters (switch) or flows (host) wait
-        std::uint8_t cur_hop = 0;           // link index the packet is on
-        std::uint8_t rr_vl = 0;
-        bool transmitting = false, waiting_chunk = false, dirty = false, cur_frees = false;
+        std::uint32_t cur_hop = 0;          // link index the packet is on
+        std::uint32_t next_chunk = 0;
+        std::uint32_t rr_vl = 0;
+        std::uint32_t req_offset = 0, req_words = 0;   // switch ports: requester bitsets, per VL
         std::int64_t wake_at = -1, wait_since = -1;
         double gbps = 0;                    // its link's data rate
         std::int64_t flit_ps = 0;           // a flit on its link
@@ -226,7 +220,6 @@ private:
     void dispatch(const SimEvent& e);
     void on_arrive(std::uint32_t in, std::uint32_t packet, std::uint32_t hop, std::uint32_t chunk);
     void on_tx_done(std::uint32_t out);
-    void pop_head(std::uint32_t queue);   // the head of a switch's input queue has left
     void on_message_ready(std::uint32_t message);
     void deliver_packet(std::uint32_t packet);
     // Packet mode: packet `pk` reaches its host at `at` (its last flit in).
