@@ -257,6 +257,47 @@ TEST(NetsimEngine, CreditRampsAndArrivingPacketsStayBoundedOnALinkThatNeverIdles
     EXPECT_LE(sim.ramp_entries(), bound) << "credit ramps grew with the run: " << sim.ramp_entries();
 }
 
+// Events come out by time, ties in insertion order, whether they are due at the same instant, a
+// few hundred ns ahead or far ahead (timers), with pops and pushes interleaved.
+TEST(NetsimEngine, EventQueueTakesEventsOutByTimeThenInsertionOrder) {
+    EventQueue q;
+    std::vector<std::pair<std::int64_t, std::uint32_t>> reference;   // (time, insertion index)
+    std::uint64_t state = 12345;
+    auto next = [&state] {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        return state >> 33;
+    };
+    std::int64_t now = 0;
+    std::uint32_t pushed = 0;
+    std::vector<std::pair<std::int64_t, std::uint32_t>> taken;
+    for (int round = 0; round < 20000; ++round) {
+        const int n = static_cast<int>(next() % 4);
+        for (int i = 0; i < n; ++i) {
+            // The same instant, within a nanosecond, a few hundred ns, and far ahead (timers).
+            const std::int64_t deltas[] = {0, static_cast<std::int64_t>(next() % 1024), static_cast<std::int64_t>(next() % 600'000),
+                                           static_cast<std::int64_t>(next() % 50'000'000)};
+            const std::int64_t t = now + deltas[next() % 4];
+            q.push(t, 0, pushed);
+            reference.emplace_back(t, pushed++);
+        }
+        if (!q.empty() && next() % 3 != 0) {
+            const std::int64_t top = q.top().time;
+            const SimEvent e = q.pop();
+            ASSERT_EQ(e.time, top);
+            now = e.time;
+            taken.emplace_back(e.time, e.a);
+        }
+    }
+    while (!q.empty()) {
+        const SimEvent e = q.pop();
+        taken.emplace_back(e.time, e.a);
+    }
+    // Each pop took the earliest of what was queued then; with pushes never before `now`, that
+    // is the whole sequence sorted by (time, insertion).
+    std::sort(reference.begin(), reference.end());
+    EXPECT_EQ(taken, reference);
+}
+
 TEST(NetsimEngineDeathTest, TimeGoingBackwardsAborts) {
     EXPECT_DEATH(
         {
