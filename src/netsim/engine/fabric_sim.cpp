@@ -240,18 +240,16 @@ void FabricSim::on_arrive(std::uint32_t in, std::uint32_t pk, std::uint32_t hop,
     const std::uint32_t blocks = chunk_blocks(p, chunk);
     occupancy_change(q, blocks);
     Port& port = ports_[in];
-    if (port.host != none) {   // the adapter's sink takes every flit as it arrives (packet mode: see send_chunk)
+    if (port.host != none) {   // the adapter's sink takes every flit as it arrives
         if (port.host != p.dst_host) check_failed("packet for host " + std::to_string(p.dst_host) + " delivered to host " + std::to_string(port.host));
         occupancy_change(q, -static_cast<std::int64_t>(blocks));
         return_credits(in, p.vl, now_ + credit_ps_, blocks);
         if (chunk + 1 == p.chunks) deliver_packet(pk);
         return;
     }
-    if (options_.mode != SimMode::packet) {   // packet mode: the head arrives once, and all of it follows
-        std::uint16_t& in_hop = arrived(pk)[hop];
-        if (in_hop != chunk) check_failed("chunk arrived out of order");
-        in_hop = static_cast<std::uint16_t>(chunk + 1);
-    }
+    std::uint16_t& in_hop = arrived(pk)[hop];
+    if (in_hop != chunk) check_failed("chunk arrived out of order");
+    in_hop = static_cast<std::uint16_t>(chunk + 1);
     if (chunk == 0) {
         enqueue(in, pk, hop, now_ + switch_ps_);
         return;

@@ -218,6 +218,8 @@ private:
     };
 
     void dispatch(const SimEvent& e);
+    // Flit and aggregated modes: a chunk is wholly in at input `in`. (Packet mode has no arrival
+    // events: send_chunk queues a packet at the next switch or counts it at its host.)
     void on_arrive(std::uint32_t in, std::uint32_t packet, std::uint32_t hop, std::uint32_t chunk);
     void on_tx_done(std::uint32_t out);
     void on_message_ready(std::uint32_t message);
