@@ -32,7 +32,9 @@ public:
 
     void push(std::int64_t time, std::uint8_t kind, std::uint32_t a, std::uint32_t b = 0, std::uint32_t c = 0) {
         if (time < now_) time_went_backwards(time, kind);
-        buckets_[bucket_of(time)].push_back(SimEvent{time, next_seq_++, a, b, c, kind});
+        const std::size_t b_index = bucket_of(time);
+        buckets_[b_index].push_back(SimEvent{time, next_seq_++, a, b, c, kind});
+        filled_ |= std::uint64_t{1} << b_index;
         ++size_;
         peeked_ = nullptr;
     }
@@ -47,6 +49,24 @@ public:
             peeked_ = &*std::min_element(lowest.begin(), lowest.end(), earlier);
         }
         return *peeked_;
+    }
+    // Takes out the earliest event into `e` if it is not later than `until` (top and pop in one:
+    // the lowest bucket is searched once).
+    bool pop_until(std::int64_t until, SimEvent& e) {
+        if (head_ == buckets_[0].size()) {
+            if (size_ == 0) return false;
+            auto& lowest = buckets_[lowest_filled()];
+            if (!peeked_) peeked_ = &*std::min_element(lowest.begin(), lowest.end(), earlier);
+            if (peeked_->time > until) return false;
+            refill();
+        } else if (buckets_[0][head_].time > until) {
+            return false;
+        }
+        e = buckets_[0][head_++];
+        --size_;
+        now_ = e.time;
+        peeked_ = nullptr;
+        return true;
     }
     // Whether an event at the time of the last one taken out is left (bucket 0 holds exactly those).
     bool more_now() const { return head_ < buckets_[0].size(); }
@@ -72,11 +92,7 @@ private:
         const auto diff = static_cast<std::uint64_t>(time) ^ static_cast<std::uint64_t>(base_);
         return static_cast<std::size_t>(std::bit_width(diff));
     }
-    std::size_t lowest_filled() const {
-        std::size_t i = 1;
-        while (buckets_[i].empty()) ++i;
-        return i;
-    }
+    std::size_t lowest_filled() const { return static_cast<std::size_t>(std::countr_zero(filled_ & ~std::uint64_t{1})); }
     // Bucket 0 is used up: the lowest filled bucket holds the earliest events; their time becomes
     // the base and the bucket's events spread over lower buckets (those of that time all into
     // bucket 0, put back in insertion order).
@@ -85,14 +101,21 @@ private:
         head_ = 0;
         auto& from = buckets_[lowest_filled()];
         base_ = (peeked_ ? *peeked_ : *std::min_element(from.begin(), from.end(), earlier)).time;   // top() found it
-        for (const SimEvent& e : from) buckets_[bucket_of(e.time)].push_back(e);
+        for (const SimEvent& e : from) {
+            const std::size_t b_index = bucket_of(e.time);
+            buckets_[b_index].push_back(e);
+            filled_ |= std::uint64_t{1} << b_index;
+        }
         from.clear();
+        filled_ &= ~(std::uint64_t{1} << (&from - buckets_.data()));
         auto& now = buckets_[0];
         auto by_seq = [](const SimEvent& x, const SimEvent& y) { return x.seq < y.seq; };
         if (!std::is_sorted(now.begin(), now.end(), by_seq)) std::sort(now.begin(), now.end(), by_seq);
     }
 
-    std::array<std::vector<SimEvent>, 65> buckets_;
+    // Times are never negative, so two differ in bit 62 at most: buckets 0..63.
+    std::array<std::vector<SimEvent>, 64> buckets_;
+    std::uint64_t filled_ = 0;       // bit i: bucket i holds events (bucket 0's bit may stay set)
     std::size_t head_ = 0;           // next event of bucket 0
     std::size_t size_ = 0;
     const SimEvent* peeked_ = nullptr;   // top() while bucket 0 is empty, until the next push or pop

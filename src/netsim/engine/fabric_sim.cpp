@@ -30,7 +30,7 @@ std::string to_string(SimMode mode) {
 
 FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOptions options)
     : topology_(topology), routing_(routing), options_(std::move(options)), vls_(options_.ib.vls),
-      rng_state_(mix64(options_.seed)) {
+      vl_shift_(static_cast<std::uint32_t>(std::bit_width(std::max(options_.ib.vls, 1u) - 1))), rng_state_(mix64(options_.seed)) {
     static_assert(sizeof(Port) == 128 && sizeof(Packet) == 64, "hot simulator state spans more cache lines than planned");
     options_.ib.validate();
     if (options_.mode == SimMode::aggregated && (options_.aggregation == 0 || options_.aggregation > 4096))
@@ -67,10 +67,11 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
         for (std::uint32_t p = 0; p < devices[d].ports.size(); ++p) {
             Port& port = ports_[port_base_[d] + p];
             port.device = d;
-            port.local = p;
+            port.local = static_cast<std::uint16_t>(p);
             if (is_host) port.host = host_index[d];
             if (const auto& peer = devices[d].ports[p]) {
                 port.peer = port_base_[peer->device] + peer->port;
+                port.peer_host = host_index[peer->device];
                 port.gbps = ib.link_gbps;
                 const std::string& kind = devices[d].link_kinds.empty() ? std::string() : devices[d].link_kinds[p];
                 if (options_.topology_rates && !kind.empty()) {
@@ -81,6 +82,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
                 port.flit_ps = serialisation_ps(ib.flit_bytes, port.gbps);
                 port.mtu_wire_ps = serialisation_ps(mtu_wire_, port.gbps);
                 port.mtu_last_flit_ps = port.mtu_wire_ps - serialisation_ps(std::uint64_t{ib.blocks(mtu_wire_) - 1} * ib.flit_bytes, port.gbps);
+                port.mtu_body_ps = serialisation_ps(std::uint64_t{std::max(ib.blocks(mtu_wire_), 2u) - 2} * ib.flit_bytes, port.gbps);
                 // Credit ramps step by flits: a flit that takes no time would stall the model.
                 if (port.flit_ps <= 0)
                     throw std::invalid_argument("a flit of " + std::to_string(ib.flit_bytes) + " B at " + std::to_string(port.gbps) +
@@ -96,10 +98,12 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
         throw std::invalid_argument("routing tables do not match the topology");
     req_words_.assign(words, 0);
     req_needs_.assign(std::size_t{words} * 64, 0);
-    outputs_.resize(std::size_t{total_ports} * vls_);
+    waiting_.assign((total_ports + 63) / 64, 0);
+    xmit_wait_ps_.assign(total_ports, 0);
+    outputs_.resize(std::size_t{total_ports} << vl_shift_);
     for (auto& o : outputs_) o.credits = capacity_;
-    queues_.resize(std::size_t{total_ports} * vls_);
-    occupancy_.assign(std::size_t{total_ports} * vls_, 0);
+    queues_.resize(std::size_t{total_ports} << vl_shift_);
+    occupancy_.assign(std::size_t{total_ports} << vl_shift_, 0);
     flows_.resize(std::size_t{host_count} * vls_);
     host_stats_.resize(host_count);
     arriving_.resize(host_count);
@@ -129,8 +133,8 @@ void FabricSim::run(SimApp& app, Picoseconds until) {
     running_ = true;
     if (!started_) app.start(*this);
     started_ = true;
-    while (!queue_.empty() && queue_.top().time <= until.count()) {
-        SimEvent e = queue_.pop();
+    SimEvent e;
+    while (queue_.pop_until(until.count(), e)) {
         now_ = e.time;
         ++events_;
         dispatch(e);
@@ -142,7 +146,7 @@ void FabricSim::run(SimApp& app, Picoseconds until) {
     if (!queue_.empty()) now_ = until.count();
     for (auto& p : ports_)   // close open stall intervals
         if (p.wait_since >= 0) {
-            p.stats.xmit_wait_ps += now_ - p.wait_since;
+            xmit_wait_ps_[static_cast<std::size_t>(&p - ports_.data())] += now_ - p.wait_since;
             p.wait_since = now_;
         }
     app_ = nullptr;
@@ -152,20 +156,22 @@ void FabricSim::verify_quiescent() const {
     if (live_messages_ || live_packets_)
         check_failed(std::to_string(live_messages_) + " messages and " + std::to_string(live_packets_) +
                      " packets still in flight");
-    for (std::size_t i = 0; i < outputs_.size(); ++i) {
-        if (ports_[i / vls_].peer == none) continue;
+    for (std::uint32_t i = 0; i < outputs_.size(); ++i) {
+        if (vl_of(i) >= vls_ || ports_[port_of(i)].peer == none) continue;
         std::int64_t c = outputs_[i].credits;
         for (std::size_t r = outputs_[i].head; r < outputs_[i].ramps.size(); ++r) c += outputs_[i].ramps[r].blocks;
         if (c != capacity_)
-            check_failed("port " + std::to_string(i / vls_) + " VL " + std::to_string(i % vls_) + " ends with " +
+            check_failed("port " + std::to_string(port_of(i)) + " VL " + std::to_string(vl_of(i)) + " ends with " +
                          std::to_string(c) + " of " + std::to_string(capacity_) + " credits: flits lost or duplicated");
     }
 }
 
 std::vector<SimPortStats> FabricSim::port_stats() const {
     std::vector<SimPortStats> out;
-    for (const auto& p : ports_)
-        if (p.peer != none) out.push_back(SimPortStats{p.device, p.local, p.stats.tx_bytes, p.stats.tx_packets, p.stats.tx_blocks, p.stats.xmit_wait_ps});
+    for (std::size_t i = 0; i < ports_.size(); ++i) {
+        const Port& p = ports_[i];
+        if (p.peer != none) out.push_back(SimPortStats{p.device, p.local, p.stats.tx_bytes, p.stats.tx_packets, p.stats.tx_blocks, xmit_wait_ps_[i]});
+    }
     return out;
 }
 
@@ -231,6 +237,7 @@ void FabricSim::on_message_ready(std::uint32_t m) {
         return;
     }
     flows.insert(it, Flow{msg.dst, m, m, next_packet_blocks(msg)});
+    ports_[host_port_[msg.src]].asking |= static_cast<std::uint16_t>(1u << (msg.dst % options_.ib.traffic_vls));
     if (!ports_[host_port_[msg.src]].transmitting) arbitrate(host_port_[msg.src]);
 }
 
@@ -279,11 +286,12 @@ void FabricSim::enqueue(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, s
     InputQueue& iq = queues_[q];
     if (iq.size == iq.ring.size()) {   // grow the ring (amortised; steady state never allocates)
         std::vector<QueueEntry> bigger(std::max<std::size_t>(8, iq.ring.size() * 2));
-        for (std::uint32_t i = 0; i < iq.size; ++i) bigger[i] = iq.ring[(iq.head + i) % iq.ring.size()];
+        for (std::uint32_t i = 0; i < iq.size; ++i) bigger[i] = iq.ring[(iq.head + i) & (iq.ring.size() - 1)];
         iq.ring = std::move(bigger);
         iq.head = 0;
     }
-    iq.ring[(iq.head + iq.size) % iq.ring.size()] = QueueEntry{pk, hop, port_base_[port.device] + out, p.blocks, ready};
+    iq.ring[(iq.head + iq.size) & (iq.ring.size() - 1)] =
+        QueueEntry{pk, static_cast<std::uint16_t>(hop), port.local, port_base_[port.device] + out, p.blocks, ready};
     if (++iq.size == 1) make_head_ready(q);
 }
 
@@ -296,7 +304,7 @@ void FabricSim::on_tx_done(std::uint32_t out) {
     o.stats.tx_bytes += std::min<std::uint64_t>(p.wire, std::uint64_t{c + 1} * chunk_flits(p) * options_.ib.flit_bytes) -
                         std::uint64_t{c} * chunk_flits(p) * options_.ib.flit_bytes;
     if (o.cur_queue != none && options_.mode != SimMode::packet) {
-        const std::uint32_t in = o.cur_queue / vls_;
+        const std::uint32_t in = port_of(o.cur_queue);
         occupancy_change(o.cur_queue, -static_cast<std::int64_t>(blocks));
         return_credits(in, p.vl, now_ + credit_ps_, blocks);
     }
@@ -305,14 +313,14 @@ void FabricSim::on_tx_done(std::uint32_t out) {
         return;
     }
     o.transmitting = false;
-    if (options_.mode == SimMode::packet && !p.last_of_message && ports_[o.peer].host != none) {   // see deliver_at
+    if (options_.mode == SimMode::packet && !p.last_of_message && o.peer_host != none) {   // see deliver_at
         free_packets_.push_back(o.cur_packet);
         --live_packets_;
     }
     o.cur_packet = none;
     if (o.cur_queue != none) {
         InputQueue& iq = queues_[o.cur_queue];
-        iq.head = (iq.head + 1) % static_cast<std::uint32_t>(iq.ring.size());
+        iq.head = (iq.head + 1) & static_cast<std::uint32_t>(iq.ring.size() - 1);
         if (--iq.size) make_head_ready(o.cur_queue);
     } else {
         host_stats_[o.host].tx_payload += p.payload;
@@ -326,7 +334,6 @@ void FabricSim::deliver_at(std::uint32_t pk, std::int64_t at) {
         queue_.push(at, deliver, pk);
         return;
     }
-    messages_[p.message].delivered += p.payload;   // its last packet, on the same path, arrives after it
     count_arrived(p.dst_host, now_ - 1);   // what is past: the queue holds what is on the host's link
     ArrivingQueue& a = arriving_[p.dst_host];
     if (a.head >= 16 && 2 * a.head >= a.packets.size()) {   // a busy link is never empty: drop the counted front
@@ -353,7 +360,9 @@ void FabricSim::count_arrived(std::uint32_t h, std::int64_t until) const {
 void FabricSim::deliver_packet(std::uint32_t pk) {
     Packet& p = packets_[pk];
     Message& m = messages_[p.message];
-    m.delivered += p.payload;
+    // Packet mode calls this for a message's last packet only: the others, on the same path,
+    // arrived before it (and were counted by deliver_at).
+    m.delivered = options_.mode == SimMode::packet ? m.bytes : m.delivered + p.payload;
     host_stats_[p.dst_host].rx_payload += p.payload;
     packet_latency_.record(Picoseconds(now_ - p.created));
     free_packets_.push_back(pk);
@@ -376,12 +385,12 @@ void FabricSim::make_head_ready(std::uint32_t q) {
         queue_.push(e.ready, head_ready, q);
         return;
     }
-    const std::uint32_t in = q / vls_;
-    request(e.out, q % vls_, ports_[in].local, e.blocks);
+    request(e.out, vl_of(q), e.in_local, e.blocks);
 }
 
 void FabricSim::request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need) {
     req_bits(out, vl)[requester / 64] |= std::uint64_t{1} << (requester % 64);
+    ports_[out].asking |= static_cast<std::uint16_t>(1u << vl);
     req_needs(out, vl)[requester] = need;
     if (!ports_[out].transmitting) arbitrate(out);
 }
@@ -402,6 +411,12 @@ void FabricSim::arbitrate(std::uint32_t out) {
 }
 
 void FabricSim::arbitrate_dirty_ports() {
+    if (dirty_.size() == 1) {   // the common case: nothing to order
+        const std::uint32_t out = dirty_.back();
+        dirty_.clear();
+        ports_[out].dirty = false;
+        arbitrate_now(out);
+    }
     while (!dirty_.empty()) {
         dirty_batch_.swap(dirty_);   // ports made dirty while these decide go to the next batch
         std::sort(dirty_batch_.begin(), dirty_batch_.end());
@@ -416,18 +431,20 @@ void FabricSim::arbitrate_dirty_ports() {
 void FabricSim::arbitrate_now(std::uint32_t out) {
     Port& o = ports_[out];
     if (o.transmitting) return;
+    if (!o.asking) return;
     std::int64_t earliest = -1;
-    bool any = false;
-    for (std::uint32_t step = 1; step <= vls_; ++step) {
-        const std::uint32_t vl = (o.rr_vl + step) % vls_;
+    // The VLs with requesters, in round robin order: those above the one granted last, then the others.
+    const std::uint32_t up_to_last = (2u << o.rr_vl) - 1;
+    const std::uint32_t in_order[2] = {o.asking & ~up_to_last, o.asking & up_to_last};
+    for (std::uint32_t vls_left : in_order)
+    for (; vls_left; vls_left &= vls_left - 1) {
+        const auto vl = static_cast<std::uint32_t>(std::countr_zero(vls_left));
         // Round robin: the first requester after the last one granted on this VL.
         const std::uint32_t last = outputs_[queue_index(out, vl)].last_granted;
         std::uint32_t min_need = UINT32_MAX;
         if (o.host != none) {   // an adapter: its flows, by destination
             const auto& flows = flows_[std::size_t{o.host} * vls_ + vl];
-            if (flows.empty()) continue;
-            any = true;
-            const std::int64_t available = credits_at(out, vl, now_);
+            Credits available(*this, out, vl);
             const std::size_t n = flows.size();
             std::size_t f = last == UINT32_MAX ? 0
                                                : static_cast<std::size_t>(std::upper_bound(flows.begin(), flows.end(), last, [](std::uint32_t dst, const Flow& x) {
@@ -435,8 +452,8 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
                                                  }) - flows.begin());
             for (std::size_t k = 0; k < n; ++k, ++f) {
                 if (f == n) f = 0;
-                if (flows[f].need <= available) {
-                    o.rr_vl = vl;
+                if (available.cover(flows[f].need)) {
+                    o.rr_vl = static_cast<std::uint8_t>(vl);
                     outputs_[queue_index(out, vl)].last_granted = flows[f].dst;
                     grant_flow(out, vl, f, flows[f].need);
                     return;
@@ -450,15 +467,12 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
         std::uint64_t* bits = req_bits(out, vl);
         const std::uint32_t* needs = req_needs(out, vl);
         const std::uint32_t words = o.req_words;
-        bool vl_any = false;
-        for (std::uint32_t w = 0; w < words && !vl_any; ++w) vl_any = bits[w] != 0;
-        if (!vl_any) continue;
-        any = true;
-        const std::int64_t available = credits_at(out, vl, now_);
+        Credits available(*this, out, vl);
         const std::uint32_t start = last == UINT32_MAX ? 0 : last + 1;
         const std::uint32_t bits_total = words * 64;
         for (std::uint32_t scanned = 0; scanned < bits_total;) {
-            std::uint32_t pos = (start + scanned) % bits_total;
+            std::uint32_t pos = start + scanned;   // start <= bits_total, scanned < bits_total
+            if (pos >= bits_total) pos -= bits_total;
             std::uint64_t word = bits[pos / 64] >> (pos % 64);
             if (!word) {
                 scanned += 64 - pos % 64;
@@ -469,8 +483,8 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
             pos += skip;
             scanned += skip + 1;
             const std::uint32_t need = needs[pos];
-            if (need <= available) {
-                o.rr_vl = vl;
+            if (available.cover(need)) {
+                o.rr_vl = static_cast<std::uint8_t>(vl);
                 outputs_[queue_index(out, vl)].last_granted = pos;
                 grant_input(out, vl, pos, need);
                 return;
@@ -480,8 +494,10 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
         std::int64_t t = time_credits_reach(out, vl, min_need);
         if (t >= 0 && (earliest < 0 || t < earliest)) earliest = t;
     }
-    if (!any) return;
-    if (o.wait_since < 0) o.wait_since = now_;
+    if (o.wait_since < 0) {
+        o.wait_since = now_;
+        waiting_[out / 64] |= std::uint64_t{1} << (out % 64);
+    }
     if (earliest >= 0 && (o.wake_at < 0 || earliest < o.wake_at)) {
         o.wake_at = earliest;
         queue_.push(earliest, wake, out);
@@ -519,6 +535,7 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
         flow.need = next_packet_blocks(messages_[flow.head]);
     } else {
         flows.erase(flows.begin() + static_cast<std::ptrdiff_t>(f));
+        if (flows.empty()) o.asking &= static_cast<std::uint16_t>(~(1u << vl));
     }
     o.cur_packet = pk;
     o.cur_queue = none;
@@ -529,7 +546,9 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
 void FabricSim::grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need) {
     Port& o = ports_[out];
     take_credits(out, vl, need);
-    req_bits(out, vl)[requester / 64] &= ~(std::uint64_t{1} << (requester % 64));   // the next head asks again
+    std::uint64_t* bits = req_bits(out, vl);
+    bits[requester / 64] &= ~(std::uint64_t{1} << (requester % 64));   // the next head asks again
+    if (std::all_of(bits, bits + o.req_words, [](std::uint64_t w) { return w == 0; })) o.asking &= static_cast<std::uint16_t>(~(1u << vl));
     const std::uint32_t q = queue_index(port_base_[o.device] + requester, vl);
     const QueueEntry& e = queues_[q].ring[queues_[q].head];
     o.cur_packet = e.packet;
@@ -541,8 +560,9 @@ void FabricSim::grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t r
 void FabricSim::start_packet(std::uint32_t out) {
     Port& o = ports_[out];
     if (o.wait_since >= 0) {
-        o.stats.xmit_wait_ps += now_ - o.wait_since;
+        xmit_wait_ps_[out] += now_ - o.wait_since;
         o.wait_since = -1;
+        waiting_[out / 64] &= ~(std::uint64_t{1} << (out % 64));
     }
     o.transmitting = true;
     o.waiting_chunk = false;
@@ -572,12 +592,11 @@ void FabricSim::send_chunk(std::uint32_t out) {
     // Flits leave the input buffer, and reach the next hop, at the link's pace or the packet's.
     const std::int64_t step = done == now_ + wire ? o.flit_ps : std::max(o.flit_ps, (done - now_) / p.blocks);
     queue_.push(done, tx_done, out);
-    const Port& next = ports_[o.peer];
-    if (next.host != none) {
+    if (o.peer_host != none) {
         // A packet into a host needs no event when its head arrives: the adapter sinks every flit
         // as it comes, so its credits come back as a ramp from then, and the packet is delivered
         // with its last flit. (Ramps of one link keep their order: this is its only source.)
-        if (next.host != p.dst_host) check_failed("packet for host " + std::to_string(p.dst_host) + " delivered to host " + std::to_string(next.host));
+        if (o.peer_host != p.dst_host) check_failed("packet for host " + std::to_string(p.dst_host) + " delivered to host " + std::to_string(o.peer_host));
         return_credits(o.peer, p.vl, now_ + link_ps_ + credit_ps_, p.blocks, done - now_, step);
         deliver_at(o.cur_packet, done + link_ps_);
     } else {
@@ -590,7 +609,7 @@ void FabricSim::send_chunk(std::uint32_t out) {
     if (o.cur_queue != none) {
         // Each flit leaves the input buffer as it is sent: credits return as a per-flit ramp.
         occupancy_change(o.cur_queue, -static_cast<std::int64_t>(p.blocks));
-        return_credits(o.cur_queue / vls_, p.vl, now_ + credit_ps_, p.blocks, done - now_, step);
+        return_credits(port_of(o.cur_queue), p.vl, now_ + credit_ps_, p.blocks, done - now_, step);
     }
 }
 
@@ -606,6 +625,21 @@ std::int64_t FabricSim::packet_done(std::uint32_t out, std::uint32_t pk, std::in
     Packet& p = packets_[pk];
     const std::uint64_t flit = options_.ib.flit_bytes;
     std::int64_t done = now_ + wire;
+    if (p.pace_count <= 1 && (p.pace_count == 0 || p.pace.gbps == o.gbps)) {
+        // The common case, a packet that crossed only links of this rate (or none): one pace,
+        // this link's, whose time for all but the last two flits the port knows for a full MTU.
+        if (p.blocks >= 2) {
+            done = std::max(done, p.last_in + last);
+            if (p.pace_count == 1) {
+                const std::int64_t body = wire == o.mtu_wire_ps ? o.mtu_body_ps : serialisation_ps((p.blocks - 2) * flit, o.gbps);
+                done = std::max(done, p.pace.head + body + o.flit_ps + last);
+            }
+        }
+        p.pace = {now_ + o.flit_ps + link_ps_, o.gbps};
+        p.pace_count = 1;
+        p.last_in = done + link_ps_;
+        return done;
+    }
     if (p.blocks >= 2) {
         done = std::max(done, p.last_in + last);
         for (std::uint32_t k = 0; k < p.pace_count; ++k) {
@@ -635,15 +669,12 @@ std::int64_t FabricSim::packet_done(std::uint32_t out, std::uint32_t pk, std::in
 
 // ---- credits ----------------------------------------------------------------------------------
 
-std::int64_t FabricSim::credits_at(std::uint32_t out, std::uint32_t vl, std::int64_t t) {
-    const std::size_t i = queue_index(out, vl);
-    OutputVl& rq = outputs_[i];
-    std::int64_t available = rq.credits;
+std::int64_t FabricSim::folded_credits(std::uint32_t out, std::uint32_t vl, std::int64_t t) {
+    OutputVl& rq = outputs_[queue_index(out, vl)];
     while (rq.head < rq.ramps.size()) {   // fold ramps that are complete
         const Ramp& r = rq.ramps[rq.head];
         if (r.base + r.total > t) break;
         rq.credits += r.blocks;
-        available += r.blocks;
         ++rq.head;
     }
     if (rq.head == rq.ramps.size()) {
@@ -655,12 +686,18 @@ std::int64_t FabricSim::credits_at(std::uint32_t out, std::uint32_t vl, std::int
         rq.ramps.erase(rq.ramps.begin(), rq.ramps.begin() + static_cast<std::ptrdiff_t>(rq.head));
         rq.head = 0;
     }
-    for (std::size_t k = rq.head; k < rq.ramps.size(); ++k) {   // partial ramps
+    return rq.credits;
+}
+
+std::int64_t FabricSim::partial_credits(std::uint32_t out, std::uint32_t vl, std::int64_t t) const {
+    const OutputVl& rq = outputs_[queue_index(out, vl)];
+    std::int64_t partial = 0;
+    for (std::size_t k = rq.head; k < rq.ramps.size(); ++k) {
         const Ramp& r = rq.ramps[k];
         if (t < r.base + r.step) break;
-        available += std::min<std::int64_t>(r.blocks - 1, (t - r.base) / r.step);
+        partial += std::min<std::int64_t>(r.blocks - 1, (t - r.base) / r.step);
     }
-    return available;
+    return partial;
 }
 
 std::size_t FabricSim::ramp_entries() const {
@@ -703,13 +740,13 @@ void FabricSim::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t 
             check_failed("port " + std::to_string(out) + " VL " + std::to_string(vl) + " would hold " +
                          std::to_string(held) + " credits for a buffer of " + std::to_string(capacity_));
     }
-    Port& o = ports_[out];
-    if (!o.transmitting && o.wait_since >= 0) arbitrate(out);
+    // Wakes the output if it waits for credits (a bit per port: the port's own line stays cold).
+    if (waiting_[out / 64] >> (out % 64) & 1) arbitrate(out);
 }
 
 void FabricSim::take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t blocks) {
     const std::size_t i = queue_index(out, vl);
-    credits_at(out, vl, now_);   // fold what has come back
+    folded_credits(out, vl, now_);
     // Blocks of a ramp still in progress but already returned are moved into the counter.
     OutputVl& rq = outputs_[i];
     while (rq.credits < blocks && rq.head < rq.ramps.size()) {
@@ -771,7 +808,7 @@ void FabricSim::occupancy_change(std::uint32_t q, std::int64_t blocks) {
     if (!options_.checks) return;
     occupancy_[q] += blocks;
     if (occupancy_[q] > capacity_ || occupancy_[q] < 0)
-        check_failed("input buffer of port " + std::to_string(q / vls_) + " VL " + std::to_string(q % vls_) + " holds " +
+        check_failed("input buffer of port " + std::to_string(port_of(q)) + " VL " + std::to_string(vl_of(q)) + " holds " +
                      std::to_string(occupancy_[q]) + " of " + std::to_string(capacity_) + " blocks");
 }
 

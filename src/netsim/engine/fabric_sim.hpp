@@ -143,26 +143,30 @@ private:
     static constexpr std::uint32_t max_paces = 4;
     enum Kind : std::uint8_t { arrive, tx_done, wake, head_ready, message_ready, deliver, timer_fired };
 
-    // Two cache lines: what arbitration reads in the first, the link's times and counters in the second.
+    // Two cache lines: what arbitration reads in the first, the link's times and counters in the
+    // second (the time spent waiting for credits, seldom written, lives beside).
     struct alignas(64) Port {
-        std::uint32_t device = 0, local = 0;
+        std::uint32_t device = 0;
         std::uint32_t peer = none;          // global index of the cabled port
         std::uint32_t host = none;          // host index if this port belongs to a host
+        std::uint32_t peer_host = none;     // host index of the peer port if it belongs to a host
+        std::uint16_t local = 0;            // port number on its device, from 0
+        std::uint16_t asking = 0;           // bit v: VL v has requesters (a switch's inputs, an adapter's flows)
         // output side
         bool transmitting = false, waiting_chunk = false, dirty = false;
+        std::uint8_t rr_vl = 0;             // the VL granted last
         std::uint32_t cur_packet = none;
         std::uint32_t cur_queue = none;     // input queue (port * vls + vl) of a switch, none for a host
         std::uint32_t cur_hop = 0;          // link index the packet is on
         std::uint32_t next_chunk = 0;
-        std::uint32_t rr_vl = 0;
         std::uint32_t req_offset = 0, req_words = 0;   // switch ports: requester bitsets, per VL
         std::int64_t wake_at = -1, wait_since = -1;
         double gbps = 0;                    // its link's data rate
         std::int64_t flit_ps = 0;           // a flit on its link
         std::int64_t mtu_wire_ps = 0, mtu_last_flit_ps = 0;   // a packet of a full MTU, and its last flit
+        std::int64_t mtu_body_ps = 0;       // its flits but the last two
         struct {
             std::uint64_t tx_bytes = 0, tx_packets = 0, tx_blocks = 0;
-            std::int64_t xmit_wait_ps = 0;
         } stats;
     };
     struct Ramp {   // credits coming back: block i at base + min((i + 1) step, total), or all at base
@@ -178,10 +182,12 @@ private:
         std::vector<Ramp> ramps;
     };
     struct QueueEntry {
-        std::uint32_t packet, hop, out, blocks;   // blocks: the packet's, its need at the output
+        std::uint32_t packet;
+        std::uint16_t hop, in_local;   // in_local: the input's port number, its requester bit at `out`
+        std::uint32_t out, blocks;     // blocks: the packet's, its need at the output
         std::int64_t ready;
     };
-    struct InputQueue {   // FIFO ring per (port, VL)
+    struct InputQueue {   // FIFO ring per (port, VL); its size is 0 or a power of two
         std::vector<QueueEntry> ring;
         std::uint32_t head = 0, size = 0;
     };
@@ -249,8 +255,28 @@ private:
     std::uint32_t next_payload(const Message& m) const;
     std::uint32_t next_packet_blocks(const Message& m) const;
 
-    // Credits of output `out` for its peer's buffer on `vl`.
-    std::int64_t credits_at(std::uint32_t out, std::uint32_t vl, std::int64_t t);
+    // Credits of output `out` for its peer's buffer on `vl`: those back whole by `t` (ramps
+    // complete by then folded into the counter), and the blocks of ramps still in progress.
+    std::int64_t folded_credits(std::uint32_t out, std::uint32_t vl, std::int64_t t);
+    std::int64_t partial_credits(std::uint32_t out, std::uint32_t vl, std::int64_t t) const;
+    // Whether the credits of (out, vl) now cover a need: the folded counter first, the ramps in
+    // progress (a division each) only when it falls short.
+    class Credits {
+    public:
+        Credits(FabricSim& sim, std::uint32_t out, std::uint32_t vl) : sim_(sim), out_(out), vl_(vl), have_(sim.folded_credits(out, vl, sim.now_)) {}
+        bool cover(std::int64_t need) {
+            if (need > have_ && !exact_) {
+                have_ += sim_.partial_credits(out_, vl_, sim_.now_);
+                exact_ = true;
+            }
+            return need <= have_;
+        }
+    private:
+        FabricSim& sim_;
+        std::uint32_t out_, vl_;
+        std::int64_t have_;
+        bool exact_ = false;
+    };
     std::int64_t time_credits_reach(std::uint32_t out, std::uint32_t vl, std::int64_t need) const;
     // Credits for `blocks` of input `in`'s buffer go back to its peer: all at `base`, or the
     // i-th at base + min((i + 1) step, total) when total > 0.
@@ -272,7 +298,11 @@ private:
 
     std::uint32_t alloc_packet();
     std::uint32_t alloc_message();
-    std::uint32_t queue_index(std::uint32_t port, std::uint32_t vl) const { return port * vls_ + vl; }
+    // Per (port, VL) state is laid out with a power-of-two stride of VLs, so a queue's port and VL
+    // are a shift and a mask (a division by vls_ was a good part of each hop's arithmetic).
+    std::uint32_t queue_index(std::uint32_t port, std::uint32_t vl) const { return (port << vl_shift_) | vl; }
+    std::uint32_t port_of(std::uint32_t queue) const { return queue >> vl_shift_; }
+    std::uint32_t vl_of(std::uint32_t queue) const { return queue & ((1u << vl_shift_) - 1); }
     void occupancy_change(std::uint32_t queue, std::int64_t blocks);
     [[noreturn]] void check_failed(const std::string& what) const;
 
@@ -280,6 +310,7 @@ private:
     const Routing& routing_;
     SimOptions options_;
     std::uint32_t vls_;
+    std::uint32_t vl_shift_;       // log2 of the VL stride: vls_ rounded up to a power of two
     std::int64_t link_ps_, credit_ps_, switch_ps_, capacity_;
     std::uint32_t mtu_wire_ = 0;   // bytes on the wire of a full-MTU packet
     std::vector<std::uint32_t> port_base_;       // per device: first global port index
@@ -292,6 +323,8 @@ private:
     std::vector<std::int64_t> occupancy_;        // per (port, VL), with checks
     std::vector<std::uint64_t> req_words_;
     std::vector<std::uint32_t> req_needs_;
+    std::vector<std::int64_t> xmit_wait_ps_;      // per port: time with a packet ready but no credits
+    std::vector<std::uint64_t> waiting_;         // bit per port: idle with requesters, waiting for credits
     std::vector<std::uint32_t> dirty_;           // outputs to arbitrate at the end of this instant
     std::vector<std::uint32_t> dirty_batch_;
     std::vector<std::vector<Flow>> flows_;       // per (host, VL): destinations with messages, by index
