@@ -353,6 +353,89 @@ TEST(ReadoutUnit, QueuesRequestsWhenEveryBufferIsOnLoan) {
     EXPECT_EQ(ctx.stats_.bytes_out, built.sizer.size(0, 3));
 }
 
+// PUSH with barrel order: RU 2 of 4 writes to BUs 2, 3, 0, 1, whatever order the assignments
+// come in. It waits at a BU with no work yet: passing it, as it once did, sent every RU to the
+// BU assigned first (BU 0 here), then all together to the next: an incast at every step.
+TEST(ReadoutUnit, PushWaitsAtTheBuUnderItsBarrelCursorSoEveryStepIsAPermutation) {
+    Config c = small_config(Protocol::push);
+    c.parallel = 1;
+    UnitFixture built(c);
+    const UnitSetup& setup = built.units;
+    MemoryPool pool(c.fragment_stride(), 4);
+    pool.set_remote_key(7);
+    ReadoutUnit ru(setup, 2, pool);
+    RecordingContext ctx;
+    auto assign = [&](std::uint32_t bu, std::uint64_t event) {
+        Message m{};
+        m.type = MessageType::push_assign;
+        m.event = event;
+        m.peer_index = bu;
+        m.rkey = 9;
+        ru.on_message(ctx, m);
+    };
+    auto complete_last = [&] {
+        WriteCompletion done;
+        done.kind = WriteCompletion::Kind::write_done;
+        done.cookie = ctx.writes.back().cookie;
+        ru.on_completion(ctx, done);
+    };
+    assign(0, 10);   // the EM's first credits are BU 0's and BU 1's
+    assign(1, 11);
+    EXPECT_TRUE(ctx.writes.empty()) << "wrote to BU " << ctx.writes.front().to.index << " before its own first BU, 2";
+    assign(2, 12);
+    ASSERT_EQ(ctx.writes.size(), 1u);
+    EXPECT_EQ(ctx.writes[0].to.index, 2u);
+    complete_last();   // the cursor waits at BU 3
+    EXPECT_EQ(ctx.writes.size(), 1u);
+    assign(3, 13);
+    ASSERT_EQ(ctx.writes.size(), 2u);
+    complete_last();
+    complete_last();
+    ASSERT_EQ(ctx.writes.size(), 4u);
+    std::vector<std::uint32_t> bus;
+    for (const auto& w : ctx.writes) bus.push_back(w.to.index);
+    EXPECT_EQ(bus, (std::vector<std::uint32_t>{2, 3, 0, 1}));
+}
+
+// Once the EM ends the run it assigns no new events: the cursor then passes BUs without work
+// (here 2 events for 4 BUs: BUs 2 and 3 never get one), so what is assigned is written and the
+// run ends. The EM of a PUSH run tells every RU so.
+TEST(ReadoutUnit, PushPassesBusWithoutWorkOnceTheEmEndsTheRun) {
+    Config c = small_config(Protocol::push);
+    c.parallel = 1;
+    c.events = 2;
+    UnitFixture built(c);
+    EventManager em(built.units);
+    RecordingContext em_ctx;
+    em.on_message(em_ctx, credit_from(0, 0));
+    em.on_message(em_ctx, credit_from(1, 0));
+    ASSERT_TRUE(em.finished());
+
+    MemoryPool pool(c.fragment_stride(), 4);
+    pool.set_remote_key(7);
+    ReadoutUnit ru(built.units, 2, pool);
+    RecordingContext ctx;
+    std::uint32_t ends_to_rus = 0;
+    for (const auto& [to, m] : em_ctx.sent) {
+        if (to.role != Role::readout) continue;
+        ends_to_rus += m.type == MessageType::end;
+        if (to.index == 2) ru.on_message(ctx, m);   // the assignments, then the end
+        if (to.index == 2 && m.type == MessageType::push_assign) {
+            EXPECT_TRUE(ctx.writes.empty()) << "passed BU 2 before the end";
+        }
+    }
+    EXPECT_EQ(ends_to_rus, 4u);
+    ASSERT_EQ(ctx.writes.size(), 1u);
+    EXPECT_EQ(ctx.writes[0].to.index, 0u);
+    WriteCompletion done;
+    done.kind = WriteCompletion::Kind::write_done;
+    done.cookie = ctx.writes[0].cookie;
+    ru.on_completion(ctx, done);
+    ASSERT_EQ(ctx.writes.size(), 2u);
+    EXPECT_EQ(ctx.writes[1].to.index, 1u);
+    EXPECT_EQ(ctx.stats_.errors.total(), 0u) << ctx.stats_.errors.describe();
+}
+
 TEST(BuilderUnit, StaggeredBarrelStartsCreditKAtRuPlusKNOverCAndEveryStepIsAPermutation) {
     Config c = small_config();
     c.nodes = 8;

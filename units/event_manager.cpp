@@ -136,6 +136,11 @@ void EventManager::stop(Context& ctx) {
     stopped_ = true;
     for (std::uint32_t bu = 0; bu < nodes_; ++bu)
         if (!survive_ || !lost_[bu]) send_end(ctx, bu);
+    if (config_.protocol == Protocol::push) {   // no new work: an RU's cursor may pass BUs without any
+        Message e{};
+        e.type = MessageType::end;
+        for (std::uint32_t ru = 0; ru < config_.ru_count(); ++ru) ctx.send({Role::readout, ru}, e);
+    }
 }
 
 void EventManager::send_end(Context& ctx, std::uint32_t bu) {

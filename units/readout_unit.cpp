@@ -12,6 +12,7 @@ ReadoutUnit::ReadoutUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool
     if (setup_.config.protocol == Protocol::push) {
         push_pending_.assign(setup_.config.bu_count(), RingQueue<Job>(setup_.config.credits));
         push_order_.resize(setup_.config.bu_count());
+        push_lost_.assign(setup_.config.bu_count(), false);
         setup_.schedule.order(index_, push_round_, push_order_);
     }
 }
@@ -29,6 +30,9 @@ void ReadoutUnit::on_message(Context& ctx, const Message& msg) {
         std::uint64_t offset = msg.offset + std::uint64_t{index_} * slot_stride_;
         push_pending_[msg.peer_index].push({msg.event, msg.peer_index, msg.slot, msg.rkey, offset});
         ++push_jobs_;
+        pump(ctx);
+    } else if (msg.type == MessageType::end && !push_pending_.empty()) {
+        push_ended_ = true;
         pump(ctx);
     } else {
         ++ctx.stats().errors.unexpected;
@@ -62,7 +66,9 @@ void ReadoutUnit::on_completion(Context& ctx, const WriteCompletion& c) {
 }
 
 // PUSH: the RU walks the BUs in its schedule order and sends the oldest pending fragment for the
-// BU under the cursor, keeping at most `parallel` fragments in flight.
+// BU under the cursor, keeping at most `parallel` fragments in flight. It waits at a BU that has
+// no work yet, as a barrel shift must: with barrel order the RUs then write to distinct BUs at
+// every step (a permutation), where passing it let every RU follow the BU that got work first.
 void ReadoutUnit::pump(Context& ctx) {
     if (setup_.config.scheduling == Scheduling::a2a) return pump_a2a(ctx);
     Job job;
@@ -77,22 +83,18 @@ void ReadoutUnit::pump(Context& ctx) {
 }
 
 bool ReadoutUnit::next_push_job(Job& job) {
-    auto n = static_cast<std::uint32_t>(push_pending_.size());
-    if (push_jobs_ == 0) {
-        // What the scan below does with nothing pending: 2N steps, two new rounds, the cursor
-        // back where it was. Orders are drawn only when a scan reads them (one per completion
-        // made this O(N) per fragment).
-        push_round_ += 2;
-        return false;
-    }
-    // The cursor may wrap into a new round's order mid-scan: 2N steps always include one whole
-    // permutation, so no BU with pending work is skipped.
+    if (push_jobs_ == 0) return false;
+    const auto n = static_cast<std::uint32_t>(push_pending_.size());
+    // Passing BUs, the cursor may wrap into a new round's order mid-scan: 2N steps always
+    // include one whole permutation, so no BU with pending work is passed over for good.
     for (std::uint32_t tried = 0; tried < 2 * n; ++tried) {
         if (push_order_round_ != push_round_) {
             setup_.schedule.order(index_, push_round_, push_order_);
             push_order_round_ = push_round_;
         }
-        auto& queue = push_pending_[push_order_[push_cursor_]];
+        const std::uint32_t bu = push_order_[push_cursor_];
+        auto& queue = push_pending_[bu];
+        if (queue.empty() && !push_ended_ && !push_lost_[bu]) return false;   // waits for its work
         if (++push_cursor_ == n) {
             push_cursor_ = 0;
             ++push_round_;
@@ -160,11 +162,13 @@ void ReadoutUnit::on_unit_lost(Context& ctx, UnitAddress lost) {
         if (job.bu != lost.index) waiting_.push(job);
     }
     if (lost.index < push_pending_.size()) {
+        push_lost_[lost.index] = true;
         auto& queue = push_pending_[lost.index];
         while (!queue.empty()) {
             queue.pop();
             --push_jobs_;
         }
+        if (setup_.config.scheduling != Scheduling::a2a) pump(ctx);   // the cursor may wait at it
     }
 }
 

@@ -20,7 +20,9 @@ public:
     void on_completion(Context& ctx, const WriteCompletion& c) override;
     void on_timer(Context& ctx, TimerId id) override;
     void on_unit_lost(Context& ctx, UnitAddress lost) override;
-    bool finished() const override { return true; }   // passive: serves until the run ends
+    // Passive, it serves until the run ends; an events-limited run waits for its writes' completions
+    // (the last fragment's reaches its BU first, which may end the run before they are counted).
+    bool finished() const override { return fragments_outstanding_ == 0; }
     void on_stop(Context& ctx, bool in_flight_is_missing) override;
     std::vector<MemoryPool*> pools() override { return {&pool_}; }
 
@@ -48,7 +50,12 @@ private:
     // needs more.
     RingQueue<Job> waiting_;
     // PUSH: assignments waiting, per BU, visited in the schedule's order under the parallel window.
+    // The cursor waits at a BU with nothing assigned yet unless it gets nothing more: it is lost,
+    // or the EM has ended the run (push_ended_). Passing it would let every RU follow the BUs
+    // that got work first, all into one.
     std::vector<RingQueue<Job>> push_pending_;
+    std::vector<bool> push_lost_;             // per BU
+    bool push_ended_ = false;                 // the EM assigns no new events (re-assignments may come)
     std::vector<std::uint32_t> push_order_;   // the schedule's order for round push_order_round_
     std::uint32_t push_cursor_ = 0;
     std::uint64_t push_round_ = 0, push_order_round_ = 0;
