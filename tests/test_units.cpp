@@ -63,6 +63,23 @@ std::vector<std::byte> stamped_head(const UnitFixture& built, std::uint32_t src,
     return std::vector<std::byte>(block.begin(), block.begin() + 64);
 }
 
+// RU `index` of `config` with `blocks` buffers, driven by hand.
+struct ReadoutFixture {
+    ReadoutFixture(const Config& config, std::uint32_t index, std::uint32_t blocks)
+        : built(config), pool(config.fragment_stride(), blocks), ru(built.units, index, pool) {}
+    // The write with `cookie` has completed.
+    void complete(std::uint64_t cookie) {
+        WriteCompletion done;
+        done.kind = WriteCompletion::Kind::write_done;
+        done.cookie = cookie;
+        ru.on_completion(ctx, done);
+    }
+    UnitFixture built;
+    MemoryPool pool;
+    ReadoutUnit ru;
+    RecordingContext ctx;
+};
+
 } // namespace
 
 TEST(EventManager, AssignsEachEventOnceAndCountsCredits) {
@@ -324,13 +341,9 @@ TEST(BuilderUnit, PushChecksTheKeptHeaderOfAFragmentStillArriving) {
 }
 
 TEST(ReadoutUnit, QueuesRequestsWhenEveryBufferIsOnLoan) {
-    Config c = small_config();
-    UnitFixture built(c);
-    const UnitSetup& setup = built.units;
-    MemoryPool pool(c.fragment_stride(), 2);
-    pool.set_remote_key(7);
-    ReadoutUnit ru(setup, 3, pool);
-    RecordingContext ctx;
+    ReadoutFixture f(small_config(), 3, 2);
+    ReadoutUnit& ru = f.ru;
+    RecordingContext& ctx = f.ctx;
     for (std::uint64_t e = 0; e < 3; ++e) {
         Message r{};
         r.type = MessageType::request;
@@ -343,14 +356,11 @@ TEST(ReadoutUnit, QueuesRequestsWhenEveryBufferIsOnLoan) {
     ASSERT_EQ(ctx.writes.size(), 2u);   // two buffers, the third request waits
     EXPECT_EQ(ctx.writes[0].to.index, 1u);
     EXPECT_EQ(WriteImm::source(ctx.writes[0].imm), 3u);
-    WriteCompletion done;
-    done.kind = WriteCompletion::Kind::write_done;
-    done.cookie = ctx.writes[0].cookie;
-    ru.on_completion(ctx, done);
+    f.complete(ctx.writes[0].cookie);
     ASSERT_EQ(ctx.writes.size(), 3u);
     EXPECT_EQ(ctx.writes[2].offset, 2000u);
     EXPECT_EQ(ctx.stats_.fragments_out, 1u);
-    EXPECT_EQ(ctx.stats_.bytes_out, built.sizer.size(0, 3));
+    EXPECT_EQ(ctx.stats_.bytes_out, f.built.sizer.size(0, 3));
 }
 
 // PUSH with barrel order: RU 2 of 4 writes to BUs 2, 3, 0, 1, whatever order the assignments
@@ -359,12 +369,9 @@ TEST(ReadoutUnit, QueuesRequestsWhenEveryBufferIsOnLoan) {
 TEST(ReadoutUnit, PushWaitsAtTheBuUnderItsBarrelCursorSoEveryStepIsAPermutation) {
     Config c = small_config(Protocol::push);
     c.parallel = 1;
-    UnitFixture built(c);
-    const UnitSetup& setup = built.units;
-    MemoryPool pool(c.fragment_stride(), 4);
-    pool.set_remote_key(7);
-    ReadoutUnit ru(setup, 2, pool);
-    RecordingContext ctx;
+    ReadoutFixture f(c, 2, 4);
+    ReadoutUnit& ru = f.ru;
+    RecordingContext& ctx = f.ctx;
     auto assign = [&](std::uint32_t bu, std::uint64_t event) {
         Message m{};
         m.type = MessageType::push_assign;
@@ -373,12 +380,7 @@ TEST(ReadoutUnit, PushWaitsAtTheBuUnderItsBarrelCursorSoEveryStepIsAPermutation)
         m.rkey = 9;
         ru.on_message(ctx, m);
     };
-    auto complete_last = [&] {
-        WriteCompletion done;
-        done.kind = WriteCompletion::Kind::write_done;
-        done.cookie = ctx.writes.back().cookie;
-        ru.on_completion(ctx, done);
-    };
+    auto complete_last = [&] { f.complete(ctx.writes.back().cookie); };
     assign(0, 10);   // the EM's first credits are BU 0's and BU 1's
     assign(1, 11);
     EXPECT_TRUE(ctx.writes.empty()) << "wrote to BU " << ctx.writes.front().to.index << " before its own first BU, 2";
@@ -411,10 +413,9 @@ TEST(ReadoutUnit, PushPassesBusWithoutWorkOnceTheEmEndsTheRun) {
     em.on_message(em_ctx, credit_from(1, 0));
     ASSERT_TRUE(em.finished());
 
-    MemoryPool pool(c.fragment_stride(), 4);
-    pool.set_remote_key(7);
-    ReadoutUnit ru(built.units, 2, pool);
-    RecordingContext ctx;
+    ReadoutFixture f(c, 2, 4);
+    ReadoutUnit& ru = f.ru;
+    RecordingContext& ctx = f.ctx;
     std::uint32_t ends_to_rus = 0;
     for (const auto& [to, m] : em_ctx.sent) {
         if (to.role != Role::readout) continue;
@@ -427,10 +428,7 @@ TEST(ReadoutUnit, PushPassesBusWithoutWorkOnceTheEmEndsTheRun) {
     EXPECT_EQ(ends_to_rus, 4u);
     ASSERT_EQ(ctx.writes.size(), 1u);
     EXPECT_EQ(ctx.writes[0].to.index, 0u);
-    WriteCompletion done;
-    done.kind = WriteCompletion::Kind::write_done;
-    done.cookie = ctx.writes[0].cookie;
-    ru.on_completion(ctx, done);
+    f.complete(ctx.writes[0].cookie);
     ASSERT_EQ(ctx.writes.size(), 2u);
     EXPECT_EQ(ctx.writes[1].to.index, 1u);
     EXPECT_EQ(ctx.stats_.errors.total(), 0u) << ctx.stats_.errors.describe();

@@ -50,24 +50,6 @@ public:
         }
         return *peeked_;
     }
-    // Takes out the earliest event into `e` if it is not later than `until` (top and pop in one:
-    // the lowest bucket is searched once).
-    bool pop_until(std::int64_t until, SimEvent& e) {
-        if (head_ == buckets_[0].size()) {
-            if (size_ == 0) return false;
-            auto& lowest = buckets_[lowest_filled()];
-            if (!peeked_) peeked_ = &*std::min_element(lowest.begin(), lowest.end(), earlier);
-            if (peeked_->time > until) return false;
-            refill();
-        } else if (buckets_[0][head_].time > until) {
-            return false;
-        }
-        e = buckets_[0][head_++];
-        --size_;
-        now_ = e.time;
-        peeked_ = nullptr;
-        return true;
-    }
     // Whether an event at the time of the last one taken out is left (bucket 0 holds exactly those).
     bool more_now() const { return head_ < buckets_[0].size(); }
     SimEvent pop() {

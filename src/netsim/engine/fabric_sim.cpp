@@ -133,8 +133,8 @@ void FabricSim::run(SimApp& app, Picoseconds until) {
     running_ = true;
     if (!started_) app.start(*this);
     started_ = true;
-    SimEvent e;
-    while (queue_.pop_until(until.count(), e)) {
+    while (!queue_.empty() && queue_.top().time <= until.count()) {
+        SimEvent e = queue_.pop();
         now_ = e.time;
         ++events_;
         dispatch(e);
@@ -411,15 +411,9 @@ void FabricSim::arbitrate(std::uint32_t out) {
 }
 
 void FabricSim::arbitrate_dirty_ports() {
-    if (dirty_.size() == 1) {   // the common case: nothing to order
-        const std::uint32_t out = dirty_.back();
-        dirty_.clear();
-        ports_[out].dirty = false;
-        arbitrate_now(out);
-    }
     while (!dirty_.empty()) {
         dirty_batch_.swap(dirty_);   // ports made dirty while these decide go to the next batch
-        std::sort(dirty_batch_.begin(), dirty_batch_.end());
+        if (dirty_batch_.size() > 1) std::sort(dirty_batch_.begin(), dirty_batch_.end());
         for (auto out : dirty_batch_) {
             ports_[out].dirty = false;
             arbitrate_now(out);
@@ -625,29 +619,25 @@ std::int64_t FabricSim::packet_done(std::uint32_t out, std::uint32_t pk, std::in
     Packet& p = packets_[pk];
     const std::uint64_t flit = options_.ib.flit_bytes;
     std::int64_t done = now_ + wire;
-    if (p.pace_count <= 1 && (p.pace_count == 0 || p.pace.gbps == o.gbps)) {
-        // The common case, a packet that crossed only links of this rate (or none): one pace,
-        // this link's, whose time for all but the last two flits the port knows for a full MTU.
-        if (p.blocks >= 2) {
-            done = std::max(done, p.last_in + last);
-            if (p.pace_count == 1) {
-                const std::int64_t body = wire == o.mtu_wire_ps ? o.mtu_body_ps : serialisation_ps((p.blocks - 2) * flit, o.gbps);
-                done = std::max(done, p.pace.head + body + o.flit_ps + last);
-            }
+    if (p.blocks >= 2) {
+        done = std::max(done, p.last_in + last);
+        for (std::uint32_t k = 0; k < p.pace_count; ++k) {
+            const Pace& in = pace(pk, k);
+            if (in.gbps > o.gbps) continue;
+            // All but the last two flits at the pace's rate: for a full MTU at this link's own
+            // rate, the port has that time.
+            const bool own_mtu = in.gbps == o.gbps && p.wire == mtu_wire_;
+            const std::int64_t body = own_mtu ? o.mtu_body_ps : serialisation_ps((p.blocks - 2) * flit, in.gbps);
+            done = std::max(done, in.head + body + o.flit_ps + last);
         }
+    }
+    // The paces at the next hop: this link's, and those slower than it, each one flit later.
+    if (p.pace_count == 0 || (p.pace_count == 1 && p.pace.gbps >= o.gbps)) {   // none slower
         p.pace = {now_ + o.flit_ps + link_ps_, o.gbps};
         p.pace_count = 1;
         p.last_in = done + link_ps_;
         return done;
     }
-    if (p.blocks >= 2) {
-        done = std::max(done, p.last_in + last);
-        for (std::uint32_t k = 0; k < p.pace_count; ++k) {
-            const Pace& in = pace(pk, k);
-            if (in.gbps <= o.gbps) done = std::max(done, in.head + serialisation_ps((p.blocks - 2) * flit, in.gbps) + o.flit_ps + last);
-        }
-    }
-    // The paces at the next hop: this link's, and those slower than it, each one flit later.
     Pace next[max_paces + 1];
     std::uint32_t n = 0;
     next[n++] = {now_ + o.flit_ps + link_ps_, o.gbps};
