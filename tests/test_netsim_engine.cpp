@@ -258,44 +258,52 @@ TEST(NetsimEngine, CreditRampsAndArrivingPacketsStayBoundedOnALinkThatNeverIdles
 }
 
 // Events come out by time, ties in insertion order, whether they are due at the same instant, a
-// few hundred ns ahead or far ahead (timers), with pops and pushes interleaved.
+// few hundred ns ahead or far ahead (timers), with pops and pushes interleaved, and with events
+// pushed after a look at the earliest (top) that come before it; for slots of 256 ps (all but the
+// same instant beyond the wheel), 2 ns and 262 ns (all within it).
 TEST(NetsimEngine, EventQueueTakesEventsOutByTimeThenInsertionOrder) {
-    EventQueue q;
-    std::vector<std::pair<std::int64_t, std::uint32_t>> reference;   // (time, insertion index)
-    std::uint64_t state = 12345;
-    auto next = [&state] {
-        state = state * 6364136223846793005ull + 1442695040888963407ull;
-        return state >> 33;
-    };
-    std::int64_t now = 0;
-    std::uint32_t pushed = 0;
-    std::vector<std::pair<std::int64_t, std::uint32_t>> taken;
-    for (int round = 0; round < 20000; ++round) {
-        const int n = static_cast<int>(next() % 4);
-        for (int i = 0; i < n; ++i) {
-            // The same instant, within a nanosecond, a few hundred ns, and far ahead (timers).
-            const std::int64_t deltas[] = {0, static_cast<std::int64_t>(next() % 1024), static_cast<std::int64_t>(next() % 600'000),
-                                           static_cast<std::int64_t>(next() % 50'000'000)};
-            const std::int64_t t = now + deltas[next() % 4];
-            q.push(t, 0, pushed);
-            reference.emplace_back(t, pushed++);
+    for (const std::int64_t span : {0, 400'000, 60'000'000}) {
+        SCOPED_TRACE("span " + std::to_string(span) + " ps");
+        EventQueue q;
+        q.cover(span);
+        std::vector<std::pair<std::int64_t, std::uint32_t>> reference;   // (time, insertion index)
+        std::uint64_t state = 12345;
+        auto next = [&state] {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            return state >> 33;
+        };
+        std::int64_t now = 0;
+        std::uint32_t pushed = 0;
+        std::vector<std::pair<std::int64_t, std::uint32_t>> taken;
+        for (int round = 0; round < 20000; ++round) {
+            if (!q.empty() && next() % 5 == 0) (void)q.top();   // as run() looks past its end
+            const int n = static_cast<int>(next() % 4);
+            for (int i = 0; i < n; ++i) {
+                // The same instant, within a nanosecond, a few hundred ns, and far ahead (timers).
+                const std::int64_t deltas[] = {0, static_cast<std::int64_t>(next() % 1024), static_cast<std::int64_t>(next() % 600'000),
+                                               static_cast<std::int64_t>(next() % 50'000'000)};
+                const std::int64_t t = now + deltas[next() % 4];
+                q.push(t, 0, pushed);
+                reference.emplace_back(t, pushed++);
+            }
+            if (!q.empty() && next() % 3 != 0) {
+                const std::int64_t top = q.top().time;
+                const SimEvent e = q.pop();
+                ASSERT_EQ(e.time, top);
+                ASSERT_EQ(q.more_now(), !q.empty() && q.top().time == e.time);
+                now = e.time;
+                taken.emplace_back(e.time, e.a);
+            }
         }
-        if (!q.empty() && next() % 3 != 0) {
-            const std::int64_t top = q.top().time;
+        while (!q.empty()) {
             const SimEvent e = q.pop();
-            ASSERT_EQ(e.time, top);
-            now = e.time;
             taken.emplace_back(e.time, e.a);
         }
+        // Each pop took the earliest of what was queued then; with pushes never before `now`,
+        // that is the whole sequence sorted by (time, insertion).
+        std::sort(reference.begin(), reference.end());
+        EXPECT_EQ(taken, reference);
     }
-    while (!q.empty()) {
-        const SimEvent e = q.pop();
-        taken.emplace_back(e.time, e.a);
-    }
-    // Each pop took the earliest of what was queued then; with pushes never before `now`, that
-    // is the whole sequence sorted by (time, insertion).
-    std::sort(reference.begin(), reference.end());
-    EXPECT_EQ(taken, reference);
 }
 
 TEST(NetsimEngineDeathTest, TimeGoingBackwardsAborts) {

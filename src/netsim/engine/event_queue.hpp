@@ -3,11 +3,13 @@
 // last one taken out would make time go backwards: a broken invariant of the model, so the
 // process aborts with one line saying so (as SST's TimeVortex and htsim's EventList do).
 //
-// A radix heap: since no event is ever scheduled before the last one taken out, an event waits in
-// the bucket of the highest bit in which its time differs from that last time (bucket 0: the
-// same time). Taking out the earliest only ever looks at bucket 0, refilled from the lowest other
-// bucket when empty; each event moves down a few buckets at most, where a binary or 4-ary heap
-// sifts through log n levels per push and pop (the heap was a third of a 512-node run).
+// A timing wheel: nearly every event of a fabric lands within a packet's time on a link and a
+// hop's latency ahead, so that span is cut into 256 slots (2.048 ns each for EDR), each a vector;
+// a push is an append, and a slot is sorted once, when time reaches it. Later events (timers)
+// wait in a binary heap and move into the wheel as it turns. A radix heap before it moved each
+// event through several buckets (a fifth of a 512-node run's instructions). The wheel is kept
+// short so its slots stay in cache: 4 us of slots ran 7% slower than the radix heap, 0.5 us 8%
+// faster (512 nodes).
 #pragma once
 #include <algorithm>
 #include <array>
@@ -28,33 +30,58 @@ struct SimEvent {
 
 class EventQueue {
 public:
-    explicit EventQueue(std::size_t reserve = 1 << 16) { buckets_[0].reserve(reserve); }
-
+    // Slots wide enough that `span` (ps) fits in the wheel; only while the queue is empty.
+    void cover(std::int64_t span) {
+        slot_bits_ = std::max(8u, static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(std::max<std::int64_t>(span, 0)) / slots)));
+        current_ = slot_of(now_);
+    }
     void push(std::int64_t time, std::uint8_t kind, std::uint32_t a, std::uint32_t b = 0, std::uint32_t c = 0) {
         if (time < now_) time_went_backwards(time, kind);
-        const std::size_t b_index = bucket_of(time);
-        buckets_[b_index].push_back(SimEvent{time, next_seq_++, a, b, c, kind});
-        filled_ |= std::uint64_t{1} << b_index;
+        const SimEvent e{time, next_seq_++, a, b, c, kind};
         ++size_;
         peeked_ = nullptr;
+        const std::uint64_t s = slot_of(time);
+        if (s >= current_ + slots) {   // beyond the wheel
+            later_.push_back(e);
+            std::push_heap(later_.begin(), later_.end(), later);
+            return;
+        }
+        std::vector<SimEvent>& slot = slots_[s & mask];
+        if (s == current_) {   // the slot being taken out is sorted: insert in place
+            auto at = slot.end();
+            while (at != slot.begin() + static_cast<std::ptrdiff_t>(head_) && earlier(e, *(at - 1))) --at;
+            slot.insert(at, e);
+            return;
+        }
+        slot.push_back(e);
+        filled_[(s & mask) / 64] |= std::uint64_t{1} << (s % 64);
     }
     bool empty() const { return size_ == 0; }
     std::size_t size() const { return size_; }
-    // The earliest event; the queue must not be empty. Looking does not move events (pop does):
-    // events may still be scheduled between now and the earliest.
+    // The earliest event; the queue must not be empty. Looking does not turn the wheel (pop
+    // does): events may still be scheduled between now and the earliest.
     const SimEvent& top() {
-        if (head_ < buckets_[0].size()) return buckets_[0][head_];
+        const auto& slot = slots_[current_ & mask];
+        if (head_ < slot.size()) return slot[head_];
         if (!peeked_) {
-            const auto& lowest = buckets_[lowest_filled()];
-            peeked_ = &*std::min_element(lowest.begin(), lowest.end(), earlier);
+            const std::uint64_t next = next_filled();
+            if (next == none) {
+                peeked_ = &later_.front();
+            } else {
+                const auto& s = slots_[next & mask];
+                peeked_ = &*std::min_element(s.begin(), s.end(), earlier);
+            }
         }
         return *peeked_;
     }
-    // Whether an event at the time of the last one taken out is left (bucket 0 holds exactly those).
-    bool more_now() const { return head_ < buckets_[0].size(); }
+    // Whether an event at the time of the last one taken out is left.
+    bool more_now() const {
+        const auto& slot = slots_[current_ & mask];
+        return head_ < slot.size() && slot[head_].time == now_;
+    }
     SimEvent pop() {
-        if (head_ == buckets_[0].size()) refill();
-        SimEvent e = buckets_[0][head_++];
+        if (head_ == slots_[current_ & mask].size()) turn();
+        const SimEvent e = slots_[current_ & mask][head_++];
         --size_;
         now_ = e.time;
         peeked_ = nullptr;
@@ -62,48 +89,65 @@ public:
     }
 
 private:
+    static constexpr std::uint64_t slots = 256, mask = slots - 1;
+    static constexpr std::uint64_t none = UINT64_MAX;
+
     [[noreturn]] void time_went_backwards(std::int64_t time, std::uint8_t kind) const {
         std::fprintf(stderr, "evbench: internal error: simulated time went backwards (event kind %u scheduled at %lld ps, after %lld ps)\n",
                      static_cast<unsigned>(kind), static_cast<long long>(time), static_cast<long long>(now_));
         std::abort();
     }
     static bool earlier(const SimEvent& x, const SimEvent& y) { return x.time < y.time || (x.time == y.time && x.seq < y.seq); }
-    // The bucket of the highest bit in which `time` differs from base_, the time of bucket 0's
-    // events and of the last event taken out (no event left is earlier).
-    std::size_t bucket_of(std::int64_t time) const {
-        const auto diff = static_cast<std::uint64_t>(time) ^ static_cast<std::uint64_t>(base_);
-        return static_cast<std::size_t>(std::bit_width(diff));
-    }
-    std::size_t lowest_filled() const { return static_cast<std::size_t>(std::countr_zero(filled_ & ~std::uint64_t{1})); }
-    // Bucket 0 is used up: the lowest filled bucket holds the earliest events; their time becomes
-    // the base and the bucket's events spread over lower buckets (those of that time all into
-    // bucket 0, put back in insertion order).
-    void refill() {
-        buckets_[0].clear();
-        head_ = 0;
-        auto& from = buckets_[lowest_filled()];
-        base_ = (peeked_ ? *peeked_ : *std::min_element(from.begin(), from.end(), earlier)).time;   // top() found it
-        for (const SimEvent& e : from) {
-            const std::size_t b_index = bucket_of(e.time);
-            buckets_[b_index].push_back(e);
-            filled_ |= std::uint64_t{1} << b_index;
+    static bool later(const SimEvent& x, const SimEvent& y) { return earlier(y, x); }
+    std::uint64_t slot_of(std::int64_t time) const { return static_cast<std::uint64_t>(time) >> slot_bits_; }
+
+    // The first filled slot after the current one, as an absolute slot number; none if the wheel
+    // is empty. The wheel holds slots current_ .. current_ + slots - 1 only, so circular order
+    // from the current slot is time order.
+    std::uint64_t next_filled() const {
+        constexpr std::uint64_t words = slots / 64;
+        const std::uint64_t cur = current_ & mask, w0 = cur / 64, b0 = cur % 64;
+        std::uint64_t bits = b0 == 63 ? 0 : filled_[w0] & (~std::uint64_t{0} << (b0 + 1));   // after the current slot
+        for (std::uint64_t i = 0;;) {
+            if (bits) {
+                const std::uint64_t pos = (w0 + i) % words * 64 + static_cast<std::uint64_t>(std::countr_zero(bits));
+                return current_ + ((pos - cur) & mask);
+            }
+            if (++i > words) return none;
+            bits = filled_[(w0 + i) % words];
+            if (i == words) bits &= ~(~std::uint64_t{0} << b0);   // back at the current word: the slots before it
         }
-        from.clear();
-        filled_ &= ~(std::uint64_t{1} << (&from - buckets_.data()));
-        auto& now = buckets_[0];
-        auto by_seq = [](const SimEvent& x, const SimEvent& y) { return x.seq < y.seq; };
-        if (!std::is_sorted(now.begin(), now.end(), by_seq)) std::sort(now.begin(), now.end(), by_seq);
+    }
+    // The current slot is used up: move to the next filled one (or to the earliest later event),
+    // bring the later events that now fall within the wheel into it, and sort the new slot.
+    void turn() {
+        auto& done = slots_[current_ & mask];
+        done.clear();
+        head_ = 0;
+        filled_[(current_ & mask) / 64] &= ~(std::uint64_t{1} << (current_ % 64));
+        const std::uint64_t next = next_filled();
+        current_ = next != none ? next : slot_of(later_.front().time);
+        while (!later_.empty() && slot_of(later_.front().time) < current_ + slots) {
+            const SimEvent e = later_.front();
+            std::pop_heap(later_.begin(), later_.end(), later);
+            later_.pop_back();
+            slots_[slot_of(e.time) & mask].push_back(e);
+            filled_[(slot_of(e.time) & mask) / 64] |= std::uint64_t{1} << (slot_of(e.time) % 64);
+        }
+        auto& slot = slots_[current_ & mask];
+        std::sort(slot.begin(), slot.end(), earlier);
     }
 
-    // Times are never negative, so two differ in bit 62 at most: buckets 0..63.
-    std::array<std::vector<SimEvent>, 64> buckets_;
-    std::uint64_t filled_ = 0;       // bit i: bucket i holds events (bucket 0's bit may stay set)
-    std::size_t head_ = 0;           // next event of bucket 0
+    std::array<std::vector<SimEvent>, slots> slots_;
+    std::array<std::uint64_t, slots / 64> filled_{};   // bit per slot: holds events (the current one's may stay set)
+    std::vector<SimEvent> later_;                      // heap, earliest on top: beyond the wheel
+    unsigned slot_bits_ = 11;                          // log2 of a slot's width in ps
+    std::uint64_t current_ = 0;                        // absolute slot number being taken out
+    std::size_t head_ = 0;                             // next event of the current slot
     std::size_t size_ = 0;
-    const SimEvent* peeked_ = nullptr;   // top() while bucket 0 is empty, until the next push or pop
-    std::int64_t base_ = 0;
+    const SimEvent* peeked_ = nullptr;                 // top() past the current slot, until the next push or pop
     std::uint64_t next_seq_ = 0;
-    std::int64_t now_ = 0;           // time of the last event taken out
+    std::int64_t now_ = 0;                             // time of the last event taken out
 };
 
 } // namespace evb::netsim

@@ -96,6 +96,10 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     }
     if (!routing.lft.empty() && routing.lft.size() != devices.size())
         throw std::invalid_argument("routing tables do not match the topology");
+    // Nearly every event lies within a full packet on the slowest link and a hop's latency.
+    std::int64_t span = 0;
+    for (const Port& p : ports_) span = std::max(span, p.mtu_wire_ps + link_ps_ + switch_ps_);
+    queue_.cover(span);
     req_words_.assign(words, 0);
     req_needs_.assign(std::size_t{words} * 64, 0);
     waiting_.assign((total_ports + 63) / 64, 0);
