@@ -102,6 +102,24 @@ TEST(SimTransport, ARunTooShortForAnEventSaysHowLongOneNeeds) {
     EXPECT_NEAR(doc["results"]["network"]["first_event_estimate_s"].get<double>(), 0.0108, 0.0001);
     // Every link busy from the start: the rates are near b_eff, not above it.
     EXPECT_GT(doc["results"]["system"]["per_node_in_gbps"].get<double>(), 90.0);
+    // ... and they are the start-up's, which the report says.
+    EXPECT_NE(r.out.find("# the byte rates count from 0 s, before the first events are built (about 0.0108 s): they include the start-up"),
+              std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("--warmup 11ms or more leaves it out"), std::string::npos) << r.out;
+    EXPECT_TRUE(doc["results"]["network"]["start_up_in_window"].get<bool>());
+}
+
+// With the warm-up past the first credit cycle, the rates are the steady state's: no start-up note.
+TEST(SimTransport, AWarmupPastTheFirstEventsLeavesTheStartUpOut) {
+    auto r = run_command(evbench_binary() + " --transport sim --nodes 8 --credits 16 --fragment-size 1MiB --duration 30ms --warmup 11ms --quiet --json " +
+                             temp_path("steady.json"),
+                         120);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.find("start-up"), std::string::npos) << r.out;
+    auto doc = nlohmann::json::parse(read_file(temp_path("steady.json")));
+    EXPECT_FALSE(doc["results"]["network"]["start_up_in_window"].get<bool>());
+    EXPECT_GT(doc["results"]["system"]["events_built"].get<int>(), 0);
+    expect_link_rates_within_b_eff(doc, "steady run");
 }
 
 // Listing 3.3 falls out of the real units: for every BU and event, the fragment requests go to
