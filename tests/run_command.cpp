@@ -76,8 +76,14 @@ CommandResult run_command(const std::string& command, double hang_guard_s) {
 }
 
 nlohmann::json run_evbench_json(const std::string& args, const std::string& name, double hang_guard_s) {
+    std::string report;
+    return run_evbench_json(args, name, report, hang_guard_s);
+}
+
+nlohmann::json run_evbench_json(const std::string& args, const std::string& name, std::string& report, double hang_guard_s) {
     std::string json = temp_path(name + ".json");
     auto r = run_command(evbench_binary() + " " + args + " --quiet --json " + json, hang_guard_s);
+    report = r.out;
     EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
     if (r.exit_code != 0) return {};
     auto doc = nlohmann::json::parse(read_file(json));

@@ -21,6 +21,8 @@ std::string read_file(const std::string& path);   // empty if missing
 // a failed expectation when it exits non-zero.
 // For a simulated run, also checks that no node's byte rate exceeds the link's effective bandwidth.
 nlohmann::json run_evbench_json(const std::string& args, const std::string& name, double hang_guard_s = 300);
+// The same, with what the run printed (its report) in `report`.
+nlohmann::json run_evbench_json(const std::string& args, const std::string& name, std::string& report, double hang_guard_s = 300);
 // A simulated run's byte rates (what crossed the links, per packet) can never exceed b_eff (eq. 2.14).
 void expect_link_rates_within_b_eff(const nlohmann::json& doc, const std::string& what);
 
