@@ -4,10 +4,13 @@
 #include "bootstrap.hpp"
 #include "run_command.hpp"
 #include "socket_util.hpp"
+#include "world.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <set>
 #include <thread>
 
 using namespace evb;
@@ -67,4 +70,24 @@ TEST(Bootstrap, AnIdlePollReadsNoSocket) {
     for (auto at = text.find("recvfrom("); at != std::string::npos; at = text.find("recvfrom(", at + 1)) ++calls;
     EXPECT_GT(calls, 0u) << "strace saw no recvfrom at all";
     EXPECT_LT(calls, std::size_t{idle_polls}) << "rank 0 read its links on idle polls";
+}
+
+// A port derived from the job key must lie below the ephemeral ports, where an outgoing
+// connection of any other program may already hold it (a CI run failed with "cannot listen on
+// 127.0.0.1:35810: Address already in use"), and still differ between concurrent jobs.
+TEST(Bootstrap, ADerivedPortLiesBelowTheEphemeralPortsAndDiffersPerJob) {
+    int ephemeral_first = 32768;   // Linux's default, when /proc does not say
+    std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> ephemeral_first;
+    std::set<int> ports;
+    const int jobs = 4000;
+    for (int j = 0; j < jobs; ++j) {
+        const std::string endpoint = bootstrap_endpoint("", World{0, 4, "mpirun", true, "ompi." + std::to_string(j)});
+        ASSERT_EQ(endpoint.rfind("127.0.0.1:", 0), 0u) << endpoint;
+        const int port = std::stoi(endpoint.substr(endpoint.find(':') + 1));
+        ASSERT_GE(port, 1024) << endpoint;
+        ASSERT_LT(port, ephemeral_first) << endpoint << " is inside ip_local_port_range";
+        ports.insert(port);
+    }
+    // 4000 keys over 12768 ports: a good hash leaves about 3450 distinct; a constant would leave 1.
+    EXPECT_GT(ports.size(), 3000u);
 }

@@ -169,6 +169,13 @@ TEST(IbnetdiscoverFormat, BrokenDumpsGetOneLineWithFileLineAndReason) {
          "fabric.txt:4: adapter \"H-0a\" has 2 cabled ports; evbench simulates one port per host"},
         {sw + links + ca_a + "Ca 1 \"H-0b\" # \"b\"\n[1](c) \"S-01\"[2] # lid 1 lmc 0 \"sw\" lid 3\n", "LID 1 is used by both a and b"},
         {sw + links + ca_a + "Ca 1 \"H-0b\" # \"b\"\n[1](c) \"S-01\"[2]\n", "fabric.txt:6: \"H-0b\" has no LID while earlier nodes have one"},
+        // Numbers wider than their field are refused, not cut to it (4294967297 would be LID or port 1).
+        {sw + links + ca_a + "Ca 1 \"H-0b\" # \"b\"\n[1](c) \"S-01\"[2] # lid 4294967298 lmc 0 \"sw\" lid 3 4xEDR\n",
+         "fabric.txt:7: number out of range in"},
+        {"Switch 4 \"S-01\" # \"sw\" base port 0 lid 4294967299 lmc 0\n", "fabric.txt:1: number out of range in"},
+        {sw + "[4294967297] \"H-0a\"[1]\n", "fabric.txt:2: number out of range in"},
+        {sw + "[1] \"H-0a\"[4294967297]\n", "fabric.txt:2: number out of range in"},
+        {"Switch 4294967300 \"S-01\"\n", "fabric.txt:1: number out of range in"},
     };
     for (const auto& c : cases) EXPECT_NE(error_of(c.text).find(c.expected), std::string::npos) << error_of(c.text) << "\n---\n" << c.text;
 }
@@ -236,6 +243,12 @@ TEST(LftDumpFormat, BrokenTablesNameFileLineAndReason) {
               std::string::npos);
     EXPECT_NE(error_for(good.substr(0, good.find("Unicast", 10))).find("no table for switch"), std::string::npos);
     EXPECT_NE(error_for("garbage\n").find("bad.lfts:1: not an ibroute/dump_lfts line: 'garbage'"), std::string::npos);
+    // A LID beyond 16 bits whose low 32 bits name a real LID (fuzz finding: it indexed the table
+    // with the full value and crashed), and a port beyond 8 bits, are refused with their line.
+    EXPECT_NE(error_for(replace("0x0002 002", "0x100000002 002")).find("bad.lfts:5: number out of range in '0x100000002 002"), std::string::npos)
+        << error_for(replace("0x0002 002", "0x100000002 002"));
+    EXPECT_NE(error_for(replace("0x0002 002", "0x0002 4294967298")).find("bad.lfts:5: number out of range in"), std::string::npos)
+        << error_for(replace("0x0002 002", "0x0002 4294967298"));
 }
 
 TEST(HostOrder, NaturalOrderAndCablingOrderRestoresAConflictFreeShift) {

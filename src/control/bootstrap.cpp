@@ -16,7 +16,14 @@ Bootstrap::Bootstrap(const World& world, const std::string& endpoint, int inheri
     : world_(world), timeout_(timeout), links_(world.rank == 0 ? world.size : 1) {
     auto [host, port] = split_host_port(endpoint);
     if (world.rank == 0) {
-        int lfd = inherited_fd >= 0 ? inherited_fd : listen_on(world.single_host ? host : "0.0.0.0", port, static_cast<int>(world.size) + 16);
+        int lfd = inherited_fd;
+        if (lfd < 0) {
+            try {
+                lfd = listen_on(world.single_host ? host : "0.0.0.0", port, static_cast<int>(world.size) + 16);
+            } catch (const std::exception& e) {
+                throw std::runtime_error(std::string(e.what()) + " (another job or program holds it: give --bootstrap HOST:PORT or set EVBENCH_BOOTSTRAP)");
+            }
+        }
         Picoseconds deadline = steady_now() + timeout;
         for (std::uint32_t joined = 1; joined < world.size;) {
             int fd = accept_within(lfd, deadline - steady_now());

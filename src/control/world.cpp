@@ -101,8 +101,11 @@ std::optional<World> detect_world() {
 std::string bootstrap_endpoint(const std::string& flag, const World& world) {
     if (!flag.empty()) return flag;
     if (const char* e = env("EVBENCH_BOOTSTRAP")) return e;
-    // A port per job, so concurrent jobs on shared nodes do not collide.
-    int port = 20000 + static_cast<int>(mix64(std::hash<std::string>{}(world.job_key)) % 30000);
+    // A port per job, so concurrent jobs on shared nodes do not collide. Below 32768, where
+    // Linux's ephemeral ports start by default (ip_local_port_range 32768..60999): inside that
+    // range any outgoing connection on the node may hold the port (seen in CI). Every rank must
+    // derive the same port, so the range is fixed rather than read from each host's /proc.
+    int port = bootstrap_ports_first + static_cast<int>(mix64(std::hash<std::string>{}(world.job_key)) % (bootstrap_ports_end - bootstrap_ports_first));
     if (world.single_host) return "127.0.0.1:" + std::to_string(port);
     if (world.launcher == "srun") {
         std::string host = first_slurm_host();

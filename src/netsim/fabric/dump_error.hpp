@@ -1,6 +1,7 @@
 // A fault in a file a user gave us (a topology or routing dump): "FILE:LINE: reason". It is an
 // std::invalid_argument, so every command reports it as one line and exits 2.
 #pragma once
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -23,5 +24,14 @@ private:
         return text;
     }
 };
+
+// A dump's number that must fit its field (a LID in 16 bits, a port in 8): beyond `max` it is
+// std::out_of_range like any number too long for stoul, never cut to the field's width, where
+// 0x100000001 would become LID 1.
+inline std::uint32_t dump_number(const std::string& digits, std::uint32_t max, int base = 10) {
+    unsigned long value = std::stoul(digits, nullptr, base);
+    if (value > max) throw std::out_of_range(digits);
+    return static_cast<std::uint32_t>(value);
+}
 
 } // namespace evb::netsim

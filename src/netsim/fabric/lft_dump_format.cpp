@@ -62,12 +62,12 @@ struct Reader {
                 } else if (std::regex_match(line, m, entry)) {
                     if (sw == UINT32_MAX) fail("an LFT entry outside a 'Unicast lids ... of switch' block");
                     ++listed;
-                    unsigned long lid = std::stoul(m[1], nullptr, 16), port = std::stoul(m[2]);
+                    std::uint32_t lid = dump_number(m[1], 0xFFFF, 16), port = dump_number(m[2], 0xFF);
                     const Device& d = t.device(sw);
                     if (port > d.ports.size())
                         fail("LFT of " + d.name + " sends LID " + std::to_string(lid) + " to port " + std::to_string(port) + "; the switch has ports 1.." +
                              std::to_string(d.ports.size()));
-                    auto dst = t.device_by_lid(static_cast<std::uint32_t>(lid));
+                    auto dst = t.device_by_lid(lid);
                     if (!dst) continue;   // a LID the topology does not hold (a router, a stale entry): never used
                     if (port == 0) {
                         if (*dst != sw) fail("LFT of " + d.name + " sends LID " + std::to_string(lid) + " (" + t.device(*dst).name + ") to port 0, the switch itself");
@@ -77,7 +77,7 @@ struct Reader {
                         fail("LFT of " + d.name + " sends LID " + std::to_string(lid) + " (" + t.device(*dst).name + ") to port " + std::to_string(port) +
                              ", which is not cabled");
                     routing.lft[sw][lid] = static_cast<std::uint16_t>(port - 1);
-                    entry_at[{sw, static_cast<std::uint32_t>(lid)}] = {file, line_no};
+                    entry_at[{sw, lid}] = {file, line_no};
                 } else if (std::regex_match(line, m, trailer)) {
                     if (sw == UINT32_MAX) fail("'lids dumped' outside a table");
                     if (std::stoul(m[1]) != listed)
