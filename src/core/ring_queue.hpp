@@ -19,7 +19,9 @@ public:
     bool empty() const { return head_ == tail_; }
     std::size_t size() const { return tail_ - head_; }
     T& front() { return items_[head_ & (items_.size() - 1)]; }
+    const T& front() const { return items_[head_ & (items_.size() - 1)]; }
     T& at(std::size_t i) { return items_[(head_ + i) & (items_.size() - 1)]; }   // i < size()
+    const T& at(std::size_t i) const { return items_[(head_ + i) & (items_.size() - 1)]; }
     void pop() { ++head_; }
     void push(const T& v) {
         if (size() == items_.size()) grow();

@@ -163,7 +163,7 @@ void FabricSim::verify_quiescent() const {
     for (std::uint32_t i = 0; i < outputs_.size(); ++i) {
         if (vl_of(i) >= vls_ || ports_[port_of(i)].peer == none) continue;
         std::int64_t c = outputs_[i].credits;
-        for (std::size_t r = outputs_[i].head; r < outputs_[i].ramps.size(); ++r) c += outputs_[i].ramps[r].blocks;
+        for (std::size_t r = 0; r < outputs_[i].ramps.size(); ++r) c += outputs_[i].ramps.at(r).blocks;
         if (c != capacity_)
             check_failed("port " + std::to_string(port_of(i)) + " VL " + std::to_string(vl_of(i)) + " ends with " +
                          std::to_string(c) + " of " + std::to_string(capacity_) + " credits: flits lost or duplicated");
@@ -339,12 +339,7 @@ void FabricSim::deliver_at(std::uint32_t pk, std::int64_t at) {
         return;
     }
     count_arrived(p.dst_host, now_ - 1);   // what is past: the queue holds what is on the host's link
-    ArrivingQueue& a = arriving_[p.dst_host];
-    if (a.head >= 16 && 2 * a.head >= a.packets.size()) {   // a busy link is never empty: drop the counted front
-        a.packets.erase(a.packets.begin(), a.packets.begin() + static_cast<std::ptrdiff_t>(a.head));
-        a.head = 0;
-    }
-    a.packets.push_back(Arriving{at, at - p.created, p.payload});   // freed once sent (on_tx_done)
+    arriving_[p.dst_host].push(Arriving{at, at - p.created, p.payload});   // the packet is freed once sent (on_tx_done)
 }
 
 void FabricSim::count_arrived() const {
@@ -354,10 +349,9 @@ void FabricSim::count_arrived() const {
 }
 
 void FabricSim::count_arrived(std::uint32_t h, std::int64_t until) const {
-    ArrivingQueue& a = arriving_[h];
-    for (; a.head < a.packets.size() && a.packets[a.head].at <= until; ++a.head) {
-        host_stats_[h].rx_payload += a.packets[a.head].payload;
-        packet_latency_.record(Picoseconds(a.packets[a.head].latency));
+    for (RingQueue<Arriving>& a = arriving_[h]; !a.empty() && a.front().at <= until; a.pop()) {
+        host_stats_[h].rx_payload += a.front().payload;
+        packet_latency_.record(Picoseconds(a.front().latency));
     }
 }
 
@@ -665,29 +659,16 @@ std::int64_t FabricSim::packet_done(std::uint32_t out, std::uint32_t pk, std::in
 
 std::int64_t FabricSim::folded_credits(std::uint32_t out, std::uint32_t vl, std::int64_t t) {
     OutputVl& rq = outputs_[queue_index(out, vl)];
-    while (rq.head < rq.ramps.size()) {   // fold ramps that are complete
-        const Ramp& r = rq.ramps[rq.head];
-        if (r.base + r.total > t) break;
-        rq.credits += r.blocks;
-        ++rq.head;
-    }
-    if (rq.head == rq.ramps.size()) {
-        rq.ramps.clear();
-        rq.head = 0;
-    } else if (rq.head >= 32 && 2 * rq.head >= rq.ramps.size()) {
-        // A link that never idles never empties its queue: drop the folded front in place, so
-        // the queue holds the credits in flight, not one entry per packet of the whole run.
-        rq.ramps.erase(rq.ramps.begin(), rq.ramps.begin() + static_cast<std::ptrdiff_t>(rq.head));
-        rq.head = 0;
-    }
+    for (; !rq.ramps.empty() && rq.ramps.front().base + rq.ramps.front().total <= t; rq.ramps.pop())   // fold ramps that are complete
+        rq.credits += rq.ramps.front().blocks;
     return rq.credits;
 }
 
 std::int64_t FabricSim::partial_credits(std::uint32_t out, std::uint32_t vl, std::int64_t t) const {
     const OutputVl& rq = outputs_[queue_index(out, vl)];
     std::int64_t partial = 0;
-    for (std::size_t k = rq.head; k < rq.ramps.size(); ++k) {
-        const Ramp& r = rq.ramps[k];
+    for (std::size_t k = 0; k < rq.ramps.size(); ++k) {
+        const Ramp& r = rq.ramps.at(k);
         if (t < r.base + r.step) break;
         partial += std::min<std::int64_t>(r.blocks - 1, (t - r.base) / r.step);
     }
@@ -702,7 +683,7 @@ std::size_t FabricSim::ramp_entries() const {
 
 std::size_t FabricSim::arriving_entries() const {
     std::size_t n = 0;
-    for (const auto& a : arriving_) n += a.packets.size();
+    for (const auto& a : arriving_) n += a.size();
     return n;
 }
 
@@ -710,8 +691,8 @@ std::int64_t FabricSim::time_credits_reach(std::uint32_t out, std::uint32_t vl, 
     const std::size_t i = queue_index(out, vl);
     const OutputVl& rq = outputs_[i];
     std::int64_t have = rq.credits;
-    for (std::size_t k = rq.head; k < rq.ramps.size(); ++k) {
-        const Ramp& r = rq.ramps[k];
+    for (std::size_t k = 0; k < rq.ramps.size(); ++k) {
+        const Ramp& r = rq.ramps.at(k);
         if (have + r.blocks >= need) {
             std::int64_t missing = need - have;   // 1..blocks
             return std::max(now_ + 1, r.base + (r.total == 0 ? 0 : std::min(missing * r.step, r.total)));
@@ -726,10 +707,10 @@ void FabricSim::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t 
     const std::uint32_t out = ports_[in].peer;
     const std::size_t i = queue_index(out, vl);
     OutputVl& rq = outputs_[i];
-    rq.ramps.push_back(Ramp{base, total, step, blocks});
+    rq.ramps.push(Ramp{base, total, step, blocks});
     if (options_.checks) {
         std::int64_t held = rq.credits;
-        for (std::size_t k = rq.head; k < rq.ramps.size(); ++k) held += rq.ramps[k].blocks;
+        for (std::size_t k = 0; k < rq.ramps.size(); ++k) held += rq.ramps.at(k).blocks;
         if (held > capacity_)
             check_failed("port " + std::to_string(out) + " VL " + std::to_string(vl) + " would hold " +
                          std::to_string(held) + " credits for a buffer of " + std::to_string(capacity_));
@@ -743,8 +724,8 @@ void FabricSim::take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t 
     folded_credits(out, vl, now_);
     // Blocks of a ramp still in progress but already returned are moved into the counter.
     OutputVl& rq = outputs_[i];
-    while (rq.credits < blocks && rq.head < rq.ramps.size()) {
-        Ramp& r = rq.ramps[rq.head];
+    while (rq.credits < blocks && !rq.ramps.empty()) {
+        Ramp& r = rq.ramps.front();
         if (now_ < r.base + r.step) break;
         std::int64_t done = std::min<std::int64_t>(r.blocks - 1, (now_ - r.base) / r.step);
         if (done <= 0) break;

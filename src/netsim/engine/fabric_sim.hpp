@@ -16,6 +16,7 @@
 #include "ib_params.hpp"
 #include "latency_histogram.hpp"
 #include "fabric_options.hpp"
+#include "ring_queue.hpp"
 #include "routing.hpp"
 
 #include <cstdint>
@@ -175,11 +176,12 @@ private:
     };
     // An output's state per VL, on one cache line: its credits for the peer's input buffer (the
     // counter as of the last fold, and the ramps of credits coming back) and its round robin.
+    // The ramps are a ring: a link that never idles keeps its few ramps in flight on the same
+    // cache lines, where a vector slid through memory and was shifted back now and then.
     struct OutputVl {
         std::int64_t credits = 0;
-        std::uint32_t head = 0;                 // first ramp not yet folded
         std::uint32_t last_granted = UINT32_MAX;
-        std::vector<Ramp> ramps;
+        RingQueue<Ramp> ramps{0};
     };
     struct QueueEntry {
         std::uint32_t packet;
@@ -340,11 +342,7 @@ private:
         std::int64_t at, latency;
         std::uint32_t payload;
     };
-    struct ArrivingQueue {
-        std::vector<Arriving> packets;
-        std::size_t head = 0;
-    };
-    mutable std::vector<ArrivingQueue> arriving_;   // per host
+    mutable std::vector<RingQueue<Arriving>> arriving_;   // per host
     mutable std::vector<SimHostStats> host_stats_;
     mutable LatencyHistogram packet_latency_;
     LatencyHistogram message_latency_;
