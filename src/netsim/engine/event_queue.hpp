@@ -96,8 +96,10 @@ private:
                      static_cast<unsigned>(kind), static_cast<long long>(time), static_cast<long long>(now_));
         std::abort();
     }
-    static bool earlier(const SimEvent& x, const SimEvent& y) { return x.time < y.time || (x.time == y.time && x.seq < y.seq); }
-    static bool later(const SimEvent& x, const SimEvent& y) { return earlier(y, x); }
+    // Function objects, not functions: std::sort and the heap then inline them (through a
+    // function pointer every comparison was a call).
+    static constexpr auto earlier = [](const SimEvent& x, const SimEvent& y) { return x.time < y.time || (x.time == y.time && x.seq < y.seq); };
+    static constexpr auto later = [](const SimEvent& x, const SimEvent& y) { return earlier(y, x); };
     std::uint64_t slot_of(std::int64_t time) const { return static_cast<std::uint64_t>(time) >> slot_bits_; }
     // Into slot `s` (absolute, within the wheel, not the one being taken out), unsorted.
     void append(const SimEvent& e, std::uint64_t s) {
