@@ -176,6 +176,10 @@ TEST(IbnetdiscoverFormat, BrokenDumpsGetOneLineWithFileLineAndReason) {
         {sw + "[4294967297] \"H-0a\"[1]\n", "fabric.txt:2: number out of range in"},
         {sw + "[1] \"H-0a\"[4294967297]\n", "fabric.txt:2: number out of range in"},
         {"Switch 4294967300 \"S-01\"\n", "fabric.txt:1: number out of range in"},
+        // Within 32 bits, the field's own check names what is wrong.
+        {"Switch 300 \"S-01\"\n", "fabric.txt:1: a node has 1..254 ports (got 300)"},
+        {sw + "[300] \"H-0a\"[1]\n", "fabric.txt:2: port 300 of \"S-01\", which has ports 1..4"},
+        {sw + links + ca_a + "Ca 1 \"H-0b\" # \"b\"\n[1](c) \"S-01\"[2] # lid 70000 lmc 0 \"sw\" lid 3 4xEDR\n", "no valid unicast LID (70000)"},
     };
     for (const auto& c : cases) EXPECT_NE(error_of(c.text).find(c.expected), std::string::npos) << error_of(c.text) << "\n---\n" << c.text;
 }

@@ -105,7 +105,8 @@ std::string bootstrap_endpoint(const std::string& flag, const World& world) {
     // Linux's ephemeral ports start by default (ip_local_port_range 32768..60999): inside that
     // range any outgoing connection on the node may hold the port (seen in CI). Every rank must
     // derive the same port, so the range is fixed rather than read from each host's /proc.
-    int port = bootstrap_ports_first + static_cast<int>(mix64(std::hash<std::string>{}(world.job_key)) % (bootstrap_ports_end - bootstrap_ports_first));
+    constexpr int first_port = 20000, end_port = 32768;
+    int port = first_port + static_cast<int>(mix64(std::hash<std::string>{}(world.job_key)) % (end_port - first_port));
     if (world.single_host) return "127.0.0.1:" + std::to_string(port);
     if (world.launcher == "srun") {
         std::string host = first_slurm_host();

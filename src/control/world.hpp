@@ -24,8 +24,4 @@ std::optional<World> detect_world();
 // host or Slurm) a host plus a port derived from the job. Throws ConfigError if it cannot tell.
 std::string bootstrap_endpoint(const std::string& flag, const World& world);
 
-// The ports a derived endpoint uses: [first, end), below Linux's default ephemeral ports.
-constexpr int bootstrap_ports_first = 20000;
-constexpr int bootstrap_ports_end = 32768;
-
 } // namespace evb

@@ -25,10 +25,11 @@ private:
     }
 };
 
-// A dump's number that must fit its field (a LID in 16 bits, a port in 8): beyond `max` it is
-// std::out_of_range like any number too long for stoul, never cut to the field's width, where
-// 0x100000001 would become LID 1.
-inline std::uint32_t dump_number(const std::string& digits, std::uint32_t max, int base = 10) {
+// A dump's number, never cut to 32 bits (0x100000001 would become LID 1): beyond `max` it is
+// std::out_of_range like any number too long for stoul. Fields that a later check bounds with
+// a clearer message (a port against its node's count, a LID against the unicast range) keep
+// the default; an LFT's LID, which indexes the table, must fit 16 bits.
+inline std::uint32_t dump_number(const std::string& digits, int base = 10, std::uint32_t max = UINT32_MAX) {
     unsigned long value = std::stoul(digits, nullptr, base);
     if (value > max) throw std::out_of_range(digits);
     return static_cast<std::uint32_t>(value);

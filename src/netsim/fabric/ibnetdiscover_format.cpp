@@ -82,14 +82,14 @@ Records parse_records(std::istream& in, const std::string& file) {
                 if (m[1] == "Rt") fail("routers are not supported");
                 NodeRecord n;
                 n.kind = m[1] == "Switch" ? DeviceKind::switch_ : DeviceKind::host;
-                n.port_count = dump_number(m[2], 0xFF);
+                n.port_count = dump_number(m[2]);
                 if (n.port_count == 0 || n.port_count > 254) fail("a node has 1..254 ports (got " + m[2].str() + ")");
                 n.id = m[3];
                 if (n.id.empty()) fail("empty node id");
                 n.description = m[4];
                 std::string rest = m[5];
                 std::smatch lm;
-                if (n.kind == DeviceKind::switch_ && std::regex_search(rest, lm, lid_in)) n.lid = dump_number(lm[1], 0xFFFF);
+                if (n.kind == DeviceKind::switch_ && std::regex_search(rest, lm, lid_in)) n.lid = dump_number(lm[1]);
                 n.guid = pending_guid ? pending_guid : guid_in_id(n.id).value_or(0);
                 pending_guid = 0;
                 n.line = line_no;
@@ -100,9 +100,9 @@ Records parse_records(std::istream& in, const std::string& file) {
                 if (nodes.empty()) fail("a port line before any Switch or Ca line");
                 NodeRecord& n = nodes.back();
                 PortLine p;
-                p.port = dump_number(m[1], 0xFF);
+                p.port = dump_number(m[1]);
                 p.remote_id = m[3];
-                p.remote_port = dump_number(m[4], 0xFF);
+                p.remote_port = dump_number(m[4]);
                 p.line = line_no;
                 std::string comment = m[6];
                 std::smatch cm;
@@ -111,7 +111,7 @@ Records parse_records(std::istream& in, const std::string& file) {
                     if (!link_data_gbps(p.link_kind))
                         fail("link '" + p.link_kind + "': not " + link_kind_expected());
                 }
-                if (n.kind == DeviceKind::host && std::regex_search(comment, cm, own_lid)) p.own_lid = dump_number(cm[1], 0xFFFF);
+                if (n.kind == DeviceKind::host && std::regex_search(comment, cm, own_lid)) p.own_lid = dump_number(cm[1]);
                 if (p.port == 0 || p.port > n.port_count)
                     fail("port " + std::to_string(p.port) + " of \"" + n.id + "\", which has ports 1.." + std::to_string(n.port_count));
                 if (n.ports.count(p.port)) fail("port " + std::to_string(p.port) + " of \"" + n.id + "\" is listed twice");

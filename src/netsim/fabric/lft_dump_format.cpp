@@ -62,7 +62,7 @@ struct Reader {
                 } else if (std::regex_match(line, m, entry)) {
                     if (sw == UINT32_MAX) fail("an LFT entry outside a 'Unicast lids ... of switch' block");
                     ++listed;
-                    std::uint32_t lid = dump_number(m[1], 0xFFFF, 16), port = dump_number(m[2], 0xFF);
+                    std::uint32_t lid = dump_number(m[1], 16, 0xFFFF), port = dump_number(m[2]);
                     const Device& d = t.device(sw);
                     if (port > d.ports.size())
                         fail("LFT of " + d.name + " sends LID " + std::to_string(lid) + " to port " + std::to_string(port) + "; the switch has ports 1.." +
