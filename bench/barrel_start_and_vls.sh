@@ -30,25 +30,10 @@ for variant in "--traffic-vls 1 --barrel-start own" "--traffic-vls 4 --barrel-st
 done >> "$points"
 python3 launch/scan.py --out "$out" --points "$points" -- --transport sim --k 16 --mode packet --duration "$duration" --warmup "$warmup" || true
 python3 - "$out" <<'PY'
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-def arg(p, name):
-    return p[p.index(name) + 1] if name in p else ""
-def rx(r):
-    return r["results"]["network"]["fabric_rx_gbps"]["avg"] if r.get("exit_code") == 0 else float("nan")
-# A point whose window starts before its first events are built measures the start-up (every
-# credit begun at once), not the steady state: its cell gets a '*'.
-start_up = set()
-def cell(r):
-    if r is None:
-        return f"{float('nan'):8.2f} "
-    if r.get("exit_code") == 0 and r["results"]["network"].get("start_up_in_window"):
-        start_up.add(1)
-        return f"{rx(r):8.2f}*"
-    return f"{rx(r):8.2f} "
-def footnote():
-    if start_up:
-        print("* start-up window: it begins before the first events are built; the steady state is lower (README, 'Start-up and steady state'; a --warmup past the first events leaves it out)")
+import sys
+sys.path.insert(0, "bench")
+from sim_points import arg, cell, footnote, load_rows
+rows = load_rows(sys.argv[1])
 cols = [("16", "1"), ("16", "8"), ("1", "8"), ("1", "1")]
 for title, kind in (("fig. 3.17: k=16 tree, h hosts on every leaf", "--hosts-per-leaf"), ("fig. 3.18: k=16 tree, L whole leaves", "--leaves")):
     print(f"\n{title}\n{'nodes':>6} {'VLs':>4} {'start':>10} " + " ".join(f"{c}c/{p}p".rjust(8) for c, p in cols) + "   (fabric rx Gb/s per node)")
