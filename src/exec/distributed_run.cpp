@@ -7,17 +7,25 @@
 #include "rank_placement.hpp"
 #include "reactor.hpp"
 #include "run_deadline.hpp"
+#include "stall_watchdog.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 
 namespace evb {
 namespace {
 
 const Picoseconds setup_timeout = Picoseconds::from_seconds(30);
+// A loop that has not turned for the grace period, or for this long when that is shorter, is
+// stuck in its transport; after the loop, gathering gets the grace period and closing the
+// transport this allowance (ofi drains for 2 s at most).
+const Picoseconds stall_limit_floor = Picoseconds::from_seconds(5);
+const Picoseconds closing_allowance = Picoseconds::from_seconds(10);
 
 nlohmann::json progress_record(const NodeStats& s) {
     return {{"type", "progress"}, {"bytes_in", s.bytes_in}, {"bytes_out", s.bytes_out},
@@ -74,6 +82,8 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     // the same reason each node is declared before its transport.
     std::vector<std::unique_ptr<MemoryPool>> pools;
     std::unique_ptr<Node> node_owner;
+    // Declared before the transport, so it still watches while the transport closes.
+    std::optional<StallWatchdog> watchdog;
     const std::uint32_t first_endpoint = layout.first_endpoint_of(world.rank), endpoint_count = layout.endpoints_of(world.rank);
     auto transport = make_transport(listen_host, first_endpoint, layout.endpoints());
     // Placement before the pools exist, so their pages are born on the chosen node; every rank's
@@ -216,8 +226,10 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     const double started_unix_s = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     const CpuTime cpu_at_start = process_cpu_time();
     for (auto& t : extra) t->go(origin);
+    watchdog.emplace(world.rank, transport->describe(), std::max(config.grace, stall_limit_floor), config.grace + closing_allowance);
     node.start();
     while (!finish && !failure) {
+        watchdog->beat();
         now = steady_now() - origin;
         std::size_t work = reactor.run_once(now);
         if (node.failure()) {
@@ -288,6 +300,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
         }
         if (work == 0 && !finish) reactor.wait(std::min(control_period, reactor.next_timer() - now));
     }
+    watchdog->ending();
     node.stop();
     for (auto& t : extra) t->stop();
     NodeStats rank_stats = node.stats();
