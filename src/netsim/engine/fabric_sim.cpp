@@ -104,6 +104,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     req_needs_.assign(std::size_t{words} * 64, 0);
     waiting_.assign((total_ports + 63) / 64, 0);
     xmit_wait_ps_.assign(total_ports, 0);
+    wait_since_.assign(total_ports, 0);
     outputs_.resize(std::size_t{total_ports} << vl_shift_);
     for (auto& o : outputs_) o.credits = capacity_;
     queues_.resize(std::size_t{total_ports} << vl_shift_);
@@ -148,10 +149,10 @@ void FabricSim::run(SimApp& app, Picoseconds until) {
     }
     running_ = false;
     if (!queue_.empty()) now_ = until.count();
-    for (auto& p : ports_)   // close open stall intervals
-        if (p.wait_since >= 0) {
-            xmit_wait_ps_[static_cast<std::size_t>(&p - ports_.data())] += now_ - p.wait_since;
-            p.wait_since = now_;
+    for (std::size_t out = 0; out < ports_.size(); ++out)   // close open stall intervals
+        if (is_waiting(out)) {
+            xmit_wait_ps_[out] += now_ - wait_since_[out];
+            wait_since_[out] = now_;
         }
     app_ = nullptr;
 }
@@ -317,6 +318,7 @@ void FabricSim::on_tx_done(std::uint32_t out) {
         return;
     }
     o.transmitting = false;
+    o.busy_until = -1;
     if (options_.mode == SimMode::packet && !p.last_of_message && o.peer_host != none) {   // see deliver_at
         free_packets_.push_back(o.cur_packet);
         --live_packets_;
@@ -379,7 +381,10 @@ void FabricSim::deliver_packet(std::uint32_t pk) {
 void FabricSim::make_head_ready(std::uint32_t q) {
     const InputQueue& iq = queues_[q];
     const QueueEntry& e = iq.ring[iq.head];
-    if (e.ready > now_) {
+    // An output sending until the head is ready next arbitrates once that packet is done, at the
+    // end of its instant: asking now is asking in time, and saves an event (packet mode, where
+    // that instant is known; a tie with `ready` still counts, as both fall in one instant).
+    if (e.ready > now_ && !(ports_[e.out].transmitting && ports_[e.out].busy_until >= e.ready)) {
         queue_.push(e.ready, head_ready, q);
         return;
     }
@@ -486,8 +491,8 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
         std::int64_t t = time_credits_reach(out, vl, min_need);
         if (t >= 0 && (earliest < 0 || t < earliest)) earliest = t;
     }
-    if (o.wait_since < 0) {
-        o.wait_since = now_;
+    if (!is_waiting(out)) {
+        wait_since_[out] = now_;
         waiting_[out / 64] |= std::uint64_t{1} << (out % 64);
     }
     if (earliest >= 0 && (o.wake_at < 0 || earliest < o.wake_at)) {
@@ -551,9 +556,8 @@ void FabricSim::grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t r
 
 void FabricSim::start_packet(std::uint32_t out) {
     Port& o = ports_[out];
-    if (o.wait_since >= 0) {
-        xmit_wait_ps_[out] += now_ - o.wait_since;
-        o.wait_since = -1;
+    if (is_waiting(out)) {
+        xmit_wait_ps_[out] += now_ - wait_since_[out];
         waiting_[out / 64] &= ~(std::uint64_t{1} << (out % 64));
     }
     o.transmitting = true;
@@ -584,6 +588,7 @@ void FabricSim::send_chunk(std::uint32_t out) {
     // Flits leave the input buffer, and reach the next hop, at the link's pace or the packet's.
     const std::int64_t step = done == now_ + wire ? o.flit_ps : std::max(o.flit_ps, (done - now_) / p.blocks);
     queue_.push(done, tx_done, out);
+    o.busy_until = done;
     if (o.peer_host != none) {
         // A packet into a host needs no event when its head arrives: the adapter sinks every flit
         // as it comes, so its credits come back as a ramp from then, and the packet is delivered
@@ -716,7 +721,7 @@ void FabricSim::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t 
                          std::to_string(held) + " credits for a buffer of " + std::to_string(capacity_));
     }
     // Wakes the output if it waits for credits (a bit per port: the port's own line stays cold).
-    if (waiting_[out / 64] >> (out % 64) & 1) arbitrate(out);
+    if (is_waiting(out)) arbitrate(out);
 }
 
 void FabricSim::take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t blocks) {

@@ -161,7 +161,8 @@ private:
         std::uint32_t cur_hop = 0;          // link index the packet is on
         std::uint32_t next_chunk = 0;
         std::uint32_t req_offset = 0, req_words = 0;   // switch ports: requester bitsets, per VL
-        std::int64_t wake_at = -1, wait_since = -1;
+        std::int64_t wake_at = -1;
+        std::int64_t busy_until = -1;       // packet mode, while transmitting: its tx_done
         double gbps = 0;                    // its link's data rate
         std::int64_t flit_ps = 0;           // a flit on its link
         std::int64_t mtu_wire_ps = 0, mtu_last_flit_ps = 0;   // a packet of a full MTU, and its last flit
@@ -287,6 +288,8 @@ private:
                         std::int64_t step = 1);
     void take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t blocks);
 
+    // Whether output `out` is idle with requesters, waiting for credits.
+    bool is_waiting(std::size_t out) const { return waiting_[out / 64] >> (out % 64) & 1; }
     // A switch output's requesters: a bitset of input ports and each one's need, per VL.
     std::uint64_t* req_bits(std::uint32_t out, std::uint32_t vl) { return &req_words_[ports_[out].req_offset + vl * ports_[out].req_words]; }
     std::uint32_t* req_needs(std::uint32_t out, std::uint32_t vl) { return &req_needs_[std::size_t{ports_[out].req_offset + vl * ports_[out].req_words} * 64]; }
@@ -328,6 +331,7 @@ private:
     std::vector<std::uint32_t> req_needs_;
     std::vector<std::int64_t> xmit_wait_ps_;      // per port: time with a packet ready but no credits
     std::vector<std::uint64_t> waiting_;         // bit per port: idle with requesters, waiting for credits
+    std::vector<std::int64_t> wait_since_;       // per port: since when, while its bit is set
     std::vector<std::uint32_t> dirty_;           // outputs to arbitrate at the end of this instant
     std::vector<std::uint32_t> dirty_batch_;
     std::vector<std::vector<Flow>> flows_;       // per (host, VL): destinations with messages, by index
