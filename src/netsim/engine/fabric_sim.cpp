@@ -457,6 +457,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
                 }
                 min_need = std::min(min_need, flows[f].need);
             }
+            outputs_[queue_index(out, vl)].least_need = min_need;
             std::int64_t t = time_credits_reach(out, vl, min_need);
             if (t >= 0 && (earliest < 0 || t < earliest)) earliest = t;
             continue;
@@ -488,6 +489,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
             }
             min_need = std::min(min_need, need);
         }
+        outputs_[queue_index(out, vl)].least_need = min_need;
         std::int64_t t = time_credits_reach(out, vl, min_need);
         if (t >= 0 && (earliest < 0 || t < earliest)) earliest = t;
     }
@@ -721,7 +723,21 @@ void FabricSim::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t 
                          std::to_string(held) + " credits for a buffer of " + std::to_string(capacity_));
     }
     // Wakes the output if it waits for credits (a bit per port: the port's own line stays cold).
-    if (is_waiting(out)) arbitrate(out);
+    if (is_waiting(out)) wake_earlier(out, vl);
+}
+
+// The ramp just queued starts after now, so a port waiting for credits can grant nothing yet:
+// arbitrating again would find what it found when it began to wait, but for this VL's wake time.
+// That is all that is computed here, from the smallest need that arbitration kept. A port marked
+// to arbitrate at the end of this instant (a new requester) does it in full then.
+void FabricSim::wake_earlier(std::uint32_t out, std::uint32_t vl) {
+    Port& o = ports_[out];
+    if (o.dirty || !(o.asking >> vl & 1)) return;
+    const std::int64_t t = time_credits_reach(out, vl, outputs_[queue_index(out, vl)].least_need);
+    if (t >= 0 && (o.wake_at < 0 || t < o.wake_at)) {
+        o.wake_at = t;
+        queue_.push(t, wake, out);
+    }
 }
 
 void FabricSim::take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t blocks) {

@@ -183,6 +183,7 @@ private:
     struct OutputVl {
         std::int64_t credits = 0;
         std::uint32_t last_granted = UINT32_MAX;
+        std::uint32_t least_need = 0;   // while the port waits: its requesters' smallest need on this VL
         RingQueue<Ramp> ramps{0};
     };
     struct QueueEntry {
@@ -287,6 +288,8 @@ private:
     void return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t base, std::uint32_t blocks, std::int64_t total = 0,
                         std::int64_t step = 1);
     void take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t blocks);
+    // Credits on their way to output `out`, which waits for credits: only its wake may move earlier.
+    void wake_earlier(std::uint32_t out, std::uint32_t vl);
 
     // Whether output `out` is idle with requesters, waiting for credits.
     bool is_waiting(std::size_t out) const { return waiting_[out / 64] >> (out % 64) & 1; }
