@@ -1,6 +1,7 @@
 // Pure pieces of the core: quantities with units, layout, histogram, fragment format, validation.
 #include "config.hpp"
 #include "fragment_format.hpp"
+#include "inline_ring.hpp"
 #include "latency_histogram.hpp"
 #include "layout.hpp"
 #include "memory_pool.hpp"
@@ -33,6 +34,31 @@ TEST(Quantity, SizesDurationsRates) {
     EXPECT_THROW(parse_duration("3 fortnights"), std::invalid_argument);
     EXPECT_DOUBLE_EQ(parse_rate_bps("100Gbps"), 100e9);
     EXPECT_EQ(format_size(1048576), "1MiB");
+}
+
+// The order out is the order in, across the ring's wrap and its move to the heap.
+TEST(InlineRing, KeepsFifoOrderInsideItselfAndAfterSpillingToTheHeap) {
+    InlineRing<int, 4> ring;
+    int next_in = 0, next_out = 0;
+    for (int round = 0; round < 10; ++round) {   // fill to 3, drain to 0: wraps, never spills
+        for (int i = 0; i < 3; ++i) ring.push(next_in++);
+        ASSERT_EQ(ring.size(), 3u);
+        EXPECT_EQ(ring.at(2), next_in - 1);
+        for (; !ring.empty(); ring.pop()) ASSERT_EQ(ring.front(), next_out++);
+    }
+    EXPECT_FALSE(ring.spilled());
+    ring.push(next_in++);
+    for (int i = 0; i < 4; ++i) ring.push(next_in++);   // the fifth item moves all to the heap
+    EXPECT_TRUE(ring.spilled());
+    ASSERT_EQ(ring.size(), 5u);
+    for (std::size_t i = 0; i < ring.size(); ++i) EXPECT_EQ(ring.at(i), next_out + static_cast<int>(i));
+    for (int i = 0; i < 40; ++i) ring.push(next_in++);
+    ring.front() += 1000;   // front() is the item itself
+    EXPECT_EQ(ring.front(), next_out + 1000);
+    ring.pop();
+    ++next_out;
+    for (; !ring.empty(); ring.pop()) ASSERT_EQ(ring.front(), next_out++);
+    EXPECT_EQ(next_out, next_in);
 }
 
 TEST(Layout, FoldedPpn1And2WithEmPlacement) {

@@ -219,6 +219,7 @@ TEST(NetsimEngine, ImpossibleModelParametersAreRefused) {
     refuse([](SimOptions& o) { o.ib.vls = 0; });
     refuse([](SimOptions& o) { o.ib.traffic_vls = 5; });
     refuse([](SimOptions& o) { o.ib.link_gbps = 0; });
+    refuse([](SimOptions& o) { o.ib.link_gbps = 0.02; });   // a 4 KiB packet takes 1.6 ms: past a credit ramp's 1 ms
     refuse([](SimOptions& o) {
         o.mode = SimMode::aggregated;
         o.aggregation = 0;

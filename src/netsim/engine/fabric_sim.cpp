@@ -87,6 +87,9 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
                 if (port.flit_ps <= 0)
                     throw std::invalid_argument("a flit of " + std::to_string(ib.flit_bytes) + " B at " + std::to_string(port.gbps) +
                                                 " Gb/s takes under half a picosecond: the model steps credits by flits");
+                if (port.mtu_wire_ps > max_ramp_ps)
+                    throw std::invalid_argument("a packet of " + std::to_string(mtu_wire_) + " B at " + std::to_string(port.gbps) +
+                                                " Gb/s takes over 1 ms: the model returns a packet's credits within 1 ms");
             }
             if (is_host) continue;   // a host's requesters are its flows
             port.req_words = (static_cast<std::uint32_t>(devices[d].ports.size()) + 63) / 64;
@@ -702,7 +705,7 @@ std::int64_t FabricSim::time_credits_reach(std::uint32_t out, std::uint32_t vl, 
         const Ramp& r = rq.ramps.at(k);
         if (have + r.blocks >= need) {
             std::int64_t missing = need - have;   // 1..blocks
-            return std::max(now_ + 1, r.base + (r.total == 0 ? 0 : std::min(missing * r.step, r.total)));
+            return std::max(now_ + 1, r.base + (r.total == 0 ? 0 : std::min<std::int64_t>(missing * r.step, r.total)));
         }
         have += r.blocks;
     }
@@ -713,8 +716,10 @@ void FabricSim::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t 
                                std::int64_t step) {
     const std::uint32_t out = ports_[in].peer;
     const std::size_t i = queue_index(out, vl);
+    if (total > max_ramp_ps || step > max_ramp_ps) check_failed("a credit ramp of " + std::to_string(total) + " ps");
+    folded_credits(out, vl, now_);   // room in the ring: ramps complete by now go to the counter
     OutputVl& rq = outputs_[i];
-    rq.ramps.push(Ramp{base, total, step, blocks});
+    rq.ramps.push(Ramp{base, static_cast<std::int32_t>(total), static_cast<std::int32_t>(step), blocks});
     if (options_.checks) {
         std::int64_t held = rq.credits;
         for (std::size_t k = 0; k < rq.ramps.size(); ++k) held += rq.ramps.at(k).blocks;
@@ -753,7 +758,7 @@ void FabricSim::take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t 
         rq.credits += done;
         r.blocks -= static_cast<std::uint32_t>(done);
         r.base += done * r.step;
-        r.total -= done * r.step;
+        r.total -= static_cast<std::int32_t>(done * r.step);
     }
     rq.credits -= blocks;
     if (rq.credits < 0) check_failed("credits of port " + std::to_string(out) + " VL " + std::to_string(vl) + " below zero");
