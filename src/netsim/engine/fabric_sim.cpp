@@ -321,7 +321,6 @@ void FabricSim::on_tx_done(std::uint32_t out) {
         return;
     }
     o.transmitting = false;
-    o.busy_until = -1;
     if (options_.mode == SimMode::packet && !p.last_of_message && o.peer_host != none) {   // see deliver_at
         free_packets_.push_back(o.cur_packet);
         --live_packets_;
@@ -384,10 +383,7 @@ void FabricSim::deliver_packet(std::uint32_t pk) {
 void FabricSim::make_head_ready(std::uint32_t q) {
     const InputQueue& iq = queues_[q];
     const QueueEntry& e = iq.ring[iq.head];
-    // An output sending until the head is ready next arbitrates once that packet is done, at the
-    // end of its instant: asking now is asking in time, and saves an event (packet mode, where
-    // that instant is known; a tie with `ready` still counts, as both fall in one instant).
-    if (e.ready > now_ && !(ports_[e.out].transmitting && ports_[e.out].busy_until >= e.ready)) {
+    if (e.ready > now_) {
         queue_.push(e.ready, head_ready, q);
         return;
     }
@@ -593,7 +589,6 @@ void FabricSim::send_chunk(std::uint32_t out) {
     // Flits leave the input buffer, and reach the next hop, at the link's pace or the packet's.
     const std::int64_t step = done == now_ + wire ? o.flit_ps : std::max(o.flit_ps, (done - now_) / p.blocks);
     queue_.push(done, tx_done, out);
-    o.busy_until = done;
     if (o.peer_host != none) {
         // A packet into a host needs no event when its head arrives: the adapter sinks every flit
         // as it comes, so its credits come back as a ramp from then, and the packet is delivered

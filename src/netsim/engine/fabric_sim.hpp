@@ -163,7 +163,6 @@ private:
         std::uint32_t next_chunk = 0;
         std::uint32_t req_offset = 0, req_words = 0;   // switch ports: requester bitsets, per VL
         std::int64_t wake_at = -1;
-        std::int64_t busy_until = -1;       // packet mode, while transmitting: its tx_done
         double gbps = 0;                    // its link's data rate
         std::int64_t flit_ps = 0;           // a flit on its link
         std::int64_t mtu_wire_ps = 0, mtu_last_flit_ps = 0;   // a packet of a full MTU, and its last flit
