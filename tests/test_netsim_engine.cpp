@@ -224,6 +224,18 @@ TEST(NetsimEngine, ImpossibleModelParametersAreRefused) {
         o.mode = SimMode::aggregated;
         o.aggregation = 0;
     });
+    // A forwarding table that names a port its switch does not have: refused before the run,
+    // naming it (the run no longer looks up each switch's port count per packet).
+    Fabric tree = fat_tree(4);
+    const std::uint32_t sw = tree.topology.switches().at(0);
+    const std::uint32_t lid = tree.topology.device(tree.topology.hosts().at(0)).lid;
+    tree.routing.lft[sw][lid] = 99;
+    try {
+        FabricSim sim(tree.topology, tree.routing, SimOptions{});
+        ADD_FAILURE() << "a table entry to port 100 was taken";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_EQ(std::string(e.what()), "routing: " + tree.topology.device(sw).name + " sends LID " + std::to_string(lid) + " to port 100; it has ports 1.." + std::to_string(tree.topology.device(sw).ports.size()));
+    }
 }
 
 namespace {

@@ -99,6 +99,11 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     }
     if (!routing.lft.empty() && routing.lft.size() != devices.size())
         throw std::invalid_argument("routing tables do not match the topology");
+    for (std::uint32_t d = 0; d < routing.lft.size(); ++d)
+        for (std::size_t lid = 0; lid < routing.lft[d].size(); ++lid)
+            if (routing.lft[d][lid] != no_port && routing.lft[d][lid] >= devices[d].ports.size())
+                throw std::invalid_argument("routing: " + devices[d].name + " sends LID " + std::to_string(lid) + " to port " +
+                                            std::to_string(routing.lft[d][lid] + 1) + "; it has ports 1.." + std::to_string(devices[d].ports.size()));
     // Nearly every event lies within a full packet on the slowest link and a hop's latency.
     std::int64_t span = 0;
     for (const Port& p : ports_) span = std::max(span, p.mtu_wire_ps + link_ps_ + switch_ps_);
@@ -287,8 +292,8 @@ void FabricSim::enqueue(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, s
     const Packet& p = packets_[pk];
     if (hop >= max_hops) check_failed("packet exceeded " + std::to_string(max_hops) + " hops");
     const Lft& lft = routing_.lft[port.device];
-    std::uint16_t out = p.dst_lid < lft.size() ? lft[p.dst_lid] : no_port;
-    if (out == no_port || out >= topology_.device(port.device).ports.size())
+    const std::uint16_t out = p.dst_lid < lft.size() ? lft[p.dst_lid] : no_port;   // a port the switch has (constructor)
+    if (out == no_port)
         check_failed("no route on " + topology_.device(port.device).name + " for LID " + std::to_string(p.dst_lid));
     const std::uint32_t q = queue_index(in, p.vl);
     InputQueue& iq = queues_[q];
@@ -306,19 +311,25 @@ void FabricSim::enqueue(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, s
 void FabricSim::on_tx_done(std::uint32_t out) {
     Port& o = ports_[out];
     Packet& p = packets_[o.cur_packet];
-    const std::uint32_t c = o.next_chunk;
-    const std::uint32_t blocks = chunk_blocks(p, c);
-    o.stats.tx_blocks += blocks;   // counted when sent, so a port never shows more than line rate
-    o.stats.tx_bytes += std::min<std::uint64_t>(p.wire, std::uint64_t{c + 1} * chunk_flits(p) * options_.ib.flit_bytes) -
-                        std::uint64_t{c} * chunk_flits(p) * options_.ib.flit_bytes;
-    if (o.cur_queue != none && options_.mode != SimMode::packet) {
-        const std::uint32_t in = port_of(o.cur_queue);
-        occupancy_change(o.cur_queue, -static_cast<std::int64_t>(blocks));
-        return_credits(in, p.vl, now_ + credit_ps_, blocks);
-    }
-    if (++o.next_chunk < p.chunks) {
-        send_chunk(out);
-        return;
+    // Counted when sent, so a port never shows more than line rate.
+    if (options_.mode == SimMode::packet) {   // the whole packet is one chunk
+        o.stats.tx_blocks += p.blocks;
+        o.stats.tx_bytes += p.wire;
+    } else {
+        const std::uint32_t c = o.next_chunk;
+        const std::uint32_t blocks = chunk_blocks(p, c);
+        o.stats.tx_blocks += blocks;
+        o.stats.tx_bytes += std::min<std::uint64_t>(p.wire, std::uint64_t{c + 1} * chunk_flits(p) * options_.ib.flit_bytes) -
+                            std::uint64_t{c} * chunk_flits(p) * options_.ib.flit_bytes;
+        if (o.cur_queue != none) {
+            const std::uint32_t in = port_of(o.cur_queue);
+            occupancy_change(o.cur_queue, -static_cast<std::int64_t>(blocks));
+            return_credits(in, p.vl, now_ + credit_ps_, blocks);
+        }
+        if (++o.next_chunk < p.chunks) {
+            send_chunk(out);
+            return;
+        }
     }
     o.transmitting = false;
     if (options_.mode == SimMode::packet && !p.last_of_message && o.peer_host != none) {   // see deliver_at
@@ -415,7 +426,11 @@ void FabricSim::arbitrate(std::uint32_t out) {
 void FabricSim::arbitrate_dirty_ports() {
     while (!dirty_.empty()) {
         dirty_batch_.swap(dirty_);   // ports made dirty while these decide go to the next batch
-        if (dirty_batch_.size() > 1) std::sort(dirty_batch_.begin(), dirty_batch_.end());
+        if (dirty_batch_.size() == 2) {   // the common case: the port that finished, and the next head's output
+            if (dirty_batch_[1] < dirty_batch_[0]) std::swap(dirty_batch_[0], dirty_batch_[1]);
+        } else if (dirty_batch_.size() > 2) {
+            std::sort(dirty_batch_.begin(), dirty_batch_.end());
+        }
         for (auto out : dirty_batch_) {
             ports_[out].dirty = false;
             arbitrate_now(out);
