@@ -567,6 +567,15 @@ void FabricSim::grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t r
     o.cur_packet = e.packet;
     o.cur_queue = q;
     o.cur_hop = e.hop + 1;
+    // The packet behind becomes the head once this one is sent, a packet's time from now: what it
+    // will touch is asked from memory now (a run waits on memory more than it computes).
+    const InputQueue& iq = queues_[q];
+    if (iq.size > 1) {
+        const QueueEntry& behind = iq.ring[(iq.head + 1) & (iq.ring.size() - 1)];
+        __builtin_prefetch(&packets_[behind.packet]);
+        __builtin_prefetch(&ports_[behind.out]);
+        __builtin_prefetch(&outputs_[queue_index(behind.out, vl)]);
+    }
     start_packet(out);
 }
 
