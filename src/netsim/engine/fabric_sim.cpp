@@ -421,6 +421,7 @@ void FabricSim::arbitrate(std::uint32_t out) {
     if (o.transmitting || o.dirty) return;
     o.dirty = true;
     dirty_.push_back(out);
+    if (o.asking) __builtin_prefetch(&outputs_[queue_index(out, static_cast<std::uint32_t>(std::countr_zero(o.asking)))]);   // read at the end of the instant
 }
 
 void FabricSim::arbitrate_dirty_ports() {
