@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 
 using namespace evb;
 using namespace evb::netsim;
@@ -268,6 +269,38 @@ TEST(NetsimEngine, CreditRampsAndArrivingPacketsStayBoundedOnALinkThatNeverIdles
     const std::size_t bound = 2 * (64 * 1024 / 64) + 64;
     EXPECT_LE(at_1ms, bound);
     EXPECT_LE(sim.ramp_entries(), bound) << "credit ramps grew with the run: " << sim.ramp_entries();
+}
+
+namespace {
+// Host 0 sends 3 packets each to hosts 2 and 3 from the start, and to host 1 from 100 ns, while
+// its first packet is on the wire: a flow that joins before the round robin's place.
+struct ThreeFlows : SimApp {
+    std::map<std::uint32_t, std::int64_t> done_at;   // by destination
+    void start(FabricSim& sim) override {
+        sim.post(0, 2, 3 * 4096, 0);
+        sim.post(0, 3, 3 * 4096, 0);
+        sim.set_timer(100_ns, 0, 0);
+    }
+    void timer(FabricSim& sim, std::uint32_t, std::uint64_t) override { sim.post(0, 1, 3 * 4096, 0); }
+    void delivered(FabricSim&, const SimMessage& m) override { done_at[m.dst] = m.delivered.count(); }
+};
+} // namespace
+
+TEST(NetsimEngine, AnAdapterSendsItsFlowsInRoundRobinAPacketEach) {
+    // Packets leave host 0 in the order 2 3 1 2 3 1 2 3 1: the flow to host 1 joined after the
+    // one to host 2 was granted, below it, so its turn comes after host 3's. All three share host
+    // 0's leaf (one switch, idle outputs), so the messages end one packet's wire time apart.
+    Fabric f = fat_tree(4);
+    SimOptions o = checked();
+    o.host_latency = HostLatency::fixed(0_ns);
+    FabricSim sim(f.topology, f.routing, o);
+    ThreeFlows app;
+    sim.run(app, Picoseconds::max());
+    ASSERT_EQ(app.done_at.size(), 3u);
+    const std::int64_t wire = 4122 * 80;
+    EXPECT_EQ(app.done_at[3] - app.done_at[2], wire);
+    EXPECT_EQ(app.done_at[1] - app.done_at[3], wire);
+    sim.verify_quiescent();
 }
 
 // Events come out by time, ties in insertion order, whether they are due at the same instant, a

@@ -129,7 +129,7 @@ void FabricSim::post(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, 
         throw std::invalid_argument("cannot post from host " + std::to_string(src) + " to host " + std::to_string(dst));
     if (bytes == 0) throw std::invalid_argument("cannot post an empty message");
     std::uint32_t m = alloc_message();
-    messages_[m] = Message{src, dst, none, bytes, tag, 0, 0, now_};
+    messages_[m] = Message{src, dst, none, bytes, tag, 0, now_};
     ++live_messages_;
     std::uint64_t h1 = mix64(rng_state_++), h2 = mix64(rng_state_++);
     Picoseconds delay = options_.host_latency.draw(unit_interval(h1), unit_interval(h2));
@@ -242,14 +242,16 @@ void FabricSim::dispatch(const SimEvent& e) {
 
 void FabricSim::on_message_ready(std::uint32_t m) {
     const Message& msg = messages_[m];
-    auto& flows = flows_[std::size_t{msg.src} * vls_ + msg.dst % options_.ib.traffic_vls];
+    HostFlows& host = flows_[std::size_t{msg.src} * vls_ + msg.dst % options_.ib.traffic_vls];
+    auto& flows = host.flows;
     auto it = std::lower_bound(flows.begin(), flows.end(), msg.dst, [](const Flow& f, std::uint32_t dst) { return f.dst < dst; });
     if (it != flows.end() && it->dst == msg.dst) {
         messages_[it->tail].next = m;
         it->tail = m;
         return;
     }
-    flows.insert(it, Flow{msg.dst, m, m, next_packet_blocks(msg)});
+    if (host.last != none && msg.dst <= host.last) ++host.next;   // a flow before the round robin's place
+    flows.insert(it, Flow{msg.dst, m, m, next_packet_blocks(msg.bytes), msg.bytes});
     ports_[host_port_[msg.src]].asking |= static_cast<std::uint16_t>(1u << (msg.dst % options_.ib.traffic_vls));
     if (!ports_[host_port_[msg.src]].transmitting) arbitrate(host_port_[msg.src]);
 }
@@ -408,12 +410,12 @@ void FabricSim::request(std::uint32_t out, std::uint32_t vl, std::uint32_t reque
     if (!ports_[out].transmitting) arbitrate(out);
 }
 
-std::uint32_t FabricSim::next_payload(const Message& m) const {
-    return static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.ib.mtu, m.bytes - m.packetised));
+std::uint32_t FabricSim::next_payload(std::uint64_t left) const {
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.ib.mtu, left));
 }
 
-std::uint32_t FabricSim::next_packet_blocks(const Message& m) const {
-    return options_.ib.blocks(options_.ib.wire_bytes(next_payload(m)));
+std::uint32_t FabricSim::next_packet_blocks(std::uint64_t left) const {
+    return options_.ib.blocks(options_.ib.wire_bytes(next_payload(left)));
 }
 
 void FabricSim::arbitrate(std::uint32_t out) {
@@ -452,21 +454,17 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
     for (; vls_left; vls_left &= vls_left - 1) {
         const auto vl = static_cast<std::uint32_t>(std::countr_zero(vls_left));
         // Round robin: the first requester after the last one granted on this VL.
-        const std::uint32_t last = outputs_[queue_index(out, vl)].last_granted;
         std::uint32_t min_need = UINT32_MAX;
         if (o.host != none) {   // an adapter: its flows, by destination
-            const auto& flows = flows_[std::size_t{o.host} * vls_ + vl];
+            const HostFlows& host = flows_[std::size_t{o.host} * vls_ + vl];
+            const auto& flows = host.flows;
             Credits available(*this, out, vl);
             const std::size_t n = flows.size();
-            std::size_t f = last == UINT32_MAX ? 0
-                                               : static_cast<std::size_t>(std::upper_bound(flows.begin(), flows.end(), last, [](std::uint32_t dst, const Flow& x) {
-                                                     return dst < x.dst;
-                                                 }) - flows.begin());
+            std::size_t f = host.next;
             for (std::size_t k = 0; k < n; ++k, ++f) {
                 if (f == n) f = 0;
                 if (available.cover(flows[f].need)) {
                     o.rr_vl = static_cast<std::uint8_t>(vl);
-                    outputs_[queue_index(out, vl)].last_granted = flows[f].dst;
                     grant_flow(out, vl, f, flows[f].need);
                     return;
                 }
@@ -477,6 +475,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
             if (t >= 0 && (earliest < 0 || t < earliest)) earliest = t;
             continue;
         }
+        const std::uint32_t last = outputs_[queue_index(out, vl)].last_granted;
         std::uint64_t* bits = req_bits(out, vl);
         const std::uint32_t* needs = req_needs(out, vl);
         const std::uint32_t words = o.req_words;
@@ -522,15 +521,15 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     Port& o = ports_[out];
     take_credits(out, vl, need);
     // The adapter cuts the next packet of the flow's head message.
-    auto& flows = flows_[std::size_t{o.host} * vls_ + vl];
+    HostFlows& host = flows_[std::size_t{o.host} * vls_ + vl];
+    auto& flows = host.flows;
     Flow& flow = flows[f];
-    Message& m = messages_[flow.head];
-    const std::uint32_t payload = next_payload(m);
+    const std::uint32_t payload = next_payload(flow.left);
     std::uint32_t pk = alloc_packet();
     Packet& p = packets_[pk];
     p.message = flow.head;
-    p.dst_host = m.dst;
-    p.dst_lid = host_lid_[m.dst];
+    p.dst_host = flow.dst;
+    p.dst_lid = host_lid_[flow.dst];
     p.vl = vl;
     p.payload = payload;
     p.wire = options_.ib.wire_bytes(payload);
@@ -540,15 +539,19 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     p.last_in = now_;   // in the adapter's memory
     p.pace_count = 0;
     if (options_.mode != SimMode::packet) std::fill_n(arrived(pk), max_hops, std::uint16_t{0});
-    m.packetised += payload;
-    p.last_of_message = m.packetised == m.bytes;
-    if (m.packetised < m.bytes) {
-        flow.need = next_packet_blocks(m);
-    } else if (m.next != none) {
-        flow.head = m.next;
-        flow.need = next_packet_blocks(messages_[flow.head]);
+    flow.left -= payload;
+    p.last_of_message = flow.left == 0;
+    host.last = flow.dst;
+    host.next = static_cast<std::uint32_t>(f + 1);
+    if (flow.left > 0) {
+        flow.need = next_packet_blocks(flow.left);
+    } else if (const std::uint32_t next = messages_[flow.head].next; next != none) {
+        flow.head = next;
+        flow.left = messages_[next].bytes;
+        flow.need = next_packet_blocks(flow.left);
     } else {
         flows.erase(flows.begin() + static_cast<std::ptrdiff_t>(f));
+        host.next = static_cast<std::uint32_t>(f);   // the flow after it moved into its place
         if (flows.empty()) o.asking &= static_cast<std::uint16_t>(~(1u << vl));
     }
     o.cur_packet = pk;
@@ -737,8 +740,8 @@ void FabricSim::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t 
     const std::uint32_t out = ports_[in].peer;
     const std::size_t i = queue_index(out, vl);
     if (total > max_ramp_ps || step > max_ramp_ps) check_failed("a credit ramp of " + std::to_string(total) + " ps");
-    folded_credits(out, vl, now_);   // room in the ring: ramps complete by now go to the counter
     OutputVl& rq = outputs_[i];
+    if (rq.ramps.size() == ramps_inside) folded_credits(out, vl, now_);   // room inside: ramps complete by now go to the counter
     rq.ramps.push(Ramp{base, static_cast<std::int32_t>(total), static_cast<std::int32_t>(step), blocks});
     if (options_.checks) {
         std::int64_t held = rq.credits;
@@ -766,10 +769,9 @@ void FabricSim::wake_earlier(std::uint32_t out, std::uint32_t vl) {
 }
 
 void FabricSim::take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t blocks) {
-    const std::size_t i = queue_index(out, vl);
-    folded_credits(out, vl, now_);
-    // Blocks of a ramp still in progress but already returned are moved into the counter.
-    OutputVl& rq = outputs_[i];
+    // The arbitration that grants folded the complete ramps at this instant (Credits). Blocks of
+    // a ramp still in progress but already returned are moved into the counter.
+    OutputVl& rq = outputs_[queue_index(out, vl)];
     while (rq.credits < blocks && !rq.ramps.empty()) {
         Ramp& r = rq.ramps.front();
         if (now_ < r.base + r.step) break;

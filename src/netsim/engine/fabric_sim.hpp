@@ -179,6 +179,7 @@ private:
         std::uint32_t blocks;
     };
     static constexpr std::int64_t max_ramp_ps = 1'000'000'000;
+    static constexpr std::size_t ramps_inside = 4;
     // An output's state per VL: its credits for the peer's input buffer (the counter as of the
     // last fold, and the ramps of credits coming back) and its round robin; two cache lines.
     // The ramps are folded as new ones come, so a link holds the few of the packets its peer's
@@ -186,9 +187,9 @@ private:
     // to the heap). Kept in their own ring they were a fifth of a 512-node run's time, missed.
     struct alignas(64) OutputVl {
         std::int64_t credits = 0;
-        std::uint32_t last_granted = UINT32_MAX;
+        std::uint32_t last_granted = UINT32_MAX;   // a switch output: the input granted last (an adapter: HostFlows)
         std::uint32_t least_need = 0;   // while the port waits: its requesters' smallest need on this VL
-        InlineRing<Ramp, 4> ramps;
+        InlineRing<Ramp, ramps_inside> ramps;
     };
     struct QueueEntry {
         std::uint32_t packet;
@@ -202,7 +203,7 @@ private:
     };
     struct Message {
         std::uint32_t src, dst, next = none;
-        std::uint64_t bytes, tag, packetised = 0, delivered = 0;
+        std::uint64_t bytes, tag, delivered = 0;
         std::int64_t posted;
     };
     // One cache line: a packet is touched at every hop, far apart in time. What only flit and
@@ -226,10 +227,20 @@ private:
         return k == 0 ? packets_[packet].pace : extra_paces_[std::size_t{packet} * (max_paces - 1) + k - 1];
     }
     std::uint16_t* arrived(std::uint32_t packet) { return &arrived_[std::size_t{packet} * max_hops]; }   // flit, aggregated
-    // The messages a host has queued for one destination, in posting order, and the blocks of
-    // the next packet the adapter would cut from them.
+    // The messages a host has queued for one destination, in posting order, the bytes of the
+    // head message still to be cut into packets, and the blocks of the next packet. The adapter
+    // cuts its packets from the flow alone: its round robin visits every flow between two packets
+    // of one, so the head message's line would be a miss per packet (9% of a 512-node run).
     struct Flow {
         std::uint32_t dst, head, tail, need;
+        std::uint64_t left;
+    };
+    // An adapter's flows on one VL, by destination, and its round robin: the destination granted
+    // last, and the index of the first flow after it (kept as flows come and go, instead of a
+    // binary search per packet).
+    struct HostFlows {
+        std::vector<Flow> flows;
+        std::uint32_t last = none, next = 0;
     };
 
     void dispatch(const SimEvent& e);
@@ -260,9 +271,10 @@ private:
     void send_chunk(std::uint32_t out);
     // `wire`: the packet's time on out's link, `last`: its last flit's.
     std::int64_t packet_done(std::uint32_t out, std::uint32_t packet, std::int64_t wire, std::int64_t last);
-    // The payload and the blocks of the next packet an adapter cuts from `m`.
-    std::uint32_t next_payload(const Message& m) const;
-    std::uint32_t next_packet_blocks(const Message& m) const;
+    // The payload and the blocks of the next packet an adapter cuts from a message with `left`
+    // bytes not yet cut.
+    std::uint32_t next_payload(std::uint64_t left) const;
+    std::uint32_t next_packet_blocks(std::uint64_t left) const;
 
     // Credits of output `out` for its peer's buffer on `vl`: those back whole by `t` (ramps
     // complete by then folded into the counter), and the blocks of ramps still in progress.
@@ -291,6 +303,7 @@ private:
     // i-th at base + min((i + 1) step, total) when total > 0.
     void return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t base, std::uint32_t blocks, std::int64_t total = 0,
                         std::int64_t step = 1);
+    // After a Credits of (out, vl) at this instant, which folded the complete ramps.
     void take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t blocks);
     // Credits on their way to output `out`, which waits for credits: only its wake may move earlier.
     void wake_earlier(std::uint32_t out, std::uint32_t vl);
@@ -341,7 +354,7 @@ private:
     std::vector<std::int64_t> wait_since_;       // per port: since when, while its bit is set
     std::vector<std::uint32_t> dirty_;           // outputs to arbitrate at the end of this instant
     std::vector<std::uint32_t> dirty_batch_;
-    std::vector<std::vector<Flow>> flows_;       // per (host, VL): destinations with messages, by index
+    std::vector<HostFlows> flows_;               // per (host, VL): destinations with messages
     std::vector<Packet> packets_;
     std::vector<Pace> extra_paces_;              // per packet: max_paces - 1
     std::vector<std::uint16_t> arrived_;         // per packet and hop: chunks arrived (flit, aggregated modes)
