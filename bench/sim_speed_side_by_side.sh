@@ -3,7 +3,7 @@
 # credits, 1 MiB) at the same time, one per core, swapping cores each round, so both see the same
 # machine (this VM's speed drifts by up to 20% over hours, and one run after the other differed by
 # 0.8x to 1.2x for the same binary). Prints each round's wall times and old/new ratio, their
-# median, and whether the two runs' results are equal but for wall time, build and event count
+# median, and whether the last round's results are equal but for wall time and event count
 # (a speed step must not change what the simulator predicts).
 # Usage: bash bench/sim_speed_side_by_side.sh OLD_EVBENCH NEW_EVBENCH [simulated time] [rounds] [extra flags]
 #        (default 20ms 4; needs 2 cores and taskset)
@@ -20,19 +20,14 @@ for i in $(seq 1 "$ROUNDS"); do
   core_old=$(( i % 2 )); core_new=$(( 1 - i % 2 ))
   run "$OLD" "$core_old" old & run "$NEW" "$core_new" new & wait
   echo "$(cat "$OUT/old.time") $(cat "$OUT/new.time")" >> "$OUT/rounds"
-  cp "$OUT/old.json" "$OUT/old_$i.json"; cp "$OUT/new.json" "$OUT/new_$i.json"
 done
 python3 - "$OUT" "$ROUNDS" "$SIM" <<'PY'
 import json, statistics, sys
 out, rounds, sim = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-ignored = {"wall_s", "wall_seconds", "evbench", "events", "config"}
-def results(path):
-    def strip(d):
-        if isinstance(d, dict): return {k: strip(v) for k, v in d.items() if k not in ignored}
-        if isinstance(d, list): return [strip(x) for x in d]
-        return d
-    j = json.load(open(path))
-    return strip(j["results"]), j["results"]["network"]["events"]
+def results(path):   # the results but for the wall time and the simulator's event count
+    r = json.load(open(path))["results"]
+    del r["wall_s"], r["network"]["wall_seconds"]
+    return r, r["network"].pop("events")
 ratios = []
 print(f"{'round':>5} {'old_s':>8} {'new_s':>8} {'old/new':>8}")
 for i, line in enumerate(open(f"{out}/rounds"), 1):
@@ -40,7 +35,7 @@ for i, line in enumerate(open(f"{out}/rounds"), 1):
     ratios.append(old / new)
     print(f"{i:5d} {old:8.2f} {new:8.2f} {old / new:8.3f}")
 print(f"median {statistics.median(ratios):.3f}x faster ({min(ratios):.3f} to {max(ratios):.3f}), 512 nodes, {sim} simulated, {rounds} rounds")
-(a, ea), (b, eb) = results(f"{out}/old_1.json"), results(f"{out}/new_1.json")
+(a, ea), (b, eb) = results(f"{out}/old.json"), results(f"{out}/new.json")   # the last round's
 print(f"results {'equal' if a == b else 'DIFFERENT'}; simulator events {ea} old, {eb} new")
 sys.exit(0 if a == b else 1)
 PY
