@@ -8,8 +8,9 @@
 # instructions. Counts do not drift with the machine as times do (this VM: up to 20% over hours),
 # but a step that cuts instructions need not cut time: time it too (sim_speed_side_by_side.sh).
 # Usage: bash bench/sim_instructions_per_event.sh EVBENCH [skip seconds] [window seconds] [extra flags]
-#        (default 90 45; under valgrind the simulator runs about 5 times slower uncounted and
-#        40 times slower counted, so the window starts some 30 ms simulated in)
+#        (default 90 45; under valgrind the simulator ran about 3 times slower uncounted, 60 ms
+#        simulated in 110 s, and 15 times slower counted, so the window starts some 40 ms
+#        simulated in and holds about 20 M events)
 set -euo pipefail
 EVB=$1; SKIP=${2:-90}; WINDOW=${3:-45}; EXTRA=${4:-}
 command -v valgrind >/dev/null || { echo "sim_instructions_per_event.sh: valgrind is missing (bash launch/setup-debian.sh installs it)" >&2; exit 1; }
@@ -29,6 +30,7 @@ callgrind_control -k "$pid" >/dev/null 2>&1 || true
 wait "$pid" 2>/dev/null || true
 dumps=("$OUT"/cg.out.*)
 dump=${dumps[0]}
+[ -s "$dump" ] || { echo "sim_instructions_per_event.sh: callgrind wrote no counts for the window (see valgrind's log):" >&2; tail -n 5 "$OUT/valgrind.log" >&2; exit 1; }
 python3 - "$dump" <<'PY'
 import re, sys
 path = sys.argv[1]
