@@ -30,7 +30,7 @@ std::string to_string(SimMode mode) {
 
 FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOptions options)
     : topology_(topology), routing_(routing), options_(std::move(options)), vls_(options_.ib.vls),
-      vl_shift_(static_cast<std::uint32_t>(std::bit_width(std::max(options_.ib.vls, 1u) - 1))), rng_state_(mix64(options_.seed)) {
+      rng_state_(mix64(options_.seed)) {
     static_assert(sizeof(Port) == 128 && sizeof(Packet) == 64, "hot simulator state spans more cache lines than planned");
     options_.ib.validate();
     if (options_.mode == SimMode::aggregated && (options_.aggregation == 0 || options_.aggregation > 4096))
@@ -50,6 +50,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
         total_ports += static_cast<std::uint32_t>(d.ports.size());
     }
     ports_.resize(total_ports);
+    port_count_ = total_ports;
     const auto host_count = static_cast<std::uint32_t>(topology.hosts().size());
     std::vector<std::uint32_t> host_index(devices.size(), none);
     for (std::uint32_t h = 0; h < host_count; ++h) host_index[topology.hosts()[h]] = h;
@@ -113,10 +114,10 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     waiting_.assign((total_ports + 63) / 64, 0);
     xmit_wait_ps_.assign(total_ports, 0);
     wait_since_.assign(total_ports, 0);
-    outputs_.resize(std::size_t{total_ports} << vl_shift_);
+    outputs_.resize(std::size_t{total_ports} * vls_);
     for (auto& o : outputs_) o.credits = capacity_;
-    queues_.resize(std::size_t{total_ports} << vl_shift_);
-    occupancy_.assign(std::size_t{total_ports} << vl_shift_, 0);
+    queues_.resize(std::size_t{total_ports} * vls_);
+    occupancy_.assign(std::size_t{total_ports} * vls_, 0);
     flows_.resize(std::size_t{host_count} * vls_);
     host_stats_.resize(host_count);
     arriving_.resize(host_count);
@@ -170,7 +171,7 @@ void FabricSim::verify_quiescent() const {
         check_failed(std::to_string(live_messages_) + " messages and " + std::to_string(live_packets_) +
                      " packets still in flight");
     for (std::uint32_t i = 0; i < outputs_.size(); ++i) {
-        if (vl_of(i) >= vls_ || ports_[port_of(i)].peer == none) continue;
+        if (ports_[port_of(i)].peer == none) continue;
         std::int64_t c = outputs_[i].credits;
         for (std::size_t r = 0; r < outputs_[i].ramps.size(); ++r) c += outputs_[i].ramps.at(r).blocks;
         if (c != capacity_)
@@ -306,7 +307,7 @@ void FabricSim::enqueue(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, s
         iq.head = 0;
     }
     iq.ring[(iq.head + iq.size) & (iq.ring.size() - 1)] =
-        QueueEntry{pk, static_cast<std::uint16_t>(hop), port.local, port_base_[port.device] + out, p.blocks, ready};
+        QueueEntry{pk, static_cast<std::uint8_t>(hop), p.vl, port.local, port_base_[port.device] + out, p.blocks, ready};
     if (++iq.size == 1) make_head_ready(q);
 }
 
@@ -324,7 +325,7 @@ void FabricSim::on_tx_done(std::uint32_t out) {
         o.stats.tx_bytes += std::min<std::uint64_t>(p.wire, std::uint64_t{c + 1} * chunk_flits(p) * options_.ib.flit_bytes) -
                             std::uint64_t{c} * chunk_flits(p) * options_.ib.flit_bytes;
         if (o.cur_queue != none) {
-            const std::uint32_t in = port_of(o.cur_queue);
+            const std::uint32_t in = input_of(o.cur_queue, p.vl);
             occupancy_change(o.cur_queue, -static_cast<std::int64_t>(blocks));
             return_credits(in, p.vl, now_ + credit_ps_, blocks);
         }
@@ -400,7 +401,7 @@ void FabricSim::make_head_ready(std::uint32_t q) {
         queue_.push(e.ready, head_ready, q);
         return;
     }
-    request(e.out, vl_of(q), e.in_local, e.blocks);
+    request(e.out, e.vl, e.in_local, e.blocks);
 }
 
 void FabricSim::request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need) {
@@ -634,7 +635,7 @@ void FabricSim::send_chunk(std::uint32_t out) {
     if (o.cur_queue != none) {
         // Each flit leaves the input buffer as it is sent: credits return as a per-flit ramp.
         occupancy_change(o.cur_queue, -static_cast<std::int64_t>(p.blocks));
-        return_credits(port_of(o.cur_queue), p.vl, now_ + credit_ps_, p.blocks, done - now_, step);
+        return_credits(input_of(o.cur_queue, p.vl), p.vl, now_ + credit_ps_, p.blocks, done - now_, step);
     }
 }
 
