@@ -10,6 +10,12 @@
 // event through several buckets (a fifth of a 512-node run's instructions). The wheel is kept
 // short so its slots stay in cache: 4 us of slots ran 7% slower than the radix heap, 0.5 us 10%
 // faster (512 nodes, README's speed table).
+//
+// An event carries no insertion number: a slot receives its events in insertion order (those
+// from the heap first, in order, when the wheel reaches their slot; then those pushed directly),
+// so a sort by time that keeps the order of equal times (insertion sort: a slot holds about a
+// dozen events, nearly in order) gives time-then-insertion order. Only the heap numbers its
+// events, for its ties.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -23,7 +29,6 @@ namespace evb::netsim {
 
 struct SimEvent {
     std::int64_t time;   // ps
-    std::uint64_t seq;   // insertion order, breaks ties
     std::uint32_t a, b, c;
     std::uint8_t kind;
 };
@@ -37,19 +42,19 @@ public:
     }
     void push(std::int64_t time, std::uint8_t kind, std::uint32_t a, std::uint32_t b = 0, std::uint32_t c = 0) {
         if (time < now_) time_went_backwards(time, kind);
-        const SimEvent e{time, next_seq_++, a, b, c, kind};
+        const SimEvent e{time, a, b, c, kind};
         ++size_;
         peeked_ = nullptr;
         const std::uint64_t s = slot_of(time);
         if (s >= current_ + slots) {   // beyond the wheel
-            later_.push_back(e);
+            later_.push_back(Numbered{e, next_seq_++});
             std::push_heap(later_.begin(), later_.end(), later);
             return;
         }
-        if (s == current_) {   // the slot being taken out is sorted: insert in place
+        if (s == current_) {   // the slot being taken out is sorted: insert after all at or before its time
             std::vector<SimEvent>& slot = slots_[s & mask];
             auto at = slot.end();
-            while (at != slot.begin() + static_cast<std::ptrdiff_t>(head_) && earlier(e, *(at - 1))) --at;
+            while (at != slot.begin() + static_cast<std::ptrdiff_t>(head_) && time < (at - 1)->time) --at;
             slot.insert(at, e);
             return;
         }
@@ -65,8 +70,8 @@ public:
         if (!peeked_) {
             const std::uint64_t next = next_filled();
             if (next == none) {
-                peeked_ = &later_.front();
-            } else {
+                peeked_ = &later_.front().event;
+            } else {   // the first of the earliest: inserted first
                 const auto& s = slots_[next & mask];
                 peeked_ = &*std::min_element(s.begin(), s.end(), earlier);
             }
@@ -96,10 +101,17 @@ private:
                      static_cast<unsigned>(kind), static_cast<long long>(time), static_cast<long long>(now_));
         std::abort();
     }
-    // Function objects, not functions: std::sort and the heap then inline them (through a
-    // function pointer every comparison was a call).
-    static constexpr auto earlier = [](const SimEvent& x, const SimEvent& y) { return x.time < y.time || (x.time == y.time && x.seq < y.seq); };
-    static constexpr auto later = [](const SimEvent& x, const SimEvent& y) { return earlier(y, x); };
+    // Beyond the wheel, events keep their insertion number for the heap's ties.
+    struct Numbered {
+        SimEvent event;
+        std::uint64_t seq;
+    };
+    // Function objects, not functions: the algorithms then inline them (through a function
+    // pointer every comparison was a call).
+    static constexpr auto earlier = [](const SimEvent& x, const SimEvent& y) { return x.time < y.time; };
+    static constexpr auto later = [](const Numbered& x, const Numbered& y) {
+        return y.event.time < x.event.time || (x.event.time == y.event.time && y.seq < x.seq);
+    };
     std::uint64_t slot_of(std::int64_t time) const { return static_cast<std::uint64_t>(time) >> slot_bits_; }
     // Into slot `s` (absolute, within the wheel, not the one being taken out), unsorted.
     void append(const SimEvent& e, std::uint64_t s) {
@@ -132,26 +144,42 @@ private:
         head_ = 0;
         filled_[(current_ & mask) / 64] &= ~(std::uint64_t{1} << (current_ % 64));
         const std::uint64_t next = next_filled();
-        current_ = next != none ? next : slot_of(later_.front().time);
-        while (!later_.empty() && slot_of(later_.front().time) < current_ + slots) {
-            const SimEvent e = later_.front();
+        current_ = next != none ? next : slot_of(later_.front().event.time);
+        while (!later_.empty() && slot_of(later_.front().event.time) < current_ + slots) {
+            const SimEvent e = later_.front().event;
             std::pop_heap(later_.begin(), later_.end(), later);
             later_.pop_back();
             append(e, slot_of(e.time));
         }
-        auto& slot = slots_[current_ & mask];
-        std::sort(slot.begin(), slot.end(), earlier);
+        sort_by_time(slots_[current_ & mask]);
+    }
+    // Stable: equal times keep their insertion order.
+    static void sort_by_time(std::vector<SimEvent>& slot) {
+        if (slot.size() > 32) {
+            std::stable_sort(slot.begin(), slot.end(), earlier);
+            return;
+        }
+        for (auto i = slot.begin() + (slot.empty() ? 0 : 1); i < slot.end(); ++i) {
+            if (!(i->time < (i - 1)->time)) continue;
+            const SimEvent e = *i;
+            auto j = i;
+            do {
+                *j = *(j - 1);
+                --j;
+            } while (j != slot.begin() && e.time < (j - 1)->time);
+            *j = e;
+        }
     }
 
     std::array<std::vector<SimEvent>, slots> slots_;
     std::array<std::uint64_t, slots / 64> filled_{};   // bit per slot: holds events (the current one's may stay set)
-    std::vector<SimEvent> later_;                      // heap, earliest on top: beyond the wheel
+    std::vector<Numbered> later_;                      // heap, earliest on top: beyond the wheel
     unsigned slot_bits_ = 11;                          // log2 of a slot's width in ps
     std::uint64_t current_ = 0;                        // absolute slot number being taken out
     std::size_t head_ = 0;                             // next event of the current slot
     std::size_t size_ = 0;
     const SimEvent* peeked_ = nullptr;                 // top() past the current slot, until the next push or pop
-    std::uint64_t next_seq_ = 0;
+    std::uint64_t next_seq_ = 0;                       // insertion number of the next event into the heap
     std::int64_t now_ = 0;                             // time of the last event taken out
 };
 
