@@ -31,7 +31,7 @@ std::string to_string(SimMode mode) {
 FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOptions options)
     : topology_(topology), routing_(routing), options_(std::move(options)), vls_(options_.ib.vls),
       rng_state_(mix64(options_.seed)) {
-    static_assert(sizeof(Port) == 128 && sizeof(Packet) == 64, "hot simulator state spans more cache lines than planned");
+    static_assert(sizeof(Port) == 64 && sizeof(Packet) == 64, "hot simulator state spans more cache lines than planned");
     options_.ib.validate();
     if (options_.mode == SimMode::aggregated && (options_.aggregation == 0 || options_.aggregation > 4096))
         throw std::invalid_argument("flit aggregation must be within 1..4096");
@@ -50,7 +50,9 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
         total_ports += static_cast<std::uint32_t>(d.ports.size());
     }
     ports_.resize(total_ports);
+    counters_.resize(total_ports);
     port_count_ = total_ports;
+    link_times_.emplace_back();   // not cabled
     const auto host_count = static_cast<std::uint32_t>(topology.hosts().size());
     std::vector<std::uint32_t> host_index(devices.size(), none);
     for (std::uint32_t h = 0; h < host_count; ++h) host_index[topology.hosts()[h]] = h;
@@ -73,24 +75,14 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
             if (const auto& peer = devices[d].ports[p]) {
                 port.peer = port_base_[peer->device] + peer->port;
                 port.peer_host = host_index[peer->device];
-                port.gbps = ib.link_gbps;
+                double gbps = ib.link_gbps;
                 const std::string& kind = devices[d].link_kinds.empty() ? std::string() : devices[d].link_kinds[p];
                 if (options_.topology_rates && !kind.empty()) {
-                    auto gbps = link_data_gbps(kind);
-                    if (!gbps) throw std::invalid_argument(devices[d].name + " port " + std::to_string(p + 1) + ": unknown link '" + kind + "'");
-                    port.gbps = *gbps;
+                    auto rate = link_data_gbps(kind);
+                    if (!rate) throw std::invalid_argument(devices[d].name + " port " + std::to_string(p + 1) + ": unknown link '" + kind + "'");
+                    gbps = *rate;
                 }
-                port.flit_ps = serialisation_ps(ib.flit_bytes, port.gbps);
-                port.mtu_wire_ps = serialisation_ps(mtu_wire_, port.gbps);
-                port.mtu_last_flit_ps = port.mtu_wire_ps - serialisation_ps(std::uint64_t{ib.blocks(mtu_wire_) - 1} * ib.flit_bytes, port.gbps);
-                port.mtu_body_ps = serialisation_ps(std::uint64_t{std::max(ib.blocks(mtu_wire_), 2u) - 2} * ib.flit_bytes, port.gbps);
-                // Credit ramps step by flits: a flit that takes no time would stall the model.
-                if (port.flit_ps <= 0)
-                    throw std::invalid_argument("a flit of " + std::to_string(ib.flit_bytes) + " B at " + std::to_string(port.gbps) +
-                                                " Gb/s takes under half a picosecond: the model steps credits by flits");
-                if (port.mtu_wire_ps > max_ramp_ps)
-                    throw std::invalid_argument("a packet of " + std::to_string(mtu_wire_) + " B at " + std::to_string(port.gbps) +
-                                                " Gb/s takes over 1 ms: the model returns a packet's credits within 1 ms");
+                port.rate = link_rate_index(gbps);
             }
             if (is_host) continue;   // a host's requesters are its flows
             port.req_words = (static_cast<std::uint32_t>(devices[d].ports.size()) + 63) / 64;
@@ -107,7 +99,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
                                             std::to_string(routing.lft[d][lid] + 1) + "; it has ports 1.." + std::to_string(devices[d].ports.size()));
     // Nearly every event lies within a full packet on the slowest link and a hop's latency.
     std::int64_t span = 0;
-    for (const Port& p : ports_) span = std::max(span, p.mtu_wire_ps + link_ps_ + switch_ps_);
+    for (const LinkTimes& l : link_times_) span = std::max(span, l.mtu_wire_ps + link_ps_ + switch_ps_);
     queue_.cover(span);
     req_words_.assign(words, 0);
     req_needs_.assign(std::size_t{words} * 64, 0);
@@ -121,6 +113,28 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     flows_.resize(std::size_t{host_count} * vls_);
     host_stats_.resize(host_count);
     arriving_.resize(host_count);
+}
+
+std::uint8_t FabricSim::link_rate_index(double gbps) {
+    for (std::size_t i = 1; i < link_times_.size(); ++i)
+        if (link_times_[i].gbps == gbps) return static_cast<std::uint8_t>(i);
+    if (link_times_.size() > UINT8_MAX) throw std::invalid_argument("the fabric has links of more than 255 different rates");
+    const IbParams& ib = options_.ib;
+    LinkTimes l;
+    l.gbps = gbps;
+    l.flit_ps = serialisation_ps(ib.flit_bytes, gbps);
+    l.mtu_wire_ps = serialisation_ps(mtu_wire_, gbps);
+    l.mtu_last_flit_ps = l.mtu_wire_ps - serialisation_ps(std::uint64_t{ib.blocks(mtu_wire_) - 1} * ib.flit_bytes, gbps);
+    l.mtu_body_ps = serialisation_ps(std::uint64_t{std::max(ib.blocks(mtu_wire_), 2u) - 2} * ib.flit_bytes, gbps);
+    // Credit ramps step by flits: a flit that takes no time would stall the model.
+    if (l.flit_ps <= 0)
+        throw std::invalid_argument("a flit of " + std::to_string(ib.flit_bytes) + " B at " + std::to_string(gbps) +
+                                    " Gb/s takes under half a picosecond: the model steps credits by flits");
+    if (l.mtu_wire_ps > max_ramp_ps)
+        throw std::invalid_argument("a packet of " + std::to_string(mtu_wire_) + " B at " + std::to_string(gbps) +
+                                    " Gb/s takes over 1 ms: the model returns a packet's credits within 1 ms");
+    link_times_.push_back(l);
+    return static_cast<std::uint8_t>(link_times_.size() - 1);
 }
 
 // ---- public API -------------------------------------------------------------------------------
@@ -184,28 +198,29 @@ std::vector<SimPortStats> FabricSim::port_stats() const {
     std::vector<SimPortStats> out;
     for (std::size_t i = 0; i < ports_.size(); ++i) {
         const Port& p = ports_[i];
-        if (p.peer != none) out.push_back(SimPortStats{p.device, p.local, p.stats.tx_bytes, p.stats.tx_packets, p.stats.tx_blocks, xmit_wait_ps_[i]});
+        const PortCounters& c = counters_[i];
+        if (p.peer != none) out.push_back(SimPortStats{p.device, p.local, c.tx_bytes, c.tx_packets, c.tx_blocks, xmit_wait_ps_[i]});
     }
     return out;
 }
 
 double FabricSim::fastest_host_link_gbps() const {
     double fastest = 0;
-    for (auto port : host_port_) fastest = std::max(fastest, ports_[port].gbps);
+    for (auto port : host_port_) fastest = std::max(fastest, link(port).gbps);
     return fastest;
 }
 
 double FabricSim::slowest_link_gbps() const {
     double slowest = 0;
-    for (const auto& p : ports_)
-        if (p.peer != none && (slowest == 0 || p.gbps < slowest)) slowest = p.gbps;
+    for (std::uint32_t i = 0; i < ports_.size(); ++i)
+        if (ports_[i].peer != none && (slowest == 0 || link(i).gbps < slowest)) slowest = link(i).gbps;
     return slowest;
 }
 
 std::string FabricSim::link_rates() const {
     std::map<double, std::uint64_t> cables;
     for (std::uint32_t i = 0; i < ports_.size(); ++i)
-        if (ports_[i].peer != none && ports_[i].peer > i) ++cables[ports_[i].gbps];
+        if (ports_[i].peer != none && ports_[i].peer > i) ++cables[link(i).gbps];
     auto gbps = [](double g) {
         std::string text = std::to_string(g);
         text.erase(text.find_last_not_of('0') + 1);
@@ -220,7 +235,7 @@ std::string FabricSim::link_rates() const {
 
 std::uint64_t FabricSim::flit_hops() const {
     std::uint64_t n = 0;
-    for (const auto& p : ports_) n += p.stats.tx_blocks;
+    for (const auto& c : counters_) n += c.tx_blocks;
     return n;
 }
 
@@ -315,14 +330,15 @@ void FabricSim::on_tx_done(std::uint32_t out) {
     Port& o = ports_[out];
     Packet& p = packets_[o.cur_packet];
     // Counted when sent, so a port never shows more than line rate.
+    PortCounters& counters = counters_[out];
     if (options_.mode == SimMode::packet) {   // the whole packet is one chunk
-        o.stats.tx_blocks += p.blocks;
-        o.stats.tx_bytes += p.wire;
+        counters.tx_blocks += p.blocks;
+        counters.tx_bytes += p.wire;
     } else {
         const std::uint32_t c = o.next_chunk;
         const std::uint32_t blocks = chunk_blocks(p, c);
-        o.stats.tx_blocks += blocks;
-        o.stats.tx_bytes += std::min<std::uint64_t>(p.wire, std::uint64_t{c + 1} * chunk_flits(p) * options_.ib.flit_bytes) -
+        counters.tx_blocks += blocks;
+        counters.tx_bytes += std::min<std::uint64_t>(p.wire, std::uint64_t{c + 1} * chunk_flits(p) * options_.ib.flit_bytes) -
                             std::uint64_t{c} * chunk_flits(p) * options_.ib.flit_bytes;
         if (o.cur_queue != none) {
             const std::uint32_t in = input_of(o.cur_queue, p.vl);
@@ -593,7 +609,7 @@ void FabricSim::start_packet(std::uint32_t out) {
     o.transmitting = true;
     o.waiting_chunk = false;
     o.next_chunk = 0;
-    o.stats.tx_packets++;
+    counters_[out].tx_packets++;
     send_chunk(out);
 }
 
@@ -612,11 +628,12 @@ void FabricSim::send_chunk(std::uint32_t out) {
         queue_.push(now_ + end - start + link_ps_, arrive, o.peer, o.cur_packet, (o.cur_hop << 16) | c);
         return;
     }
+    const LinkTimes& l = link_times_[o.rate];
     const bool full = p.wire == mtu_wire_;   // most packets: their times on this link are known
-    const std::int64_t wire = full ? o.mtu_wire_ps : wire_ps(out, p.wire);
-    const std::int64_t done = packet_done(out, o.cur_packet, wire, full ? o.mtu_last_flit_ps : wire - wire_ps(out, std::uint64_t{p.blocks - 1} * options_.ib.flit_bytes));
+    const std::int64_t wire = full ? l.mtu_wire_ps : wire_ps(out, p.wire);
+    const std::int64_t done = packet_done(out, o.cur_packet, wire, full ? l.mtu_last_flit_ps : wire - wire_ps(out, std::uint64_t{p.blocks - 1} * options_.ib.flit_bytes));
     // Flits leave the input buffer, and reach the next hop, at the link's pace or the packet's.
-    const std::int64_t step = done == now_ + wire ? o.flit_ps : std::max(o.flit_ps, (done - now_) / p.blocks);
+    const std::int64_t step = done == now_ + wire ? l.flit_ps : std::max(l.flit_ps, (done - now_) / p.blocks);
     queue_.push(done, tx_done, out);
     if (o.peer_host != none) {
         // A packet into a host needs no event when its head arrives: the adapter sinks every flit
@@ -630,7 +647,7 @@ void FabricSim::send_chunk(std::uint32_t out) {
         // before it, and may be arbitrated once its first flit is in: an event only if it is the
         // head by then (make_head_ready).
         occupancy_change(queue_index(o.peer, p.vl), p.blocks);   // its credits are taken
-        enqueue(o.peer, o.cur_packet, o.cur_hop, now_ + (p.wire >= options_.ib.flit_bytes ? o.flit_ps : wire) + link_ps_ + switch_ps_);
+        enqueue(o.peer, o.cur_packet, o.cur_hop, now_ + (p.wire >= options_.ib.flit_bytes ? l.flit_ps : wire) + link_ps_ + switch_ps_);
     }
     if (o.cur_queue != none) {
         // Each flit leaves the input buffer as it is sent: credits return as a per-flit ramp.
@@ -647,7 +664,7 @@ void FabricSim::send_chunk(std::uint32_t out) {
 // packet keeps one pace per slower link it crossed. Exact when a byte takes whole picoseconds
 // (SDR to NDR; FDR rounds, within a picosecond or two per hop).
 std::int64_t FabricSim::packet_done(std::uint32_t out, std::uint32_t pk, std::int64_t wire, std::int64_t last) {
-    const Port& o = ports_[out];
+    const LinkTimes& l = link(out);
     Packet& p = packets_[pk];
     const std::uint64_t flit = options_.ib.flit_bytes;
     std::int64_t done = now_ + wire;
@@ -655,27 +672,27 @@ std::int64_t FabricSim::packet_done(std::uint32_t out, std::uint32_t pk, std::in
         done = std::max(done, p.last_in + last);
         for (std::uint32_t k = 0; k < p.pace_count; ++k) {
             const Pace& in = pace(pk, k);
-            if (in.gbps > o.gbps) continue;
+            if (in.gbps > l.gbps) continue;
             // All but the last two flits at the pace's rate: for a full MTU at this link's own
             // rate, the port has that time.
-            const bool own_mtu = in.gbps == o.gbps && p.wire == mtu_wire_;
-            const std::int64_t body = own_mtu ? o.mtu_body_ps : serialisation_ps((p.blocks - 2) * flit, in.gbps);
-            done = std::max(done, in.head + body + o.flit_ps + last);
+            const bool own_mtu = in.gbps == l.gbps && p.wire == mtu_wire_;
+            const std::int64_t body = own_mtu ? l.mtu_body_ps : serialisation_ps((p.blocks - 2) * flit, in.gbps);
+            done = std::max(done, in.head + body + l.flit_ps + last);
         }
     }
     // The paces at the next hop: this link's, and those slower than it, each one flit later.
-    if (p.pace_count == 0 || (p.pace_count == 1 && p.pace.gbps >= o.gbps)) {   // none slower
-        p.pace = {now_ + o.flit_ps + link_ps_, o.gbps};
+    if (p.pace_count == 0 || (p.pace_count == 1 && p.pace.gbps >= l.gbps)) {   // none slower
+        p.pace = {now_ + l.flit_ps + link_ps_, l.gbps};
         p.pace_count = 1;
         p.last_in = done + link_ps_;
         return done;
     }
     Pace next[max_paces + 1];
     std::uint32_t n = 0;
-    next[n++] = {now_ + o.flit_ps + link_ps_, o.gbps};
+    next[n++] = {now_ + l.flit_ps + link_ps_, l.gbps};
     for (std::uint32_t k = 0; k < p.pace_count; ++k) {
         const Pace& in = pace(pk, k);
-        if (in.gbps < o.gbps) next[n++] = {in.head + o.flit_ps + link_ps_, in.gbps};
+        if (in.gbps < l.gbps) next[n++] = {in.head + l.flit_ps + link_ps_, in.gbps};
     }
     std::uint8_t kept = 0;
     for (std::uint32_t a = 0; a < n; ++a) {   // drop a pace that another is never earlier than

@@ -129,7 +129,7 @@ public:
     std::uint64_t flit_hops() const;
     std::uint64_t messages_in_flight() const { return live_messages_; }
     // The data rate of host `h`'s link, Gb/s; the fastest host link; the slowest link.
-    double host_link_gbps(std::uint32_t h) const { return ports_[host_port_.at(h)].gbps; }
+    double host_link_gbps(std::uint32_t h) const { return link(host_port_.at(h)).gbps; }
     double fastest_host_link_gbps() const;
     double slowest_link_gbps() const;
     // "100 Gb/s", or each rate with its cables: "100 Gb/s x 64, 200 Gb/s x 32".
@@ -145,8 +145,9 @@ private:
     static constexpr std::uint32_t max_paces = 4;
     enum Kind : std::uint8_t { arrive, tx_done, wake, head_ready, message_ready, deliver, timer_fired };
 
-    // Two cache lines: what arbitration reads in the first, the link's times and counters in the
-    // second (the time spent waiting for credits, seldom written, lives beside).
+    // One cache line: what arbitration and sending a packet read. Its link's times are shared by
+    // all links of its rate (LinkTimes), its counters live beside (PortCounters): in two lines,
+    // the second a miss per packet, a 512-node run was slower.
     struct alignas(64) Port {
         std::uint32_t device = 0;
         std::uint32_t peer = none;          // global index of the cabled port
@@ -157,19 +158,25 @@ private:
         // output side
         bool transmitting = false, waiting_chunk = false, dirty = false;
         std::uint8_t rr_vl = 0;             // the VL granted last
+        std::uint8_t rate = 0;              // its link's times: link_times_[rate] (0: not cabled)
         std::uint32_t cur_packet = none;
         std::uint32_t cur_queue = none;     // input queue (port * vls + vl) of a switch, none for a host
         std::uint32_t cur_hop = 0;          // link index the packet is on
         std::uint32_t next_chunk = 0;
         std::uint32_t req_offset = 0, req_words = 0;   // switch ports: requester bitsets, per VL
         std::int64_t wake_at = -1;
-        double gbps = 0;                    // its link's data rate
-        std::int64_t flit_ps = 0;           // a flit on its link
-        std::int64_t mtu_wire_ps = 0, mtu_last_flit_ps = 0;   // a packet of a full MTU, and its last flit
-        std::int64_t mtu_body_ps = 0;       // its flits but the last two
-        struct {
-            std::uint64_t tx_bytes = 0, tx_packets = 0, tx_blocks = 0;
-        } stats;
+    };
+    // A link rate and what it takes on such a link: a flit, a packet of a full MTU and its last
+    // flit, and its flits but the last two.
+    struct LinkTimes {
+        double gbps = 0;
+        std::int64_t flit_ps = 0, mtu_wire_ps = 0, mtu_last_flit_ps = 0, mtu_body_ps = 0;
+    };
+    const LinkTimes& link(std::uint32_t port) const { return link_times_[ports_[port].rate]; }
+    // The index of a link rate's times, added at its first link (checks what the model needs).
+    std::uint8_t link_rate_index(double gbps);
+    struct PortCounters {
+        std::uint64_t tx_bytes = 0, tx_packets = 0, tx_blocks = 0;
     };
     // Credits coming back: block i at base + min((i + 1) step, total), or all at base. A ramp
     // spans one packet on one link (the constructor refuses links where that could pass 1 ms).
@@ -316,7 +323,7 @@ private:
     std::uint32_t* req_needs(std::uint32_t out, std::uint32_t vl) { return &req_needs_[std::size_t{ports_[out].req_offset + vl * ports_[out].req_words} * 64]; }
 
     // Serialisation of `bytes` on output `out`'s link.
-    std::int64_t wire_ps(std::uint32_t out, std::uint64_t bytes) const { return serialisation_ps(bytes, ports_[out].gbps); }
+    std::int64_t wire_ps(std::uint32_t out, std::uint64_t bytes) const { return serialisation_ps(bytes, link(out).gbps); }
     // Chunk geometry of a packet in the current mode, in time on output `out`'s link.
     std::uint32_t chunk_flits(const Packet& p) const;
     std::int64_t chunk_start_ps(std::uint32_t out, const Packet& p, std::uint32_t c) const;
@@ -347,6 +354,8 @@ private:
     std::vector<std::uint32_t> host_lid_;
     std::vector<std::uint32_t> host_of_lid_;
     std::vector<Port> ports_;
+    std::vector<LinkTimes> link_times_;         // by rate, in the order first cabled; 0: none
+    std::vector<PortCounters> counters_;         // per port
     std::vector<OutputVl> outputs_;              // per (port, VL)
     std::vector<InputQueue> queues_;
     std::vector<std::int64_t> occupancy_;        // per (port, VL), with checks
