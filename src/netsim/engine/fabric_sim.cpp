@@ -246,7 +246,9 @@ void FabricSim::dispatch(const SimEvent& e) {
     case arrive: on_arrive(e.a, e.b, e.c >> 16, e.c & 0xFFFF); break;
     case tx_done: on_tx_done(e.a); break;
     case wake:
-        if (ports_[e.a].wake_at == e.time) ports_[e.a].wake_at = -1;
+        // A wake that an earlier one replaced finds what that one found: nothing to do.
+        if (ports_[e.a].wake_at != e.time) break;
+        ports_[e.a].wake_at = -1;
         arbitrate(e.a);
         break;
     case head_ready: make_head_ready(e.a); break;
@@ -845,8 +847,7 @@ std::uint32_t FabricSim::alloc_message() {
     return static_cast<std::uint32_t>(messages_.size() - 1);
 }
 
-void FabricSim::occupancy_change(std::uint32_t q, std::int64_t blocks) {
-    if (!options_.checks) return;
+void FabricSim::check_occupancy(std::uint32_t q, std::int64_t blocks) {
     occupancy_[q] += blocks;
     if (occupancy_[q] > capacity_ || occupancy_[q] < 0)
         check_failed("input buffer of port " + std::to_string(port_of(q)) + " VL " + std::to_string(vl_of(q)) + " holds " +

@@ -339,7 +339,12 @@ private:
     std::uint32_t input_of(std::uint32_t queue, std::uint32_t vl) const { return queue - vl * port_count_; }
     std::uint32_t port_of(std::uint32_t queue) const { return queue % port_count_; }
     std::uint32_t vl_of(std::uint32_t queue) const { return queue / port_count_; }
-    void occupancy_change(std::uint32_t queue, std::int64_t blocks);
+    // With checks only (an occupancy is counted for them alone): inline, so that runs without
+    // checks pay a test, not a call, per packet and hop.
+    void occupancy_change(std::uint32_t queue, std::int64_t blocks) {
+        if (options_.checks) check_occupancy(queue, blocks);
+    }
+    void check_occupancy(std::uint32_t queue, std::int64_t blocks);
     [[noreturn]] void check_failed(const std::string& what) const;
 
     const Topology& topology_;
