@@ -304,7 +304,8 @@ TEST(NetsimEngine, AnAdapterSendsItsFlowsInRoundRobinAPacketEach) {
 }
 
 // Events come out by time, ties in insertion order, whether they are due at the same instant, a
-// few hundred ns ahead or far ahead (timers), with pops and pushes interleaved, and with events
+// few hundred ns ahead or far ahead (timers), with pops (and takes of what is due by a time,
+// which leave a later event in place) and pushes interleaved, and with events
 // pushed after a look at the earliest (top) that come before it; for slots of 256 ps (all but the
 // same instant beyond the wheel), 2 ns and 262 ns (all within it).
 TEST(NetsimEngine, EventQueueTakesEventsOutByTimeThenInsertionOrder) {
@@ -334,7 +335,14 @@ TEST(NetsimEngine, EventQueueTakesEventsOutByTimeThenInsertionOrder) {
             }
             if (!q.empty() && next() % 3 != 0) {
                 const std::int64_t top = q.top().time;
-                const SimEvent e = q.pop();
+                SimEvent e{};
+                if (next() % 2) {
+                    e = q.pop();
+                } else {   // as run() takes them: only if due by a time just before, at or after the earliest
+                    const std::int64_t until = top - 1 + static_cast<std::int64_t>(next() % 3);
+                    ASSERT_EQ(q.pop_due(until, e), until >= top);
+                    if (until < top) continue;
+                }
                 ASSERT_EQ(e.time, top);
                 ASSERT_EQ(q.more_now(), !q.empty() && q.top().time == e.time);
                 now = e.time;

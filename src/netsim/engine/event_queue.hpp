@@ -40,25 +40,17 @@ public:
         slot_bits_ = std::max(8u, static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(std::max<std::int64_t>(span, 0)) / slots)));
         current_ = slot_of(now_);
     }
+    // Most events land in a later slot of the wheel: that append is inline, the rest is not.
     void push(std::int64_t time, std::uint8_t kind, std::uint32_t a, std::uint32_t b = 0, std::uint32_t c = 0) {
         if (time < now_) time_went_backwards(time, kind);
-        const SimEvent e{time, a, b, c, kind};
         ++size_;
         peeked_ = nullptr;
         const std::uint64_t s = slot_of(time);
-        if (s >= current_ + slots) {   // beyond the wheel
-            later_.push_back(Numbered{e, next_seq_++});
-            std::push_heap(later_.begin(), later_.end(), later);
+        if (s != current_ && s < current_ + slots) [[likely]] {
+            append(SimEvent{time, a, b, c, kind}, s);
             return;
         }
-        if (s == current_) {   // the slot being taken out is sorted: insert after all at or before its time
-            std::vector<SimEvent>& slot = slots_[s & mask];
-            auto at = slot.end();
-            while (at != slot.begin() + static_cast<std::ptrdiff_t>(head_) && time < (at - 1)->time) --at;
-            slot.insert(at, e);
-            return;
-        }
-        append(e, s);
+        push_now_or_later(SimEvent{time, a, b, c, kind}, s);
     }
     bool empty() const { return size_ == 0; }
     std::size_t size() const { return size_; }
@@ -82,6 +74,22 @@ public:
     bool more_now() const {
         const auto& slot = slots_[current_ & mask];
         return head_ < slot.size() && slot[head_].time == now_;
+    }
+    // Takes out the earliest event into `e` if it is due by `until` (one look at the slot in the
+    // common case; the wheel turns only for an event that is taken out).
+    bool pop_due(std::int64_t until, SimEvent& e) {
+        const auto& slot = slots_[current_ & mask];
+        if (head_ < slot.size()) [[likely]] {
+            if (slot[head_].time > until) return false;
+            e = slot[head_++];
+            --size_;
+            now_ = e.time;
+            peeked_ = nullptr;
+            return true;
+        }
+        if (empty() || top().time > until) return false;
+        e = pop();
+        return true;
     }
     SimEvent pop() {
         if (head_ == slots_[current_ & mask].size()) turn();
@@ -113,6 +121,19 @@ private:
         return y.event.time < x.event.time || (x.event.time == y.event.time && y.seq < x.seq);
     };
     std::uint64_t slot_of(std::int64_t time) const { return static_cast<std::uint64_t>(time) >> slot_bits_; }
+    // Into the slot being taken out (`s` is current_), or beyond the wheel.
+    [[gnu::noinline]] void push_now_or_later(const SimEvent& e, std::uint64_t s) {
+        if (s != current_) {   // beyond the wheel
+            later_.push_back(Numbered{e, next_seq_++});
+            std::push_heap(later_.begin(), later_.end(), later);
+            return;
+        }
+        // The slot being taken out is sorted: insert after all at or before its time.
+        std::vector<SimEvent>& slot = slots_[s & mask];
+        auto at = slot.end();
+        while (at != slot.begin() + static_cast<std::ptrdiff_t>(head_) && e.time < (at - 1)->time) --at;
+        slot.insert(at, e);
+    }
     // Into slot `s` (absolute, within the wheel, not the one being taken out), unsorted.
     void append(const SimEvent& e, std::uint64_t s) {
         slots_[s & mask].push_back(e);

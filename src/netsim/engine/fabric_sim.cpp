@@ -161,8 +161,7 @@ void FabricSim::run(SimApp& app, Picoseconds until) {
     running_ = true;
     if (!started_) app.start(*this);
     started_ = true;
-    while (!queue_.empty() && queue_.top().time <= until.count()) {
-        SimEvent e = queue_.pop();
+    for (SimEvent e; queue_.pop_due(until.count(), e);) {
         now_ = e.time;
         ++events_;
         dispatch(e);
