@@ -79,15 +79,7 @@ public:
     // common case; the wheel turns only for an event that is taken out).
     bool pop_due(std::int64_t until, SimEvent& e) {
         const auto& slot = slots_[current_ & mask];
-        if (head_ < slot.size()) [[likely]] {
-            if (slot[head_].time > until) return false;
-            e = slot[head_++];
-            --size_;
-            now_ = e.time;
-            peeked_ = nullptr;
-            return true;
-        }
-        if (empty() || top().time > until) return false;
+        if (head_ < slot.size() ? slot[head_].time > until : empty() || top().time > until) return false;
         e = pop();
         return true;
     }
@@ -174,7 +166,8 @@ private:
         }
         sort_by_time(slots_[current_ & mask]);
     }
-    // Stable: equal times keep their insertion order.
+    // Stable: equal times keep their insertion order. An insertion sort for the usual dozen
+    // (std::stable_sort would ask for a buffer on every turn of the wheel).
     static void sort_by_time(std::vector<SimEvent>& slot) {
         if (slot.size() > 32) {
             std::stable_sort(slot.begin(), slot.end(), earlier);

@@ -629,7 +629,7 @@ void FabricSim::send_chunk(std::uint32_t out) {
         queue_.push(now_ + end - start + link_ps_, arrive, o.peer, o.cur_packet, (o.cur_hop << 16) | c);
         return;
     }
-    const LinkTimes& l = link_times_[o.rate];
+    const LinkTimes& l = link(out);
     const bool full = p.wire == mtu_wire_;   // most packets: their times on this link are known
     const std::int64_t wire = full ? l.mtu_wire_ps : wire_ps(out, p.wire);
     const std::int64_t done = packet_done(out, o.cur_packet, wire, full ? l.mtu_last_flit_ps : wire - wire_ps(out, std::uint64_t{p.blocks - 1} * options_.ib.flit_bytes));

@@ -146,8 +146,8 @@ private:
     enum Kind : std::uint8_t { arrive, tx_done, wake, head_ready, message_ready, deliver, timer_fired };
 
     // One cache line: what arbitration and sending a packet read. Its link's times are shared by
-    // all links of its rate (LinkTimes), its counters live beside (PortCounters): in two lines,
-    // the second a miss per packet, a 512-node run was slower.
+    // all links of its rate (LinkTimes), its counters live beside (PortCounters): in two lines
+    // (the second a miss per packet), a 512-node run was 2% slower.
     struct alignas(64) Port {
         std::uint32_t device = 0;
         std::uint32_t peer = none;          // global index of the cabled port
