@@ -4,6 +4,7 @@
 #include "hand_out.hpp"
 #include "loopback_delivery.hpp"
 #include "machine_info.hpp"
+#include "shm_region_name.hpp"
 
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
@@ -148,6 +149,12 @@ OfiTransport::OfiTransport(std::uint32_t rank, std::uint32_t size, const OfiOpti
     av_attr.count = size;
     check(fi_av_open(domain_, &av_attr, &av_, nullptr), "fi_av_open");
     check(fi_endpoint(domain_, info_, &ep_, nullptr), "fi_endpoint");
+    if (std::strcmp(info_->fabric_attr->prov_name, "shm") == 0) {
+        // shm's own region names come back with the pid: see shm_region_name.hpp.
+        (void)remove_shm_regions_of_dead_processes();
+        std::string region = unique_shm_region_name();
+        check(fi_setname(&ep_->fid, region.data(), region.size() + 1), "fi_setname (shm region)");
+    }
     check(fi_ep_bind(ep_, &av_->fid, 0), "fi_ep_bind (address vector)");
     check(fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind (completion queue)");
     check(fi_enable(ep_), "fi_enable");

@@ -130,15 +130,6 @@ std::vector<std::uint64_t> keys_of(TransportWorld& w, const std::vector<std::uni
 
 // Posts until the driver takes it (no_resource: progress in this process, try again), for at
 // most a hang guard of 60 s (then no_resource).
-PostStatus post_until_taken(TransportWorld& w, const std::function<PostStatus()>& post) {
-    const auto start = std::chrono::steady_clock::now();
-    for (;;) {
-        PostStatus s = post();
-        if (s != PostStatus::no_resource || std::chrono::steady_clock::now() - start > std::chrono::seconds(60)) return s;
-        w.progress();
-    }
-}
-
 TEST_P(Conformance, CommandsArriveExactlyOnceAndInOrderPerPeer) {
     const std::uint32_t n = 4, per_pair = 60;
     OPEN_WORLD(w, n);

@@ -229,4 +229,13 @@ std::unique_ptr<TransportWorld> make_mpi_world(std::uint32_t, bool, std::string&
 }
 #endif
 
+PostStatus post_until_taken(TransportWorld& w, const std::function<PostStatus()>& post) {
+    const auto start = std::chrono::steady_clock::now();
+    for (;;) {
+        PostStatus s = post();
+        if (s != PostStatus::no_resource || std::chrono::steady_clock::now() - start > std::chrono::seconds(60)) return s;
+        w.progress();
+    }
+}
+
 } // namespace evb::test

@@ -72,6 +72,10 @@ protected:
     std::vector<std::unique_ptr<Transport>> transports_;   // nullptr: not mine, or killed
 };
 
+// Posts until the transport takes it (anything but no_resource), progressing my ranks between
+// tries; gives up after 60 s with the last status.
+PostStatus post_until_taken(TransportWorld& w, const std::function<PostStatus()>& post);
+
 // mpi_world.cpp (built with the mpi driver): the SPMD world under mpirun.
 std::unique_ptr<TransportWorld> make_mpi_world(std::uint32_t ranks, bool rma, std::string& why_not);
 
