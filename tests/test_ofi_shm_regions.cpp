@@ -54,6 +54,12 @@ struct Planted {
     }
 };
 
+// "evbench-ofi-<pid namespace>": how the driver's region names begin in this namespace.
+std::string own_stem() {
+    const std::string mine = unique_shm_region_name();
+    return mine.substr(0, mine.find("-" + std::to_string(getpid()) + "-"));
+}
+
 // A pid that was this process's child and is gone now.
 long dead_pid() {
     const pid_t child = fork();
@@ -91,8 +97,8 @@ TEST(OfiShmRegions, EveryRegionHasANameOfItsOwn) {
 TEST(OfiShmRegions, OnlyRegionsOfDeadProcessesOfThisNamespaceAreRemoved) {
     const fs::path dir = fs::temp_directory_path() / ("evb-shm-test-" + std::to_string(getpid()));
     fs::create_directories(dir);
-    const std::string mine = unique_shm_region_name();                        // this process: alive
-    const std::string stem = mine.substr(0, mine.find("-" + std::to_string(getpid()) + "-"));   // evbench-ofi-<ns>
+    const std::string mine = unique_shm_region_name();   // this process: alive
+    const std::string stem = own_stem();
     const std::string dead = stem + "-" + std::to_string(dead_pid()) + "-00000000deadbeef";
     const std::string other_namespace = "evbench-ofi-1-" + std::to_string(dead_pid()) + "-0000000000000001";
     const std::string not_ours = std::to_string(dead_pid()) + ":0:0";
@@ -107,9 +113,7 @@ TEST(OfiShmRegions, OnlyRegionsOfDeadProcessesOfThisNamespaceAreRemoved) {
 
 // A killed rank's region (16 MiB of memory in /dev/shm) is removed by the next rank that starts.
 TEST(OfiShmRegions, TheRegionOfAKilledRankIsRemovedByTheNextOneToStart) {
-    const std::string mine = unique_shm_region_name();
-    const std::string stem = mine.substr(0, mine.find("-" + std::to_string(getpid()) + "-"));
-    const fs::path left = fs::path("/dev/shm") / (stem + "-" + std::to_string(dead_pid()) + "-0123456789abcdef");
+    const fs::path left = fs::path("/dev/shm") / (own_stem() + "-" + std::to_string(dead_pid()) + "-0123456789abcdef");
     Planted planted{{left}};
     write_file(left, 4096);
     std::string why_not;

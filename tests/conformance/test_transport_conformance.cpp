@@ -128,8 +128,6 @@ std::vector<std::uint64_t> keys_of(TransportWorld& w, const std::vector<std::uni
     return w.gather([&](std::uint32_t r) { return all[r] ? all[r]->mr.key : 0; });
 }
 
-// Posts until the driver takes it (no_resource: progress in this process, try again), for at
-// most a hang guard of 60 s (then no_resource).
 TEST_P(Conformance, CommandsArriveExactlyOnceAndInOrderPerPeer) {
     const std::uint32_t n = 4, per_pair = 60;
     OPEN_WORLD(w, n);

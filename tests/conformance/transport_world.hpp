@@ -72,8 +72,8 @@ protected:
     std::vector<std::unique_ptr<Transport>> transports_;   // nullptr: not mine, or killed
 };
 
-// Posts until the transport takes it (anything but no_resource), progressing my ranks between
-// tries; gives up after 60 s with the last status.
+// Posts until the driver takes it (no_resource: progress in this process, try again), for at
+// most a hang guard of 60 s (then no_resource).
 PostStatus post_until_taken(TransportWorld& w, const std::function<PostStatus()>& post);
 
 // mpi_world.cpp (built with the mpi driver): the SPMD world under mpirun.
