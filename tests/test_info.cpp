@@ -45,12 +45,12 @@ TEST(Info, CpusInterfacesAndLimitsAgreeWithTheMachinesOwnTools) {
     std::set<std::string> want, got;
     for (const auto& i : ip) {
         std::string addresses;
-        for (const auto& a : i["addr_info"]) addresses += " " + a["local"].get<std::string>();
+        for (const auto& a : i["addr_info"]) (addresses += ' ') += a["local"].get<std::string>();
         want.insert(i["ifname"].get<std::string>() + " mtu " + std::to_string(i["mtu"].get<int>()) + addresses);
     }
     for (const auto& i : m["interfaces"]) {
         std::string addresses;
-        for (const auto& a : i["addresses"]) addresses += " " + a.get<std::string>();
+        for (const auto& a : i["addresses"]) (addresses += ' ') += a.get<std::string>();
         got.insert(i["name"].get<std::string>() + " mtu " + std::to_string(i["mtu"].get<int>()) + addresses);
     }
     EXPECT_EQ(got, want);

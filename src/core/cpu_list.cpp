@@ -44,7 +44,13 @@ std::string format_cpu_list(const std::vector<int>& unsorted) {
         std::size_t j = i;
         while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
         if (!out.empty()) out += ",";
-        out += std::to_string(cpus[i]) + (j > i ? "-" + std::to_string(cpus[j]) : "");
+        // Appended piece by piece: GCC 12 at -O3 warns (-Wrestrict, a false positive) on
+        // "-" + std::to_string(...) here, and the quick start builds at -O3.
+        out += std::to_string(cpus[i]);
+        if (j > i) {
+            out += '-';
+            out += std::to_string(cpus[j]);
+        }
         i = j + 1;
     }
     return out;
