@@ -27,9 +27,10 @@
 
 namespace evb::netsim {
 
+// 16 B: what most events need, a port or a queue; an event that needs more points into a pool.
 struct SimEvent {
     std::int64_t time;   // ps
-    std::uint32_t a, b, c;
+    std::uint32_t a;
     std::uint8_t kind;
 };
 
@@ -41,16 +42,16 @@ public:
         current_ = slot_of(now_);
     }
     // Most events land in a later slot of the wheel: that append is inline, the rest is not.
-    void push(std::int64_t time, std::uint8_t kind, std::uint32_t a, std::uint32_t b = 0, std::uint32_t c = 0) {
+    void push(std::int64_t time, std::uint8_t kind, std::uint32_t a) {
         if (time < now_) time_went_backwards(time, kind);
         ++size_;
         peeked_ = nullptr;
         const std::uint64_t s = slot_of(time);
         if (s != current_ && s < current_ + slots) [[likely]] {
-            append(SimEvent{time, a, b, c, kind}, s);
+            append(SimEvent{time, a, kind}, s);
             return;
         }
-        push_now_or_later(SimEvent{time, a, b, c, kind}, s);
+        push_now_or_later(SimEvent{time, a, kind}, s);
     }
     bool empty() const { return size_ == 0; }
     std::size_t size() const { return size_; }

@@ -143,8 +143,7 @@ void FabricSim::post(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, 
     if (src >= hosts() || dst >= hosts() || src == dst)
         throw std::invalid_argument("cannot post from host " + std::to_string(src) + " to host " + std::to_string(dst));
     if (bytes == 0) throw std::invalid_argument("cannot post an empty message");
-    std::uint32_t m = alloc_message();
-    messages_[m] = Message{src, dst, none, bytes, tag, 0, now_};
+    const std::uint32_t m = messages_.add(Message{src, dst, none, bytes, tag, 0, now_});
     ++live_messages_;
     std::uint64_t h1 = mix64(rng_state_++), h2 = mix64(rng_state_++);
     Picoseconds delay = options_.host_latency.draw(unit_interval(h1), unit_interval(h2));
@@ -152,8 +151,7 @@ void FabricSim::post(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, 
 }
 
 void FabricSim::set_timer(Picoseconds at, std::uint32_t host, std::uint64_t tag) {
-    queue_.push(std::max(now_, at.count()), timer_fired, host, static_cast<std::uint32_t>(tag),
-                static_cast<std::uint32_t>(tag >> 32));
+    queue_.push(std::max(now_, at.count()), timer_fired, timers_.add(Timer{host, tag}));
 }
 
 void FabricSim::run(SimApp& app, Picoseconds until) {
@@ -242,7 +240,11 @@ std::uint64_t FabricSim::flit_hops() const {
 
 void FabricSim::dispatch(const SimEvent& e) {
     switch (e.kind) {
-    case arrive: on_arrive(e.a, e.b, e.c >> 16, e.c & 0xFFFF); break;
+    case arrive: {
+        const Arrival x = arrivals_.take(e.a);
+        on_arrive(x.in, x.packet, x.hop, x.chunk);
+        break;
+    }
     case tx_done: on_tx_done(e.a); break;
     case wake:
         // A wake that an earlier one replaced finds what that one found: nothing to do.
@@ -253,7 +255,11 @@ void FabricSim::dispatch(const SimEvent& e) {
     case head_ready: make_head_ready(e.a); break;
     case message_ready: on_message_ready(e.a); break;
     case deliver: deliver_packet(e.a); break;
-    case timer_fired: app_->timer(*this, e.a, (std::uint64_t{e.c} << 32) | e.b); break;
+    case timer_fired: {
+        const Timer t = timers_.take(e.a);
+        app_->timer(*this, t.host, t.tag);
+        break;
+    }
     }
 }
 
@@ -364,7 +370,8 @@ void FabricSim::on_tx_done(std::uint32_t out) {
     } else {
         host_stats_[o.host].tx_payload += p.payload;
     }
-    arbitrate(out);
+    // An output without requesters would grant nothing; one that comes later asks it itself.
+    if (o.asking) arbitrate(out);
 }
 
 void FabricSim::deliver_at(std::uint32_t pk, std::int64_t at) {
@@ -404,7 +411,7 @@ void FabricSim::deliver_packet(std::uint32_t pk) {
     host_stats_[p.dst_host].rx_messages++;
     message_latency_.record(Picoseconds(now_ - m.posted));
     SimMessage done{m.src, m.dst, m.bytes, m.tag, Picoseconds(m.posted), Picoseconds(now_)};
-    free_messages_.push_back(p.message);
+    messages_.release(p.message);
     --live_messages_;
     app_->delivered(*this, done);
 }
@@ -626,7 +633,7 @@ void FabricSim::send_chunk(std::uint32_t out) {
         const std::int64_t start = chunk_start_ps(out, p, c), end = chunk_end_ps(out, p, c);
         queue_.push(now_ + end - start, tx_done, out);
         // The next hop sees the chunk when all of it has arrived.
-        queue_.push(now_ + end - start + link_ps_, arrive, o.peer, o.cur_packet, (o.cur_hop << 16) | c);
+        queue_.push(now_ + end - start + link_ps_, arrive, arrivals_.add(Arrival{o.peer, o.cur_packet, o.cur_hop, c}));
         return;
     }
     const LinkTimes& l = link(out);
@@ -667,6 +674,13 @@ void FabricSim::send_chunk(std::uint32_t out) {
 std::int64_t FabricSim::packet_done(std::uint32_t out, std::uint32_t pk, std::int64_t wire, std::int64_t last) {
     const LinkTimes& l = link(out);
     Packet& p = packets_[pk];
+    if (p.pace_count == 1 && p.pace.gbps == l.gbps && p.wire == mtu_wire_ && p.blocks >= 2) {
+        // The common case, a full MTU after a link of this one's rate: the loop below, unrolled.
+        const std::int64_t done = std::max({now_ + wire, p.last_in + last, p.pace.head + l.mtu_body_ps + l.flit_ps + last});
+        p.pace.head = now_ + l.flit_ps + link_ps_;
+        p.last_in = done + link_ps_;
+        return done;
+    }
     const std::uint64_t flit = options_.ib.flit_bytes;
     std::int64_t done = now_ + wire;
     if (p.blocks >= 2) {
@@ -834,16 +848,6 @@ std::uint32_t FabricSim::alloc_packet() {
     extra_paces_.resize(packets_.size() * (max_paces - 1));
     if (options_.mode != SimMode::packet) arrived_.resize(packets_.size() * max_hops);
     return static_cast<std::uint32_t>(packets_.size() - 1);
-}
-
-std::uint32_t FabricSim::alloc_message() {
-    if (!free_messages_.empty()) {
-        std::uint32_t i = free_messages_.back();
-        free_messages_.pop_back();
-        return i;
-    }
-    messages_.emplace_back();
-    return static_cast<std::uint32_t>(messages_.size() - 1);
 }
 
 void FabricSim::check_occupancy(std::uint32_t q, std::int64_t blocks) {

@@ -15,6 +15,7 @@
 #include "host_latency.hpp"
 #include "inline_ring.hpp"
 #include "ib_params.hpp"
+#include "index_pool.hpp"
 #include "latency_histogram.hpp"
 #include "fabric_options.hpp"
 #include "ring_queue.hpp"
@@ -214,6 +215,14 @@ private:
         std::uint64_t bytes, tag, delivered = 0;
         std::int64_t posted;
     };
+    // What an arrive event (flit and aggregated modes) and a timer carry beyond the event's word.
+    struct Arrival {
+        std::uint32_t in, packet, hop, chunk;
+    };
+    struct Timer {
+        std::uint32_t host;
+        std::uint64_t tag;
+    };
     // One cache line: a packet is touched at every hop, far apart in time. What only flit and
     // aggregated modes (chunks arrived per hop) or slower links (more paces) need lives beside.
     struct Pace {
@@ -331,7 +340,6 @@ private:
     std::uint32_t chunk_blocks(const Packet& p, std::uint32_t c) const;
 
     std::uint32_t alloc_packet();
-    std::uint32_t alloc_message();
     // Per (port, VL) state is laid out VL by VL, so the VLs that carry traffic (often one of four)
     // are dense in memory (interleaved, a 512-node run was 3% slower). A queue's port and VL are
     // a division apart: the paths run per packet know the VL (input_of), the others divide.
@@ -376,8 +384,9 @@ private:
     std::vector<Pace> extra_paces_;              // per packet: max_paces - 1
     std::vector<std::uint16_t> arrived_;         // per packet and hop: chunks arrived (flit, aggregated modes)
     std::vector<std::uint32_t> free_packets_;
-    std::vector<Message> messages_;
-    std::vector<std::uint32_t> free_messages_;
+    IndexPool<Message> messages_;
+    IndexPool<Arrival> arrivals_;
+    IndexPool<Timer> timers_;
     // Packet mode: a packet that is not its message's last has no event at delivery; it waits
     // here, per host in arrival order, to be counted once its time has passed.
     struct Arriving {
