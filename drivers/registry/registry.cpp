@@ -127,7 +127,7 @@ const DriverEntry& DriverRegistry::default_entry() const {
 
 std::string DriverRegistry::names() const {
     std::string s;
-    for (const auto& e : entries_) s += (s.empty() ? "" : ", ") + std::string(e.driver->name());
+    for (const auto& e : entries_) (s += s.empty() ? "" : ", ") += e.driver->name();
     return s;
 }
 

@@ -215,7 +215,7 @@ void VerbsTransport::connect(const std::vector<std::string>& addresses, Picoseco
         if (left <= 0 || ::poll(&pfd, 1, static_cast<int>(left)) <= 0) {
             std::string missing;
             for (std::uint32_t p = 0; p < size_; ++p)
-                if (p != rank_ && !peers_[p].connected) missing += (missing.empty() ? "" : ", ") + std::to_string(p);
+                if (p != rank_ && !peers_[p].connected) (missing += missing.empty() ? "" : ", ") += std::to_string(p);
             throw std::runtime_error("verbs: timed out connecting to rank(s) " + missing);
         }
         rdma_cm_event* event = nullptr;

@@ -38,7 +38,7 @@ std::optional<double> link_data_gbps(const std::string& kind) {
 
 std::string link_kind_expected() {
     std::string speeds;
-    for (const auto& [name, gbps] : lane_gbps) speeds += (speeds.empty() ? "" : ", ") + std::string(name);
+    for (const auto& [name, gbps] : lane_gbps) (speeds += speeds.empty() ? "" : ", ") += name;
     return "an InfiniBand width (1x, 2x, 4x, 8x, 12x) and speed (" + speeds + ")";
 }
 
