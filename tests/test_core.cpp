@@ -1,6 +1,7 @@
 // Pure pieces of the core: quantities with units, layout, histogram, fragment format, validation.
 #include "config.hpp"
 #include "fragment_format.hpp"
+#include "index_pool.hpp"
 #include "inline_ring.hpp"
 #include "latency_histogram.hpp"
 #include "layout.hpp"
@@ -59,6 +60,25 @@ TEST(InlineRing, KeepsFifoOrderInsideItselfAndAfterSpillingToTheHeap) {
     ++next_out;
     for (; !ring.empty(); ring.pop()) ASSERT_EQ(ring.front(), next_out++);
     EXPECT_EQ(next_out, next_in);
+}
+
+// What an index points to stays as it was added until it is taken, and a taken slot is the next
+// one handed out (the pool holds no more than were live at once).
+TEST(IndexPool, KeepsEachValueUntilTakenAndReusesItsSlot) {
+    IndexPool<std::uint64_t> pool;
+    const std::uint32_t a = pool.add(11), b = pool.add(22), c = pool.add(33);
+    EXPECT_EQ((std::vector<std::uint32_t>{a, b, c}), (std::vector<std::uint32_t>{0, 1, 2}));
+    EXPECT_EQ(pool.take(b), 22u);
+    EXPECT_EQ(pool[a], 11u);
+    EXPECT_EQ(pool[c], 33u);
+    const std::uint32_t d = pool.add(44);
+    EXPECT_EQ(d, b);
+    EXPECT_EQ(pool[d], 44u);
+    pool.release(a);
+    pool[c] = 55;
+    EXPECT_EQ(pool.add(66), a);
+    EXPECT_EQ(pool.add(77), 3u);   // no slot free: a new one
+    EXPECT_EQ(pool.take(c), 55u);
 }
 
 TEST(Layout, FoldedPpn1And2WithEmPlacement) {

@@ -4,7 +4,6 @@
 #include "fabric_options.hpp"
 #include "event_queue.hpp"
 #include "fabric_sim.hpp"
-#include "index_pool.hpp"
 #include "traffic_run.hpp"
 
 #include <gtest/gtest.h>
@@ -359,25 +358,6 @@ TEST(NetsimEngine, EventQueueTakesEventsOutByTimeThenInsertionOrder) {
         std::sort(reference.begin(), reference.end());
         EXPECT_EQ(taken, reference);
     }
-}
-
-// What an event points to stays as it was added until it is taken, and a taken slot is the next
-// one handed out (the pool holds no more than were live at once).
-TEST(NetsimEngine, IndexPoolKeepsEachValueUntilTakenAndReusesItsSlot) {
-    IndexPool<std::uint64_t> pool;
-    const std::uint32_t a = pool.add(11), b = pool.add(22), c = pool.add(33);
-    EXPECT_EQ((std::vector<std::uint32_t>{a, b, c}), (std::vector<std::uint32_t>{0, 1, 2}));
-    EXPECT_EQ(pool.take(b), 22u);
-    EXPECT_EQ(pool[a], 11u);
-    EXPECT_EQ(pool[c], 33u);
-    const std::uint32_t d = pool.add(44);
-    EXPECT_EQ(d, b);
-    EXPECT_EQ(pool[d], 44u);
-    pool.release(a);
-    pool[c] = 55;
-    EXPECT_EQ(pool.add(66), a);
-    EXPECT_EQ(pool.add(77), 3u);   // no slot free: a new one
-    EXPECT_EQ(pool.take(c), 55u);
 }
 
 TEST(NetsimEngineDeathTest, TimeGoingBackwardsAborts) {

@@ -137,20 +137,9 @@ MemoryRegion Psm2Transport::register_memory(std::byte* base, std::size_t length)
     return region;
 }
 
-std::uint32_t Psm2Transport::take_pending(const Pending& p) {
-    if (free_pending_.empty()) {
-        pending_.push_back(p);
-        return static_cast<std::uint32_t>(pending_.size() - 1);
-    }
-    const std::uint32_t i = free_pending_.back();
-    free_pending_.pop_back();
-    pending_[i] = p;
-    return i;
-}
-
 void Psm2Transport::post_control_recv(std::uint32_t slot) {
     psm2_mq_tag_t tag = make_tag(tag_control, 0, 0), select = make_tag(0xFFFFFFFF, 0, 0);
-    const std::uint32_t i = take_pending({Pending::Op::control_recv, slot});
+    const std::uint32_t i = pending_.add(Pending{Pending::Op::control_recv, slot});
     psm2_mq_req_t request;
     const psm2_error_t e = psm2_mq_irecv2(mq_, PSM2_MQ_ANY_ADDR, &tag, &select, 0, &recv_buffers_[slot], sizeof(Control), context_of(i), &request);
     if (e != PSM2_OK) throw std::runtime_error("psm2: psm2_mq_irecv2 failed: " + psm2_text(e));
@@ -167,12 +156,12 @@ PostStatus Psm2Transport::send_control(std::uint32_t peer, const Control& contro
     const std::uint32_t slot = free_sends_.back();
     send_buffers_[slot] = control;
     psm2_mq_tag_t tag = make_tag(tag_control, rank_, 0);
-    const std::uint32_t i = take_pending({Pending::Op::control_send, slot, peer});
+    const std::uint32_t i = pending_.add(Pending{Pending::Op::control_send, slot, peer});
     psm2_mq_req_t request;
     const psm2_error_t e =
         psm2_mq_isend2(mq_, peers_[peer].address, 0, &tag, &send_buffers_[slot], sizeof(Control), context_of(i), &request);
     if (e != PSM2_OK) {
-        free_pending_.push_back(i);
+        pending_.release(i);
         last_error_ = "psm2_mq_isend2 to rank " + std::to_string(peer) + ": " + psm2_text(e);
         return PostStatus::error;
     }
@@ -211,11 +200,11 @@ PostStatus Psm2Transport::post_write(std::uint32_t peer, const MemoryRegion& loc
     c.data_sequence = p.data_sequence;
     if (PostStatus s = send_control(peer, c); s != PostStatus::ok) return s;
     psm2_mq_tag_t tag = make_tag(tag_data, rank_, p.data_sequence++);
-    const std::uint32_t i = take_pending({Pending::Op::data_send, 0, peer, imm, remote_offset, length, cookie});
+    const std::uint32_t i = pending_.add(Pending{Pending::Op::data_send, 0, peer, imm, remote_offset, length, cookie});
     psm2_mq_req_t request;
     const psm2_error_t e = psm2_mq_isend2(mq_, p.address, 0, &tag, local.base + local_offset, static_cast<std::uint32_t>(length), context_of(i), &request);
     if (e != PSM2_OK) {
-        free_pending_.push_back(i);
+        pending_.release(i);
         lose(peer, "psm2_mq_isend2 of a write's data failed: " + psm2_text(e));   // its header is already on the way
         return PostStatus::ok;
     }
@@ -245,12 +234,12 @@ void Psm2Transport::handle_control(std::uint32_t slot, std::uint32_t source) {
     }
     // A write header: its data lands at region `key` + offset, on the tag of its sequence.
     psm2_mq_tag_t tag = make_tag(tag_data, source, copy.data_sequence), select = make_tag(0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF);
-    const std::uint32_t i = take_pending({Pending::Op::data_recv, 0, source, copy.imm, copy.offset, copy.length});
+    const std::uint32_t i = pending_.add(Pending{Pending::Op::data_recv, 0, source, copy.imm, copy.offset, copy.length});
     psm2_mq_req_t request;
     const psm2_error_t e = psm2_mq_irecv2(mq_, peers_[source].address, &tag, &select, 0, regions_[copy.key - 1].base + copy.offset,
                                           static_cast<std::uint32_t>(copy.length), context_of(i), &request);
     if (e != PSM2_OK) {
-        free_pending_.push_back(i);
+        pending_.release(i);
         lose(source, "psm2_mq_irecv2 of a write's data failed: " + psm2_text(e));
     }
 }
@@ -272,8 +261,7 @@ std::size_t Psm2Transport::poll(std::span<Completion> out) {
         if (psm2_mq_ipeek2(mq_, &request, &status) != PSM2_OK) break;
         psm2_mq_test2(&request, &status);
         const std::uint32_t i = index_of(status.context);
-        const Pending p = pending_[i];
-        free_pending_.push_back(i);
+        const Pending p = pending_.take(i);
         if (status.error_code != PSM2_OK && p.op != Pending::Op::control_recv) {
             if (p.op == Pending::Op::control_send) free_sends_.push_back(p.slot);
             lose(p.peer, psm2_text(status.error_code));

@@ -8,6 +8,7 @@
 // 10 s is lost (Heartbeat); an MQ error on a request is peer_lost naming the peer.
 #pragma once
 #include "heartbeat.hpp"
+#include "index_pool.hpp"
 #include "peer_loss.hpp"
 #include "ring_queue.hpp"
 #include "transport.hpp"
@@ -76,7 +77,6 @@ private:
     PostStatus check_peer(std::uint32_t peer);
     PostStatus send_control(std::uint32_t peer, const Control& control);
     void post_control_recv(std::uint32_t slot);
-    std::uint32_t take_pending(const Pending& p);
     void handle_control(std::uint32_t slot, std::uint32_t source);
     void lose(std::uint32_t peer, const std::string& why);
 
@@ -90,8 +90,7 @@ private:
     std::vector<std::uint32_t> free_sends_;
     RingQueue<std::uint32_t> control_order_{0};   // control receive slots in the order they were posted
     std::vector<std::int64_t> control_source_;    // per slot: the sender once it completed, else -1
-    std::vector<Pending> pending_;
-    std::vector<std::uint32_t> free_pending_;
+    IndexPool<Pending> pending_;   // by the index a request's context carries
     Heartbeat heartbeat_;
     RingQueue<Completion> ready_{0};
     std::string last_error_;

@@ -1,12 +1,13 @@
-// Values kept by index with their slots reused: what an event's 32-bit word points to when the
-// event needs more (a message, a flit-mode arrival, a timer's tag). An index stays valid from add
-// until take; a freed slot is the next one handed out, so the pool holds at most as many as were
-// live at once.
+// Values kept by a 32-bit index with their slots reused: what a small handle points to when it
+// cannot carry the value itself (the simulator's events: a message, a flit-mode arrival, a timer's
+// tag; the psm2 driver's requests: the operation behind a completion's context). An index stays
+// valid from add until take or release; a freed slot is the next one handed out, so the pool holds
+// at most as many as were live at once.
 #pragma once
 #include <cstdint>
 #include <vector>
 
-namespace evb::netsim {
+namespace evb {
 
 template <class T>
 class IndexPool {
@@ -35,4 +36,4 @@ private:
     std::vector<std::uint32_t> free_;
 };
 
-} // namespace evb::netsim
+} // namespace evb
