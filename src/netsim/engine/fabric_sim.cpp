@@ -9,6 +9,7 @@
 #include <bit>
 #include <cmath>
 #include <map>
+#include <utility>
 
 namespace evb::netsim {
 
@@ -52,6 +53,8 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     ports_.resize(total_ports);
     counters_.resize(total_ports);
     port_count_ = total_ports;
+    dirty_.resize(total_ports);   // a port is in it at most once (its dirty flag)
+    dirty_batch_.resize(total_ports);
     link_times_.emplace_back();   // not cabled
     const auto host_count = static_cast<std::uint32_t>(topology.hosts().size());
     std::vector<std::uint32_t> host_index(devices.size(), none);
@@ -103,6 +106,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     queue_.cover(span);
     req_words_.assign(words, 0);
     req_needs_.assign(std::size_t{words} * 64, 0);
+    req_packets_.assign(std::size_t{words} * 64, none);
     waiting_.assign((total_ports + 63) / 64, 0);
     xmit_wait_ps_.assign(total_ports, 0);
     wait_since_.assign(total_ports, 0);
@@ -165,7 +169,7 @@ void FabricSim::run(SimApp& app, Picoseconds until) {
         dispatch(e);
         // Outputs decide once everything that happens at this instant has happened, in port
         // order: the outcome of a tie never depends on the order events were scheduled in.
-        if (!dirty_.empty() && !queue_.more_now()) arbitrate_dirty_ports();
+        if (dirty_count_ && !queue_.more_now()) arbitrate_dirty_ports();
     }
     running_ = false;
     if (!queue_.empty()) now_ = until.count();
@@ -275,6 +279,7 @@ void FabricSim::on_message_ready(std::uint32_t m) {
     }
     if (host.last != none && msg.dst <= host.last) ++host.next;   // a flow before the round robin's place
     flows.insert(it, Flow{msg.dst, m, m, next_packet_blocks(msg.bytes), msg.bytes});
+    outputs_[queue_index(host_port_[msg.src], msg.dst % options_.ib.traffic_vls)].least_need = 0;   // a new flow: unknown until the next scan
     ports_[host_port_[msg.src]].asking |= static_cast<std::uint16_t>(1u << (msg.dst % options_.ib.traffic_vls));
     if (!ports_[host_port_[msg.src]].transmitting) arbitrate(host_port_[msg.src]);
 }
@@ -425,13 +430,14 @@ void FabricSim::make_head_ready(std::uint32_t q) {
         queue_.push(e.ready, head_ready, q);
         return;
     }
-    request(e.out, e.vl, e.in_local, e.blocks);
+    request(e.out, e.vl, e.in_local, e.blocks, e.packet);
 }
 
-void FabricSim::request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need) {
+void FabricSim::request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need, std::uint32_t packet) {
     req_bits(out, vl)[requester / 64] |= std::uint64_t{1} << (requester % 64);
     ports_[out].asking |= static_cast<std::uint16_t>(1u << vl);
     req_needs(out, vl)[requester] = need;
+    req_packets(out, vl)[requester] = packet;
     if (!ports_[out].transmitting) arbitrate(out);
 }
 
@@ -447,23 +453,26 @@ void FabricSim::arbitrate(std::uint32_t out) {
     Port& o = ports_[out];
     if (o.transmitting || o.dirty) return;
     o.dirty = true;
-    dirty_.push_back(out);
+    dirty_[dirty_count_++] = out;
     if (o.asking) __builtin_prefetch(&outputs_[queue_index(out, static_cast<std::uint32_t>(std::countr_zero(o.asking)))]);   // read at the end of the instant
 }
 
 void FabricSim::arbitrate_dirty_ports() {
-    while (!dirty_.empty()) {
+    while (dirty_count_) {
         dirty_batch_.swap(dirty_);   // ports made dirty while these decide go to the next batch
-        if (dirty_batch_.size() == 2) {   // the common case: the port that finished, and the next head's output
-            if (dirty_batch_[1] < dirty_batch_[0]) std::swap(dirty_batch_[0], dirty_batch_[1]);
-        } else if (dirty_batch_.size() > 2) {
-            std::sort(dirty_batch_.begin(), dirty_batch_.end());
+        const std::uint32_t n = std::exchange(dirty_count_, 0);
+        if (n == 2) {   // the common case, the port that finished and the next head's output: no branch to mispredict
+            const std::uint32_t a = dirty_batch_[0], b = dirty_batch_[1];
+            dirty_batch_[0] = std::min(a, b);
+            dirty_batch_[1] = std::max(a, b);
+        } else if (n > 2) {
+            std::sort(dirty_batch_.begin(), dirty_batch_.begin() + n);
         }
-        for (auto out : dirty_batch_) {
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const std::uint32_t out = dirty_batch_[i];
             ports_[out].dirty = false;
             arbitrate_now(out);
         }
-        dirty_batch_.clear();
     }
 }
 
@@ -484,18 +493,25 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
             const HostFlows& host = flows_[std::size_t{o.host} * vls_ + vl];
             const auto& flows = host.flows;
             Credits available(*this, out, vl);
-            const std::size_t n = flows.size();
-            std::size_t f = host.next;
-            for (std::size_t k = 0; k < n; ++k, ++f) {
-                if (f == n) f = 0;
-                if (available.cover(flows[f].need)) {
-                    o.rr_vl = static_cast<std::uint8_t>(vl);
-                    grant_flow(out, vl, f, flows[f].need);
-                    return;
+            OutputVl& ov = outputs_[queue_index(out, vl)];
+            // Credits only grow until a grant: short of the smallest need the last scan found (its
+            // flows unchanged since), every flow would be visited in vain.
+            if (ov.least_need != 0 && !available.cover(ov.least_need)) {
+                min_need = ov.least_need;
+            } else {
+                const std::size_t n = flows.size();
+                std::size_t f = host.next;
+                for (std::size_t k = 0; k < n; ++k, ++f) {
+                    if (f == n) f = 0;
+                    if (available.cover(flows[f].need)) {
+                        o.rr_vl = static_cast<std::uint8_t>(vl);
+                        grant_flow(out, vl, f, flows[f].need);
+                        return;
+                    }
+                    min_need = std::min(min_need, flows[f].need);
                 }
-                min_need = std::min(min_need, flows[f].need);
+                ov.least_need = min_need;
             }
-            outputs_[queue_index(out, vl)].least_need = min_need;
             std::int64_t t = time_credits_reach(out, vl, min_need);
             if (t >= 0 && (earliest < 0 || t < earliest)) earliest = t;
             continue;
@@ -506,27 +522,39 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
         const std::uint32_t words = o.req_words;
         Credits available(*this, out, vl);
         const std::uint32_t start = last == UINT32_MAX ? 0 : last + 1;
-        const std::uint32_t bits_total = words * 64;
-        for (std::uint32_t scanned = 0; scanned < bits_total;) {
-            std::uint32_t pos = start + scanned;   // start <= bits_total, scanned < bits_total
-            if (pos >= bits_total) pos -= bits_total;
-            std::uint64_t word = bits[pos / 64] >> (pos % 64);
-            if (!word) {
-                scanned += 64 - pos % 64;
-                continue;
-            }
-            std::uint32_t skip = static_cast<std::uint32_t>(std::countr_zero(word));
-            if (scanned + skip >= bits_total) break;
-            pos += skip;
-            scanned += skip + 1;
+        // Requester `pos`, in round robin order: granted if the credits cover its need.
+        auto granted = [&](std::uint32_t pos) {
             const std::uint32_t need = needs[pos];
-            if (available.cover(need)) {
-                o.rr_vl = static_cast<std::uint8_t>(vl);
-                outputs_[queue_index(out, vl)].last_granted = pos;
-                grant_input(out, vl, pos, need);
-                return;
+            if (!available.cover(need)) {
+                min_need = std::min(min_need, need);
+                return false;
             }
-            min_need = std::min(min_need, need);
+            o.rr_vl = static_cast<std::uint8_t>(vl);
+            outputs_[queue_index(out, vl)].last_granted = pos;
+            grant_input(out, vl, pos, need);
+            return true;
+        };
+        if (words == 1) {   // up to 64 ports, as switches have: those from start, then those before it
+            const std::uint64_t from = ~std::uint64_t{0} << (start % 64);
+            for (std::uint64_t part : {bits[0] & from, bits[0] & ~from})
+                for (; part; part &= part - 1)
+                    if (granted(static_cast<std::uint32_t>(std::countr_zero(part)))) return;
+        } else {
+            const std::uint32_t bits_total = words * 64;
+            for (std::uint32_t scanned = 0; scanned < bits_total;) {
+                std::uint32_t pos = start + scanned;   // start <= bits_total, scanned < bits_total
+                if (pos >= bits_total) pos -= bits_total;
+                std::uint64_t word = bits[pos / 64] >> (pos % 64);
+                if (!word) {
+                    scanned += 64 - pos % 64;
+                    continue;
+                }
+                std::uint32_t skip = static_cast<std::uint32_t>(std::countr_zero(word));
+                if (scanned + skip >= bits_total) break;
+                pos += skip;
+                scanned += skip + 1;
+                if (granted(pos)) return;
+            }
         }
         outputs_[queue_index(out, vl)].least_need = min_need;
         std::int64_t t = time_credits_reach(out, vl, min_need);
@@ -545,6 +573,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
 void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, std::uint32_t need) {
     Port& o = ports_[out];
     take_credits(out, vl, need);
+    outputs_[queue_index(out, vl)].least_need = 0;   // its flows change: unknown until the next scan
     // The adapter cuts the next packet of the flow's head message.
     HostFlows& host = flows_[std::size_t{o.host} * vls_ + vl];
     auto& flows = host.flows;
@@ -587,10 +616,12 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
 
 void FabricSim::grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need) {
     Port& o = ports_[out];
+    __builtin_prefetch(&packets_[req_packets(out, vl)[requester]]);   // asked beside the queue's lines, not after them
     take_credits(out, vl, need);
     std::uint64_t* bits = req_bits(out, vl);
     bits[requester / 64] &= ~(std::uint64_t{1} << (requester % 64));   // the next head asks again
-    if (std::all_of(bits, bits + o.req_words, [](std::uint64_t w) { return w == 0; })) o.asking &= static_cast<std::uint16_t>(~(1u << vl));
+    if (o.req_words == 1 ? bits[0] == 0 : std::all_of(bits, bits + o.req_words, [](std::uint64_t w) { return w == 0; }))
+        o.asking &= static_cast<std::uint16_t>(~(1u << vl));
     const std::uint32_t q = queue_index(port_base_[o.device] + requester, vl);
     const QueueEntry& e = queues_[q].ring[queues_[q].head];
     o.cur_packet = e.packet;

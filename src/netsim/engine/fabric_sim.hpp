@@ -196,7 +196,7 @@ private:
     struct alignas(64) OutputVl {
         std::int64_t credits = 0;
         std::uint32_t last_granted = UINT32_MAX;   // a switch output: the input granted last (an adapter: HostFlows)
-        std::uint32_t least_need = 0;   // while the port waits: its requesters' smallest need on this VL
+        std::uint32_t least_need = 0;   // while the port waits: its requesters' smallest need on this VL (an adapter: 0 from a change of its flows to the next scan)
         InlineRing<Ramp, ramps_inside> ramps;
     };
     struct QueueEntry {
@@ -278,7 +278,7 @@ private:
 
     void make_head_ready(std::uint32_t queue);
     // A switch's input port asks output `out` for its head packet of `need` blocks.
-    void request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need);
+    void request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need, std::uint32_t packet);
     void arbitrate(std::uint32_t out);   // at the end of the current instant
     void arbitrate_dirty_ports();
     void arbitrate_now(std::uint32_t out);
@@ -330,6 +330,7 @@ private:
     // A switch output's requesters: a bitset of input ports and each one's need, per VL.
     std::uint64_t* req_bits(std::uint32_t out, std::uint32_t vl) { return &req_words_[ports_[out].req_offset + vl * ports_[out].req_words]; }
     std::uint32_t* req_needs(std::uint32_t out, std::uint32_t vl) { return &req_needs_[std::size_t{ports_[out].req_offset + vl * ports_[out].req_words} * 64]; }
+    std::uint32_t* req_packets(std::uint32_t out, std::uint32_t vl) { return &req_packets_[std::size_t{ports_[out].req_offset + vl * ports_[out].req_words} * 64]; }
 
     // Serialisation of `bytes` on output `out`'s link.
     std::int64_t wire_ps(std::uint32_t out, std::uint64_t bytes) const { return serialisation_ps(bytes, link(out).gbps); }
@@ -374,11 +375,13 @@ private:
     std::vector<std::int64_t> occupancy_;        // per (port, VL), with checks
     std::vector<std::uint64_t> req_words_;
     std::vector<std::uint32_t> req_needs_;
+    std::vector<std::uint32_t> req_packets_;     // each requester's head packet, beside its need
     std::vector<std::int64_t> xmit_wait_ps_;      // per port: time with a packet ready but no credits
     std::vector<std::uint64_t> waiting_;         // bit per port: idle with requesters, waiting for credits
     std::vector<std::int64_t> wait_since_;       // per port: since when, while its bit is set
-    std::vector<std::uint32_t> dirty_;           // outputs to arbitrate at the end of this instant
-    std::vector<std::uint32_t> dirty_batch_;
+    std::vector<std::uint32_t> dirty_;           // outputs to arbitrate at the end of this instant: the first dirty_count_
+    std::vector<std::uint32_t> dirty_batch_;     // the batch deciding (both sized to all ports: no check per append)
+    std::uint32_t dirty_count_ = 0;
     std::vector<HostFlows> flows_;               // per (host, VL): destinations with messages
     std::vector<Packet> packets_;
     std::vector<Pace> extra_paces_;              // per packet: max_paces - 1
