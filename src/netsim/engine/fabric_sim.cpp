@@ -67,7 +67,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
         host_lid_.push_back(devices[dev].lid);
         host_of_lid_.at(devices[dev].lid) = h;
     }
-    std::uint32_t words = 0;
+    std::uint32_t words = 0, slots = 0;   // requester bitset words and requester slots, over all switch ports and VLs
     for (std::uint32_t d = 0; d < devices.size(); ++d) {
         const bool is_host = devices[d].kind == DeviceKind::host;
         for (std::uint32_t p = 0; p < devices[d].ports.size(); ++p) {
@@ -88,9 +88,12 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
                 port.rate = link_rate_index(gbps);
             }
             if (is_host) continue;   // a host's requesters are its flows
-            port.req_words = (static_cast<std::uint32_t>(devices[d].ports.size()) + 63) / 64;
+            port.req_ports = static_cast<std::uint32_t>(devices[d].ports.size());
+            port.req_words = (port.req_ports + 63) / 64;
             port.req_offset = words;
             words += port.req_words * vls_;
+            port.req_slot = slots;
+            slots += port.req_ports * vls_;
         }
     }
     if (!routing.lft.empty() && routing.lft.size() != devices.size())
@@ -105,8 +108,8 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     for (const LinkTimes& l : link_times_) span = std::max(span, l.mtu_wire_ps + link_ps_ + switch_ps_);
     queue_.cover(span);
     req_words_.assign(words, 0);
-    req_needs_.assign(std::size_t{words} * 64, 0);
-    req_packets_.assign(std::size_t{words} * 64, none);
+    req_needs_.assign(slots, 0);
+    req_packets_.assign(slots, none);
     waiting_.assign((total_ports + 63) / 64, 0);
     xmit_wait_ps_.assign(total_ports, 0);
     wait_since_.assign(total_ports, 0);
@@ -626,7 +629,7 @@ void FabricSim::grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t r
     const QueueEntry& e = queues_[q].ring[queues_[q].head];
     o.cur_packet = e.packet;
     o.cur_queue = q;
-    o.cur_hop = e.hop + 1;
+    o.cur_hop = static_cast<std::uint8_t>(e.hop + 1);
     // The packet behind becomes the head once this one is sent, a packet's time from now: what it
     // will touch is asked from memory now (a run waits on memory more than it computes).
     const InputQueue& iq = queues_[q];

@@ -160,13 +160,16 @@ private:
         bool transmitting = false, waiting_chunk = false, dirty = false;
         std::uint8_t rr_vl = 0;             // the VL granted last
         std::uint8_t rate = 0;              // its link's times: link_times_[rate] (0: not cabled)
+        std::uint8_t cur_hop = 0;           // link index the packet is on (below max_hops)
         std::uint32_t cur_packet = none;
         std::uint32_t cur_queue = none;     // input queue (port * vls + vl) of a switch, none for a host
-        std::uint32_t cur_hop = 0;          // link index the packet is on
         std::uint32_t next_chunk = 0;
-        std::uint32_t req_offset = 0, req_words = 0;   // switch ports: requester bitsets, per VL
+        // Switch ports: requester bitsets (req_words words per VL from req_offset) and each
+        // requester's need and packet (one per port of the switch, req_ports per VL from req_slot).
+        std::uint32_t req_offset = 0, req_words = 0, req_slot = 0, req_ports = 0;
         std::int64_t wake_at = -1;
     };
+    static_assert(sizeof(Port) == 64);
     // A link rate and what it takes on such a link: a flit, a packet of a full MTU and its last
     // flit, and its flits but the last two.
     struct LinkTimes {
@@ -329,8 +332,8 @@ private:
     bool is_waiting(std::size_t out) const { return waiting_[out / 64] >> (out % 64) & 1; }
     // A switch output's requesters: a bitset of input ports and each one's need, per VL.
     std::uint64_t* req_bits(std::uint32_t out, std::uint32_t vl) { return &req_words_[ports_[out].req_offset + vl * ports_[out].req_words]; }
-    std::uint32_t* req_needs(std::uint32_t out, std::uint32_t vl) { return &req_needs_[std::size_t{ports_[out].req_offset + vl * ports_[out].req_words} * 64]; }
-    std::uint32_t* req_packets(std::uint32_t out, std::uint32_t vl) { return &req_packets_[std::size_t{ports_[out].req_offset + vl * ports_[out].req_words} * 64]; }
+    std::uint32_t* req_needs(std::uint32_t out, std::uint32_t vl) { return &req_needs_[ports_[out].req_slot + vl * ports_[out].req_ports]; }
+    std::uint32_t* req_packets(std::uint32_t out, std::uint32_t vl) { return &req_packets_[ports_[out].req_slot + vl * ports_[out].req_ports]; }
 
     // Serialisation of `bytes` on output `out`'s link.
     std::int64_t wire_ps(std::uint32_t out, std::uint64_t bytes) const { return serialisation_ps(bytes, link(out).gbps); }
