@@ -330,7 +330,7 @@ private:
 
     // Whether output `out` is idle with requesters, waiting for credits.
     bool is_waiting(std::size_t out) const { return waiting_[out / 64] >> (out % 64) & 1; }
-    // A switch output's requesters: a bitset of input ports and each one's need, per VL.
+    // A switch output's requesters: a bitset of input ports, and each one's need and head packet, per VL.
     std::uint64_t* req_bits(std::uint32_t out, std::uint32_t vl) { return &req_words_[ports_[out].req_offset + vl * ports_[out].req_words]; }
     std::uint32_t* req_needs(std::uint32_t out, std::uint32_t vl) { return &req_needs_[ports_[out].req_slot + vl * ports_[out].req_ports]; }
     std::uint32_t* req_packets(std::uint32_t out, std::uint32_t vl) { return &req_packets_[ports_[out].req_slot + vl * ports_[out].req_ports]; }
