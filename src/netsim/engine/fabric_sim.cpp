@@ -272,7 +272,8 @@ void FabricSim::dispatch(const SimEvent& e) {
 
 void FabricSim::on_message_ready(std::uint32_t m) {
     const Message& msg = messages_[m];
-    HostFlows& host = flows_[std::size_t{msg.src} * vls_ + msg.dst % options_.ib.traffic_vls];
+    const std::uint32_t vl = msg.dst % options_.ib.traffic_vls, port = host_port_[msg.src];
+    HostFlows& host = flows_[std::size_t{msg.src} * vls_ + vl];
     auto& flows = host.flows;
     auto it = std::lower_bound(flows.begin(), flows.end(), msg.dst, [](const Flow& f, std::uint32_t dst) { return f.dst < dst; });
     if (it != flows.end() && it->dst == msg.dst) {
@@ -282,9 +283,9 @@ void FabricSim::on_message_ready(std::uint32_t m) {
     }
     if (host.last != none && msg.dst <= host.last) ++host.next;   // a flow before the round robin's place
     flows.insert(it, Flow{msg.dst, m, m, next_packet_blocks(msg.bytes), msg.bytes});
-    outputs_[queue_index(host_port_[msg.src], msg.dst % options_.ib.traffic_vls)].least_need = 0;   // a new flow: unknown until the next scan
-    ports_[host_port_[msg.src]].asking |= static_cast<std::uint16_t>(1u << (msg.dst % options_.ib.traffic_vls));
-    if (!ports_[host_port_[msg.src]].transmitting) arbitrate(host_port_[msg.src]);
+    outputs_[queue_index(port, vl)].least_need = 0;   // a new flow: unknown until the next scan
+    ports_[port].asking |= static_cast<std::uint16_t>(1u << vl);
+    if (!ports_[port].transmitting) arbitrate(port);
 }
 
 void FabricSim::on_arrive(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, std::uint32_t chunk) {
