@@ -16,6 +16,8 @@ run() {   # binary core name
   /usr/bin/time -f "%e" -o "$OUT/$3.time" taskset -c "$2" "$1" --transport sim --nodes 512 --k 16 --credits 16 \
     --fragment-size 1MiB --duration "$SIM" $EXTRA --quiet --json "$OUT/$3.json" >/dev/null
 }
+echo "old: $("$OLD" --version)"
+echo "new: $("$NEW" --version)"
 for i in $(seq 1 "$ROUNDS"); do
   core_old=$(( i % 2 )); core_new=$(( 1 - i % 2 ))
   run "$OLD" "$core_old" old & run "$NEW" "$core_new" new & wait

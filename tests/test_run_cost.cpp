@@ -41,13 +41,16 @@ TEST(BuildIdentity, VersionNamesTheCommitAndTheDriversBuilt) {
     auto r = run_command(evbench_binary() + " --version");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     std::smatch m;
-    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(^evbench (\d+\.\d+) \(commit ([0-9a-f]{12}(-dirty)?|unknown); drivers: (.*)\)\n$)")))
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(^evbench (\d+\.\d+) \(commit ([0-9a-f]{12}(-dirty)?|unknown); build: ([^,;]+), ([^;]+); drivers: (.*)\)\n$)")))
         << r.out;
+    // How it was built: this build's type and options, as CMake configured it, and its compiler.
+    EXPECT_EQ(m[4].str(), EVB_EXPECTED_BUILD);
+    EXPECT_EQ(m[5].str(), EVB_EXPECTED_COMPILER);
     // The commit is read when building, not when configuring: it is this checkout's HEAD.
     if (auto head = git_head(); !head.empty()) {
         EXPECT_EQ(m[2].str().substr(0, 12), head);
     }
-    const std::string drivers = m[4];
+    const std::string drivers = m[6];
     for (const char* always : {"local", "tcp", "sim"}) EXPECT_NE(drivers.find(always), std::string::npos) << drivers;
 #ifdef EVB_HAVE_MPI
     EXPECT_NE(drivers.find("mpi"), std::string::npos) << drivers;
@@ -60,6 +63,8 @@ TEST(BuildIdentity, EveryJsonDocumentCarriesIt) {
     ASSERT_TRUE(run.contains("evbench")) << run.dump();
     EXPECT_NE(version.find("commit " + run["evbench"]["commit"].get<std::string>() + ";"), std::string::npos) << version;
     EXPECT_NE(version.find("drivers: " + run["evbench"]["drivers"].get<std::string>() + ")"), std::string::npos) << version;
+    EXPECT_NE(version.find("build: " + run["evbench"]["build"].get<std::string>() + ", " + run["evbench"]["compiler"].get<std::string>() + ";"),
+              std::string::npos) << version;
 
     const std::string fabric_json = temp_path("identity_fabric.json");
     auto fabric = run_command(evbench_binary() + " fabric --k 4 --json " + fabric_json);
