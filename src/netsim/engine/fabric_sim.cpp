@@ -810,7 +810,7 @@ void FabricSim::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t 
     if (total > max_ramp_ps || step > max_ramp_ps) check_failed("a credit ramp of " + std::to_string(total) + " ps");
     OutputVl& rq = outputs_[i];
     if (rq.ramps.size() == ramps_inside) folded_credits(out, vl, now_);   // room inside: ramps complete by now go to the counter
-    rq.ramps.push(Ramp{base, static_cast<std::int32_t>(total), static_cast<std::int32_t>(step), blocks});
+    rq.ramps.emplace(base, static_cast<std::int32_t>(total), static_cast<std::int32_t>(step), blocks);
     if (options_.checks) {
         std::int64_t held = rq.credits;
         for (std::size_t k = 0; k < rq.ramps.size(); ++k) held += rq.ramps.at(k).blocks;
