@@ -62,6 +62,25 @@ TEST(InlineRing, KeepsFifoOrderInsideItselfAndAfterSpillingToTheHeap) {
     EXPECT_EQ(next_out, next_in);
 }
 
+// emplace builds the item from its fields in place: the same order as push, inside and spilled.
+TEST(InlineRing, EmplaceKeepsFifoOrderInsideAndSpilled) {
+    struct Item {
+        std::int64_t a;
+        std::int32_t b;
+    };
+    InlineRing<Item, 2> ring;
+    ring.emplace(std::int64_t{1}, std::int32_t{10});
+    ring.push(Item{2, 20});
+    EXPECT_FALSE(ring.spilled());
+    ring.emplace(std::int64_t{3}, std::int32_t{30});   // the third spills
+    EXPECT_TRUE(ring.spilled());
+    for (std::int64_t i = 1; i <= 3; ++i, ring.pop()) {
+        ASSERT_EQ(ring.front().a, i);
+        ASSERT_EQ(ring.front().b, 10 * i);
+    }
+    EXPECT_TRUE(ring.empty());
+}
+
 // What an index points to stays as it was added until it is taken, and a taken slot is the next
 // one handed out (the pool holds no more than were live at once).
 TEST(IndexPool, KeepsEachValueUntilTakenAndReusesItsSlot) {
