@@ -51,7 +51,10 @@ public:
             // Built in the slot, field by field: a SimEvent built on the stack and copied in is
             // read back as one 16 B load over three smaller stores, which waits for every earlier
             // store to reach the cache (3% of a 512-node run, perf annotate).
-            slots_[s & mask].emplace_back(time, a, kind);
+            SimEvent& e = slots_[s & mask].emplace_back();   // (clang 14 has no emplace_back(time, a, kind) of an aggregate)
+            e.time = time;
+            e.a = a;
+            e.kind = kind;
             filled_[(s & mask) / 64] |= std::uint64_t{1} << (s % 64);
             return;
         }
