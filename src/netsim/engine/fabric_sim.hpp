@@ -399,6 +399,7 @@ private:
         std::int64_t at, latency;
         std::uint32_t payload;
     };
+    static constexpr std::size_t count_arrived_batch = 8;   // a host's past arrivals counted this many at a time
     mutable std::vector<RingQueue<Arriving>> arriving_;   // per host
     mutable std::vector<SimHostStats> host_stats_;
     mutable LatencyHistogram packet_latency_;
