@@ -108,8 +108,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     for (const LinkTimes& l : link_times_) span = std::max(span, l.mtu_wire_ps + link_ps_ + switch_ps_);
     queue_.cover(span);
     req_words_.assign(words, 0);
-    req_needs_.assign(slots, 0);
-    req_packets_.assign(slots, none);
+    requests_.assign(slots, Request{0, none});
     waiting_.assign((total_ports + 63) / 64, 0);
     xmit_wait_ps_.assign(total_ports, 0);
     wait_since_.assign(total_ports, 0);
@@ -443,8 +442,7 @@ void FabricSim::make_head_ready(std::uint32_t q) {
 void FabricSim::request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need, std::uint32_t packet) {
     req_bits(out, vl)[requester / 64] |= std::uint64_t{1} << (requester % 64);
     ports_[out].asking |= static_cast<std::uint16_t>(1u << vl);
-    req_needs(out, vl)[requester] = need;
-    req_packets(out, vl)[requester] = packet;
+    requests(out, vl)[requester] = Request{need, packet};
     if (!ports_[out].transmitting) arbitrate(out);
 }
 
@@ -525,13 +523,13 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
         }
         const std::uint32_t last = outputs_[queue_index(out, vl)].last_granted;
         std::uint64_t* bits = req_bits(out, vl);
-        const std::uint32_t* needs = req_needs(out, vl);
+        const Request* asked = requests(out, vl);
         const std::uint32_t words = o.req_words;
         Credits available(*this, out, vl);
         const std::uint32_t start = last == UINT32_MAX ? 0 : last + 1;
         // Requester `pos`, in round robin order: granted if the credits cover its need.
         auto granted = [&](std::uint32_t pos) {
-            const std::uint32_t need = needs[pos];
+            const std::uint32_t need = asked[pos].need;
             if (!available.cover(need)) {
                 min_need = std::min(min_need, need);
                 return false;
@@ -623,7 +621,7 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
 
 void FabricSim::grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need) {
     Port& o = ports_[out];
-    __builtin_prefetch(&packets_[req_packets(out, vl)[requester]]);   // asked beside the queue's lines, not after them
+    __builtin_prefetch(&packets_[requests(out, vl)[requester].packet]);   // asked beside the queue's lines, not after them
     take_credits(out, vl, need);
     std::uint64_t* bits = req_bits(out, vl);
     bits[requester / 64] &= ~(std::uint64_t{1} << (requester % 64));   // the next head asks again

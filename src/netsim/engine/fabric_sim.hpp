@@ -165,7 +165,8 @@ private:
         std::uint32_t cur_queue = none;     // input queue (port * vls + vl) of a switch, none for a host
         std::uint32_t next_chunk = 0;
         // Switch ports: requester bitsets (req_words words per VL from req_offset) and each
-        // requester's need and packet (one per port of the switch, req_ports per VL from req_slot).
+        // requester's Request, its need and head packet (one per port of the switch, req_ports
+        // per VL from req_slot).
         std::uint32_t req_offset = 0, req_words = 0, req_slot = 0, req_ports = 0;
         std::int64_t wake_at = -1;
     };
@@ -332,8 +333,11 @@ private:
     bool is_waiting(std::size_t out) const { return waiting_[out / 64] >> (out % 64) & 1; }
     // A switch output's requesters: a bitset of input ports, and each one's need and head packet, per VL.
     std::uint64_t* req_bits(std::uint32_t out, std::uint32_t vl) { return &req_words_[ports_[out].req_offset + vl * ports_[out].req_words]; }
-    std::uint32_t* req_needs(std::uint32_t out, std::uint32_t vl) { return &req_needs_[ports_[out].req_slot + vl * ports_[out].req_ports]; }
-    std::uint32_t* req_packets(std::uint32_t out, std::uint32_t vl) { return &req_packets_[ports_[out].req_slot + vl * ports_[out].req_ports]; }
+    // A requester's need and head packet side by side: a request writes one line, not two.
+    struct Request {
+        std::uint32_t need, packet;
+    };
+    Request* requests(std::uint32_t out, std::uint32_t vl) { return &requests_[ports_[out].req_slot + vl * ports_[out].req_ports]; }
 
     // Serialisation of `bytes` on output `out`'s link.
     std::int64_t wire_ps(std::uint32_t out, std::uint64_t bytes) const { return serialisation_ps(bytes, link(out).gbps); }
@@ -377,8 +381,7 @@ private:
     std::vector<InputQueue> queues_;
     std::vector<std::int64_t> occupancy_;        // per (port, VL), with checks
     std::vector<std::uint64_t> req_words_;
-    std::vector<std::uint32_t> req_needs_;
-    std::vector<std::uint32_t> req_packets_;     // each requester's head packet, beside its need
+    std::vector<Request> requests_;
     std::vector<std::int64_t> xmit_wait_ps_;      // per port: time with a packet ready but no credits
     std::vector<std::uint64_t> waiting_;         // bit per port: idle with requesters, waiting for credits
     std::vector<std::int64_t> wait_since_;       // per port: since when, while its bit is set
