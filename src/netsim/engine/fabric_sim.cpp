@@ -460,6 +460,7 @@ void FabricSim::arbitrate(std::uint32_t out) {
     o.dirty = true;
     dirty_[dirty_count_++] = out;
     if (o.asking) {   // read at the end of the instant: its credit state, both lines (the ramps mostly in the second)
+        static_assert(sizeof(OutputVl) == 128);
         const char* credits = reinterpret_cast<const char*>(&outputs_[queue_index(out, static_cast<std::uint32_t>(std::countr_zero(o.asking)))]);
         __builtin_prefetch(credits);
         __builtin_prefetch(credits + 64);

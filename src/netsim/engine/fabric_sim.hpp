@@ -137,7 +137,8 @@ public:
     std::string link_rates() const;
     // Credit ramps held for all links: bounded by the credits in flight, however long the run.
     std::size_t ramp_entries() const;
-    // Packets kept to be counted at their arrival (packet mode): bounded by those on host links.
+    // Packets kept to be counted at their arrival (packet mode): bounded by those on host links,
+    // and per host at most count_arrived_batch past ones.
     std::size_t arriving_entries() const;
 
 private:
