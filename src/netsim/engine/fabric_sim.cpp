@@ -115,6 +115,8 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     outputs_.resize(std::size_t{total_ports} * vls_);
     for (auto& o : outputs_) o.credits = capacity_;
     queues_.resize(std::size_t{total_ports} * vls_);
+    for (std::uint32_t vl = 0; vl < vls_; ++vl)
+        for (std::uint32_t port = 0; port < total_ports; ++port) queues_[queue_index(port, vl)].in_local = ports_[port].local;
     occupancy_.assign(std::size_t{total_ports} * vls_, 0);
     flows_.resize(std::size_t{host_count} * vls_);
     host_stats_.resize(host_count);
@@ -322,7 +324,7 @@ void FabricSim::on_arrive(std::uint32_t in, std::uint32_t pk, std::uint32_t hop,
 
 void FabricSim::enqueue(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, std::int64_t ready) {
     const Port& port = ports_[in];
-    const Packet& p = packets_[pk];
+    Packet& p = packets_[pk];
     if (hop >= max_hops) check_failed("packet exceeded " + std::to_string(max_hops) + " hops");
     const Lft& lft = routing_.lft[port.device];
     const std::uint16_t out = p.dst_lid < lft.size() ? lft[p.dst_lid] : no_port;   // a port the switch has (constructor)
@@ -330,14 +332,16 @@ void FabricSim::enqueue(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, s
         check_failed("no route on " + topology_.device(port.device).name + " for LID " + std::to_string(p.dst_lid));
     const std::uint32_t q = queue_index(in, p.vl);
     InputQueue& iq = queues_[q];
-    if (iq.size == iq.ring.size()) {   // grow the ring (amortised; steady state never allocates)
-        std::vector<QueueEntry> bigger(std::max<std::size_t>(8, iq.ring.size() * 2));
-        for (std::uint32_t i = 0; i < iq.size; ++i) bigger[i] = iq.ring[(iq.head + i) & (iq.ring.size() - 1)];
+    if (iq.size == iq.capacity) {   // grow the ring (amortised; steady state never allocates)
+        const std::uint32_t capacity = std::max(8u, iq.capacity * 2);
+        auto bigger = std::make_unique<QueueEntry[]>(capacity);
+        for (std::uint32_t i = 0; i < iq.size; ++i) bigger[i] = iq.ring[(iq.head + i) & (iq.capacity - 1)];
         iq.ring = std::move(bigger);
+        iq.capacity = capacity;
         iq.head = 0;
     }
-    iq.ring[(iq.head + iq.size) & (iq.ring.size() - 1)] =
-        QueueEntry{pk, static_cast<std::uint8_t>(hop), p.vl, port.local, port_base_[port.device] + out, p.blocks, ready};
+    p.hop = static_cast<std::uint8_t>(hop);
+    iq.ring[(iq.head + iq.size) & (iq.capacity - 1)] = QueueEntry{pk, port_base_[port.device] + out, ready};
     if (++iq.size == 1) make_head_ready(q);
 }
 
@@ -373,7 +377,7 @@ void FabricSim::on_tx_done(std::uint32_t out) {
     o.cur_packet = none;
     if (o.cur_queue != none) {
         InputQueue& iq = queues_[o.cur_queue];
-        iq.head = (iq.head + 1) & static_cast<std::uint32_t>(iq.ring.size() - 1);
+        iq.head = (iq.head + 1) & (iq.capacity - 1);
         if (--iq.size) make_head_ready(o.cur_queue);
     } else {
         host_stats_[o.host].tx_payload += p.payload;
@@ -436,7 +440,8 @@ void FabricSim::make_head_ready(std::uint32_t q) {
         queue_.push(e.ready, head_ready, q);
         return;
     }
-    request(e.out, e.vl, e.in_local, e.blocks, e.packet);
+    const Packet& p = packets_[e.packet];
+    request(e.out, p.vl, iq.in_local, p.blocks, e.packet);
 }
 
 void FabricSim::request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need, std::uint32_t packet) {
@@ -636,12 +641,12 @@ void FabricSim::grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t r
     const QueueEntry& e = queues_[q].ring[queues_[q].head];
     o.cur_packet = e.packet;
     o.cur_queue = q;
-    o.cur_hop = static_cast<std::uint8_t>(e.hop + 1);
+    o.cur_hop = static_cast<std::uint8_t>(packets_[e.packet].hop + 1);
     // The packet behind becomes the head once this one is sent, a packet's time from now: what it
     // will touch is asked from memory now (a run waits on memory more than it computes).
     const InputQueue& iq = queues_[q];
     if (iq.size > 1) {
-        const QueueEntry& behind = iq.ring[(iq.head + 1) & (iq.ring.size() - 1)];
+        const QueueEntry& behind = iq.ring[(iq.head + 1) & (iq.capacity - 1)];
         __builtin_prefetch(&packets_[behind.packet]);
         __builtin_prefetch(&ports_[behind.out]);
         __builtin_prefetch(&outputs_[queue_index(behind.out, vl)]);

@@ -22,6 +22,7 @@
 #include "routing.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -204,16 +205,17 @@ private:
         std::uint32_t least_need = 0;   // while the port waits: its requesters' smallest need on this VL (an adapter: 0 from a change of its flows to the next scan)
         InlineRing<Ramp, ramps_inside> ramps;
     };
+    // 16 B, four to a line: what the packet's own line holds (its VL, blocks and hop) is read
+    // there, and the input's port number is the queue's.
     struct QueueEntry {
-        std::uint32_t packet;
-        std::uint8_t hop, vl;          // vl: the packet's, so that a head's request needs no division
-        std::uint16_t in_local;        // the input's port number, its requester bit at `out`
-        std::uint32_t out, blocks;     // blocks: the packet's, its need at the output
+        std::uint32_t packet, out;
         std::int64_t ready;
     };
-    struct InputQueue {   // FIFO ring per (port, VL); its size is 0 or a power of two
-        std::vector<QueueEntry> ring;
-        std::uint32_t head = 0, size = 0;
+    static_assert(sizeof(QueueEntry) == 16);
+    struct alignas(32) InputQueue {   // FIFO ring per (port, VL); its capacity is 0 or a power of two
+        std::unique_ptr<QueueEntry[]> ring;
+        std::uint32_t capacity = 0, head = 0, size = 0;
+        std::uint16_t in_local = 0;   // the input's port number, its requester bit at an output
     };
     struct Message {
         std::uint32_t src, dst, next = none;
@@ -238,6 +240,7 @@ private:
         std::uint32_t message, dst_host, dst_lid, wire, payload, blocks, chunks;
         std::uint8_t vl, pace_count;
         bool last_of_message;   // packet mode: only it has an event at delivery
+        std::uint8_t hop;       // the link it came in on at the switch that queues it
         std::int64_t created;
         // Packet mode, at the input of the hop it crosses next: when its last flit is wholly in,
         // and when its other flits are: flit i at the latest of head + serialisation of 64 i B
