@@ -233,7 +233,7 @@ private:
     // One cache line: a packet is touched at every hop, far apart in time. What only flit and
     // aggregated modes (chunks arrived per hop) or slower links (more paces) need lives beside.
     // Not smaller (32 B, two to a line, creation time and message in an array beside: a 512-node
-    // run was 13% slower) and not split (the same 64 B with those two beside: 8% slower).
+    // run was 13% slower) and not split (64 B, those two in an array beside: 8% slower).
     struct Pace {
         std::int64_t head;
         double gbps;
