@@ -17,6 +17,10 @@ CommandResult run_command(const std::string& command, double hang_guard_s = 120)
 std::string evbench_binary();
 std::string temp_path(const std::string& name);
 std::string read_file(const std::string& path);   // empty if missing
+// The output of a gtest run inside a test (the conformance suite in the VM), fit to print in a
+// failure message: gtest's SKIPPED marker in it would make ctest report the failed test as
+// skipped (gtest_discover_tests' SKIP_REGULAR_EXPRESSION matches any output), so it is lowered.
+std::string inner_gtest_output(std::string text);
 // `evbench <args> --quiet --json <temp file named after name>`: its JSON document, or null after
 // a failed expectation when it exits non-zero.
 // For a simulated run, also checks that no node's byte rate exceeds the link's effective bandwidth.

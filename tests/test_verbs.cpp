@@ -144,10 +144,11 @@ TEST(Verbs, ConformanceSuiteOnSoftRoce) {
     auto r = run_command(std::string(EVBENCH_SOURCE_DIR) + "/tests/vm/run-in-vm.sh -t 1500 -b " + self + " -- '" + self +
                              " --gtest_color=no --gtest_filter=EveryDriver/Conformance.*/verbs'",
                          1500);
-    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-    EXPECT_EQ(count(r.out, "[       OK ] EveryDriver/Conformance."), 8u) << r.out;   // no exclusion for verbs
-    EXPECT_EQ(count(r.out, "SKIPPED"), 0u) << r.out;
-    EXPECT_NE(r.out.find("[  PASSED  ] 8 tests."), std::string::npos) << r.out;
+    const std::string shown = inner_gtest_output(r.out);
+    ASSERT_EQ(r.exit_code, 0) << shown << inner_gtest_output(r.err);
+    EXPECT_EQ(count(r.out, "[       OK ] EveryDriver/Conformance."), 8u) << shown;   // no exclusion for verbs
+    EXPECT_EQ(count(r.out, "SKIPPED"), 0u) << shown;
+    EXPECT_NE(r.out.find("[  PASSED  ] 8 tests."), std::string::npos) << shown;
 }
 
 TEST(Verbs, ReadsItsConnectionChannelAtMostOnceAMillisecond) {

@@ -40,7 +40,7 @@ const std::vector<DriverCase> kDrivers = {
     {"tcp", "tcp", {}, "", "", ""},
     // Frames split at every boundary: 7-byte reads, one per peer per poll, so commands and
     // writes of several peers interleave mid-frame.
-    {"tcp_small_reads", "tcp", {"--tcp-read-chunk", "7"}, "", "", "7-byte reads move 256 MiB in minutes; plain tcp covers the volume"},
+    {"tcp_small_reads", "tcp", {"--tcp-read-chunk", "7"}, "", "", "7-byte reads move 64 MiB in minutes; plain tcp covers the volume"},
     // Two I/O threads per rank, each owning the sockets of half the peers (--tcp-threads).
     {"tcp_threads", "tcp", {"--tcp-threads", "2"}, "", "", ""},
     // Two rails (--rails) on loopback: every region registered on both, keys by registration card,
@@ -50,8 +50,8 @@ const std::vector<DriverCase> kDrivers = {
     {"mpi_rma", "mpi", {"--mpi-rma"}, "", no_mpi_peer_loss, ""},
     {"verbs", "verbs", {}, "", "", ""},
     {"ofi_tcp", "ofi", {"--ofi-provider", "tcp;ofi_rxm"}, "", "", ""},
-    {"ofi_sockets", "ofi", {"--ofi-provider", "sockets"}, "", "", "the sockets provider moves a few MB/s here: 256 MiB would take minutes"},
-    {"ofi_udp", "ofi", {"--ofi-provider", "udp;ofi_rxd"}, "", "", "udp;ofi_rxd moves a few MB/s here: 256 MiB would take minutes"},
+    {"ofi_sockets", "ofi", {"--ofi-provider", "sockets"}, "", "", "the sockets provider moves a few MB/s here: 64 MiB would take half a minute or more"},
+    {"ofi_udp", "ofi", {"--ofi-provider", "udp;ofi_rxd"}, "", "", "udp;ofi_rxd moves a few MB/s here: 64 MiB would take half a minute or more"},
     {"ofi_shm", "ofi", {"--ofi-provider", "shm"}, "",
      "the suite's ranks share one process, and closing one shm endpoint there crashes libfabric 1.17 in its siblings; a killed shm "
      "process is named by every survivor in Loopback/ProcessFailure.KilledRankEndsTheRunWithAClearErrorOnEverySurvivor/OfiShm",
@@ -218,15 +218,25 @@ TEST_P(Conformance, WritesLandExactlyWhereAskedAndNowhereElse) {
 TEST_P(Conformance, TheLargestAdvertisedWriteArrivesWhole) {
     if (!GetParam().no_bulk.empty()) GTEST_SKIP() << GetParam().no_bulk;
     OPEN_WORLD(w, 2);
-    // Capped at 256 MiB in memory (drivers advertise 1 GiB): large enough to cross every internal buffer.
-    const std::size_t len = std::min<std::size_t>(w->any_of_mine().capabilities().max_message, std::size_t{256} << 20);
+    // Capped at 64 MiB (drivers advertise 1 GiB): larger than every internal buffer of every
+    // driver, and small enough that no step of this test leaves a rank unpolled for the
+    // heartbeat's timeout (drivers/transport/heartbeat.hpp: a silent peer is taken for gone). At
+    // 256 MiB in the soft-RoCE VM, with a second VM on the cores, the receiver declared the sender
+    // lost before the write was in (ucx on rc_verbs).
+    const std::size_t len = std::min<std::size_t>(w->any_of_mine().capabilities().max_message, std::size_t{64} << 20);
     ASSERT_GE(len, std::size_t{1} << 20);
     std::unique_ptr<Region> src, dst;
+    if (w->mine(1)) dst = std::make_unique<Region>(w->at(1), len + 128, guard);
+    w->progress();
     if (w->mine(0)) {
         src = std::make_unique<Region>(w->at(0), len, std::byte{0});
-        for (std::size_t i = 0; i < len; ++i) src->memory[i] = pattern(3, i);
+        // Filled 16 MiB at a time with a poll of my ranks between, for the same reason.
+        constexpr std::size_t step = std::size_t{16} << 20;
+        for (std::size_t at = 0; at < len; at += step) {
+            w->progress();
+            for (std::size_t i = at; i < std::min(len, at + step); ++i) src->memory[i] = pattern(3, i);
+        }
     }
-    if (w->mine(1)) dst = std::make_unique<Region>(w->at(1), len + 128, guard);
     const std::uint64_t key = w->gather([&](std::uint32_t r) { return r == 1 ? dst->mr.key : 0; })[1];
     if (w->mine(0)) {
         ASSERT_EQ(post_until_taken(*w, [&] { return w->at(0).post_write(1, src->mr, 0, key, 64, len, 42, 4242); }), PostStatus::ok)
@@ -235,11 +245,18 @@ TEST_P(Conformance, TheLargestAdvertisedWriteArrivesWhole) {
     ASSERT_TRUE(w->drive([&] {
         return (!w->mine(1) || count(w->got[1], Completion::Kind::write_arrived) == 1) && (!w->mine(0) || count(w->got[0], Completion::Kind::write_done) == 1);
     }, 300));
-    if (w->mine(0)) {
-        EXPECT_EQ(w->got[0][0].completion.cookie, 4242u);
-    }
+    for (std::uint32_t r : {0u, 1u})
+        if (w->mine(r))
+            for (const auto& g : w->got[r]) {
+                EXPECT_NE(g.completion.kind, Completion::Kind::peer_lost) << "rank " << r << ": " << g.error;
+                if (g.completion.kind == Completion::Kind::write_done) {
+                    EXPECT_EQ(g.completion.cookie, 4242u);
+                }
+                if (g.completion.kind == Completion::Kind::write_arrived) {
+                    EXPECT_EQ(g.completion.length, len);
+                }
+            }
     if (!w->mine(1)) return;
-    EXPECT_EQ(w->got[1][0].completion.length, len);
     for (std::size_t i = 0; i < 64; ++i) ASSERT_EQ(dst->memory[i], guard) << i;
     for (std::size_t i = 0; i < len; ++i)
         if (dst->memory[64 + i] != pattern(3, i)) FAIL() << "byte " << i << " of " << len;
