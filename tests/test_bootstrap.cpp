@@ -63,8 +63,8 @@ TEST(Bootstrap, AnIdlePollReadsNoSocket) {
     auto r = run_command("ASAN_OPTIONS=\"$ASAN_OPTIONS:detect_leaks=0\" EVB_BOOTSTRAP_PROBE=1 strace -f -qq -e trace=recvfrom -o " + trace +
                              " /proc/" + std::to_string(getpid()) + "/exe --gtest_filter=Bootstrap.StraceProbe",
                          120);
-    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-    ASSERT_NE(r.out.find("[  PASSED  ] 1 test"), std::string::npos) << r.out;
+    ASSERT_EQ(r.exit_code, 0) << inner_gtest_output(r.out) << r.err;
+    ASSERT_NE(r.out.find("[  PASSED  ] 1 test"), std::string::npos) << inner_gtest_output(r.out);
     const std::string text = read_file(trace);
     std::size_t calls = 0;
     for (auto at = text.find("recvfrom("); at != std::string::npos; at = text.find("recvfrom(", at + 1)) ++calls;
