@@ -116,7 +116,12 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     for (auto& o : outputs_) o.credits = capacity_;
     queues_.resize(std::size_t{total_ports} * vls_);
     for (std::uint32_t vl = 0; vl < vls_; ++vl)
-        for (std::uint32_t port = 0; port < total_ports; ++port) queues_[queue_index(port, vl)].in_local = ports_[port].local;
+        for (std::uint32_t port = 0; port < total_ports; ++port) {
+            InputQueue& iq = queues_[queue_index(port, vl)];
+            iq.in_local = ports_[port].local;
+            iq.first_port = port_base_[ports_[port].device];
+            iq.vl = static_cast<std::uint8_t>(vl);
+        }
     occupancy_.assign(std::size_t{total_ports} * vls_, 0);
     flows_.resize(std::size_t{host_count} * vls_);
     host_stats_.resize(host_count);
@@ -314,10 +319,10 @@ void FabricSim::on_arrive(std::uint32_t in, std::uint32_t pk, std::uint32_t hop,
     if (iq.size == 0) return;
     const QueueEntry& head = iq.ring[iq.head];
     if (head.packet == pk) {
-        Port& o = ports_[head.out];
+        Port& o = ports_[iq.out(head)];
         if (o.transmitting && o.cur_queue == q && o.waiting_chunk) {
             o.waiting_chunk = false;
-            send_chunk(head.out);
+            send_chunk(iq.out(head));
         }
     }
 }
@@ -341,7 +346,7 @@ void FabricSim::enqueue(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, s
         iq.head = 0;
     }
     p.hop = static_cast<std::uint8_t>(hop);
-    iq.ring[(iq.head + iq.size) & (iq.capacity - 1)] = QueueEntry{pk, port_base_[port.device] + out, ready};
+    iq.ring[(iq.head + iq.size) & (iq.capacity - 1)] = QueueEntry{pk, out, static_cast<std::uint16_t>(p.blocks <= UINT16_MAX ? p.blocks : 0), ready};
     if (++iq.size == 1) make_head_ready(q);
 }
 
@@ -440,8 +445,7 @@ void FabricSim::make_head_ready(std::uint32_t q) {
         queue_.push(e.ready, head_ready, q);
         return;
     }
-    const Packet& p = packets_[e.packet];
-    request(e.out, p.vl, iq.in_local, p.blocks, e.packet);
+    request(iq.out(e), iq.vl, iq.in_local, e.need ? e.need : packets_[e.packet].blocks, e.packet);
 }
 
 void FabricSim::request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need, std::uint32_t packet) {
@@ -648,8 +652,8 @@ void FabricSim::grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t r
     if (iq.size > 1) {
         const QueueEntry& behind = iq.ring[(iq.head + 1) & (iq.capacity - 1)];
         __builtin_prefetch(&packets_[behind.packet]);
-        __builtin_prefetch(&ports_[behind.out]);
-        __builtin_prefetch(&outputs_[queue_index(behind.out, vl)]);
+        __builtin_prefetch(&ports_[iq.out(behind)]);
+        __builtin_prefetch(&outputs_[queue_index(iq.out(behind), vl)]);
     }
     start_packet(out);
 }

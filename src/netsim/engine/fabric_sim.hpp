@@ -205,17 +205,22 @@ private:
         std::uint32_t least_need = 0;   // while the port waits: its requesters' smallest need on this VL (an adapter: 0 from a change of its flows to the next scan)
         InlineRing<Ramp, ramps_inside> ramps;
     };
-    // 16 B, four to a line: what the packet's own line holds (its VL, blocks and hop) is read
-    // there, and the input's port number is the queue's.
+    // 16 B, four to a line. A new head asks its output from the entry alone: the output as a
+    // port number on the queue's switch, and the packet's need (0: above 16 bits, read from the
+    // packet), so that the packet's line, a miss behind the entry's, is first read at its grant.
     struct QueueEntry {
-        std::uint32_t packet, out;
+        std::uint32_t packet;
+        std::uint16_t out_local, need;
         std::int64_t ready;
     };
     static_assert(sizeof(QueueEntry) == 16);
     struct alignas(32) InputQueue {   // FIFO ring per (port, VL); its capacity is 0 or a power of two
         std::unique_ptr<QueueEntry[]> ring;
         std::uint32_t capacity = 0, head = 0, size = 0;
-        std::uint16_t in_local = 0;   // the input's port number, its requester bit at an output
+        std::uint32_t first_port = 0;   // its switch's first port: an entry's output is first_port + out_local
+        std::uint16_t in_local = 0;     // the input's port number, its requester bit at an output
+        std::uint8_t vl = 0;
+        std::uint32_t out(const QueueEntry& e) const { return first_port + e.out_local; }
     };
     struct Message {
         std::uint32_t src, dst, next = none;
