@@ -219,7 +219,7 @@ private:
         std::uint32_t capacity = 0, head = 0, size = 0;
         std::uint32_t first_port = 0;   // its switch's first port: an entry's output is first_port + out_local
         std::uint16_t in_local = 0;     // the input's port number, its requester bit at an output
-        std::uint8_t vl = 0;
+        std::uint8_t vl = 0;            // vl_of(its index), kept so that a new head's request divides nothing
         std::uint32_t out(const QueueEntry& e) const { return first_port + e.out_local; }
     };
     struct Message {
