@@ -125,6 +125,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     occupancy_.assign(std::size_t{total_ports} * vls_, 0);
     flows_.resize(std::size_t{host_count} * vls_);
     host_stats_.resize(host_count);
+    tx_started_.resize(host_count);
     arriving_.resize(host_count);
 }
 
@@ -208,7 +209,7 @@ std::vector<SimPortStats> FabricSim::port_stats() const {
     std::vector<SimPortStats> out;
     for (std::size_t i = 0; i < ports_.size(); ++i) {
         const Port& p = ports_[i];
-        const PortCounters& c = counters_[i];
+        const PortCounters c = sent_counters(static_cast<std::uint32_t>(i));
         if (p.peer != none) out.push_back(SimPortStats{p.device, p.local, c.tx_bytes, c.tx_packets, c.tx_blocks, xmit_wait_ps_[i]});
     }
     return out;
@@ -245,8 +246,18 @@ std::string FabricSim::link_rates() const {
 
 std::uint64_t FabricSim::flit_hops() const {
     std::uint64_t n = 0;
-    for (const auto& c : counters_) n += c.tx_blocks;
+    for (std::uint32_t i = 0; i < ports_.size(); ++i) n += sent_counters(i).tx_blocks;
     return n;
+}
+
+FabricSim::PortCounters FabricSim::sent_counters(std::uint32_t port) const {
+    PortCounters c = counters_[port];
+    const Port& o = ports_[port];
+    if (options_.mode == SimMode::packet && o.transmitting) {   // counted as it started, not yet sent
+        c.tx_blocks -= packets_[o.cur_packet].blocks;
+        c.tx_bytes -= packets_[o.cur_packet].wire;
+    }
+    return c;
 }
 
 // ---- events -----------------------------------------------------------------------------------
@@ -352,13 +363,11 @@ void FabricSim::enqueue(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, s
 
 void FabricSim::on_tx_done(std::uint32_t out) {
     Port& o = ports_[out];
-    Packet& p = packets_[o.cur_packet];
-    // Counted when sent, so a port never shows more than line rate.
-    PortCounters& counters = counters_[out];
-    if (options_.mode == SimMode::packet) {   // the whole packet is one chunk
-        counters.tx_blocks += p.blocks;
-        counters.tx_bytes += p.wire;
-    } else {
+    // Packet mode: the whole packet is one chunk, counted when it started (see sent_counters);
+    // the packet itself is not looked at here (its line, written a packet's time ago, a miss).
+    if (options_.mode != SimMode::packet) {
+        Packet& p = packets_[o.cur_packet];
+        PortCounters& counters = counters_[out];
         const std::uint32_t c = o.next_chunk;
         const std::uint32_t blocks = chunk_blocks(p, c);
         counters.tx_blocks += blocks;
@@ -375,7 +384,8 @@ void FabricSim::on_tx_done(std::uint32_t out) {
         }
     }
     o.transmitting = false;
-    if (options_.mode == SimMode::packet && !p.last_of_message && o.peer_host != none) {   // see deliver_at
+    if (o.free_when_sent) {   // see deliver_at
+        o.free_when_sent = false;
         free_packets_.push_back(o.cur_packet);
         --live_packets_;
     }
@@ -384,8 +394,6 @@ void FabricSim::on_tx_done(std::uint32_t out) {
         InputQueue& iq = queues_[o.cur_queue];
         iq.head = (iq.head + 1) & (iq.capacity - 1);
         if (--iq.size) make_head_ready(o.cur_queue);
-    } else {
-        host_stats_[o.host].tx_payload += p.payload;
     }
     // An output without requesters would grant nothing; one that comes later asks it itself.
     if (o.asking) arbitrate(out);
@@ -408,6 +416,11 @@ void FabricSim::count_arrived() const {
     // A callback at this instant runs before packets arriving at it (their events, scheduled
     // later, would have come after); after run(), everything up to its end has arrived.
     for (std::uint32_t h = 0; h < arriving_.size(); ++h) count_arrived(h, running_ ? now_ - 1 : now_);
+    // What the adapters sent: what they started but the packet each is still sending.
+    for (std::uint32_t h = 0; h < host_stats_.size(); ++h) {
+        const Port& o = ports_[host_port_[h]];
+        host_stats_[h].tx_payload = tx_started_[h] - (o.transmitting ? packets_[o.cur_packet].payload : 0);
+    }
 }
 
 void FabricSim::count_arrived(std::uint32_t h, std::int64_t until) const {
@@ -612,6 +625,7 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     p.last_in = now_;   // in the adapter's memory
     p.pace_count = 0;
     if (options_.mode != SimMode::packet) std::fill_n(arrived(pk), max_hops, std::uint16_t{0});
+    tx_started_[o.host] += payload;   // counted as it starts (see count_arrived)
     flow.left -= payload;
     p.last_of_message = flow.left == 0;
     host.last = flow.dst;
@@ -635,17 +649,19 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
 
 void FabricSim::grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need) {
     Port& o = ports_[out];
-    __builtin_prefetch(&packets_[requests(out, vl)[requester].packet]);   // asked beside the queue's lines, not after them
+    // The head's packet as it asked (the line arbitration just read), not from its queue entry (a miss).
+    const std::uint32_t pk = requests(out, vl)[requester].packet;
+    __builtin_prefetch(&packets_[pk]);   // asked beside the queue's lines, not after them
     take_credits(out, vl, need);
     std::uint64_t* bits = req_bits(out, vl);
     bits[requester / 64] &= ~(std::uint64_t{1} << (requester % 64));   // the next head asks again
     if (o.req_words == 1 ? bits[0] == 0 : std::all_of(bits, bits + o.req_words, [](std::uint64_t w) { return w == 0; }))
         o.asking &= static_cast<std::uint16_t>(~(1u << vl));
     const std::uint32_t q = queue_index(port_base_[o.device] + requester, vl);
-    const QueueEntry& e = queues_[q].ring[queues_[q].head];
-    o.cur_packet = e.packet;
+    if (options_.checks && queues_[q].ring[queues_[q].head].packet != pk) check_failed("an input's request is not for its head packet");
+    o.cur_packet = pk;
     o.cur_queue = q;
-    o.cur_hop = static_cast<std::uint8_t>(packets_[e.packet].hop + 1);
+    o.cur_hop = static_cast<std::uint8_t>(packets_[pk].hop + 1);
     // The packet behind becomes the head once this one is sent, a packet's time from now: what it
     // will touch is asked from memory now (a run waits on memory more than it computes).
     const InputQueue& iq = queues_[q];
@@ -693,6 +709,9 @@ void FabricSim::send_chunk(std::uint32_t out) {
     // Flits leave the input buffer, and reach the next hop, at the link's pace or the packet's.
     const std::int64_t step = done == now_ + wire ? l.flit_ps : std::max(l.flit_ps, (done - now_) / p.blocks);
     queue_.push(done, tx_done, out);
+    PortCounters& counters = counters_[out];   // counted as it starts (see sent_counters)
+    counters.tx_blocks += p.blocks;
+    counters.tx_bytes += p.wire;
     if (o.peer_host != none) {
         // A packet into a host needs no event when its head arrives: the adapter sinks every flit
         // as it comes, so its credits come back as a ramp from then, and the packet is delivered
@@ -700,6 +719,7 @@ void FabricSim::send_chunk(std::uint32_t out) {
         if (o.peer_host != p.dst_host) check_failed("packet for host " + std::to_string(p.dst_host) + " delivered to host " + std::to_string(o.peer_host));
         return_credits(o.peer, p.vl, now_ + link_ps_ + credit_ps_, p.blocks, done - now_, step);
         deliver_at(o.cur_packet, done + link_ps_);
+        o.free_when_sent = !p.last_of_message;
     } else {
         // The packet joins the next switch's input queue now, behind those sent on this link
         // before it, and may be arbitrated once its first flit is in: an event only if it is the

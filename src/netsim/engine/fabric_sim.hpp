@@ -160,6 +160,7 @@ private:
         std::uint16_t asking = 0;           // bit v: VL v has requesters (a switch's inputs, an adapter's flows)
         // output side
         bool transmitting = false, waiting_chunk = false, dirty = false;
+        bool free_when_sent = false;        // packet mode: its packet into a host is freed at tx_done (see deliver_at)
         std::uint8_t rr_vl = 0;             // the VL granted last
         std::uint8_t rate = 0;              // its link's times: link_times_[rate] (0: not cabled)
         std::uint8_t cur_hop = 0;           // link index the packet is on (below max_hops)
@@ -182,9 +183,12 @@ private:
     const LinkTimes& link(std::uint32_t port) const { return link_times_[ports_[port].rate]; }
     // The index of a link rate's times, added at its first link (checks what the model needs).
     std::uint8_t link_rate_index(double gbps);
+    // Packet mode counts a packet's bytes and blocks as it starts (its line is read then, not at
+    // tx_done); sent_counters leaves out the packet still being sent.
     struct PortCounters {
         std::uint64_t tx_bytes = 0, tx_packets = 0, tx_blocks = 0;
     };
+    PortCounters sent_counters(std::uint32_t port) const;
     // Credits coming back: block i at base + min((i + 1) step, total), or all at base. A ramp
     // spans one packet on one link (the constructor refuses links where that could pass 1 ms).
     struct Ramp {
@@ -416,6 +420,7 @@ private:
     static constexpr std::size_t count_arrived_batch = 8;   // a host's past arrivals counted this many at a time
     mutable std::vector<RingQueue<Arriving>> arriving_;   // per host
     mutable std::vector<SimHostStats> host_stats_;
+    std::vector<std::uint64_t> tx_started_;       // per host: payload of the packets its adapter started
     mutable LatencyHistogram packet_latency_;
     LatencyHistogram message_latency_;
     bool running_ = false;
