@@ -483,9 +483,12 @@ void FabricSim::arbitrate(std::uint32_t out) {
     dirty_[dirty_count_++] = out;
     if (o.asking) {   // read at the end of the instant: its credit state, both lines (the ramps mostly in the second)
         static_assert(sizeof(OutputVl) == 128);
-        const char* credits = reinterpret_cast<const char*>(&outputs_[queue_index(out, static_cast<std::uint32_t>(std::countr_zero(o.asking)))]);
+        const auto vl = static_cast<std::uint32_t>(std::countr_zero(o.asking));
+        const char* credits = reinterpret_cast<const char*>(&outputs_[queue_index(out, vl)]);
         __builtin_prefetch(credits);
         __builtin_prefetch(credits + 64);
+        // and the next switch's input queue a grant sends into (behind the granted packet's line)
+        if (o.peer_host == none) __builtin_prefetch(&queues_[queue_index(o.peer, vl)]);
     }
 }
 
