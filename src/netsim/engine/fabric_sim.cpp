@@ -416,7 +416,9 @@ void FabricSim::count_arrived() const {
     // A callback at this instant runs before packets arriving at it (their events, scheduled
     // later, would have come after); after run(), everything up to its end has arrived.
     for (std::uint32_t h = 0; h < arriving_.size(); ++h) count_arrived(h, running_ ? now_ - 1 : now_);
-    // What the adapters sent: what they started but the packet each is still sending.
+}
+
+void FabricSim::count_sent() const {
     for (std::uint32_t h = 0; h < host_stats_.size(); ++h) {
         const Port& o = ports_[host_port_[h]];
         host_stats_[h].tx_payload = tx_started_[h] - (o.transmitting ? packets_[o.cur_packet].payload : 0);
@@ -628,7 +630,7 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     p.last_in = now_;   // in the adapter's memory
     p.pace_count = 0;
     if (options_.mode != SimMode::packet) std::fill_n(arrived(pk), max_hops, std::uint16_t{0});
-    tx_started_[o.host] += payload;   // counted as it starts (see count_arrived)
+    tx_started_[o.host] += payload;   // counted as it starts (see count_sent)
     flow.left -= payload;
     p.last_of_message = flow.left == 0;
     host.last = flow.dst;

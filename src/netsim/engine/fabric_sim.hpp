@@ -119,6 +119,7 @@ public:
     // As of now: in a callback, what arrived before this instant; after run(), up to `until`.
     const std::vector<SimHostStats>& host_stats() const {
         count_arrived();
+        count_sent();
         return host_stats_;
     }
     std::vector<SimPortStats> port_stats() const;   // cabled ports only
@@ -292,6 +293,9 @@ private:
     // statistics and the latency histogram.
     void count_arrived() const;
     void count_arrived(std::uint32_t host, std::int64_t until) const;
+    // Sets each host's tx_payload to what its adapter sent: what it started but the packet it is
+    // still sending (counted as it starts: see grant_flow).
+    void count_sent() const;
     // A packet into switch input `in`, at `hop`, is ready to be arbitrated at `ready`.
     void enqueue(std::uint32_t in, std::uint32_t packet, std::uint32_t hop, std::int64_t ready);
 
