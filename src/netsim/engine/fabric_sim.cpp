@@ -350,9 +350,10 @@ void FabricSim::enqueue(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, s
     InputQueue& iq = queues_[q];
     if (iq.size == iq.capacity) {   // grow the ring (amortised; steady state never allocates)
         const std::uint32_t capacity = std::max(8u, iq.capacity * 2);
-        auto bigger = std::make_unique<QueueEntry[]>(capacity);
+        auto* bigger = static_cast<QueueEntry*>(arena_.allocate(capacity * sizeof(QueueEntry), alignof(QueueEntry)));
         for (std::uint32_t i = 0; i < iq.size; ++i) bigger[i] = iq.ring[(iq.head + i) & (iq.capacity - 1)];
-        iq.ring = std::move(bigger);
+        if (iq.ring) arena_.deallocate(iq.ring, iq.capacity * sizeof(QueueEntry), alignof(QueueEntry));
+        iq.ring = bigger;
         iq.capacity = capacity;
         iq.head = 0;
     }
