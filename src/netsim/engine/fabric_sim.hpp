@@ -24,7 +24,6 @@
 #include "routing.hpp"
 
 #include <cstdint>
-#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
