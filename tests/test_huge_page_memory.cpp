@@ -18,7 +18,7 @@
 
 namespace {
 
-constexpr std::uintptr_t two_mib = std::uintptr_t{2} << 20;
+constexpr std::uintptr_t two_mib = evb::huge_page_bytes;
 
 // The VmFlags line of the mapping that holds `p` (/proc/self/smaps), empty if none does.
 std::string vm_flags_of(const void* p) {

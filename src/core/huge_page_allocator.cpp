@@ -6,25 +6,19 @@
 
 namespace evb {
 
-namespace {
-
-constexpr std::size_t huge_page = std::size_t{2} << 20;   // x86-64's and arm64's (4 KiB base pages) PMD size
-
-} // namespace
-
-std::size_t huge_page_backed_size(std::size_t bytes) { return (bytes + huge_page - 1) / huge_page * huge_page; }
+std::size_t huge_page_backed_size(std::size_t bytes) { return (bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes; }
 
 void* allocate_huge_page_backed(std::size_t bytes) {
     const std::size_t length = huge_page_backed_size(bytes);
     if (length < bytes) throw std::bad_alloc();
     // Map one huge page more, then trim to a 2 MiB boundary: the kernel backs only aligned 2 MiB
     // ranges with a huge page.
-    void* mapped = mmap(nullptr, length + huge_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* mapped = mmap(nullptr, length + huge_page_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mapped == MAP_FAILED) throw std::bad_alloc();
     auto* raw = static_cast<char*>(mapped);
-    auto* start = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(raw) + huge_page - 1) / huge_page * huge_page);
+    auto* start = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(raw) + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes);
     if (start > raw) munmap(raw, static_cast<std::size_t>(start - raw));
-    if (const std::size_t tail = huge_page - static_cast<std::size_t>(start - raw)) munmap(start + length, tail);
+    if (const std::size_t tail = huge_page_bytes - static_cast<std::size_t>(start - raw)) munmap(start + length, tail);
     madvise(start, length, MADV_HUGEPAGE);   // a hint: where refused (THP "never"), normal pages
     return start;
 }

@@ -13,6 +13,8 @@
 namespace evb {
 
 inline constexpr std::size_t huge_page_minimum = std::size_t{256} << 10;
+// The size the kernel backs with one transparent huge page (x86-64's and arm64's PMD with 4 KiB pages).
+inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
 
 // `bytes` (at least huge_page_minimum) mapped on a 2 MiB boundary, rounded up to whole 2 MiB, and
 // advised to be backed by transparent huge pages; throws std::bad_alloc. Freed with

@@ -1,7 +1,5 @@
 #include "huge_page_arena.hpp"
 
-#include "huge_page_allocator.hpp"
-
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -39,10 +37,9 @@ std::size_t HugePageArena::mapped_bytes() const {
 void* HugePageArena::do_allocate(std::size_t bytes, std::size_t alignment) {
     if (bytes == 0) bytes = 1;
     const std::size_t log2 = size_class_log2(bytes, alignment, smallest_log2);
-    if (log2 > largest_log2) {   // its own mapping, on a 2 MiB boundary
-        const std::size_t mapped = std::max(bytes, huge_page_minimum);
-        void* p = allocate_huge_page_backed(mapped);
-        large_.push_back(Mapping{p, mapped});
+    if (log2 > largest_log2) {   // its own mapping, on a 2 MiB boundary (above 1 MiB: past huge_page_minimum)
+        void* p = allocate_huge_page_backed(bytes);
+        large_.push_back(Mapping{p, bytes});
         return p;
     }
     std::vector<void*>& free = free_[log2 - smallest_log2];

@@ -1,10 +1,11 @@
-// Small blocks of hot, long-lived data structures (the simulator's input-queue rings, its event
-// wheel's slots, its adapters' flow lists) packed into 2 MiB transparent huge pages, rather than
-// scattered through malloc's heap on 4 KiB pages, where nearly every first touch of one also
-// misses the TLB (see huge_page_allocator.hpp). Blocks are powers of two from 64 B; a freed block
+// Small blocks of hot, long-lived data structures (the simulator's input-queue rings) packed
+// into 2 MiB transparent huge pages, rather than scattered through malloc's heap on 4 KiB pages,
+// where nearly every first touch of one also misses the TLB (see huge_page_allocator.hpp). Blocks are powers of two from 64 B; a freed block
 // is handed out again for the next request of its size, and one above half a chunk gets its own
 // mapping. The memory goes back to the system when the arena is destroyed. Not thread-safe.
 #pragma once
+#include "huge_page_allocator.hpp"
+
 #include <array>
 #include <cstddef>
 #include <memory_resource>
@@ -23,7 +24,7 @@ public:
     std::size_t mapped_bytes() const;
 
 private:
-    static constexpr std::size_t chunk_bytes = std::size_t{2} << 20;
+    static constexpr std::size_t chunk_bytes = huge_page_bytes;
     static constexpr std::size_t smallest_log2 = 6, largest_log2 = 20;   // 64 B .. 1 MiB from chunks
 
     void* do_allocate(std::size_t bytes, std::size_t alignment) override;

@@ -386,8 +386,8 @@ private:
     const Topology& topology_;
     const Routing& routing_;
     // Memory read per packet and hop is in 2 MiB huge pages: the input queues' rings side by
-    // side in this arena (declared before them: destroyed after), the tables below that grow with
-    // the fabric in HugePageVectors. A 512-node run was 1.088x faster so; with those tables on
+    // side in this arena (declared before them: destroyed after), the per-port and per-packet
+    // tables below in HugePageVectors. A 512-node run was 1.088x faster so; with those tables on
     // 4 KiB pages 0.917x of that, and with everything packed so but on 4 KiB pages 0.928x (the
     // gain is the TLB's, most of it only once nearly all the hot state is in huge pages).
     HugePageArena arena_;
@@ -402,21 +402,21 @@ private:
     std::vector<std::uint32_t> host_of_lid_;
     HugePageVector<Port> ports_;
     std::vector<LinkTimes> link_times_;         // by rate, in the order first cabled; 0: none
-    HugePageVector<PortCounters> counters_;         // per port
-    HugePageVector<OutputVl> outputs_;              // per (port, VL)
+    HugePageVector<PortCounters> counters_;      // per port
+    HugePageVector<OutputVl> outputs_;          // per (port, VL)
     HugePageVector<InputQueue> queues_;
     std::vector<std::int64_t> occupancy_;        // per (port, VL), with checks
     HugePageVector<std::uint64_t> req_words_;
     HugePageVector<Request> requests_;
-    HugePageVector<std::int64_t> xmit_wait_ps_;      // per port: time with a packet ready but no credits
-    HugePageVector<std::uint64_t> waiting_;         // bit per port: idle with requesters, waiting for credits
-    HugePageVector<std::int64_t> wait_since_;       // per port: since when, while its bit is set
+    HugePageVector<std::int64_t> xmit_wait_ps_;   // per port: time with a packet ready but no credits
+    HugePageVector<std::uint64_t> waiting_;      // bit per port: idle with requesters, waiting for credits
+    HugePageVector<std::int64_t> wait_since_;    // per port: since when, while its bit is set
     std::vector<std::uint32_t> dirty_;           // outputs to arbitrate at the end of this instant: the first dirty_count_
     std::vector<std::uint32_t> dirty_batch_;     // the batch deciding (both sized to all ports: no check per append)
     std::uint32_t dirty_count_ = 0;
     std::vector<HostFlows> flows_;               // per (host, VL): destinations with messages
     HugePageVector<Packet> packets_;
-    HugePageVector<Pace> extra_paces_;              // per packet: max_paces - 1
+    HugePageVector<Pace> extra_paces_;          // per packet: max_paces - 1
     std::vector<std::uint16_t> arrived_;         // per packet and hop: chunks arrived (flit, aggregated modes)
     std::vector<std::uint32_t> free_packets_;
     IndexPool<Message> messages_;
