@@ -385,6 +385,27 @@ TEST(NetsimEngine, AnAdapterSendsItsFlowsInRoundRobinAPacketEach) {
     sim.verify_quiescent();
 }
 
+TEST(NetsimEngine, AnAdapterShortOfCreditsForAFullPacketSendsAShortMessageItHolds) {
+    // Host 0 holds a long message for host 1 and 100 B for host 2. Its leaf's buffer takes 96
+    // blocks: after the first full packet (65) the adapter has 31 credits, too few for the next
+    // full packet but enough for the short message (2), which its round robin grants next; the
+    // credits of the first packet are not back before the short one is sent.
+    Fabric f = fat_tree(4);
+    SimOptions o = checked();
+    o.host_latency = HostLatency::fixed(0_ns);
+    o.ib.buffer_bytes = 96 * 64;
+    FabricSim sim(f.topology, f.routing, o);
+    Recorder app;
+    app.posts = {{0, 1, 10 * 4096}, {0, 2, 100}};
+    const std::int64_t full = 4122 * 80, small = 126 * 80;   // their times on a 100 Gb/s link
+    sim.run(app, Picoseconds(full + small));
+    EXPECT_EQ(sim.host_stats()[0].tx_payload, 4096u + 100u);
+    sim.run(app, Picoseconds::max());
+    ASSERT_EQ(app.done.size(), 2u);
+    EXPECT_EQ(app.done[0].bytes, 100u);
+    sim.verify_quiescent();
+}
+
 // Events come out by time, ties in insertion order, whether they are due at the same instant, a
 // few hundred ns ahead or far ahead (timers), with pops (and takes of what is due by a time,
 // which leave a later event in place) and pushes interleaved, and with events

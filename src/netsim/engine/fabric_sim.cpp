@@ -43,6 +43,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     switch_ps_ = ib.switch_latency.count();
     capacity_ = ib.buffer_blocks();
     mtu_wire_ = ib.wire_bytes(ib.mtu);
+    mtu_blocks_ = ib.blocks(mtu_wire_);
 
     const auto& devices = topology.devices();
     std::uint32_t total_ports = 0;
@@ -114,6 +115,8 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     wait_since_.assign(total_ports, 0);
     outputs_.resize(std::size_t{total_ports} * vls_);
     for (auto& o : outputs_) o.credits = capacity_;
+    for (std::uint32_t vl = 0; vl < vls_; ++vl)
+        for (std::uint32_t port : host_port_) outputs_[queue_index(port, vl)].short_flows = 0;
     queues_.resize(std::size_t{total_ports} * vls_);
     for (std::uint32_t vl = 0; vl < vls_; ++vl)
         for (std::uint32_t port = 0; port < total_ports; ++port) {
@@ -299,8 +302,12 @@ void FabricSim::on_message_ready(std::uint32_t m) {
         return;
     }
     if (host.last != none && msg.dst <= host.last) ++host.next;   // a flow before the round robin's place
-    flows.insert(it, Flow{msg.dst, m, m, next_packet_blocks(msg.bytes), msg.bytes});
-    outputs_[queue_index(port, vl)].least_need = 0;   // a new flow: unknown until the next scan
+    const std::uint32_t need = next_packet_blocks(msg.bytes);
+    flows.insert(it, Flow{msg.dst, m, m, need, msg.bytes});
+    OutputVl& ov = outputs_[queue_index(port, vl)];
+    ov.least_need = 0;   // a new flow: unknown until the next scan
+    ov.short_flows += need < mtu_blocks_;
+    if (options_.checks) check_short_flows(port, vl);
     ports_[port].asking |= static_cast<std::uint16_t>(1u << vl);
     if (!ports_[port].transmitting) arbitrate(port);
 }
@@ -536,6 +543,10 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
             // flows unchanged since), every flow would be visited in vain.
             if (ov.least_need != 0 && !available.cover(ov.least_need)) {
                 min_need = ov.least_need;
+            } else if (ov.short_flows == 0 && !available.cover(mtu_blocks_)) {
+                // No flow's next packet is below a full MTU (the event builder's fragments; only
+                // its small messages are shorter): credits short of one cover none, unvisited.
+                min_need = ov.least_need = mtu_blocks_;
             } else {
                 const std::size_t n = flows.size();
                 std::size_t f = host.next;
@@ -611,7 +622,9 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
 void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, std::uint32_t need) {
     Port& o = ports_[out];
     take_credits(out, vl, need);
-    outputs_[queue_index(out, vl)].least_need = 0;   // its flows change: unknown until the next scan
+    OutputVl& ov = outputs_[queue_index(out, vl)];
+    ov.least_need = 0;   // its flows change: unknown until the next scan
+    ov.short_flows -= need < mtu_blocks_;
     // The adapter cuts the next packet of the flow's head message.
     HostFlows& host = flows_[std::size_t{o.host} * vls_ + vl];
     auto& flows = host.flows;
@@ -638,15 +651,18 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     host.next = static_cast<std::uint32_t>(f + 1);
     if (flow.left > 0) {
         flow.need = next_packet_blocks(flow.left);
+        ov.short_flows += flow.need < mtu_blocks_;
     } else if (const std::uint32_t next = messages_[flow.head].next; next != none) {
         flow.head = next;
         flow.left = messages_[next].bytes;
         flow.need = next_packet_blocks(flow.left);
+        ov.short_flows += flow.need < mtu_blocks_;
     } else {
         flows.erase(flows.begin() + static_cast<std::ptrdiff_t>(f));
         host.next = static_cast<std::uint32_t>(f);   // the flow after it moved into its place
         if (flows.empty()) o.asking &= static_cast<std::uint16_t>(~(1u << vl));
     }
+    if (options_.checks) check_short_flows(out, vl);
     o.cur_packet = pk;
     o.cur_queue = none;
     o.cur_hop = 0;
@@ -931,6 +947,14 @@ void FabricSim::check_occupancy(std::uint32_t q, std::int64_t blocks) {
     if (occupancy_[q] > capacity_ || occupancy_[q] < 0)
         check_failed("input buffer of port " + std::to_string(port_of(q)) + " VL " + std::to_string(vl_of(q)) + " holds " +
                      std::to_string(occupancy_[q]) + " of " + std::to_string(capacity_) + " blocks");
+}
+
+void FabricSim::check_short_flows(std::uint32_t port, std::uint32_t vl) {
+    const auto& flows = flows_[std::size_t{ports_[port].host} * vls_ + vl].flows;
+    const auto count = std::count_if(flows.begin(), flows.end(), [&](const Flow& f) { return f.need < mtu_blocks_; });
+    if (static_cast<std::uint32_t>(count) != outputs_[queue_index(port, vl)].short_flows)
+        check_failed("host " + std::to_string(ports_[port].host) + " VL " + std::to_string(vl) + " counts " +
+                     std::to_string(outputs_[queue_index(port, vl)].short_flows) + " flows below a full packet, holds " + std::to_string(count));
 }
 
 void FabricSim::check_failed(const std::string& what) const {

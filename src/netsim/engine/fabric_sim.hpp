@@ -207,7 +207,10 @@ private:
     // to the heap). Kept in their own ring they were a fifth of a 512-node run's time, missed.
     struct alignas(64) OutputVl {
         std::int64_t credits = 0;
-        std::uint32_t last_granted = UINT32_MAX;   // a switch output: the input granted last (an adapter: HostFlows)
+        union {
+            std::uint32_t last_granted = UINT32_MAX;   // a switch output: the input granted last (an adapter's round robin: HostFlows)
+            std::uint32_t short_flows;                 // an adapter: its flows on this VL whose next packet is below a full MTU
+        };
         std::uint32_t least_need = 0;   // while the port waits: its requesters' smallest need on this VL (an adapter: 0 from a change of its flows to the next scan)
         InlineRing<Ramp, ramps_inside> ramps;
     };
@@ -381,6 +384,8 @@ private:
         if (options_.checks) check_occupancy(queue, blocks);
     }
     void check_occupancy(std::uint32_t queue, std::int64_t blocks);
+    // With checks: an adapter's count of short flows on `vl` is what its flows hold.
+    void check_short_flows(std::uint32_t port, std::uint32_t vl);
     [[noreturn]] void check_failed(const std::string& what) const;
 
     const Topology& topology_;
@@ -396,6 +401,7 @@ private:
     std::uint32_t port_count_ = 0;   // ports_.size(), the stride between VLs in per (port, VL) state
     std::int64_t link_ps_, credit_ps_, switch_ps_, capacity_;
     std::uint32_t mtu_wire_ = 0;   // bytes on the wire of a full-MTU packet
+    std::uint32_t mtu_blocks_ = 0;   // and its blocks: the largest need of an adapter's flow
     std::vector<std::uint32_t> port_base_;       // per device: first global port index
     std::vector<std::uint32_t> host_port_;       // per host: its port
     std::vector<std::uint32_t> host_lid_;
