@@ -69,6 +69,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
         host_of_lid_.at(devices[dev].lid) = h;
     }
     std::uint32_t words = 0, slots = 0;   // requester bitset words and requester slots, over all switch ports and VLs
+    requesters_.resize(devices.size());
     for (std::uint32_t d = 0; d < devices.size(); ++d) {
         const bool is_host = devices[d].kind == DeviceKind::host;
         for (std::uint32_t p = 0; p < devices[d].ports.size(); ++p) {
@@ -88,14 +89,15 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
                 }
                 port.rate = link_rate_index(gbps);
             }
-            if (is_host) continue;   // a host's requesters are its flows
-            port.req_ports = static_cast<std::uint32_t>(devices[d].ports.size());
-            port.req_words = (port.req_ports + 63) / 64;
-            port.req_offset = words;
-            words += port.req_words * vls_;
-            port.req_slot = slots;
-            slots += port.req_ports * vls_;
         }
+        if (is_host) continue;   // a host's requesters are its flows
+        Requesters& r = requesters_[d];
+        r.ports = static_cast<std::uint32_t>(devices[d].ports.size());
+        r.words = (r.ports + 63) / 64;
+        r.word_base = words;
+        words += r.words * vls_ * r.ports;
+        r.slot_base = slots;
+        slots += r.ports * vls_ * r.ports;
     }
     if (!routing.lft.empty() && routing.lft.size() != devices.size())
         throw std::invalid_argument("routing tables do not match the topology");
@@ -401,7 +403,14 @@ void FabricSim::on_tx_done(std::uint32_t out) {
     if (o.cur_queue != none) {
         InputQueue& iq = queues_[o.cur_queue];
         iq.head = (iq.head + 1) & (iq.capacity - 1);
-        if (--iq.size) make_head_ready(o.cur_queue);
+        if (--iq.size) {
+            if (o.behind_known) {
+                if (options_.checks && iq.ring[iq.head].packet != o.behind.packet) check_failed("an output's copy of the next head is not its queue's");
+                make_head_ready(o.cur_queue, iq, o.behind);
+            } else {
+                make_head_ready(o.cur_queue);
+            }
+        }
     }
     // An output without requesters would grant nothing; one that comes later asks it itself.
     if (o.asking) arbitrate(out);
@@ -463,7 +472,10 @@ void FabricSim::deliver_packet(std::uint32_t pk) {
 
 void FabricSim::make_head_ready(std::uint32_t q) {
     const InputQueue& iq = queues_[q];
-    const QueueEntry& e = iq.ring[iq.head];
+    make_head_ready(q, iq, iq.ring[iq.head]);
+}
+
+void FabricSim::make_head_ready(std::uint32_t q, const InputQueue& iq, const QueueEntry& e) {
     if (e.ready > now_) {
         queue_.push(e.ready, head_ready, q);
         return;
@@ -568,7 +580,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
         const std::uint32_t last = outputs_[queue_index(out, vl)].last_granted;
         std::uint64_t* bits = req_bits(out, vl);
         const Request* asked = requests(out, vl);
-        const std::uint32_t words = o.req_words;
+        const std::uint32_t words = requesters(out).words;
         Credits available(*this, out, vl);
         const std::uint32_t start = last == UINT32_MAX ? 0 : last + 1;
         // Requester `pos`, in round robin order: granted if the credits cover its need.
@@ -677,7 +689,8 @@ void FabricSim::grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t r
     take_credits(out, vl, need);
     std::uint64_t* bits = req_bits(out, vl);
     bits[requester / 64] &= ~(std::uint64_t{1} << (requester % 64));   // the next head asks again
-    if (o.req_words == 1 ? bits[0] == 0 : std::all_of(bits, bits + o.req_words, [](std::uint64_t w) { return w == 0; }))
+    const std::uint32_t words = requesters(out).words;
+    if (words == 1 ? bits[0] == 0 : std::all_of(bits, bits + words, [](std::uint64_t w) { return w == 0; }))
         o.asking &= static_cast<std::uint16_t>(~(1u << vl));
     const std::uint32_t q = queue_index(port_base_[o.device] + requester, vl);
     if (options_.checks && queues_[q].ring[queues_[q].head].packet != pk) check_failed("an input's request is not for its head packet");
@@ -687,8 +700,10 @@ void FabricSim::grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t r
     // The packet behind becomes the head once this one is sent, a packet's time from now: what it
     // will touch is asked from memory now (a run waits on memory more than it computes).
     const InputQueue& iq = queues_[q];
+    o.behind_known = iq.size > 1;
     if (iq.size > 1) {
         const QueueEntry& behind = iq.ring[(iq.head + 1) & (iq.capacity - 1)];
+        o.behind = behind;
         __builtin_prefetch(&packets_[behind.packet]);
         __builtin_prefetch(&ports_[iq.out(behind)]);
         __builtin_prefetch(&outputs_[queue_index(iq.out(behind), vl)]);

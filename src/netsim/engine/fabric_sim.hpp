@@ -150,6 +150,15 @@ private:
     static constexpr std::uint32_t max_paces = 4;
     enum Kind : std::uint8_t { arrive, tx_done, wake, head_ready, message_ready, deliver, timer_fired };
 
+    // 16 B, four to a line. A new head asks its output from the entry alone: the output as a
+    // port number on the queue's switch, and the packet's need (0: above 16 bits, read from the
+    // packet), so that the packet's line, a miss behind the entry's, is first read at its grant.
+    struct QueueEntry {
+        std::uint32_t packet;
+        std::uint16_t out_local, need;
+        std::int64_t ready;
+    };
+    static_assert(sizeof(QueueEntry) == 16);
     // One cache line: what arbitration and sending a packet read. Its link's times are shared by
     // all links of its rate (LinkTimes), its counters live beside (PortCounters): in two lines
     // (the second a miss per packet), a 512-node run was 2% slower.
@@ -166,14 +175,14 @@ private:
         std::uint8_t rr_vl = 0;             // the VL granted last
         std::uint8_t rate = 0;              // its link's times: link_times_[rate] (0: not cabled)
         std::uint8_t cur_hop = 0;           // link index the packet is on (below max_hops)
+        bool behind_known = false;          // `behind` holds the entry behind the packet it sends
         std::uint32_t cur_packet = none;
         std::uint32_t cur_queue = none;     // input queue (port * vls + vl) of a switch, none for a host
         std::uint32_t next_chunk = 0;
-        // Switch ports: requester bitsets (req_words words per VL from req_offset) and each
-        // requester's Request, its need and head packet (one per port of the switch, req_ports
-        // per VL from req_slot).
-        std::uint32_t req_offset = 0, req_words = 0, req_slot = 0, req_ports = 0;
         std::int64_t wake_at = -1;
+        // The entry behind the packet it sends, in that packet's input queue, as the grant read it:
+        // the new head once the packet is sent, read here instead of from the ring (a miss by then).
+        QueueEntry behind{};
     };
     static_assert(sizeof(Port) == 64);
     // A link rate and what it takes on such a link: a flit, a packet of a full MTU and its last
@@ -214,15 +223,6 @@ private:
         std::uint32_t least_need = 0;   // while the port waits: its requesters' smallest need on this VL (an adapter: 0 from a change of its flows to the next scan)
         InlineRing<Ramp, ramps_inside> ramps;
     };
-    // 16 B, four to a line. A new head asks its output from the entry alone: the output as a
-    // port number on the queue's switch, and the packet's need (0: above 16 bits, read from the
-    // packet), so that the packet's line, a miss behind the entry's, is first read at its grant.
-    struct QueueEntry {
-        std::uint32_t packet;
-        std::uint16_t out_local, need;
-        std::int64_t ready;
-    };
-    static_assert(sizeof(QueueEntry) == 16);
     struct alignas(32) InputQueue {   // FIFO ring per (port, VL); its capacity is 0 or a power of two
         QueueEntry* ring = nullptr;   // from arena_
         std::uint32_t capacity = 0, head = 0, size = 0;
@@ -304,6 +304,7 @@ private:
     void enqueue(std::uint32_t in, std::uint32_t packet, std::uint32_t hop, std::int64_t ready);
 
     void make_head_ready(std::uint32_t queue);
+    void make_head_ready(std::uint32_t queue, const InputQueue& iq, const QueueEntry& head);
     // A switch's input port asks output `out` for its head packet of `need` blocks.
     void request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need, std::uint32_t packet);
     void arbitrate(std::uint32_t out);   // at the end of the current instant
@@ -355,12 +356,23 @@ private:
     // Whether output `out` is idle with requesters, waiting for credits.
     bool is_waiting(std::size_t out) const { return waiting_[out / 64] >> (out % 64) & 1; }
     // A switch output's requesters: a bitset of input ports, and each one's need and head packet, per VL.
-    std::uint64_t* req_bits(std::uint32_t out, std::uint32_t vl) { return &req_words_[ports_[out].req_offset + vl * ports_[out].req_words]; }
+    // Where a switch's requester state starts, and its bitset words and ports per (port, VL).
+    struct Requesters {
+        std::uint32_t word_base = 0, slot_base = 0, words = 0, ports = 0;
+    };
+    const Requesters& requesters(std::uint32_t out) const { return requesters_[ports_[out].device]; }
+    std::uint64_t* req_bits(std::uint32_t out, std::uint32_t vl) {
+        const Requesters& r = requesters(out);
+        return &req_words_[r.word_base + (ports_[out].local * vls_ + vl) * r.words];
+    }
     // A requester's need and head packet side by side: a request writes one line, not two.
     struct Request {
         std::uint32_t need, packet;
     };
-    Request* requests(std::uint32_t out, std::uint32_t vl) { return &requests_[ports_[out].req_slot + vl * ports_[out].req_ports]; }
+    Request* requests(std::uint32_t out, std::uint32_t vl) {
+        const Requesters& r = requesters(out);
+        return &requests_[r.slot_base + (ports_[out].local * vls_ + vl) * r.ports];
+    }
 
     // Serialisation of `bytes` on output `out`'s link.
     std::int64_t wire_ps(std::uint32_t out, std::uint64_t bytes) const { return serialisation_ps(bytes, link(out).gbps); }
@@ -412,6 +424,7 @@ private:
     HugePageVector<OutputVl> outputs_;          // per (port, VL)
     HugePageVector<InputQueue> queues_;
     std::vector<std::int64_t> occupancy_;        // per (port, VL), with checks
+    std::vector<Requesters> requesters_;         // per device (switches)
     HugePageVector<std::uint64_t> req_words_;
     HugePageVector<Request> requests_;
     HugePageVector<std::int64_t> xmit_wait_ps_;   // per port: time with a packet ready but no credits
