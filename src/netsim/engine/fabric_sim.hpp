@@ -303,6 +303,8 @@ private:
     // A packet into switch input `in`, at `hop`, is ready to be arbitrated at `ready`.
     void enqueue(std::uint32_t in, std::uint32_t packet, std::uint32_t hop, std::int64_t ready);
 
+    // The head of `queue` asks its output, or waits until it is ready: from its ring, or from the
+    // copy `head` of its entry that the output sending the packet before it keeps.
     void make_head_ready(std::uint32_t queue);
     void make_head_ready(std::uint32_t queue, const InputQueue& iq, const QueueEntry& head);
     // A switch's input port asks output `out` for its head packet of `need` blocks.
