@@ -1,8 +1,9 @@
 // Small blocks of hot, long-lived data structures (the simulator's input-queue rings) packed
 // into 2 MiB transparent huge pages, rather than scattered through malloc's heap on 4 KiB pages,
-// where nearly every first touch of one also misses the TLB (see huge_page_allocator.hpp). Blocks are powers of two from 64 B; a freed block
-// is handed out again for the next request of its size, and one above half a chunk gets its own
-// mapping. The memory goes back to the system when the arena is destroyed. Not thread-safe.
+// where nearly every first touch of one also misses the TLB (see huge_page_allocator.hpp).
+// Blocks are powers of two from 64 B; a freed block is handed out again for the next request of
+// its size, and one above half a chunk gets its own mapping. The memory goes back to the system
+// when the arena is destroyed. Not thread-safe.
 #pragma once
 #include "huge_page_allocator.hpp"
 
