@@ -1,15 +1,21 @@
 // Huge-page-backed memory for the simulator's hot tables (core/huge_page_allocator.hpp,
-// core/huge_page_arena.hpp): where it is mapped, what the kernel was asked, and how blocks are
-// carved and reused.
+// core/huge_page_arena.hpp, core/huge_page_heap.hpp): where it is mapped, what the kernel was
+// asked, and how blocks are carved and reused.
 #include "huge_page_allocator.hpp"
 #include "huge_page_arena.hpp"
+#include "huge_page_heap.hpp"
+#include "mapping_facts.hpp"
+
+#include <sys/utsname.h>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <memory_resource>
+#include <memory>
 #include <numeric>
 #include <sstream>
 #include <string>
@@ -46,6 +52,20 @@ bool advised_huge(const void* p) {
     EXPECT_FALSE(flags.empty()) << "no mapping holds " << p;
     return flags.find(" hg") != std::string::npos;
 }
+
+// MADV_COLLAPSE came with Linux 6.1.
+bool kernel_collapses_on_request() {
+    utsname u{};
+    int major = 0, minor = 0;
+    return uname(&u) == 0 && std::sscanf(u.release, "%d.%d", &major, &minor) == 2 && (major > 6 || (major == 6 && minor >= 1));
+}
+
+// Under AddressSanitizer malloc is the sanitizer's, not on the heap mapping.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool sanitizer_malloc = true;
+#else
+constexpr bool sanitizer_malloc = false;
+#endif
 
 } // namespace
 
@@ -114,4 +134,24 @@ TEST(HugePageMemory, AnArenaGivesALargeBlockItsOwnMappingAndUnmapsItWhenFreed) {
     std::pmr::vector<int> v(&arena);
     for (int i = 0; i < 100000; ++i) v.push_back(i);
     EXPECT_EQ(std::accumulate(v.begin(), v.end(), 0LL), 100000LL * 99999 / 2);
+}
+
+// The simulator's set-up allocates, then the heap is advised; what the run allocates after must
+// land in advised memory too. Without the room ahead, malloc extends the heap by a new mapping,
+// which the kernel does not advise: the blocks allocated after the advice are on 4 KiB pages.
+TEST(HugePageMemory, TheHeapAdvisedHugeAfterTheSetUpAlsoHoldsWhatIsAllocatedAfter) {
+    if (!kernel_has_thp()) GTEST_SKIP() << "this kernel has no transparent huge pages";
+    if (sanitizer_malloc) GTEST_SKIP() << "the sanitizer's malloc does not use the heap mapping";
+    ASSERT_TRUE(evb::grow_heap_ahead(std::size_t{32} << 20));
+    std::vector<std::unique_ptr<char[]>> set_up, run;
+    for (int i = 0; i < 4096; ++i) set_up.push_back(std::make_unique<char[]>(1024));   // 4 MiB, below the mmap threshold
+    EXPECT_GE(evb::advise_heap_huge_pages(), std::size_t{4} << 20);
+    EXPECT_TRUE(advised_huge(set_up.front().get())) << vm_flags_of(set_up.front().get());
+    EXPECT_TRUE(advised_huge(set_up.back().get())) << vm_flags_of(set_up.back().get());
+    if (kernel_collapses_on_request()) {   // the set-up's pages already moved into huge pages
+        EXPECT_GE(evb::mapping_facts(set_up.back().get()).huge_bytes, two_mib);
+    }
+    for (int i = 0; i < 8192; ++i) run.push_back(std::make_unique<char[]>(1024));   // 8 MiB more
+    EXPECT_TRUE(advised_huge(run.back().get())) << vm_flags_of(run.back().get());
+    EXPECT_TRUE(evb::grow_heap_ahead(std::size_t{128} << 10));   // glibc's default again
 }
