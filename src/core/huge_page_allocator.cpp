@@ -6,7 +6,7 @@
 
 namespace evb {
 
-std::size_t huge_page_backed_size(std::size_t bytes) { return (bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes; }
+std::size_t huge_page_backed_size(std::size_t bytes) { return round_up_to_huge_page(bytes); }
 
 void* allocate_huge_page_backed(std::size_t bytes) {
     const std::size_t length = huge_page_backed_size(bytes);
@@ -16,7 +16,7 @@ void* allocate_huge_page_backed(std::size_t bytes) {
     void* mapped = mmap(nullptr, length + huge_page_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mapped == MAP_FAILED) throw std::bad_alloc();
     auto* raw = static_cast<char*>(mapped);
-    auto* start = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(raw) + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes);
+    auto* start = reinterpret_cast<char*>(round_up_to_huge_page(reinterpret_cast<std::uintptr_t>(raw)));
     if (start > raw) munmap(raw, static_cast<std::size_t>(start - raw));
     if (const std::size_t tail = huge_page_bytes - static_cast<std::size_t>(start - raw)) munmap(start + length, tail);
     madvise(start, length, MADV_HUGEPAGE);   // a hint: where refused (THP "never"), normal pages

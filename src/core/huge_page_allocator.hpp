@@ -15,6 +15,8 @@ namespace evb {
 inline constexpr std::size_t huge_page_minimum = std::size_t{256} << 10;
 // The size the kernel backs with one transparent huge page (x86-64's and arm64's PMD with 4 KiB pages).
 inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
+// A size or an address rounded up to the next 2 MiB boundary (wraps to 0 within 2 MiB of the top).
+constexpr std::uintptr_t round_up_to_huge_page(std::uintptr_t n) { return (n + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes; }
 
 // `bytes` (at least huge_page_minimum) mapped on a 2 MiB boundary, rounded up to whole 2 MiB, and
 // advised to be backed by transparent huge pages; throws std::bad_alloc. Freed with

@@ -38,8 +38,8 @@ std::size_t advise_heap_huge_pages() {
         advised += end - start;
         // Only whole, aligned 2 MiB ranges can become huge pages. A refusal (an old kernel, no
         // free huge page) leaves the pages as they are.
-        const std::uintptr_t first = (start + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
-        const std::uintptr_t last = std::min<std::uintptr_t>(end, (populated_end + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes);
+        const std::uintptr_t first = round_up_to_huge_page(start);
+        const std::uintptr_t last = std::min<std::uintptr_t>(end, round_up_to_huge_page(populated_end));
         if (last > first) (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_COLLAPSE);
     }
     return advised;
