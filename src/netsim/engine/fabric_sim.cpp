@@ -696,7 +696,7 @@ void FabricSim::grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t r
         // The next requester in round robin order is the likely next grant, a packet's time from
         // now, and its packet's line is then the grant's first miss: asked from memory now, it is
         // still in the outer cache by then (1.06x at 120 ms, 1.02x over a whole second: README, Speed).
-        const std::uint64_t after = requester == 63 ? 0 : bits[0] & (~std::uint64_t{0} << (requester + 1));
+        const std::uint64_t after = bits[0] & (~std::uint64_t{0} << ((requester + 1) % 64));   // as arbitrate_now's round robin
         const auto next = static_cast<std::uint32_t>(std::countr_zero(after ? after : bits[0]));
         __builtin_prefetch(&packets_[requests(out, vl)[next].packet]);
     }
