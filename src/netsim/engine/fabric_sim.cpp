@@ -245,7 +245,11 @@ std::string FabricSim::link_rates() const {
     };
     if (cables.size() == 1) return gbps(cables.begin()->first);
     std::string text;
-    for (const auto& [g, n] : cables) text += (text.empty() ? "" : ", ") + gbps(g) + " x " + std::to_string(n);
+    for (const auto& [g, n] : cables) {   // appended piece by piece: `"" + string` made GCC 12's LTO warn (-Wstringop-overflow)
+        if (!text.empty()) text += ", ";
+        text += gbps(g);
+        text += " x " + std::to_string(n);
+    }
     return text;
 }
 
