@@ -27,6 +27,12 @@ std::string inner_gtest_output(std::string text) {
     return text;
 }
 
+std::size_t count(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
 std::string evbench_binary() { return EVBENCH_BINARY; }
 
 std::string temp_path(const std::string& name) {

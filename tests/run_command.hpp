@@ -21,6 +21,8 @@ std::string read_file(const std::string& path);   // empty if missing
 // failure message: gtest's SKIPPED marker in it would make ctest report the failed test as
 // skipped (gtest_discover_tests' SKIP_REGULAR_EXPRESSION matches any output), so it is lowered.
 std::string inner_gtest_output(std::string text);
+// How many times `what` occurs in `text` (overlapping ones too).
+std::size_t count(const std::string& text, const std::string& what);
 // `evbench <args> --quiet --json <temp file named after name>`: its JSON document, or null after
 // a failed expectation when it exits non-zero.
 // For a simulated run, also checks that no node's byte rate exceeds the link's effective bandwidth.

@@ -13,12 +13,6 @@ using namespace evb::test;
 
 namespace {
 
-std::size_t count(const std::string& text, const std::string& what) {
-    std::size_t n = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-}
-
 // Runs this test binary's conformance instance `label`, then evbench for each protocol and layout
 // with each of `flag_sets`, in one VM boot; `extra` are more files the VM needs (UCX's modules).
 void conformance_and_event_building(const std::string& label, const std::vector<std::string>& flag_sets, const std::string& extra,

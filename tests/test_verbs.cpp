@@ -16,12 +16,6 @@ namespace {
 
 const std::string vm = std::string(EVBENCH_SOURCE_DIR) + "/tests/vm/run-in-vm.sh -t 900 -b " + EVBENCH_BINARY;
 
-std::size_t count(const std::string& text, const std::string& what) {
-    std::size_t n = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-}
-
 } // namespace
 
 TEST(Verbs, NoDeviceIsOneClearLine) {
