@@ -175,9 +175,10 @@ TEST(Node, AWriteRetiredByALossFinishesOnceEvenWhenItsCompletionComesFirst) {
     EXPECT_FALSE(node.failure());
 }
 
-// The verbs peer-loss test in CI failed now and then: in one poll batch a message made the unit
-// write to the dead rank, whose post failed before the loss notice behind it was handled, and the
-// run ended with "posting to rank 1 failed" instead of the line README promises for a lost peer.
+// The verbs peer-loss test failed once in CI, and this race is the likely cause (it would not come
+// back in 15 runs under load): in one poll batch a completion made the unit write to the dead
+// rank, whose post failed before the loss notice behind it was handled, and the run ended with
+// "posting to rank 1 failed" instead of the line README promises for a lost peer.
 TEST(Node, APostThatFailsBeforeTheLossNoticeEndsTheRunWithTheLostConnectionLine) {
     ScriptedTransport transport;
     transport.refused = 2;
