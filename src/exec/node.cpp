@@ -256,15 +256,16 @@ bool Node::try_post(const PendingPost& p) {
                                                       p.length, p.imm, p.cookie)
                               : transport_.post_send(p.peer, p.command);
     if (s == PostStatus::error) {
+        const std::string how = "posting failed: " + transport_.last_error();
         // A post can fail on a dead peer before the transport's notice of the loss is handled (in
         // the same poll batch): the run ends with the same line either way.
         if (!survive_) {
             if (p.peer == rank_) fail("posting to itself failed: " + transport_.last_error());
-            else lose_rank(p.peer, "posting failed: " + transport_.last_error());
+            else lose_rank(p.peer, how);
         } else {
             // Declared after the retry loop: losing a rank rewrites the backlogs it walks.
             if (p.is_write) retire_write(p.cookie);
-            failed_peers_.emplace_back(p.peer, "posting failed: " + transport_.last_error());
+            failed_peers_.emplace_back(p.peer, how);
         }
         return true;
     }
