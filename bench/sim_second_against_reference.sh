@@ -16,7 +16,9 @@
 set -euo pipefail
 EVB=$1; REF=$2; SIM=${3:-1s}; PROBE=${4:-10ms}; REF_THEN=${5:-18.6}
 OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
+second=
+# A failed reference ends the second too: time, and its child evbench (taskset execs into it).
+trap 'if [ -n "$second" ]; then pkill -P "$second" 2>/dev/null || true; kill "$second" 2>/dev/null || true; fi; rm -rf "$OUT"' EXIT
 ARGS=(--transport sim --nodes 512 --k 16 --credits 16 --fragment-size 1MiB --quiet)
 echo "evbench:   $("$EVB" --version)"
 echo "reference: $("$REF" --version)"
@@ -24,9 +26,17 @@ echo "reference: $("$REF" --version)"
   >/dev/null &
 second=$!
 while kill -0 "$second" 2>/dev/null; do   # the last window may end after the second: it still ran beside it
-  /usr/bin/time -f "%e" -a -o "$OUT/reference.times" taskset -c 0 "$REF" "${ARGS[@]}" --duration "$PROBE" >/dev/null
+  if ! /usr/bin/time -f "%e" -a -o "$OUT/reference.times" taskset -c 0 "$REF" "${ARGS[@]}" --duration "$PROBE" >/dev/null; then
+    echo "sim_second_against_reference: the reference run failed: $REF" >&2
+    exit 1
+  fi
 done
-wait "$second"
+if ! wait "$second"; then
+  second=
+  echo "sim_second_against_reference: the simulated second failed: $EVB" >&2
+  exit 1
+fi
+second=
 python3 - "$OUT" "$SIM" "$PROBE" "$REF_THEN" <<'PY'
 import json, statistics, sys
 out, sim, probe, then = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
