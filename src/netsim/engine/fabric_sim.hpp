@@ -23,6 +23,7 @@
 #include "ring_queue.hpp"
 #include "routing.hpp"
 
+#include <bit>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -310,6 +311,16 @@ private:
     // A switch's input port asks output `out` for its head packet of `need` blocks.
     void request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need, std::uint32_t packet);
     void arbitrate(std::uint32_t out);   // at the end of the current instant
+    // The VL an arbitration of a port with requesters on the VLs `asking` visits first after
+    // granting `vl`: the first above it, else the lowest (arbitrate_now's round robin).
+    static std::uint32_t first_vl_after(std::uint32_t asking, std::uint32_t vl) {
+        const std::uint32_t above = asking & ~((2u << vl) - 1);
+        return static_cast<std::uint32_t>(std::countr_zero(above ? above : asking));
+    }
+    // What the next arbitration of output `out` will read first, asked from memory at a grant,
+    // a packet's time before it: its credit lines on the VL it visits first, and that VL's next
+    // requester's packet (a switch) or next flow (an adapter).
+    void prefetch_next_grant(std::uint32_t out, std::uint32_t vl);
     void arbitrate_dirty_ports();
     void arbitrate_now(std::uint32_t out);
     void grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t flow, std::uint32_t need);
