@@ -543,8 +543,8 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
     if (!o.asking) return;
     std::int64_t earliest = -1;
     // The VLs with requesters, in round robin order: those above the one granted last, then the others.
-    const std::uint32_t up_to_last = (2u << o.rr_vl) - 1;
-    const std::uint32_t in_order[2] = {o.asking & ~up_to_last, o.asking & up_to_last};
+    const std::uint32_t above = vls_above(o.asking, o.rr_vl);
+    const std::uint32_t in_order[2] = {above, o.asking & ~above};
     for (std::uint32_t vls_left : in_order)
     for (; vls_left; vls_left &= vls_left - 1) {
         const auto vl = static_cast<std::uint32_t>(std::countr_zero(vls_left));

@@ -311,10 +311,11 @@ private:
     // A switch's input port asks output `out` for its head packet of `need` blocks.
     void request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need, std::uint32_t packet);
     void arbitrate(std::uint32_t out);   // at the end of the current instant
-    // The VL an arbitration of a port with requesters on the VLs `asking` visits first after
-    // granting `vl`: the first above it, else the lowest (arbitrate_now's round robin).
+    // The round robin over VLs after granting `vl`: first those of `asking` above it, then the
+    // others (arbitrate_now); and the VL it visits first.
+    static std::uint32_t vls_above(std::uint32_t asking, std::uint32_t vl) { return asking & ~((2u << vl) - 1); }
     static std::uint32_t first_vl_after(std::uint32_t asking, std::uint32_t vl) {
-        const std::uint32_t above = asking & ~((2u << vl) - 1);
+        const std::uint32_t above = vls_above(asking, vl);
         return static_cast<std::uint32_t>(std::countr_zero(above ? above : asking));
     }
     // What the next arbitration of output `out` will read first, asked from memory at a grant,
