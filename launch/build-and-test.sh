@@ -1,44 +1,77 @@
 #!/usr/bin/env bash
-# Quick start 2: install packages, build with warnings as errors, run every test; then the same
-# suite built with AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/, which must be
-# clean too (tests/sanitizers/env.sh: any report fails the test). Each stage prints its start and
-# the minutes since the command began: CI allows 90 minutes for all of it (README, Quick start).
+# Quick start 2, the test command: installs the packages, builds Release with warnings as errors
+# and runs the unit and integration tiers (README, "Tests").
+#   bash launch/build-and-test.sh         unit + integration
+#   bash launch/build-and-test.sh --all   then the system tier in the same build, the ASan + UBSan
+#                                         build's unit and integration tiers, and the fuzzers (CI)
+# Each stage prints its start; the end prints each stage's minutes and the 20 slowest tests.
+# A compiler cache (ccache, in its own directory outside the clone) serves repeated builds on the
+# same machine; CCACHE_DISABLE=1 builds cold.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-began=$SECONDS
-stage() { printf '== build-and-test: %s (%d min in)\n' "$1" $(((SECONDS - began) / 60)); }
+all=false
+case "${1:-}" in
+  "") ;;
+  --all) all=true ;;
+  *) echo "build-and-test.sh: unknown argument '$1' (give nothing, or --all)" >&2; exit 2 ;;
+esac
+jobs=4   # ctest: tests that only wait run beside each other; tests/tiers.cmake says which need the CPU
+began=$SECONDS stage_name="" stage_began=$SECONDS stages=()
+minutes() { awk -v s="$1" 'BEGIN { printf "%5.1f", s / 60 }'; }
+stage() {
+  [ -n "$stage_name" ] && stages+=("$(printf '%-48s %s' "$stage_name" "$(minutes $((SECONDS - stage_began)))")")
+  stage_name=$1 stage_began=$SECONDS
+  [ "$1" = done ] || printf '== build-and-test: %s (%d min in)\n' "$1" $(((SECONDS - began) / 60))
+}
+junit=()
+run_tier() {   # run_tier BUILD_DIR LABELS NAME
+  local xml
+  xml="$(realpath "$1")/Testing/$3.xml"
+  junit+=("$xml")
+  (cd "$1" && ctest -j"$jobs" -L "$2" --output-on-failure --output-junit "$xml")
+}
+report() {
+  stage done
+  echo "== build-and-test: minutes per stage"
+  printf '%s\n' "${stages[@]}"
+  printf '%-48s %s\n' "all" "$(minutes $((SECONDS - began)))"
+  if [ ${#junit[@]} -gt 0 ]; then python3 tests/slowest_tests.py 20 "${junit[@]}"; fi
+}
+trap 'status=$?; [ $status -ne 0 ] && report; exit $status' EXIT
 
 stage "packages"
 bash launch/setup-debian.sh
+# CMake takes the launcher from the environment for every build directory it configures here.
+command -v ccache >/dev/null && export CMAKE_CXX_COMPILER_LAUNCHER=ccache
 # Release, as the first quick-start command builds it: the tests check the build users run (and
 # its -O3 warnings), and the two commands share build/ without reconfiguring it.
-stage "build/ (Release)"
+stage "build/ (Release): evbench, unit, integration"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DEVB_WERROR=ON >/dev/null
-cmake --build build
-stage "tests in build/"
-(cd build && ctest -j"$(nproc)" --output-on-failure --timeout 600)
-# The profile-guided build for long simulations (launch/build-profile-guided.sh, trained briefly
-# here) must predict what this build predicts, bit for bit: the comparison exits non-zero otherwise.
-stage "build-pgo/ (profile-guided) against build/"
-bash launch/build-profile-guided.sh build-pgo 5ms >/dev/null
-bash bench/sim_speed_side_by_side.sh build/evbench build-pgo/evbench 2ms 1
+cmake --build build --target evbench evbench_unit_tests evbench_integration_tests
+stage "unit + integration tiers in build/"
+run_tier build 'unit|integration' release-unit-integration
 
-# -O1 -g1 (line tables, all a sanitizer report's stack needs): half the compile time of -O2 -g,
-# which had made this build the longest stage (README, Quick start).
-stage "build-asan/ (ASan + UBSan)"
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
-      -DEVB_WERROR=ON -DEVB_SANITIZE=ON >/dev/null
-cmake --build build-asan
-stage "tests in build-asan/"
-cd build-asan
-# shellcheck source=../tests/sanitizers/env.sh
-source ../tests/sanitizers/env.sh
-ctest -j"$(nproc)" --output-on-failure --timeout 900 -E "$mpi_tests|$not_sanitized"
-ASAN_OPTIONS=$mpi_asan_options ctest -j"$(nproc)" --output-on-failure --timeout 900 -R "$mpi_tests"
+if $all; then
+  stage "build/: system"
+  cmake --build build
+  stage "system tier in build/"
+  run_tier build system release-system
 
-# libFuzzer on every parser of user files and values (tests/fuzz), 20 s each, seeded with real
-# dumps: a crash, a sanitizer report or a refusal other than evbench's own fails.
-cd ..
-stage "fuzzers"
-bash tests/fuzz/run.sh 20 build/evbench
-stage "done"
+  # -O1 -g1 (line tables, all a sanitizer report's stack needs): half the compile time of -O2 -g.
+  # Only what its tiers run: evbench and the unit and integration binaries.
+  stage "build-asan/ (ASan + UBSan)"
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
+        -DEVB_WERROR=ON -DEVB_SANITIZE=ON >/dev/null
+  cmake --build build-asan --target evbench evbench_unit_tests evbench_integration_tests
+  stage "unit + integration tiers in build-asan/"
+  # shellcheck source=../tests/sanitizers/env.sh
+  source tests/sanitizers/env.sh
+  run_tier build-asan 'unit|integration' asan-unit-integration
+
+  # libFuzzer on every parser of user files and values (tests/fuzz), 20 s each, seeded with real
+  # dumps: a crash, a sanitizer report or a refusal other than evbench's own fails.
+  stage "fuzzers"
+  bash tests/fuzz/run.sh 20 build/evbench
+fi
+report
+trap - EXIT

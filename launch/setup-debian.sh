@@ -3,7 +3,7 @@
 # Idempotent: packages already present are skipped by apt-get.
 set -euo pipefail
 packages=(
-  build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
+  build-essential cmake ninja-build ccache pkg-config clang libclang-rt-14-dev
   libcli11-dev libspdlog-dev libfmt-dev libgtest-dev nlohmann-json3-dev
   libhwloc-dev libnuma-dev
   iperf3 python3 valgrind

@@ -2,7 +2,7 @@
 // results bit for bit, so any change in what the model computes shows here, on purpose or not.
 // Volatile fields (wall-clock time, the --json path, the build's identity) are dropped before comparing; numbers agree
 // to 1e-12 relative. After an intended change of the model, regenerate and review the diff:
-//   EVB_UPDATE_GOLDEN=1 build/tests/evbench_tests --gtest_filter='Golden*'
+//   EVB_UPDATE_GOLDEN=1 build/tests/evbench_integration_tests --gtest_filter='*Golden*'
 #include "run_command.hpp"
 
 #include <gtest/gtest.h>

@@ -6,27 +6,26 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <vector>
 
 using namespace evb::test;
 
 namespace {
 
-// Runs this test binary's conformance instance `label`, then evbench for each protocol and layout
+// Runs the conformance suite's instance `label` (in the integration tests' binary), then evbench for each protocol and layout
 // with each of `flag_sets`, in one VM boot; `extra` are more files the VM needs (UCX's modules).
 void conformance_and_event_building(const std::string& label, const std::vector<std::string>& flag_sets, const std::string& extra,
                                     std::size_t excluded = 0) {
-    const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+    const std::string suite = EVB_CONFORMANCE_BINARY;
     const std::string e = evbench_binary();
-    std::string script = "set -o pipefail; hostname vm; printf \"127.0.0.1 localhost\\n10.0.0.1 vm\\n\" > /etc/hosts; " + self +
+    std::string script = "set -o pipefail; hostname vm; printf \"127.0.0.1 localhost\\n10.0.0.1 vm\\n\" > /etc/hosts; " + suite +
                          " --gtest_color=no --gtest_filter=EveryDriver/Conformance.*/" + label + "; ";
     for (const auto& flags : flag_sets)
         for (const std::string point : {"--launch-local 2", "--launch-local 3 --protocol push", "--launch-local 3 --protocol pull-noem",
                                         "--launch-local 4 --ppn 2 --nodes 2"})
             script += e + " " + flags + " " + point + " --events 200 --fragment-size 64KiB --verify full --quiet | tail -1; echo \"rc=$?\"; ";
     const std::size_t runs = 4 * flag_sets.size();
-    auto r = run_command(std::string(EVBENCH_SOURCE_DIR) + "/tests/vm/run-in-vm.sh -t 1500 -b " + self + " -b " + e + extra + " -- '" + script + "'", 1500);
+    auto r = run_command(std::string(EVBENCH_SOURCE_DIR) + "/tests/vm/run-in-vm.sh -t 1500 -b " + suite + " -b " + e + extra + " -- '" + script + "'", 1500);
     const std::string shown = inner_gtest_output(r.out);
     ASSERT_EQ(r.exit_code, 0) << shown << inner_gtest_output(r.err);
     EXPECT_EQ(count(r.out, "[       OK ] EveryDriver/Conformance."), 8 - excluded) << shown;
