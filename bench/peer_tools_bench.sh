@@ -30,24 +30,22 @@ a=$(mktemp); b=$(mktemp)
 qperf 127.0.0.1 -t "$T" -m $SIZE -vu tcp_bw >"$a" 2>&1 & q1=$!
 qperf 127.0.0.1 -t "$T" -m $SIZE -vu tcp_bw >"$b" 2>&1; wait $q1 || true
 kill $QP 2>/dev/null || true
-# qperf prints "bw = 2.91 GB/sec" (or MB/sec): the receiver's rate of one stream.
-qbw() { python3 -c "
-import re,sys; t=open('$1').read(); m=re.search(r'bw\s*=\s*([0-9.]+)\s*([KMG])B/sec', t)
-print(float(m.group(1)) * {'K':1e3,'M':1e6,'G':1e9}[m.group(2)] * 8 / 1e9)"; }
-q=$(sum "$(qbw "$a")" "$(qbw "$b")")
+# Each tool's figure as bench/peer_output.py reads it (qperf: the receiver's rate of one stream).
+peer() { python3 bench/peer_output.py "$@"; }
+q=$(sum "$(peer qperf "$a")" "$(peer qperf "$b")")
 ratio "$eb" "$q" "qperf tcp_bw x2"
 iperf3 -s -1 -p 5301 -D >/dev/null 2>&1; iperf3 -s -1 -p 5302 -D >/dev/null 2>&1; sleep 0.5
 iperf3 -c 127.0.0.1 -p 5301 -l $SIZE -t "$T" -J >"$a" & i1=$!
 iperf3 -c 127.0.0.1 -p 5302 -l $SIZE -t "$T" -R -J >"$b"; wait $i1
-ib() { python3 -c "import json; print(json.load(open('$1'))['end']['sum_received']['bits_per_second']/1e9)"; }
-i=$(sum "$(ib "$a")" "$(ib "$b")")
+i=$(sum "$(peer iperf3 "$a")" "$(peer iperf3 "$b")")
 ratio "$eb" "$i" "iperf3 2 processes, one stream each way"
 
 # fi_pingpong prints MB/sec over both directions (its 'total' counts every byte sent either way).
-fipp() {   # provider, port
+fipp() {   # provider, port, iterations
   timeout $((T + 30)) fi_pingpong -e rdm -p "$1" -S $SIZE -I "$3" -B "$2" >/dev/null 2>&1 & local s=$!; sleep 0.5
-  timeout $((T + 30)) fi_pingpong -e rdm -p "$1" -S $SIZE -I "$3" -P "$2" 127.0.0.1 2>/dev/null | awk '$1=="1m"{print $6 * 8 * 1.048576 / 1000}'
+  timeout $((T + 30)) fi_pingpong -e rdm -p "$1" -S $SIZE -I "$3" -P "$2" 127.0.0.1 >"$a.fi" 2>/dev/null || true
   wait $s || true
+  peer fi_pingpong "$a.fi"
 }
 for p in "tcp;ofi_rxm" shm; do
   echo "== ofi $p (2 processes) =="
@@ -58,19 +56,19 @@ for p in "tcp;ofi_rxm" shm; do
 done
 
 # ucx_perftest's 'overall' bandwidth column, MB/s (2^20 B), of one direction.
-uperf() {   # tls, port
+uperf() {   # tls, port, iterations, file for its output
   UCX_TLS=$1 timeout $((T + 30)) ucx_perftest -t ucp_put_bw -s $SIZE -n "$3" -p "$2" >/dev/null 2>&1 & local s=$!; sleep 0.5
-  UCX_TLS=$1 timeout $((T + 30)) ucx_perftest 127.0.0.1 -t ucp_put_bw -s $SIZE -n "$3" -p "$2" 2>/dev/null |
-    awk '$1=="Final:"{print $6 * 8 * 1.048576 / 1000}'
+  UCX_TLS=$1 timeout $((T + 30)) ucx_perftest 127.0.0.1 -t ucp_put_bw -s $SIZE -n "$3" -p "$2" >"$4" 2>/dev/null || true
   wait $s || true
+  peer ucx_perftest "$4"
 }
 for tls in tcp posix,cma; do
   echo "== ucx $tls (2 processes) =="
   eb=$(evbench_wire "ucx_${tls%%,*}" --transport ucx --ucx-tls "$tls")
   iters=$(python3 -c "print(max(200, int(float($eb) * 1e9 / 8 / $SIZE * $T / 2)))")
-  uperf "$tls" 13401 "$iters" >"$a" & u1=$!
-  uperf "$tls" 13402 "$iters" >"$b"; wait $u1 || true
+  uperf "$tls" 13401 "$iters" "$a.raw" >"$a" & u1=$!
+  uperf "$tls" 13402 "$iters" "$b.raw" >"$b"; wait $u1
   u=$(sum "$(cat "$a")" "$(cat "$b")")
   ratio "$eb" "$u" "ucx_perftest ucp_put_bw x2"
 done
-rm -f "$a" "$b"
+rm -f "$a" "$b" "$a.fi" "$a.raw" "$b.raw"

@@ -3,16 +3,19 @@
 # (on a second dummy interface d1) with --rails, 2 nodes at ppn 1, 1 MiB fragments; with
 # ib_write_bw -b on rxe0 in the same boot as the machine's limit. Soft-RoCE is CPU-bound (the
 # kernel computes every packet's CRC), so on this 2-core machine two rails share the same cores.
-# Usage: bash bench/rails_bench.sh [seconds]
+# Usage: bash bench/rails_bench.sh [seconds]   (EVB_BENCH_SMOKE=1: 1 s each, the system tier's check)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-5}
+[ -n "${EVB_BENCH_SMOKE:-}" ] && secs=1
+iters=$((secs * 50))   # ib_write_bw by iterations: with -D it measured nothing on rxe (verbs_bench.sh)
 [ -x build/evbench ] || cmake --build build
 E=$PWD/build/evbench
 script="
 ip link add d1 type dummy; ip addr add 10.0.1.1/24 dev d1; ip link set d1 up; rdma link add rxe1 type rxe netdev d1; sleep 1
-(ib_write_bw -b -d rxe0 -x 1 -s 1048576 -D $secs >/dev/null 2>&1 &); sleep 1
-echo bi \$(ib_write_bw -b -d rxe0 -x 1 -s 1048576 -D $secs 10.0.0.1 | grep -E '^ *1048576 ' | tail -1 | awk '{print \$4}'); sleep 1
+(ib_write_bw -b -d rxe0 -x 1 -s 1048576 -n $iters >/dev/null 2>&1 &); sleep 1
+echo @@ bi.ib_write_bw; ib_write_bw -b -d rxe0 -x 1 -s 1048576 -n $iters 10.0.0.1; sleep 1
+echo @@ runs
 for rails in '' '--rails rxe0,rxe1'; do
   echo evb \"one\$rails\" \$($E --transport verbs --launch-local 2 --fragment-size 1MiB --credits 4 --parallel 2 --duration ${secs}s --quiet \$rails | tail -2 | tr '\n' ' ')
 done"
@@ -20,8 +23,10 @@ out=$(bash tests/vm/run-in-vm.sh -t 900 -b "$E" -b "$(command -v ib_write_bw)" -
 echo "$out"
 echo "$out" | python3 -c '
 import re, sys
+sys.path.insert(0, "bench")
+import peer_output
 text = sys.stdin.read()
-bi = float(re.search(r"^bi ([0-9.]+)", text, re.M).group(1)) * 8 / 1e3 / 2   # per direction, Gb/s
+bi = peer_output.figure_of("bi.ib_write_bw", peer_output.sections(text).get("bi.ib_write_bw", "")) / 2   # per direction
 print(f"limit  ib_write_bw -b on rxe0, 1 MiB: {bi:.3f} Gb/s per direction")
 base = None
 for cfg, per_node in re.findall(r"^evb (.*?) .*# system: .*?, ([0-9.]+) Gb/s per node", text, re.M):

@@ -1,7 +1,9 @@
 // The ofi driver on verbs;ofi_rxm and the ucx driver on rc_verbs, over soft-RoCE in the VM
 // (tests/vm): each driver's conformance instance and end-to-end event building, in one VM boot
 // per driver. The VM has no host name: libfabric's verbs provider resolves its own, so the script
-// gives it one.
+// gives it one. Each test runs 1.5 to 2 minutes, most of it the conformance suite and 4 or 8 runs
+// under QEMU's emulation: split in two, each half would boot the VM (some 20 s) and copy the same
+// binaries and libraries in again, for the same checks.
 #include "run_command.hpp"
 
 #include <gtest/gtest.h>

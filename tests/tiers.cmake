@@ -86,6 +86,9 @@ function(evb_tier_tests)
   endif()
 
   find_package(Python3 REQUIRED COMPONENTS Interpreter)
+  # The benchmarks' parsers of the peer tools' output (bench/peer_output.py), on captured output.
+  add_test(NAME PeerOutput.FiguresAndRefusals COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_peer_output.py)
+  set_tests_properties(PeerOutput.FiguresAndRefusals PROPERTIES LABELS unit TIMEOUT 60)
   add_test(NAME Tiers.EveryTestHasOneTierAndIsListedOnce
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check_tiers.py ${PROJECT_BINARY_DIR})
   set_tests_properties(Tiers.EveryTestHasOneTierAndIsListedOnce PROPERTIES LABELS unit TIMEOUT 60)
