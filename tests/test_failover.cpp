@@ -196,6 +196,20 @@ TEST(FailoverOnTcpRu, LosingTheEventManagerEndsTheRunWithOneLineOnEverySurvivor)
                                  "(lost the event manager \\(rank 0: |lost contact with rank 0: )");
 }
 
+TEST(FailoverOnTcpRu, WithoutContinueAStoppedBuilderEndsTheRunWithTheLostConnectionLine) {
+    // Only the control plane can see a stopped process (its sockets stay open): its line must be
+    // the one a transport's loss gives (README, "What a run does"), not a second wording.
+    const std::string out = temp_path("failover_stop_no_continue.out");
+    auto r = run_command(std::string(EVBENCH_SOURCE_DIR) + "/tests/failover/kill_rank.sh STOP 5 " + out + " -- " + evbench_binary() +
+                             " --transport tcp --launch-local 10 --ppn 2 --credits 4 --fragment-size 64KiB --duration 3s"
+                             " --progress-interval 100ms --heartbeat 300ms --grace 1s",
+                         120);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.err.find("evbench[rank 0]: error: lost connection to rank 5: sent nothing for 0.3 s (--heartbeat)"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("lost contact with rank 5"), std::string::npos) << r.err;
+}
+
 TEST(FailoverOnTcpRu, AStoppedEventManagerIsFoundByTheHeartbeatAndEndsTheRun) {
     auto r = tcp_run_with_signal("STOP", 0, "--heartbeat 300ms --grace 1s", "failover_em_stopped").command;
     expect_one_line_per_survivor(r, "lost contact with rank 0: it sent nothing for 0.3 s \\(--heartbeat\\)");

@@ -207,7 +207,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     auto rank_lost = [&](std::uint32_t r, const std::string& how) {
         if (lost[r]) return;
         if (!config.survives_failures()) {
-            failure = fmt::format("lost contact with rank {}: {}", r, how);
+            failure = Node::lost_connection_line(r, how);
             return;
         }
         lost[r] = true;

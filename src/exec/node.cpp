@@ -115,6 +115,10 @@ std::size_t Node::deliver_dropped() {
     return n;
 }
 
+std::string Node::lost_connection_line(std::uint32_t rank, const std::string& how) {
+    return "lost connection to rank " + std::to_string(rank) + ": " + how;
+}
+
 bool Node::is_lost(std::uint32_t rank) const { return std::ranges::find(lost_, rank) != lost_.end(); }
 
 // Backlog i is empty or dropped: its queue goes back to the spares.
@@ -126,7 +130,7 @@ void Node::remove_backlog(std::size_t i) {
 
 void Node::lose_rank(std::uint32_t rank, const std::string& how, Picoseconds failed_at) {
     if (rank == rank_ || is_lost(rank) || failure_) return;
-    if (!survive_) return fail("lost connection to rank " + std::to_string(rank) + ": " + how);
+    if (!survive_) return fail(lost_connection_line(rank, how));
     const RankUnits gone = layout_.units_on_endpoint(rank);
     if (gone.manager)
         return fail("lost the event manager (rank " + std::to_string(rank) + ": " + how + "); the run cannot go on without it");

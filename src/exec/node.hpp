@@ -45,6 +45,9 @@ public:
     // finish as dropped. Ends the run unless surviving.
     // failed_at: when it failed, where known (the simulator's injection).
     void lose_rank(std::uint32_t rank, const std::string& how, Picoseconds failed_at = Picoseconds(-1));
+    // The one line for a rank lost to a run that cannot survive it, whoever noticed first: its
+    // transport (lose_rank) or the control plane (its control connection, its heartbeat).
+    static std::string lost_connection_line(std::uint32_t rank, const std::string& how);
     bool is_lost(std::uint32_t rank) const;
     // The simulator's injected failure of this rank: it takes and posts nothing more, counts as
     // finished, and its statistics die with it.
