@@ -6,8 +6,8 @@ printing a table without its limit.
     peer_output.py TOOL FILE     prints the figure of FILE (the tool's output), e.g.
     peer_output.py qperf /tmp/qperf.txt
 TOOL: qperf, ib_write_bw, fi_pingpong, ucx_perftest, iperf3 (its -J document).
-    peer_output.py --sections FILE  splits a VM run's text at lines '@@ NAME' and prints each
-    section's figure by the tool its name starts with (uni.ib_write_bw -> ib_write_bw)."""
+A VM run prints several tools' output at once: sections() splits it at lines '@@ NAME', and
+figure_of() reads a section named LABEL.TOOL (uni.ib_write_bw) with TOOL's parser."""
 import json
 import re
 import sys
@@ -38,7 +38,7 @@ def ib_write_bw(text):
             for row in lines[i + 1:]:
                 fields = row.split()
                 if len(fields) >= 4 and fields[0].isdigit():
-                    if float(fields[3]) <= 0:   # with -D shorter than its warm-up it measures nothing
+                    if float(fields[3]) <= 0:   # as with -D on rxe in the VM: 0 iterations, 0.00 MB/sec
                         _fail("ib_write_bw", "a bandwidth above 0 (it measured no iteration: run it longer)", row)
                     return float(fields[3]) * 8 / 1e3
             break
@@ -96,17 +96,12 @@ def figure_of(name, text):
 
 
 def main(argv):
-    if len(argv) != 3 or (argv[1] not in TOOLS and argv[1] != "--sections"):
-        print(f"usage: peer_output.py {{{'|'.join(TOOLS)}|--sections}} FILE", file=sys.stderr)
+    if len(argv) != 3 or argv[1] not in TOOLS:
+        print(f"usage: peer_output.py {{{'|'.join(TOOLS)}}} FILE", file=sys.stderr)
         return 2
     text = open(argv[2], errors="replace").read()
     try:
-        if argv[1] == "--sections":
-            for name, body in sections(text).items():
-                if "." in name:
-                    print(f"{name} {figure_of(name, body)}")
-        else:
-            print(TOOLS[argv[1]](text))
+        print(TOOLS[argv[1]](text))
     except PeerOutputError as e:
         print(f"peer_output.py: {argv[2]}: {e}", file=sys.stderr)
         return 1
