@@ -8,27 +8,31 @@
 # Writes bench/results/barrel_start_and_vls.jsonl and prints one table per figure: fabric rx
 # Gb/s per node (what crossed the fabric in the window; the thesis reports > 80 Gb/s for 64 and
 # 128 nodes in fig. 3.17).
+# EVB_BENCH_SMOKE=1: one point of each figure, 1 ms (bench/build_bench.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-duration=${1:-10ms}
-warmup=${2:-2ms}
-out=bench/results/barrel_start_and_vls.jsonl
-mkdir -p bench/results
-[ -x build/evbench ] || cmake --build build
+source bench/build_bench.sh
+duration=${1:-$(smoke 10ms 1ms)}
+warmup=${2:-$(smoke 2ms 0.5ms)}
+out=$OUT/barrel_start_and_vls.jsonl
+$SMOKE && rm -f "$out"   # scan.py keeps the points it finds done
 points=$(mktemp)
 trap 'rm -f "$points"' EXIT
 configs=("--credits 16 --parallel 1" "--credits 16 --parallel 8" "--credits 1 --parallel 8" "--credits 1 --parallel 1")
-for variant in "--traffic-vls 1 --barrel-start own" "--traffic-vls 4 --barrel-start own" \
-               "--traffic-vls 1 --barrel-start staggered" "--traffic-vls 4 --barrel-start staggered"; do
-  for h in 2 4; do
+variants=("--traffic-vls 1 --barrel-start own" "--traffic-vls 4 --barrel-start own"
+          "--traffic-vls 1 --barrel-start staggered" "--traffic-vls 4 --barrel-start staggered")
+hosts=(2 4) leaves=(4 8)
+if $SMOKE; then configs=("${configs[0]}") variants=("${variants[3]}") hosts=(2) leaves=(4); fi
+for variant in "${variants[@]}"; do
+  for h in "${hosts[@]}"; do
     per_leaf=$(printf "$h%.0s," $(seq 32)); per_leaf=${per_leaf%,}
     for c in "${configs[@]}"; do echo "--nodes $((32 * h)) --hosts-per-leaf $per_leaf $c $variant"; done
   done
-  for l in 4 8; do
+  for l in "${leaves[@]}"; do
     for c in "${configs[@]}"; do echo "--nodes $((16 * l)) --leaves $l $c $variant"; done
   done
 done >> "$points"
-python3 launch/scan.py --out "$out" --points "$points" -- --transport sim --k 16 --mode packet --duration "$duration" --warmup "$warmup" || true
+python3 launch/scan.py --binary "$EVB" --out "$out" --points "$points" -- --transport sim --k 16 --mode packet --duration "$duration" --warmup "$warmup" || true
 python3 - "$out" <<'PY'
 import sys
 sys.path.insert(0, "bench")

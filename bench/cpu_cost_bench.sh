@@ -5,10 +5,11 @@
 # own limit is printed beside them: the memcpy bandwidth of one core (bench/memcpy_bandwidth), whose
 # cost is 100 / (its Gb/s) cores per 100 Gb/s.
 # Usage: bash bench/cpu_cost_bench.sh [seconds per point]   (results also in bench/results/)
+# EVB_BENCH_SMOKE=1: 1 s points (bench/build_bench.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-T=${1:-5}
 source bench/build_bench.sh
+T=${1:-$(smoke 5 1)}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 ARGS="--nodes 2 --fragment-size 1MiB --credits 4 --parallel 2 --duration $T --quiet"
 
@@ -23,5 +24,5 @@ print(f\"{'$name':<6} {r['system']['per_node_in_gbps']:8.2f} Gb/s/node  user {c[
 point local $EVB --transport local
 point tcp $EVB --transport tcp --launch-local 2
 point mpi mpirun --oversubscribe -np 2 $EVB --transport mpi
-memcpy=$(build-bench/bench/memcpy_bandwidth 1048576 64 64 "$T")   # Gb/s, 1 MiB blocks
+memcpy=$("$MEMCPY" 1048576 64 64 "$T")   # Gb/s, 1 MiB blocks
 echo "limit  one core's memcpy: ${memcpy} Gb/s, i.e. $(python3 -c "print(f'{100 / float(\"$memcpy\"):.2f}')") cores per 100 Gb/s for one copy"

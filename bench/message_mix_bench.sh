@@ -4,10 +4,11 @@
 # paper's mix (two 0.5 MiB data segments and two 10 KB metadata segments; 1.02 MiB per fragment).
 # Figures are per-node Gb/s into the BUs (metadata included); ratio = mix / one write.
 # Usage: bash bench/message_mix_bench.sh [seconds per point]   (results also in bench/results/)
+# EVB_BENCH_SMOKE=1: 1 s points (bench/build_bench.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-T=${1:-5}
 source bench/build_bench.sh
+T=${1:-$(smoke 5 1)}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MIX="--data-segments 2 --meta-size 10KB --meta-segments 2"
 

@@ -9,10 +9,12 @@
 #   3 ms per shift, next to `evbench conflicts` on the same fabric, and its figure
 #   (tools/plot_shift_scan.py: bench/results/shift_scan_k4_swap.png and .svg).
 # Usage: bash bench/micro_benchmarks_bench.sh [seconds per tcp point]   (results in bench/results/)
+# EVB_BENCH_SMOKE=1: 1 s tcp points, 1 ms per shift (bench/build_bench.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-T=${1:-5}
 source bench/build_bench.sh
+T=${1:-$(smoke 5 1)}
+PHASE=$(smoke 3ms 1ms)
 
 point() {   # benchmark: aggregate Gb/s received, receiving nodes, errors
   $EVB --transport tcp --launch-local 4 --benchmark "$1" --fragment-size 1MiB --in-flight 4 --duration "$T" --quiet \
@@ -31,14 +33,12 @@ for b in one-to-one many-to-one gather gather-cmd gather-cmd-meta; do
 done
 iperf3 -s -p 5311 -D -1 >/dev/null 2>&1; sleep 0.5
 iperf3 -c 127.0.0.1 -p 5311 -P 4 -l 1M -t "$T" -J >"$OUT/micro_iperf3.json" 2>/dev/null || true
-python3 -c "
-import json; j = json.load(open('$OUT/micro_iperf3.json'))
-g = j['end']['sum_received']['bits_per_second'] / 1e9
-print(f'iperf3 -P 4      {g:7.2f} Gb/s for 4 streams on loopback: one-to-one / iperf3 = {float($base) / g:.3f}')"
+g=$(python3 bench/peer_output.py iperf3 "$OUT/micro_iperf3.json")
+python3 -c "print(f'iperf3 -P 4      {float($g):7.2f} Gb/s for 4 streams on loopback: one-to-one / iperf3 = {float($base) / float($g):.3f}')"
 
-echo "== sim: shift scan, 16-host k=4 fat tree, cable pair 1:6 swapped, 3 ms per shift =="
+echo "== sim: shift scan, 16-host k=4 fat tree, cable pair 1:6 swapped, $PHASE per shift =="
 $EVB conflicts --k 4 --leaves 4 --swap 1:6 --json "$OUT/shift_scan_k4_swap_conflicts.json" | tail -1
-$EVB --transport sim --benchmark shift-scan --nodes 16 --k 4 --leaves 4 --swap 1:6 --phase-time 3ms --json "$OUT/shift_scan_k4_swap.json" \
+$EVB --transport sim --benchmark shift-scan --nodes 16 --k 4 --leaves 4 --swap 1:6 --phase-time "$PHASE" --json "$OUT/shift_scan_k4_swap.json" \
   | sed -n '/^# shift scan/,$p'
 /usr/bin/python3 tools/plot_shift_scan.py "$OUT/shift_scan_k4_swap.json" --conflicts "$OUT/shift_scan_k4_swap_conflicts.json" \
   --out "$OUT" --name shift_scan_k4_swap

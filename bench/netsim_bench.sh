@@ -3,10 +3,11 @@
 # under full-rate traffic: fixed-size linear shifter and uniform random, each in flit mode (the
 # reference), aggregated mode (16 flits per event, the thesis fast model) and packet mode.
 # Usage: bash bench/netsim_bench.sh [simulated microseconds]   (results also in bench/results/)
+# EVB_BENCH_SMOKE=1: 2 us each (bench/build_bench.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-US=${1:-20}
 source bench/build_bench.sh
+US=${1:-$(smoke 20 2)}
 printf "%-8s %-11s %10s %12s %14s %14s %12s %10s\n" traffic mode wall_s events/s flit-hops/s sim_us/wall_s aggr_Gb/s vs_flit
 for traffic in linear random; do
   for mode in flit aggregated packet; do

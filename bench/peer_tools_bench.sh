@@ -8,10 +8,11 @@
 # crossed the transport: both nodes' input but the fragment each builds from itself. Every tool's
 # figure is likewise the sum of both directions. Ratio = evbench / tool.
 # Usage: bash bench/peer_tools_bench.sh [seconds per point]   (results also in bench/results/)
+# EVB_BENCH_SMOKE=1: 1 s points (bench/build_bench.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-T=${1:-5}
 source bench/build_bench.sh
+T=${1:-$(smoke 5 1)}
 SIZE=1048576
 
 # evbench's bytes over the transport, Gb/s: aggregate input * (N-1)/N with N = 2.

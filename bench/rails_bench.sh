@@ -3,14 +3,13 @@
 # (on a second dummy interface d1) with --rails, 2 nodes at ppn 1, 1 MiB fragments; with
 # ib_write_bw -b on rxe0 in the same boot as the machine's limit. Soft-RoCE is CPU-bound (the
 # kernel computes every packet's CRC), so on this 2-core machine two rails share the same cores.
-# Usage: bash bench/rails_bench.sh [seconds]   (EVB_BENCH_SMOKE=1: 1 s each, the system tier's check)
+# Usage: bash bench/rails_bench.sh [seconds]   (EVB_BENCH_SMOKE=1: 1 s each; bench/build_bench.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-secs=${1:-5}
-[ -n "${EVB_BENCH_SMOKE:-}" ] && secs=1
+source bench/build_bench.sh
+secs=${1:-$(smoke 5 1)}
 iters=$((secs * 50))   # ib_write_bw by iterations: with -D it measured nothing on rxe (verbs_bench.sh)
-[ -x build/evbench ] || cmake --build build
-E=$PWD/build/evbench
+E=$EVB
 script="
 ip link add d1 type dummy; ip addr add 10.0.1.1/24 dev d1; ip link set d1 up; rdma link add rxe1 type rxe netdev d1; sleep 1
 (ib_write_bw -b -d rxe0 -x 1 -s 1048576 -n $iters >/dev/null 2>&1 &); sleep 1
@@ -29,7 +28,10 @@ text = sys.stdin.read()
 bi = peer_output.figure_of("bi.ib_write_bw", peer_output.sections(text).get("bi.ib_write_bw", "")) / 2   # per direction
 print(f"limit  ib_write_bw -b on rxe0, 1 MiB: {bi:.3f} Gb/s per direction")
 base = None
-for cfg, per_node in re.findall(r"^evb (.*?) .*# system: .*?, ([0-9.]+) Gb/s per node", text, re.M):
+runs = re.findall(r"^evb (.*?) .*# system: .*?, ([0-9.]+) Gb/s per node", text, re.M)
+if len(runs) != 2:
+    sys.exit(f"rails_bench.sh: {len(runs)} of the 2 evbench runs printed a system line")
+for cfg, per_node in runs:
     net = float(per_node) / 2   # N = 2: half of what a BU receives crosses the network
     base = base or net
     label = "two rails (--rails rxe0,rxe1)" if "rails" in cfg else "one rail (rxe0)"

@@ -3,10 +3,11 @@
 #   local: event-building throughput vs single-thread memcpy over the same buffer footprint;
 #   tcp:   2 and 4 processes on loopback vs iperf3 with the same number of TCP streams.
 # Usage: bash bench/run_bench.sh [seconds per point]   (results also in bench/results/)
+# EVB_BENCH_SMOKE=1: 1 s points (bench/build_bench.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-T=${1:-5}
 source bench/build_bench.sh
+T=${1:-$(smoke 5 1)}
 field() { python3 -c "import json,sys; d=json.load(open('$1')); print(d$2)"; }
 
 echo "== local: 4 nodes, credits 2, 1 MiB fragments, one thread =="
@@ -14,7 +15,7 @@ $EVB --transport local --nodes 4 --credits 2 --fragment-size 1MiB --duration "$T
 eb=$(field "$OUT/local.json" "['results']['system']['in_gbps']")
 # Same footprint: every RU pool block (m N c per RU) as source, every BU slot in use as target.
 src_blocks=$((4 * 2 * 4 * 2)); dst_blocks=$((4 * 2 * 4))
-mc=$(build-bench/bench/memcpy_bandwidth 1048576 $src_blocks $dst_blocks "$T")
+mc=$("$MEMCPY" 1048576 $src_blocks $dst_blocks "$T")
 python3 -c "print(f'local EB {float($eb):8.2f} Gb/s   memcpy {float($mc):8.2f} Gb/s   ratio {float($eb)/float($mc):.2f}')"
 
 iperf3 -s -1 -p 5299 -D >/dev/null 2>&1 || true
@@ -27,6 +28,7 @@ for n in 2 4; do
   # Only the (N-1)/N of each node's input that crossed a socket; the own-node fragment is a memcpy.
   wire=$(python3 -c "print(float($eb) * ($n - 1) / $n)")
   iperf3 -s -1 -p 5299 -D >/dev/null 2>&1; sleep 0.5
-  ip=$(iperf3 -c 127.0.0.1 -p 5299 -P $streams -t "$T" -J | python3 -c "import json,sys; print(json.load(sys.stdin)['end']['sum_received']['bits_per_second']/1e9)")
+  iperf3 -c 127.0.0.1 -p 5299 -P $streams -t "$T" -J >"$OUT/tcp${n}_iperf3.json" || true
+  ip=$(python3 bench/peer_output.py iperf3 "$OUT/tcp${n}_iperf3.json")
   python3 -c "print(f'tcp{$n} EB {float($eb):8.2f} Gb/s total ({float($wire):.2f} over sockets)   iperf3 -P $streams {float($ip):8.2f} Gb/s   ratio {float($wire)/float($ip):.2f}')"
 done

@@ -1,12 +1,21 @@
 # What the simulator bench scripts (sim_validation.sh, barrel_start_and_vls.sh) share to print
 # their tables from launch/scan.py's JSON lines: a point's flags, its fabric rx, and its cell.
 import json
+import os
+import sys
 
 _start_up_seen = False
 
 
 def load_rows(path):
-    return [json.loads(line) for line in open(path) if line.strip()]
+    """The scan's points; in smoke mode (EVB_BENCH_SMOKE=1) a failed point fails the benchmark,
+    which otherwise prints it as nan for a rerun to retry."""
+    rows = [json.loads(line) for line in open(path) if line.strip()]
+    failed = [r for r in rows if r.get("exit_code") != 0]
+    if os.environ.get("EVB_BENCH_SMOKE") == "1" and (failed or not rows):
+        what = f"{' '.join(failed[0]['point'])}: {failed[0].get('error', 'failed')}" if failed else "no point ran"
+        sys.exit(f"{path}: {what}")
+    return rows
 
 
 def arg(point, name):

@@ -7,11 +7,12 @@
 # EVB_SIM_ARGS adds flags: EVB_SIM_ARGS="--k 16" bash bench/sim_scale_bench.sh 1s 512 is the
 # issue's simulated second of the LHCb event builder on the thesis' k = 16 tree. The wall time
 # counts CPU time too (user_s): compare those when the machine is shared.
+# EVB_BENCH_SMOKE=1: 512 nodes for 1 ms (bench/build_bench.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SIM=${1:-10ms}; shift || true
-NODES=${*:-512 1024 2048 4096}
 source bench/build_bench.sh
+SIM=${1:-$(smoke 10ms 1ms)}; shift || true
+NODES=${*:-$(smoke "512 1024 2048 4096" 512)}
 printf "%6s %8s %10s %10s %10s %12s %14s %12s\n" nodes sim wall_s user_s max_rss_MiB KiB_per_node fabric_rx_Gb/s sim_us/wall_s
 for n in $NODES; do
   # shellcheck disable=SC2086  # EVB_SIM_ARGS is a list of flags

@@ -14,8 +14,10 @@
 #        [reference's simulated time, 10ms] [reference's wall seconds on the target's day, 18.6]
 #        (needs 2 cores and taskset; the reference of README: git worktree add DIR 9dc7bae, built
 #        Release without tests)
+# EVB_BENCH_SMOKE=1: a second of 2 ms beside references of 0.5 ms (bench/smoke.sh).
 set -euo pipefail
-EVB=$1; REF=$2; SIM=${3:-1s}; PROBE=${4:-10ms}; REF_THEN=${5:-18.6}
+source "$(dirname "$0")/smoke.sh"
+EVB=$1; REF=$2; SIM=${3:-$(smoke 1s 2ms)}; PROBE=${4:-$(smoke 10ms 0.5ms)}; REF_THEN=${5:-18.6}
 CORE=${SECOND_CORE:-1}
 case $CORE in
   0) REF_CORE=1 ;;

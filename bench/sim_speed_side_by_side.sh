@@ -10,8 +10,10 @@
 # the true one (0.63 to 1.72 in one hour where the per-core comparison read 0.977 and 0.979).
 # Usage: bash bench/sim_speed_side_by_side.sh OLD_EVBENCH NEW_EVBENCH [simulated time] [rounds] [extra flags]
 #        (default 20ms 4; needs 2 cores and taskset)
+# EVB_BENCH_SMOKE=1: 2 rounds of 1 ms (bench/smoke.sh).
 set -euo pipefail
-OLD=$1; NEW=$2; SIM=${3:-20ms}; ROUNDS=${4:-4}; EXTRA=${5:-}
+source "$(dirname "$0")/smoke.sh"
+OLD=$1; NEW=$2; SIM=${3:-$(smoke 20ms 1ms)}; ROUNDS=${4:-$(smoke 4 2)}; EXTRA=${5:-}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 run() {   # binary core name

@@ -4,22 +4,25 @@
 # the fast model's error on this workload, and the wall time of a 512-node point.
 # Usage: bash bench/sim_validation.sh [duration] [warmup] [traffic VLs]   (simulated; default 10ms 2ms 4)
 # Writes bench/results/sim_validation.jsonl and prints one table per figure.
+# EVB_BENCH_SMOKE=1: one point of each figure and every mode, 0.2 ms (bench/build_bench.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-duration=${1:-10ms}
-warmup=${2:-2ms}
+source bench/build_bench.sh
+duration=${1:-$(smoke 10ms 0.2ms)}
+warmup=${2:-$(smoke 2ms 0.1ms)}
 vls=${3:-4}
-out=bench/results/sim_validation.jsonl
-mkdir -p bench/results
-[ -x build/evbench ] || cmake --build build
+out=$OUT/sim_validation.jsonl
+$SMOKE && rm -f "$out"   # scan.py keeps the points it finds done
 points=$(mktemp)
 trap 'rm -f "$points"' EXIT
 configs=("--credits 16 --parallel 1" "--credits 16 --parallel 8" "--credits 1 --parallel 8" "--credits 1 --parallel 1")
-for h in 2 4 8 16; do
+hosts=(2 4 8 16) leaves=(4 8 16)
+if $SMOKE; then configs=("${configs[0]}") hosts=(2) leaves=(4); fi
+for h in "${hosts[@]}"; do
   per_leaf=$(printf "$h%.0s," $(seq 32)); per_leaf=${per_leaf%,}
   for c in "${configs[@]}"; do echo "--nodes $((32 * h)) --hosts-per-leaf $per_leaf $c"; done
 done >> "$points"
-for l in 4 8 16; do
+for l in "${leaves[@]}"; do
   for c in "${configs[@]}"; do echo "--nodes $((16 * l)) --leaves $l $c"; done
 done >> "$points"
 per_leaf=$(printf "4%.0s," $(seq 32)); per_leaf=${per_leaf%,}
@@ -27,7 +30,7 @@ for mode in "--mode flit" "--mode aggregated --aggregation 16" "--mode packet"; 
   echo "--nodes 128 --hosts-per-leaf $per_leaf --credits 16 --parallel 1 $mode"
 done >> "$points"
 # Failed points are reported in the tables as nan; a rerun retries them.
-python3 launch/scan.py --out "$out" --points "$points" -- --transport sim --k 16 --traffic-vls "$vls" --duration "$duration" --warmup "$warmup" || true
+python3 launch/scan.py --binary "$EVB" --out "$out" --points "$points" -- --transport sim --k 16 --traffic-vls "$vls" --duration "$duration" --warmup "$warmup" || true
 python3 - "$out" <<'PY'
 import sys
 sys.path.insert(0, "bench")

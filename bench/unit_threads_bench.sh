@@ -4,10 +4,11 @@
 # the CPU it cost, and the ratio to one reactor thread per process. The machine's limit beside
 # them: iperf3 -P 2 on loopback.
 # Usage: bash bench/unit_threads_bench.sh [seconds per point]   (results also in bench/results/)
+# EVB_BENCH_SMOKE=1: 1 s points (bench/build_bench.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-T=${1:-5}
 source bench/build_bench.sh
+T=${1:-$(smoke 5 1)}
 
 point() {   # name, flags
   "$EVB" --transport tcp --nodes 2 $2 --fragment-size 1MiB --credits 4 --parallel 2 \
@@ -24,5 +25,6 @@ a, b = '${res[one]}'.split(), '${res[$k]}'.split()
 print(f'{\"${flags[$k]}\":36}: {float(b[0]):7.2f} Gb/s/node  cores busy {float(b[1]):4.2f}  cores per 100 Gb/s {float(b[2]):5.2f}  errors {b[3]}  ratio to --threads 1 {float(b[0]) / float(a[0]):.3f}')"
 done
 iperf3 -s -1 -p 5298 >/dev/null 2>&1 & sleep 0.5
-peer=$(iperf3 -c 127.0.0.1 -p 5298 -P 2 -t "$T" -J | python3 -c "import json,sys; print(json.load(sys.stdin)['end']['sum_received']['bits_per_second'] / 1e9 / 2)")
-echo "limit  iperf3 -P 2 on loopback: $(printf %.2f "$peer") Gb/s per stream"
+iperf3 -c 127.0.0.1 -p 5298 -P 2 -t "$T" -J >"$OUT/unit_threads_bench_iperf3.json" || true
+peer=$(python3 bench/peer_output.py iperf3 "$OUT/unit_threads_bench_iperf3.json")
+python3 -c "print(f'limit  iperf3 -P 2 on loopback: {float($peer) / 2:.2f} Gb/s per stream')"

@@ -2,19 +2,19 @@
 # evbench on verbs against ib_write_bw (perftest) and qperf rc_rdma_write_bw on soft-RoCE, in one
 # VM boot (tests/vm).
 # Usage: bash bench/verbs_bench.sh [seconds]   (1 MiB messages and fragments)
-# EVB_BENCH_SMOKE=1: one configuration (the system tier's check that it still runs).
+# EVB_BENCH_SMOKE=1: one configuration, 1 s (bench/build_bench.sh).
 # A 2-node event builder moves data both ways and keeps 1 of 2 fragments on its node, so its
 # network rate per direction is in_Gbps x (N-1)/N; it is compared with ib_write_bw -b (both ways).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-secs=${1:-5}
+source bench/build_bench.sh
+secs=${1:-$(smoke 5 1)}
 configs=("--credits 2 --parallel 1" "--credits 4 --parallel 2")
-if [ -n "${EVB_BENCH_SMOKE:-}" ]; then secs=1 configs=("--credits 2 --parallel 1"); fi
+$SMOKE && configs=("${configs[0]}")
 # ib_write_bw by iterations: with -D (any duration) it reported 0 iterations and 0 MB/sec on rxe
 # in the VM. Soft-RoCE under emulation moves some 50 MiB/s: 50 iterations of 1 MiB a second.
 iters=$((secs * 50))
-[ -x build/evbench ] || cmake --build build
-E=$PWD/build/evbench
+E=$EVB
 runs=""
 for cfg in "${configs[@]}"; do
   runs+="echo '@@ evb $cfg'; $E --transport verbs --launch-local 2 --fragment-size 1MiB --duration ${secs}s --quiet $cfg | tail -1

@@ -85,6 +85,31 @@ function(evb_tier_tests)
                          ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
   endif()
 
+  # Every benchmark (bench/*.sh but the two every one sources) in its smoke mode (bench/smoke.sh):
+  # one short point of each kind through every parser of its peer tools' output, on this build's
+  # evbench. One at a time, as they share iperf3's ports; the two on soft-RoCE boot a VM and run alone.
+  file(GLOB benches RELATIVE ${PROJECT_SOURCE_DIR}/bench CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/bench/*.sh)
+  list(REMOVE_ITEM benches build_bench.sh smoke.sh)
+  foreach(script ${benches})
+    string(REGEX REPLACE "\\.sh$" "" name ${script})
+    set(binaries "")   # the benchmarks that compare two builds, or count one, take them as arguments
+    if(name MATCHES "^sim_(second_against_reference|speed_side_by_side)$")
+      set(binaries $<TARGET_FILE:evbench> $<TARGET_FILE:evbench>)
+    elseif(name STREQUAL "sim_instructions_per_event")
+      set(binaries $<TARGET_FILE:evbench>)
+    endif()
+    add_test(NAME BenchSmoke.${name} COMMAND bash ${PROJECT_SOURCE_DIR}/bench/${script} ${binaries})
+    if(name MATCHES "^(verbs|rails)_bench$")
+      math(EXPR t "1600 * ${EVB_TIMEOUT_SCALE}")
+      set(props RUN_SERIAL TRUE)
+    else()
+      math(EXPR t "300 * ${EVB_TIMEOUT_SCALE}")
+      set(props PROCESSORS 2 RESOURCE_LOCK bench_ports)
+    endif()
+    set_tests_properties(BenchSmoke.${name} PROPERTIES LABELS system TIMEOUT ${t} ${props}
+                         ENVIRONMENT "EVB_BENCH_SMOKE=1;EVB_BENCH_BUILD=${PROJECT_BINARY_DIR}")
+  endforeach()
+
   find_package(Python3 REQUIRED COMPONENTS Interpreter)
   # The benchmarks' parsers of the peer tools' output (bench/peer_output.py), on captured output.
   add_test(NAME PeerOutput.FiguresAndRefusals COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_peer_output.py)
