@@ -60,9 +60,12 @@ bool kernel_collapses_on_request() {
     return uname(&u) == 0 && std::sscanf(u.release, "%d.%d", &major, &minor) == 2 && (major > 6 || (major == 6 && minor >= 1));
 }
 
-// Under AddressSanitizer malloc is the sanitizer's, not on the heap mapping.
+// Under AddressSanitizer malloc is the sanitizer's, not on the heap mapping. GCC says so with
+// __SANITIZE_ADDRESS__, clang with __has_feature.
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool sanitizer_malloc = true;
+#elif defined(__has_feature)
+constexpr bool sanitizer_malloc = __has_feature(address_sanitizer);
 #else
 constexpr bool sanitizer_malloc = false;
 #endif

@@ -167,7 +167,9 @@ void VerbsTransport::setup_qp(std::uint32_t peer, rdma_cm_id* id) {
     if (rdma_create_qp(id, pd_, &attr)) throw std::runtime_error("rdma_create_qp for rank " + std::to_string(peer) + ": " + errno_text());
     p.qp = id->qp;
     p.recv_buffers.resize(recv_depth);
-    p.recv_mr = ibv_reg_mr(pd_, p.recv_buffers.data(), p.recv_buffers.size() * command_bytes, IBV_ACCESS_LOCAL_WRITE);
+    // An int, not the enum: verbs.h's ibv_reg_mr macro ANDs it with an enum of another type,
+    // which C++20 deprecates (clang: -Wdeprecated-enum-enum-conversion).
+    p.recv_mr = ibv_reg_mr(pd_, p.recv_buffers.data(), p.recv_buffers.size() * command_bytes, static_cast<int>(IBV_ACCESS_LOCAL_WRITE));
     if (!p.recv_mr) throw std::runtime_error("ibv_reg_mr of receive buffers: " + errno_text());
     std::vector<std::uint32_t> all(recv_depth);
     for (std::uint32_t s = 0; s < recv_depth; ++s) all[s] = s;

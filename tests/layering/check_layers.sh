@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The build enforces the layers: the control probe compiles, every wrong include fails with
-# "No such file" (the header's folder is not an include root of that layer's library).
+# "No such file" (GCC) or "file not found" (clang): the header's folder is not an include root of
+# that layer's library.
 set -uo pipefail
 build=$1
 fail=0
@@ -11,10 +12,10 @@ for probe in unit_includes_driver unit_includes_transport driver_includes_unit c
   out=$(cmake --build "$build" --target "layering_$probe" 2>&1)
   if [ $? -eq 0 ]; then
     echo "$probe: compiled, but it includes a header of a layer above"; fail=1
-  elif ! grep -q "No such file or directory" <<<"$out"; then
+  elif ! grep -qE "No such file or directory|file not found" <<<"$out"; then
     echo "$probe: failed for another reason:"; echo "$out" | grep -m3 error; fail=1
   else
-    echo "$probe: refused ($(grep -m1 -o '[a-z_]*\.hpp: No such file' <<<"$out"))"
+    echo "$probe: refused ($(grep -m1 -oE "[a-z_]*\.hpp(: No such file|' file not found)" <<<"$out"))"
   fi
 done
 exit $fail
