@@ -1,6 +1,7 @@
 #include "mpi_transport.hpp"
 
 #include "hand_out.hpp"
+#include "write_target.hpp"
 
 #include <fmt/format.h>
 
@@ -331,16 +332,13 @@ void MpiTransport::handle_control(std::uint32_t slot, int source, std::span<Comp
         c.imm = copy.imm;
         c.offset = copy.offset;
         c.length = copy.length;
-    } else if (copy.key == 0 || copy.key > regions_.size() || copy.offset > regions_[copy.key - 1].length ||
-               copy.length > regions_[copy.key - 1].length - copy.offset) {
-        last_error_ = fmt::format("rank {} wrote {} B at offset {} of region {}, outside the registered regions", source, copy.length,
-                                  copy.offset, copy.key);
+    } else if (const WriteTarget target = write_target(regions_, copy.key, copy.offset, copy.length); !target.at) {
+        last_error_ = fmt::format("rank {} sent {}", source, target.why);
         c.kind = Completion::Kind::peer_lost;
         c.error = "a write outside the registered regions";
     } else {   // a write header: its data lands at region `key` + offset
         MPI_Request request;
-        int rc = MPI_Irecv(regions_[copy.key - 1].base + copy.offset, static_cast<int>(copy.length), MPI_BYTE, source, copy.data_tag, comm_,
-                           &request);
+        int rc = MPI_Irecv(target.at, static_cast<int>(copy.length), MPI_BYTE, source, copy.data_tag, comm_, &request);
         if (rc == MPI_SUCCESS) {
             track(request, {Op::data_recv, 0, c.peer, copy.imm, copy.offset, copy.length, 0});
             return;

@@ -2,6 +2,7 @@
 
 #include "hand_out.hpp"
 #include "loopback_delivery.hpp"
+#include "write_target.hpp"
 
 #include <cstdint>
 #include <cstdlib>
@@ -226,17 +227,16 @@ void Psm2Transport::handle_control(std::uint32_t slot, std::uint32_t source) {
         ready_.push(c);
         return;
     }
-    if (copy.key == 0 || copy.key > regions_.size() || copy.offset > regions_[copy.key - 1].length ||
-        copy.length > regions_[copy.key - 1].length - copy.offset) {
-        lose(source, "it wrote " + std::to_string(copy.length) + " B at offset " + std::to_string(copy.offset) + " of region " +
-                         std::to_string(copy.key) + ", outside the registered regions");
+    const WriteTarget target = write_target(regions_, copy.key, copy.offset, copy.length);
+    if (!target.at) {
+        lose(source, "it sent " + target.why);
         return;
     }
     // A write header: its data lands at region `key` + offset, on the tag of its sequence.
     psm2_mq_tag_t tag = make_tag(tag_data, source, copy.data_sequence), select = make_tag(0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF);
     const std::uint32_t i = pending_.add(Pending{Pending::Op::data_recv, 0, source, copy.imm, copy.offset, copy.length});
     psm2_mq_req_t request;
-    const psm2_error_t e = psm2_mq_irecv2(mq_, peers_[source].address, &tag, &select, 0, regions_[copy.key - 1].base + copy.offset,
+    const psm2_error_t e = psm2_mq_irecv2(mq_, peers_[source].address, &tag, &select, 0, target.at,
                                           static_cast<std::uint32_t>(copy.length), context_of(i), &request);
     if (e != PSM2_OK) {
         pending_.release(i);

@@ -1,5 +1,7 @@
 #include "sim_network.hpp"
 
+#include "write_target.hpp"
+
 #include <algorithm>
 #include <cstring>
 
@@ -50,7 +52,7 @@ std::string SimNetwork::write(std::uint32_t from, std::uint32_t to, const Memory
     const auto& target = regions_[to];
     const std::size_t copy = std::min(length, copy_bytes_);
     if (rkey == 0 || rkey > target.size()) return "rank " + std::to_string(to) + " has no region with key " + std::to_string(rkey);
-    if (remote_offset + copy > target[rkey - 1].length || local_offset + copy > local.length)
+    if (!span_fits(remote_offset, copy, target[rkey - 1].length) || !span_fits(local_offset, copy, local.length))
         return "write of " + std::to_string(length) + " B at offset " + std::to_string(remote_offset) + " is outside rank " +
                std::to_string(to) + "'s region";
     Transfer t;

@@ -3,6 +3,7 @@
 #include "log.hpp"
 #include "loopback_delivery.hpp"
 #include "socket_util.hpp"
+#include "write_target.hpp"
 
 #include <poll.h>
 #include <sys/epoll.h>
@@ -179,7 +180,10 @@ PostStatus TcpTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
                                     std::uint64_t remote_key, std::uint64_t remote_offset, std::size_t length,
                                     std::uint32_t imm, std::uint64_t cookie) {
     if (peer >= size_ || !peers_[peer].alive) return refuse(peer, "write");
-    if (local_offset + length > local.length) return refuse(peer, "write beyond the local region");
+    if (std::string why = local_source_error(local, local_offset, length); !why.empty()) {
+        last_error_ = why;
+        return PostStatus::error;
+    }
     if (peer == rank_) {
         last_error_ = deliver_write({rank_, done_}, {rank_, done_}, regions_, local, local_offset, remote_key,
                                     remote_offset, length, imm, cookie);
@@ -277,12 +281,9 @@ std::byte* TcpTransport::body_target(Peer& p, std::uint32_t peer) {
     if (p.current.kind == 1) return p.command.data();
     const FrameHeader& h = p.current;
     std::lock_guard lock(regions_mutex_);
-    if (h.key == 0 || h.key > regions_.size() || h.offset + h.length > regions_[h.key - 1].length) {
-        lose(peer, "write frame outside any registered region (key " + std::to_string(h.key) + ", offset " +
-                       std::to_string(h.offset) + ", length " + std::to_string(h.length) + ")");
-        return nullptr;
-    }
-    return regions_[h.key - 1].base + h.offset;
+    WriteTarget t = write_target(regions_, h.key, h.offset, h.length);
+    if (!t.at) lose(peer, "it sent " + t.why);
+    return t.at;
 }
 
 // Parses frames out of the staging buffer; a write body not fully staged is left for receive()

@@ -1,5 +1,7 @@
 #include "region_directory.hpp"
 
+#include "write_target.hpp"
+
 #include <stdexcept>
 
 namespace evb {
@@ -18,7 +20,7 @@ RegionDirectory::Lookup RegionDirectory::find(std::uint32_t peer, std::uint64_t 
     if (key >= 1 && key <= p.copy.size() && p.copy[key - 1].length > 0) {
         entry = p.copy[key - 1];
         p.fresh = false;
-        if (offset <= entry.length && length <= entry.length - offset) return Lookup::found;
+        if (span_fits(offset, length, entry.length)) return Lookup::found;
         why_ = "write of " + std::to_string(length) + " B at offset " + std::to_string(offset) + " is outside rank " + std::to_string(peer) +
                "'s region " + std::to_string(key) + " (" + std::to_string(entry.length) + " B)";
         return Lookup::refused;

@@ -4,6 +4,7 @@
 #include "hand_out.hpp"
 #include "loopback_delivery.hpp"
 #include "machine_info.hpp"
+#include "write_target.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -491,13 +492,13 @@ ucs_status_t UcxTransport::on_write(const Header& h, void* data, std::size_t len
     const std::uint32_t from = h.rank;
     if (from >= size_ || from == rank_) return UCS_OK;
     heartbeat_.heard(from);
-    if (h.key == 0 || h.key > regions_.size() || h.length != length || h.offset > regions_[h.key - 1].length ||
-        h.length > regions_[h.key - 1].length - h.offset) {
-        lose(from, "it wrote " + std::to_string(h.length) + " B at offset " + std::to_string(h.offset) + " of region " + std::to_string(h.key) +
-                       ", outside the registered regions");
+    WriteTarget t = write_target(regions_, h.key, h.offset, h.length);
+    if (t.at && h.length != length) t = {nullptr, "a write header of " + std::to_string(h.length) + " B with " + std::to_string(length) + " B of data"};
+    if (!t.at) {
+        lose(from, "it sent " + t.why);
         return rendezvous ? UCS_ERR_INVALID_PARAM : UCS_OK;   // the data is dropped, never placed
     }
-    std::byte* target = regions_[h.key - 1].base + h.offset;
+    std::byte* target = t.at;
     auto* a = new Arrival{this, {}};
     a->completion.kind = Completion::Kind::write_arrived;
     a->completion.peer = from;

@@ -264,24 +264,35 @@ TEST_P(Conformance, TheLargestAdvertisedWriteArrivesWhole) {
 }
 
 TEST_P(Conformance, AWriteOutsideTheTargetRegionIsRefusedNeverPerformed) {
+    // A key never registered; a range beyond the region's end; offsets so near 2^64 that
+    // offset + length wraps to inside the region (a check written as a sum let tcp write 16 B
+    // before its region, or 2^20 B, or crash).
+    struct Case {
+        const char* name;
+        std::uint64_t key_delta, offset, length;
+    };
+    constexpr std::uint64_t mib = 1 << 20;
+    const Case cases[] = {{"unknown key", 99, 0, 16},
+                          {"beyond the end", 0, 4000, 200},
+                          {"offset 2^64 - 16, length 64", 0, ~std::uint64_t{0} - 15, 64},
+                          {"offset 2^64 - 2^20, length 2^20 + 64", 0, ~std::uint64_t{0} - mib + 1, mib + 64}};
     bool took_part = false;
     for (std::uint32_t target_rank : {0u, 1u})   // to self and to a peer
-        for (int bad_key : {0, 1}) {             // a range beyond the region's end; a key never registered
-            SCOPED_TRACE("target rank " + std::to_string(target_rank) + (bad_key ? ", unknown key" : ", beyond the end"));
+        for (const Case& bad : cases) {
+            SCOPED_TRACE("target rank " + std::to_string(target_rank) + ", " + bad.name);
             // Declared before the world, so they outlive its transports: a transport may read a
             // posted write's source until it is closed (tcp's I/O threads send on their own).
             std::unique_ptr<Region> src, dst;
             auto w = world(2);   // each case in a new world: a refusal may take the connection down
             if (!w) continue;    // (every process opens each world: under mpirun, opening one is collective)
             took_part = true;
-            if (w->mine(0)) src = std::make_unique<Region>(w->at(0), 4096, std::byte{0x11});
+            if (w->mine(0)) src = std::make_unique<Region>(w->at(0), 2 * mib, std::byte{0x11});
             if (w->mine(target_rank)) dst = std::make_unique<Region>(w->at(target_rank), 4096, guard);
             const std::uint64_t key = w->gather([&](std::uint32_t r) { return r == target_rank ? dst->mr.key : 0; })[target_rank];
             std::vector<std::string> errors;   // every reason this process heard
             if (w->mine(0)) {
                 PostStatus s = post_until_taken(*w, [&] {
-                    return bad_key ? w->at(0).post_write(target_rank, src->mr, 0, key + 99, 0, 16, 1, 1)
-                                   : w->at(0).post_write(target_rank, src->mr, 0, key, 4000, 200, 1, 1);
+                    return w->at(0).post_write(target_rank, src->mr, 0, key + bad.key_delta, bad.offset, bad.length, 1, 1);
                 });
                 if (s == PostStatus::error) errors.push_back(w->at(0).last_error());
             }
