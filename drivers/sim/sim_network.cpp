@@ -51,10 +51,10 @@ std::string SimNetwork::write(std::uint32_t from, std::uint32_t to, const Memory
     if (to >= ranks()) return no_such_rank(to, ranks());
     const auto& target = regions_[to];
     const std::size_t copy = std::min(length, copy_bytes_);
-    if (rkey == 0 || rkey > target.size()) return "rank " + std::to_string(to) + " has no region with key " + std::to_string(rkey);
-    if (!span_fits(remote_offset, copy, target[rkey - 1].length) || !span_fits(local_offset, copy, local.length))
-        return "write of " + std::to_string(length) + " B at offset " + std::to_string(remote_offset) + " is outside rank " +
-               std::to_string(to) + "'s region";
+    // Only the bytes the simulator copies (the first copy_bytes_ of a write) must fit.
+    if (const WriteTarget dst = write_target(target, rkey, remote_offset, copy); !dst.at)
+        return "rank " + std::to_string(to) + " refused " + dst.why;
+    if (std::string why = local_source_error(local, local_offset, copy); !why.empty()) return why;
     Transfer t;
     t.is_write = true;
     t.from = from;
