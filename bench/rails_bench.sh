@@ -7,13 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/build_bench.sh
+source bench/ib_write_bw_in_vm.sh
 secs=${1:-$(smoke 5 1)}
 iters=$((secs * 50))   # ib_write_bw by iterations: with -D it measured nothing on rxe (verbs_bench.sh)
 E=$EVB
-script="
+script="$IBW_PAIR
 ip link add d1 type dummy; ip addr add 10.0.1.1/24 dev d1; ip link set d1 up; rdma link add rxe1 type rxe netdev d1; sleep 1
-(ib_write_bw -b -d rxe0 -x 1 -s 1048576 -n $iters >/dev/null 2>&1 &); sleep 1
-echo @@ bi.ib_write_bw; ib_write_bw -b -d rxe0 -x 1 -s 1048576 -n $iters 10.0.0.1; sleep 1
+echo @@ bi.ib_write_bw; ibw -b -d rxe0 -x 1 -s 1048576 -n $iters; sleep 1
 echo @@ runs
 for rails in '' '--rails rxe0,rxe1'; do
   echo evb \"one\$rails\" \$($E --transport verbs --launch-local 2 --fragment-size 1MiB --credits 4 --parallel 2 --duration ${secs}s --quiet \$rails | tail -2 | tr '\n' ' ')

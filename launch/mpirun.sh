@@ -6,7 +6,8 @@
 #     -n NODES  event-building nodes (default: the hosts in the file)
 #     -p PPN    processes per node, 1 or 2 (default 1)
 #     -e        the EM on a rank of its own (one more process, on the first host)
-# Environment: BIND_TO (default core; none on an oversubscribed machine), MPIRUN_ARGS, EVBENCH.
+# Environment: BIND_TO (default core; none on an oversubscribed machine), MPIRUN_ARGS, EVBENCH,
+# EVBENCH_RUN_KEY (default: a fresh random key).
 # Example: launch/mpirun.sh -H hosts.txt -n 64 -p 2 -- --transport mpi --credits 2 --parallel 8 --fragment-size 512KB
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,7 +31,12 @@ trap 'rm -f "$slots"' EXIT
 { for ((i = 0; i < nodes; i++)); do for ((j = 0; j < ppn; j++)); do echo "${list[$i]}"; done; done; (( em_own )) && echo "${list[0]}"; } > "$slots"
 np=$((nodes * ppn + em_own))
 extra=(); (( em_own )) && extra+=(--em own)
+# Every connection between the ranks proves a key only they share (docs/security.md): a fresh one
+# for this run unless EVBENCH_RUN_KEY is set (a --run-key-file among the flags wins over it).
+[ -n "${EVBENCH_RUN_KEY:-}" ] || EVBENCH_RUN_KEY=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
+export EVBENCH_RUN_KEY
 [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# MPIRUN_ARGS: more mpirun options (e.g. --oversubscribe on a test machine).
-exec mpirun -np "$np" --hostfile "$slots" --map-by slot --bind-to "${BIND_TO:-core}" ${MPIRUN_ARGS:-} \
+# MPIRUN_ARGS: more mpirun options (e.g. --oversubscribe on a test machine). -x passes the key by
+# name: its value stays off every command line.
+exec mpirun -np "$np" -x EVBENCH_RUN_KEY --hostfile "$slots" --map-by slot --bind-to "${BIND_TO:-core}" ${MPIRUN_ARGS:-} \
   "${EVBENCH:-$here/../build/evbench}" --nodes "$nodes" --ppn "$ppn" "${extra[@]}" "$@"

@@ -16,6 +16,11 @@ shift $((OPTIND - 1)); [ "${1:-}" = "--" ] && shift
 [[ "$nodes" =~ ^[0-9]+$ ]] && (( nodes >= 2 )) || { echo "srun.sh: error: -n: give the number of nodes (at least 2)" >&2; exit 2; }
 [ "$ppn" = 1 ] || [ "$ppn" = 2 ] || { echo "srun.sh: error: -p must be 1 or 2" >&2; exit 2; }
 np=$((nodes * ppn + em_own))
+# Every connection between the ranks proves a key only they share (docs/security.md; srun passes the
+# environment on): a fresh one
+# for this run unless EVBENCH_RUN_KEY is set (a --run-key-file among the flags wins over it).
+[ -n "${EVBENCH_RUN_KEY:-}" ] || EVBENCH_RUN_KEY=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
+export EVBENCH_RUN_KEY
 # CPU_BIND (default cores; empty where the cluster lacks task/affinity), SRUN_ARGS: more srun
 # options, SRUN_LAYOUT: how tasks spread without -H (default --ntasks-per-node=PPN; empty on a
 # single test machine).

@@ -1,10 +1,16 @@
 // Rank 0's bootstrap service, with real ranks on loopback sockets (threads of this process): an
 // idle poll must not read from every rank's link (at thousands of ranks that was millions of
 // syscalls a second on the EM's thread), and a frame still arrives from the rank that sent it.
+// Strangers are kept out: a connection that proves no key, or proves another run's, or sends
+// nothing, is dropped without delaying the ranks; a malformed frame is one line naming its rank.
 #include "bootstrap.hpp"
+#include "keyed_handshake.hpp"
 #include "run_command.hpp"
 #include "socket_util.hpp"
 #include "world.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -26,20 +32,22 @@ void idle_root_then_one_frame() {
     int listener = listen_on("127.0.0.1", 0, 64);
     const std::string endpoint = "127.0.0.1:" + std::to_string(bound_port(listener));
     const Picoseconds timeout = Picoseconds::from_seconds(20);
+    const RunKey key = RunKey::random();
     std::vector<std::unique_ptr<Bootstrap>> others(ranks);
     std::vector<std::thread> threads;
     for (std::uint32_t r = 1; r < ranks; ++r)
-        threads.emplace_back([&, r] { others[r] = std::make_unique<Bootstrap>(World{r, ranks, "test", true, ""}, endpoint, -1, timeout); });
-    Bootstrap root(World{0, ranks, "test", true, ""}, endpoint, listener, timeout);
+        threads.emplace_back([&, r] { others[r] = std::make_unique<Bootstrap>(World{r, ranks, "test", true, ""}, endpoint, -1, key, timeout); });
+    Bootstrap root(World{0, ranks, "test", true, ""}, endpoint, listener, key, timeout);
     for (auto& t : threads) t.join();
     for (int i = 0; i < idle_polls; ++i) ASSERT_TRUE(root.poll().empty());
-    others[7]->send_to_root({{"type", "progress"}, {"n", 42}});
+    others[7]->send_to_root(ControlType::progress, {{"bytes_in", 1}, {"bytes_out", 2}, {"events", 42}, {"in_flight", 0}});
     for (int i = 0; i < 100000; ++i) {
         auto got = root.poll();
         if (got.empty()) continue;
         ASSERT_EQ(got.size(), 1u);
         EXPECT_EQ(got[0].from, 7u);
-        EXPECT_EQ(got[0].body.value("n", 0), 42);
+        EXPECT_EQ(got[0].message.type, ControlType::progress);
+        EXPECT_EQ(got[0].message.body.value("events", 0), 42);
         return;
     }
     FAIL() << "rank 7's frame never arrived";
@@ -90,4 +98,168 @@ TEST(Bootstrap, ADerivedPortLiesBelowTheEphemeralPortsAndDiffersPerJob) {
     }
     // 4000 keys over 12768 ports: a good hash leaves about 3450 distinct; a constant would leave 1.
     EXPECT_GT(ports.size(), 3000u);
+}
+
+namespace {
+
+const Picoseconds setup = Picoseconds::from_seconds(20);
+
+struct Listener {
+    int fd = listen_on("127.0.0.1", 0, 64);
+    std::string endpoint = "127.0.0.1:" + std::to_string(bound_port(fd));
+};
+
+// A rank-1 connection that proved `key` and then writes what the test says, raw.
+int keyed_raw_rank(const std::string& endpoint, const RunKey& key, std::uint32_t rank = 1) {
+    auto [host, port] = split_host_port(endpoint);
+    int fd = connect_to(host, port, setup);
+    const std::string why = prove_run_key(fd, key, "bootstrap", rank, setup);
+    EXPECT_EQ(why, "");
+    return fd;
+}
+
+std::string frame(std::uint8_t type, const std::string& json) {
+    std::string f(4, '\0');
+    const auto len = static_cast<std::uint32_t>(json.size() + 1);
+    std::memcpy(f.data(), &len, 4);
+    f.push_back(static_cast<char>(type));
+    return f + json;
+}
+
+// Rank 0 of two with a raw rank 1 that sends `bytes` once joined: what rank 0's poll reports.
+std::string root_hears(const std::string& bytes) {
+    Listener l;
+    const RunKey key = RunKey::random();
+    int raw = -1;
+    std::thread peer([&] { raw = keyed_raw_rank(l.endpoint, key); });
+    Bootstrap root(World{0, 2, "test", true, ""}, l.endpoint, l.fd, key, setup);
+    peer.join();
+    EXPECT_TRUE(send_all(raw, bytes.data(), bytes.size()));
+    std::string heard;
+    for (int i = 0; i < 2000 && heard.empty(); ++i) {
+        for (auto& in : root.poll()) {
+            EXPECT_EQ(in.from, 1u);
+            heard = std::string(to_string(in.message.type)) + ": " + in.message.body.dump();
+        }
+        usleep(1000);
+    }
+    close(raw);
+    return heard;
+}
+
+} // namespace
+
+// Before: rank 0 read a rank id from each connection in turn, 30 s each, and admitted any.
+TEST(BootstrapKey, AConnectionWithoutTheKeyIsDroppedAndDelaysNoRank) {
+    Listener l;
+    const RunKey key = RunKey::random(), other = RunKey::random();
+    auto [host, port] = split_host_port(l.endpoint);
+    // Three strangers before the rank: one silent, one speaking the old protocol, one with another run's key.
+    int silent = connect_to(host, port, setup);
+    int old_hello = connect_to(host, port, setup);
+    const std::uint32_t hello[2] = {0xEB7C9001u, 1};
+    ASSERT_TRUE(send_all(old_hello, hello, sizeof hello));
+    std::string other_run, ours = "not run";
+    std::thread stranger([&] {
+        int fd = connect_to(host, port, setup);
+        other_run = prove_run_key(fd, other, "bootstrap", 1, setup);
+        close(fd);
+        fd = connect_to(host, port, setup);
+        ours = prove_run_key(fd, key, "bootstrap", 1, setup);
+        close(fd);
+    });
+    {
+        KeyedAcceptor acceptor(l.fd, key, "bootstrap", setup, [](std::uint32_t id) { return id == 1 ? "" : "not rank 1"; });
+        auto admitted = acceptor.next(steady_now() + setup);
+        ASSERT_TRUE(admitted.has_value());
+        EXPECT_EQ(admitted->id, 1u);
+        // Admitted while the silent connection still waits for its proof: it delayed nobody.
+        char challenge[40];
+        ASSERT_TRUE(recv_all(silent, challenge, sizeof challenge, setup));
+        char more = 0;
+        EXPECT_EQ(recv(silent, &more, 1, MSG_DONTWAIT), -1) << "the silent connection was dropped before the rank was admitted";
+        stranger.join();
+        EXPECT_EQ(acceptor.dropped(), 1u);   // another run's key; the old hello's 8 bytes are no proof yet: it waits
+        close(admitted->fd);
+    }
+    EXPECT_NE(other_run.find("refused our proof of the run key"), std::string::npos) << other_run;
+    EXPECT_EQ(ours, "");
+    char byte = 0;
+    EXPECT_EQ(recv(silent, &byte, 1, 0), 0) << "the acceptor, done, drops what still waits";
+    close(silent);
+    close(old_hello);
+    close(l.fd);
+}
+
+TEST(BootstrapKey, ARankOfAnotherRunOnTheSamePortIsRefusedAndSaysSo) {
+    Listener l;
+    const RunKey ours = RunKey::random(), theirs = RunKey::random();
+    // Rank 0 of three: it listens until rank 2 comes, which starts once the stray rank gave up.
+    std::unique_ptr<Bootstrap> root, rank1, rank2;
+    std::thread server([&] { root = std::make_unique<Bootstrap>(World{0, 3, "test", true, ""}, l.endpoint, l.fd, ours, setup); });
+    std::thread joiner([&] { rank1 = std::make_unique<Bootstrap>(World{1, 3, "test", true, ""}, l.endpoint, -1, ours, setup); });
+    std::string error;
+    try {
+        Bootstrap b(World{2, 3, "test", true, ""}, l.endpoint, -1, theirs, Picoseconds::from_seconds(1));
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    EXPECT_NE(error.find("is no rank 0 of this run: it refused our proof of the run key"), std::string::npos) << error;
+    rank2 = std::make_unique<Bootstrap>(World{2, 3, "test", true, ""}, l.endpoint, -1, ours, setup);
+    joiner.join();
+    server.join();
+    EXPECT_TRUE(root && rank1 && rank2);
+}
+
+TEST(BootstrapKey, AKeyedConnectionClaimingARankOutsideTheRunIsDropped) {
+    Listener l;
+    const RunKey key = RunKey::random();
+    auto [host, port] = split_host_port(l.endpoint);
+    int fd = connect_to(host, port, setup);   // before rank 1, so it waits in the listen queue
+    std::string claimed;
+    std::thread stranger([&] { claimed = prove_run_key(fd, key, "bootstrap", 7, setup); });
+    std::unique_ptr<Bootstrap> rank1;
+    std::thread joiner([&] { rank1 = std::make_unique<Bootstrap>(World{1, 2, "test", true, ""}, l.endpoint, -1, key, setup); });
+    Bootstrap root(World{0, 2, "test", true, ""}, l.endpoint, l.fd, key, setup);
+    joiner.join();
+    stranger.join();
+    close(fd);
+    EXPECT_NE(claimed.find("refused our proof"), std::string::npos) << claimed;
+}
+
+// Before: nlohmann's raw exception text ended the run, naming no peer; a "type" field was compared as a string.
+TEST(BootstrapMessages, AMalformedFrameIsOneLineNamingTheRankAndItsLinkCloses) {
+    EXPECT_NE(root_hears(frame(5, "{\"bytes_in\":1")).find("its progress message is not JSON"), std::string::npos);
+    EXPECT_NE(root_hears(frame(77, "{}")).find("a frame of unknown type 77"), std::string::npos);
+    EXPECT_NE(root_hears(frame(5, R"({"bytes_in":"x","bytes_out":0,"events":0,"in_flight":0})")).find("field 'bytes_in' is not an unsigned integer"),
+              std::string::npos);
+    EXPECT_NE(root_hears(frame(5, R"({"bytes_in":1,"bytes_out":0,"events":0,"in_flight":0,"evil":1})")).find("a field 'evil'"), std::string::npos);
+    EXPECT_NE(root_hears(frame(6, R"({"losses":-1})")).find("field 'losses' is not an unsigned 32-bit integer"), std::string::npos);
+    std::string huge(4, '\xff');
+    EXPECT_NE(root_hears(huge).find("announced a frame of 4294967295 bytes"), std::string::npos);
+    const std::string lost = root_hears(frame(5, "[]"));
+    EXPECT_EQ(lost.rfind("link_lost", 0), 0u) << lost;
+    EXPECT_NE(lost.find("its link was closed"), std::string::npos) << lost;
+}
+
+TEST(BootstrapMessages, AMalformedHelloFailsTheSetUpNamingTheRankAndItsAddress) {
+    Listener l;
+    const RunKey key = RunKey::random();
+    int raw = -1;
+    std::thread peer([&] {
+        raw = keyed_raw_rank(l.endpoint, key);
+        const std::string f = frame(1, R"({"value":3,"fingerprint":"f"})");
+        send_all(raw, f.data(), f.size());
+    });
+    Bootstrap root(World{0, 2, "test", true, ""}, l.endpoint, l.fd, key, setup);
+    peer.join();
+    try {
+        root.allgather("mine", "f");
+        FAIL() << "a hello whose value is a number was taken";
+    } catch (const std::runtime_error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("rank 1 (127.0.0.1:"), std::string::npos) << what;
+        EXPECT_NE(what.find("field 'value' is not a string"), std::string::npos) << what;
+    }
+    close(raw);
 }

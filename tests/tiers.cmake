@@ -85,11 +85,11 @@ function(evb_tier_tests)
                          ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
   endif()
 
-  # Every benchmark (bench/*.sh but the two every one sources) in its smoke mode (bench/smoke.sh):
+  # Every benchmark (bench/*.sh but the ones they source) in its smoke mode (bench/smoke.sh):
   # one short point of each kind through every parser of its peer tools' output, on this build's
   # evbench. One at a time, as they share iperf3's ports; the two on soft-RoCE boot a VM and run alone.
   file(GLOB benches RELATIVE ${PROJECT_SOURCE_DIR}/bench CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/bench/*.sh)
-  list(REMOVE_ITEM benches build_bench.sh smoke.sh)
+  list(REMOVE_ITEM benches build_bench.sh smoke.sh ib_write_bw_in_vm.sh)
   foreach(script ${benches})
     string(REGEX REPLACE "\\.sh$" "" name ${script})
     set(binaries "")   # the benchmarks that compare two builds, or count one, take them as arguments

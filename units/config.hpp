@@ -80,6 +80,7 @@ struct Config {
     Picoseconds heartbeat{};
     std::string json_file;
     std::string bootstrap;                   // host:port of rank 0's bootstrap service
+    std::string run_key_file;                // the secret every connection between ranks proves (else $EVBENCH_RUN_KEY)
     std::string listen_host;                 // data transport address; empty: 127.0.0.1 on one host, else hostname
     // Placement on a real node (README "Running on a real node"): each rank's pools and thread.
     PlacementMode placement = PlacementMode::automatic;

@@ -89,6 +89,11 @@ void declare_config_options(OptionSet& o, Config& c) {
     o.text("bootstrap", c.bootstrap, "HOST:PORT", "rank 0's bootstrap service (see \"Launching on a cluster\")")
         .shown_default("$EVBENCH_BOOTSTRAP, or 127.0.0.1 and a port from the job id")
         .per_rank();
+    o.text("run-key-file", c.run_key_file, "FILE",
+           "the run's shared secret, at least 32 characters in a file only its owner may read: every connection between the "
+           "ranks proves it (docs/security.md)")
+        .shown_default("$EVBENCH_RUN_KEY, else one the local launcher makes, else derived from the job id")
+        .per_rank();
     o.text("listen-host", c.listen_host, "ADDR", "address this rank's data transport listens on")
         .shown_default("127.0.0.1 on one host, else the hostname")
         .per_rank();

@@ -40,12 +40,13 @@ DriverEntry in_process_entry(std::unique_ptr<Driver> driver, bool is_default) {
 }
 
 DriverEntry per_rank_entry(std::unique_ptr<Driver> driver) {
-    const Driver* d = driver.get();
+    Driver* d = driver.get();
     DriverEntry e;
     e.driver = std::move(driver);
     e.run = [d](const Config& c, const RunContext& ctx) {
         const World& w = *ctx.world;
-        return run_distributed(c, w, ctx.fingerprint,
+        d->use_run_key(*ctx.key);
+        return run_distributed(c, w, ctx.fingerprint, *ctx.key,
                                [&](const std::string& host, std::uint32_t endpoint, std::uint32_t endpoints) -> std::unique_ptr<Transport> {
                                    if (c.rails.empty()) return d->make_one(endpoint, endpoints, host);
                                    return RailsTransport::make(*d, endpoint, endpoints, c.rails);

@@ -5,6 +5,7 @@
 #pragma once
 #include "config.hpp"
 #include "driver.hpp"
+#include "run_key.hpp"
 #include "run_observer.hpp"
 #include "run_result.hpp"
 #include "world.hpp"
@@ -24,6 +25,7 @@ class OptionSet;
 struct RunContext {
     const std::optional<World>& world;
     std::string fingerprint;   // the configuration every rank must share
+    const RunKey* key;         // multi-process runs: the secret every connection between ranks proves
     RunObserver& observer;
 };
 

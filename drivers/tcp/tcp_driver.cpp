@@ -21,7 +21,7 @@ void TcpDriver::preflight() const {
 }
 
 std::unique_ptr<Transport> TcpDriver::make_one(std::uint32_t rank, std::uint32_t ranks, const std::string& listen_host) const {
-    return std::make_unique<TcpTransport>(rank, ranks, listen_host, read_chunk_, static_cast<std::uint32_t>(threads_));
+    return std::make_unique<TcpTransport>(rank, ranks, listen_host, run_key(), read_chunk_, static_cast<std::uint32_t>(threads_));
 }
 
 void TcpDriver::preflight_rail(const std::string& nic) const {
@@ -31,7 +31,7 @@ void TcpDriver::preflight_rail(const std::string& nic) const {
 std::unique_ptr<Transport> TcpDriver::make_rail(std::uint32_t rank, std::uint32_t ranks, const std::string& nic) const {
     preflight_rail(nic);
     const std::string address = ipv4_of_interface(nic);
-    return std::make_unique<TcpTransport>(rank, ranks, address, read_chunk_, static_cast<std::uint32_t>(threads_));
+    return std::make_unique<TcpTransport>(rank, ranks, address, run_key(), read_chunk_, static_cast<std::uint32_t>(threads_));
 }
 
 } // namespace evb

@@ -1,5 +1,6 @@
 #include "tcp_transport.hpp"
 
+#include "keyed_handshake.hpp"
 #include "log.hpp"
 #include "loopback_delivery.hpp"
 #include "socket_util.hpp"
@@ -20,13 +21,14 @@ namespace evb {
 namespace {
 constexpr std::size_t staging_size = 256 * 1024;
 constexpr std::size_t max_queued_ops = 4096;
-constexpr std::uint32_t hello_magic = 0xEB7C9001u;
+const Picoseconds proof_time = Picoseconds::from_seconds(10);   // for one connection's proof of the run key
 constexpr std::size_t receive_budget = 8u << 20;   // bytes per peer per progress call: fairness
 constexpr std::uint32_t wake_marker = ~0u;          // epoll data of a lane's wake-up eventfd
 } // namespace
 
-TcpTransport::TcpTransport(std::uint32_t rank, std::uint32_t size, const std::string& listen_host, std::size_t read_chunk, std::uint32_t threads)
-    : rank_(rank), size_(size), host_(listen_host), peers_(size), read_chunk_(read_chunk) {
+TcpTransport::TcpTransport(std::uint32_t rank, std::uint32_t size, const std::string& listen_host, const RunKey& key, std::size_t read_chunk,
+                           std::uint32_t threads)
+    : rank_(rank), size_(size), host_(listen_host), key_(key), peers_(size), read_chunk_(read_chunk) {
     if (threads == 0) throw std::invalid_argument("--tcp-threads must be at least 1");
     listen_fd_ = listen_on(listen_host, 0, static_cast<int>(size) + 16);
     for (std::uint32_t t = 0; t < std::max(1u, std::min(threads, size)); ++t) {
@@ -81,20 +83,27 @@ void TcpTransport::connect(const std::vector<std::string>& addresses, Picosecond
         } catch (const std::exception& e) {
             throw std::runtime_error("tcp: rank " + std::to_string(peer) + ": " + e.what());
         }
-        std::uint32_t hello[2] = {hello_magic, rank_};
-        if (!send_all(fd, hello, sizeof hello)) throw std::runtime_error("tcp: rank " + std::to_string(peer) + ": hello failed");
+        if (std::string why = prove_run_key(fd, key_, "tcp", rank_, std::min(timeout, proof_time)); !why.empty()) {
+            close(fd);
+            throw std::runtime_error("tcp: rank " + std::to_string(peer) + " at " + addresses[peer] + ": " + why);
+        }
         peers_[peer].fd = fd;
     }
-    for (std::uint32_t accepted = 0; accepted < size_ - 1 - rank_; ++accepted) {
-        int fd = accept_within(listen_fd_, timeout);
-        if (fd < 0)
-            throw std::runtime_error("tcp: only " + std::to_string(accepted) + " of " + std::to_string(size_ - 1 - rank_) +
-                                     " higher ranks connected in time");
-        std::uint32_t hello[2] = {0, 0};
-        if (!recv_all(fd, hello, sizeof hello, timeout) || hello[0] != hello_magic || hello[1] <= rank_ ||
-            hello[1] >= size_ || peers_[hello[1]].fd >= 0)
-            throw std::runtime_error("tcp: a peer sent a bad hello on " + local_address());
-        peers_[hello[1]].fd = fd;
+    {
+        KeyedAcceptor acceptor(listen_fd_, key_, "tcp", proof_time, [this](std::uint32_t who) -> std::string {
+            if (who <= rank_ || who >= size_)
+                return "it proved the run key but claims rank " + std::to_string(who) + ", not one that connects to rank " + std::to_string(rank_);
+            if (peers_[who].fd >= 0) return "it claims rank " + std::to_string(who) + ", which connected already";
+            return "";
+        });
+        const Picoseconds deadline = steady_now() + timeout;
+        for (std::uint32_t accepted = 0; accepted < size_ - 1 - rank_; ++accepted) {
+            auto a = acceptor.next(deadline);
+            if (!a)
+                throw std::runtime_error("tcp: only " + std::to_string(accepted) + " of " + std::to_string(size_ - 1 - rank_) +
+                                         " higher ranks connected in time");
+            peers_[a->id].fd = a->fd;
+        }
     }
     for (std::uint32_t peer = 0; peer < size_; ++peer) {
         Peer& p = peers_[peer];

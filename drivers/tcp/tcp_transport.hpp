@@ -7,6 +7,7 @@
 // Posts reach a lane through its inbox, completions come back through its outbox.
 #pragma once
 #include "ring_queue.hpp"
+#include "run_key.hpp"
 #include "transport.hpp"
 
 #include <sys/uio.h>
@@ -25,7 +26,9 @@ class TcpTransport final : public Transport {
 public:
     // read_chunk > 0 (tests, --tcp-read-chunk): at most that many bytes per recv() and one recv()
     // per peer per poll, so frames split at every boundary and peers' frames interleave.
-    TcpTransport(std::uint32_t rank, std::uint32_t size, const std::string& listen_host, std::size_t read_chunk = 0, std::uint32_t threads = 1);
+    // Every connection to a peer proves `key` (keyed_handshake.hpp); `key` outlives the transport.
+    TcpTransport(std::uint32_t rank, std::uint32_t size, const std::string& listen_host, const RunKey& key, std::size_t read_chunk = 0,
+                 std::uint32_t threads = 1);
     ~TcpTransport() override;
     const char* name() const override { return "tcp"; }
     std::uint32_t rank() const override { return rank_; }
@@ -110,6 +113,7 @@ private:
 
     std::uint32_t rank_, size_;
     std::string host_;
+    const RunKey& key_;
     int listen_fd_ = -1;
     std::vector<Peer> peers_;
     std::mutex regions_mutex_;            // registration (caller) against frames landing (lanes)

@@ -2,6 +2,7 @@
 // (declared once, under its name), a check of what this machine must offer, and the factory of
 // its transports. Drivers know peers, regions and bytes, never events.
 #pragma once
+#include "run_key.hpp"
 #include "transport.hpp"
 
 #include <nlohmann/json.hpp>
@@ -47,6 +48,14 @@ public:
     // Throws ConfigError, one line, when this machine has no NIC `nic` for a rail (before launching).
     virtual void preflight_rail(const std::string& nic) const { (void)nic; }
     virtual std::unique_ptr<Transport> make_rail(std::uint32_t rank, std::uint32_t ranks, const std::string& nic) const;
+
+    // The run's key, which the connections a driver opens itself prove (tcp's, rdma_cm's);
+    // given before make_one. run_key() throws std::logic_error before.
+    void use_run_key(const RunKey& key) { run_key_ = &key; }
+    const RunKey& run_key() const;
+
+private:
+    const RunKey* run_key_ = nullptr;
 };
 
 } // namespace evb

@@ -11,6 +11,7 @@
 #include "rails_transport.hpp"
 #include "report.hpp"
 #include "routing.hpp"
+#include "run_key_source.hpp"
 #include "run_deadline.hpp"
 #include "world.hpp"
 
@@ -61,11 +62,16 @@ int run(int argc, const char* const* argv) {
         if (layout.ranks() != config.launch_local)
             return usage_error("--launch-local " + std::to_string(config.launch_local) + " does not match --nodes " +
                                std::to_string(config.nodes) + " (needs " + std::to_string(layout.ranks()) + " processes)");
-        return launch_local({config.launch_local, run_deadline(config), config.grace, config.survives_failures(), config.bootstrap}, argc, argv);
+        if (!config.run_key_file.empty()) choose_run_key(World{}, config.run_key_file);   // one line here, not one per rank
+        return launch_local({config.launch_local, run_deadline(config), config.grace, config.survives_failures(), config.bootstrap,
+                             config.run_key_file},
+                            argc, argv);
     }
+    std::optional<RunKey> key;
     if (one_per_rank) {
         if (!world)
             return usage_error("transport '" + config.transport + "' runs one process per rank: use --launch-local N, mpirun or srun");
+        key = choose_run_key(*world, config.run_key_file);
         set_log_rank(static_cast<int>(world->rank));
         if (config.nodes == 0) config.nodes = Layout::nodes_for_ranks(world->size, config.ppn, with_manager, config.em);
         validate(config);
@@ -76,7 +82,7 @@ int run(int argc, const char* const* argv) {
         validate(config);
     }
     ConsoleReport console(std::cout, config, entry->simulated_time);
-    RunOutcome outcome = entry->run(config, RunContext{world, cl.fingerprint(), console});
+    RunOutcome outcome = entry->run(config, RunContext{world, cl.fingerprint(), key ? &*key : nullptr, console});
     return report_outcome(std::cout, std::cerr, config, cl.echo(), outcome, console.samples());
 }
 

@@ -1,7 +1,10 @@
 #include "bootstrap.hpp"
 
+#include "keyed_handshake.hpp"
+#include "log.hpp"
 #include "socket_util.hpp"
 
+#include <fmt/format.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -9,50 +12,87 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 namespace evb {
+namespace {
+constexpr const char* purpose = "bootstrap";
+}
 
-Bootstrap::Bootstrap(const World& world, const std::string& endpoint, int inherited_fd, Picoseconds timeout)
+Bootstrap::Bootstrap(const World& world, const std::string& endpoint, int inherited_fd, const RunKey& key, Picoseconds timeout)
     : world_(world), timeout_(timeout), links_(world.rank == 0 ? world.size : 1) {
-    auto [host, port] = split_host_port(endpoint);
     if (world.rank == 0) {
         int lfd = inherited_fd;
         if (lfd < 0) {
+            auto [host, port] = split_host_port(endpoint);
+            if (!world.single_host && resolves_to_loopback(host))
+                throw std::runtime_error("bootstrap: " + endpoint + " is a loopback address here, which the other hosts cannot reach: give --bootstrap "
+                                         "with an address of rank 0's host on the network the ranks share");
             try {
-                lfd = listen_on(world.single_host ? host : "0.0.0.0", port, static_cast<int>(world.size) + 16);
+                lfd = listen_on_when_free(host, port, static_cast<int>(world.size) + 16, timeout, [&](const std::string& why) {
+                    logger(purpose).warn("{}: waiting up to {:g} s for it (another run?)", why, timeout.seconds());
+                });
             } catch (const std::exception& e) {
                 throw std::runtime_error(std::string(e.what()) + " (another job or program holds it: give --bootstrap HOST:PORT or set EVBENCH_BOOTSTRAP)");
             }
         }
-        Picoseconds deadline = steady_now() + timeout;
-        for (std::uint32_t joined = 1; joined < world.size;) {
-            int fd = accept_within(lfd, deadline - steady_now());
-            if (fd < 0) {
-                close(lfd);
-                throw std::runtime_error("bootstrap: only " + std::to_string(joined) + " of " + std::to_string(world.size) +
-                                         " ranks reached " + endpoint + " within " + std::to_string(int(timeout.seconds())) + " s");
-            }
-            std::uint32_t who = 0;
-            if (!recv_all(fd, &who, sizeof who, timeout) || who == 0 || who >= world.size || links_[who].alive) {
-                close(fd);
-                continue;   // a stranger or a duplicate: ignore it
-            }
-            links_[who] = {fd, {}, true};
-            ++joined;
-        }
-        close(lfd);
+        accept_ranks(lfd, endpoint, key, timeout);
     } else {
-        int fd = -1;
-        try {
-            fd = connect_to(host, port, timeout);
-        } catch (const std::exception& e) {
-            throw std::runtime_error(std::string("bootstrap: rank 0 unreachable: ") + e.what());
-        }
-        std::uint32_t me = world.rank;
-        if (!send_all(fd, &me, sizeof me)) throw std::runtime_error("bootstrap: lost rank 0 during hello");
-        links_[0] = {fd, {}, true};
+        join_root(endpoint, key, timeout);
     }
     watch_links();
+}
+
+void Bootstrap::accept_ranks(int lfd, const std::string& endpoint, const RunKey& key, Picoseconds timeout) {
+    struct Closer {
+        int fd;
+        ~Closer() { close(fd); }
+    } closer{lfd};
+    KeyedAcceptor acceptor(lfd, key, purpose, bootstrap_proof_time, [&](std::uint32_t who) -> std::string {
+        if (who == 0 || who >= world_.size) return fmt::format("it proved the run key but claims rank {}, not one of 1..{}", who, world_.size - 1);
+        if (links_[who].alive) return fmt::format("it claims rank {}, which joined already", who);
+        return "";
+    });
+    const Picoseconds deadline = steady_now() + timeout;
+    for (std::uint32_t joined = 1; joined < world_.size; ++joined) {
+        auto a = acceptor.next(deadline);
+        if (!a) {
+            std::string missing;
+            for (std::uint32_t r = 1; r < world_.size && missing.size() < 80; ++r)
+                if (!links_[r].alive) missing += fmt::format("{}{}", missing.empty() ? "" : ", ", r);
+            throw std::runtime_error(fmt::format("bootstrap: only {} of {} ranks reached {} within {:g} s (missing: {}){}", joined, world_.size,
+                                                 endpoint, timeout.seconds(), missing,
+                                                 acceptor.dropped() ? fmt::format("; {} connections were dropped", acceptor.dropped()) : ""));
+        }
+        links_[a->id] = {a->fd, {}, true, a->address};
+    }
+}
+
+void Bootstrap::join_root(const std::string& endpoint, const RunKey& key, Picoseconds timeout) {
+    auto [host, port] = split_host_port(endpoint);
+    const Picoseconds deadline = steady_now() + timeout;
+    // A rank 0 that does not prove our key is another run's on the same port: its run ends, ours
+    // listens there, so we try again until the set-up time is up.
+    std::string refused;   // what a rank 0 of another run said, if one answered
+    for (;;) {
+        int fd = -1;
+        try {
+            fd = connect_to(host, port, std::max(Picoseconds(0), deadline - steady_now()));
+        } catch (const std::exception& e) {
+            throw std::runtime_error(std::string("bootstrap: rank 0 unreachable: ") + e.what() +
+                                     (refused.empty() ? "" : " (before, " + endpoint + " answered, but is no rank 0 of this run: " + refused + ")"));
+        }
+        const std::string why = prove_run_key(fd, key, purpose, world_.rank, std::min(bootstrap_proof_time, timeout));
+        if (why.empty()) {
+            links_[0] = {fd, {}, true, endpoint};
+            return;
+        }
+        close(fd);
+        if (steady_now() >= deadline) throw std::runtime_error("bootstrap: " + endpoint + " is no rank 0 of this run: " + why);
+        if (refused.empty()) logger(purpose).warn("{} is no rank 0 of this run ({}): trying again for up to {:g} s", endpoint, why, timeout.seconds());
+        refused = why;
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
 }
 
 void Bootstrap::watch_links() {
@@ -73,36 +113,53 @@ Bootstrap::~Bootstrap() {
     if (epoll_fd_ >= 0) close(epoll_fd_);
 }
 
-void Bootstrap::send(Link& link, const nlohmann::json& body) {
-    if (!link.alive) return;
-    std::string text = body.dump();
-    auto len = static_cast<std::uint32_t>(text.size());
-    if (!send_all(link.fd, &len, sizeof len) || !send_all(link.fd, text.data(), text.size())) link.alive = false;
+std::string Bootstrap::peer_name(std::uint32_t from) const {
+    const std::string& address = links_.at(world_.rank == 0 ? from : 0).address;
+    return fmt::format("rank {} ({})", from, address.empty() ? "this process" : address);
 }
 
-bool Bootstrap::extract(Link& link, nlohmann::json& body) {
-    if (link.in.size() < 4) return false;
+void Bootstrap::send(Link& link, ControlType type, const nlohmann::json& body) {
+    if (!link.alive) return;
+    const std::string frame = encode_control_frame({type, body});
+    if (!send_all(link.fd, frame.data(), frame.size())) link.alive = false;
+}
+
+Bootstrap::Extracted Bootstrap::extract(Link& link) {
+    if (link.in.size() < 4) return {};
     std::uint32_t len = 0;
     std::memcpy(&len, link.in.data(), 4);
-    if (link.in.size() < 4 + std::size_t{len}) return false;
-    body = nlohmann::json::parse(link.in.begin() + 4, link.in.begin() + 4 + len);
+    if (len == 0 || len > max_frame_bytes)
+        return {std::nullopt, fmt::format("it announced a frame of {} bytes (the control plane's are 1 B to {} MiB)", len, max_frame_bytes >> 20)};
+    if (link.in.size() < 4 + std::size_t{len}) return {};
+    auto decoded = decode_control_payload(std::string_view(link.in).substr(4, len));
     link.in.erase(0, 4 + std::size_t{len});
-    return true;
+    if (auto* why = std::get_if<std::string>(&decoded)) return {std::nullopt, "it sent " + *why};
+    return {std::get<ControlMessage>(std::move(decoded)), ""};
 }
 
-nlohmann::json Bootstrap::receive_blocking(Link& link, std::uint32_t from) {
-    nlohmann::json body;
-    Picoseconds deadline = steady_now() + timeout_;
-    while (!extract(link, body)) {
+ControlMessage Bootstrap::receive_blocking(std::uint32_t from, ControlType expected) {
+    Link& link = links_[world_.rank == 0 ? from : 0];
+    const Picoseconds deadline = steady_now() + timeout_;
+    for (;;) {
+        Extracted e = extract(link);
+        if (!e.malformed.empty()) throw std::runtime_error("bootstrap: " + peer_name(from) + ": " + e.malformed);
+        if (e.message) {
+            if (e.message->type == ControlType::abort)
+                throw std::runtime_error(fmt::format("bootstrap: {} gave up: {}", peer_name(from), e.message->body.at("error").get<std::string>()));
+            if (e.message->type != expected)
+                throw std::runtime_error(fmt::format("bootstrap: {} sent a {} message where its {} was due", peer_name(from), to_string(e.message->type),
+                                                     to_string(expected)));
+            if (!link.in.empty()) buffered_.push_back(static_cast<std::uint32_t>(&link - links_.data()));   // the next frame came along
+            return std::move(*e.message);
+        }
         char buf[4096];
         if (!recv_all(link.fd, buf, 1, deadline - steady_now()))
-            throw std::runtime_error("bootstrap: rank " + std::to_string(from) + " went away or timed out");
+            throw std::runtime_error("bootstrap: " + peer_name(from) + " went away or sent nothing for " +
+                                     fmt::format("{:g} s", timeout_.seconds()));
         link.in.push_back(buf[0]);
         ssize_t n = recv(link.fd, buf, sizeof buf, MSG_DONTWAIT);
         if (n > 0) link.in.append(buf, static_cast<std::size_t>(n));
     }
-    if (!link.in.empty()) buffered_.push_back(static_cast<std::uint32_t>(&link - links_.data()));   // the next frame came along
-    return body;
 }
 
 std::vector<std::string> Bootstrap::allgather(const std::string& mine, const std::string& fingerprint) {
@@ -110,34 +167,37 @@ std::vector<std::string> Bootstrap::allgather(const std::string& mine, const std
     if (world_.rank == 0) {
         all[0] = mine;
         for (std::uint32_t r = 1; r < world_.size; ++r) {
-            auto hello = receive_blocking(links_[r], r);
-            if (hello.value("fingerprint", "") != fingerprint)
-                throw std::runtime_error("bootstrap: rank " + std::to_string(r) +
-                                         " runs a different configuration than rank 0 (same flags on every rank?)");
-            all[r] = hello.at("value").get<std::string>();
+            ControlMessage hello = receive_blocking(r, ControlType::hello);
+            if (hello.body.at("fingerprint").get<std::string>() != fingerprint)
+                throw std::runtime_error("bootstrap: " + peer_name(r) + " runs a different configuration than rank 0 (same flags on every rank?)");
+            all[r] = hello.body.at("value").get<std::string>();
         }
-        broadcast({{"type", "table"}, {"values", all}});
+        broadcast(ControlType::table, {{"values", all}});
     } else {
-        send(links_[0], {{"type", "hello"}, {"value", mine}, {"fingerprint", fingerprint}});
-        auto table = receive_blocking(links_[0], 0);
-        all = table.at("values").get<std::vector<std::string>>();
+        send(links_[0], ControlType::hello, {{"value", mine}, {"fingerprint", fingerprint}});
+        ControlMessage table = receive_blocking(0, ControlType::table);
+        all = table.body.at("values").get<std::vector<std::string>>();
+        if (all.size() != world_.size)
+            throw std::runtime_error(fmt::format("bootstrap: {}'s table has {} entries for {} ranks", peer_name(0), all.size(), world_.size));
     }
     return all;
 }
 
 void Bootstrap::barrier() {
     if (world_.rank == 0) {
-        for (std::uint32_t r = 1; r < world_.size; ++r) receive_blocking(links_[r], r);
-        broadcast({{"type", "go"}});
+        for (std::uint32_t r = 1; r < world_.size; ++r) receive_blocking(r, ControlType::ready);
+        broadcast(ControlType::go);
     } else {
-        send(links_[0], {{"type", "ready"}});
-        receive_blocking(links_[0], 0);
+        send(links_[0], ControlType::ready, nlohmann::json::object());
+        receive_blocking(0, ControlType::go);
     }
 }
 
 std::string Bootstrap::drain(Link& link) {
     char buf[65536];
     for (;;) {
+        // Frames are taken out as they complete: what one link holds stays below a frame's bound.
+        if (link.in.size() > std::size_t{max_frame_bytes} + 4 + sizeof buf) return "";
         ssize_t n = recv(link.fd, buf, sizeof buf, MSG_DONTWAIT);
         if (n > 0) {
             link.in.append(buf, static_cast<std::size_t>(n));
@@ -151,15 +211,24 @@ std::string Bootstrap::drain(Link& link) {
 
 std::vector<Bootstrap::Incoming> Bootstrap::poll() {
     std::vector<Incoming> out;
-    auto take = [&](std::uint32_t i, const std::string& lost) {
+    auto take = [&](std::uint32_t i, std::string lost) {
         Link& link = links_[i];
         const std::uint32_t from = world_.rank == 0 ? i : 0;
-        nlohmann::json body;
-        while (extract(link, body)) out.push_back({from, std::move(body)});   // frames that arrived before a close still count
+        for (;;) {   // frames that arrived before a close still count
+            Extracted e = extract(link);
+            if (e.message) {
+                out.push_back({from, std::move(*e.message)});
+                continue;
+            }
+            if (!e.malformed.empty()) lost = e.malformed + " (its link was closed)";
+            break;
+        }
         if (!lost.empty()) {
             link.alive = false;
+            link.in.clear();
             epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, link.fd, nullptr);
-            out.push_back({from, {{"type", "lost"}, {"error", lost}}});
+            shutdown(link.fd, SHUT_RDWR);
+            out.push_back({from, {ControlType::link_lost, {{"error", lost}}}});
         }
     };
     for (std::uint32_t i : buffered_)
@@ -171,18 +240,21 @@ std::vector<Bootstrap::Incoming> Bootstrap::poll() {
         if (n < 0 && errno == EINTR) continue;
         for (int k = 0; k < n; ++k) {
             const std::uint32_t i = events[k].data.u32;
-            if (links_[i].alive) take(i, drain(links_[i]));
-            else epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, links_[i].fd, nullptr);   // a send found it broken
+            if (links_[i].alive) {
+                take(i, drain(links_[i]));
+            } else {
+                epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, links_[i].fd, nullptr);   // a send found it broken
+            }
         }
         if (n < 64) break;   // a full batch: more links may be ready
     }
     return out;
 }
 
-void Bootstrap::send_to_root(const nlohmann::json& body) { send(links_[0], body); }
+void Bootstrap::send_to_root(ControlType type, const nlohmann::json& body) { send(links_[0], type, body); }
 
-void Bootstrap::broadcast(const nlohmann::json& body) {
-    for (std::uint32_t r = 1; r < links_.size(); ++r) send(links_[r], body);
+void Bootstrap::broadcast(ControlType type, const nlohmann::json& body) {
+    for (std::uint32_t r = 1; r < links_.size(); ++r) send(links_[r], type, body);
 }
 
 } // namespace evb

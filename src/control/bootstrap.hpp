@@ -1,13 +1,13 @@
-// Rank 0's control service over TCP: every rank connects at start, the data transports'
-// addresses are all-gathered through it, and during the run it carries progress, "done",
-// "finish", abort and the final statistics as length-prefixed JSON frames. poll() is
-// event-driven (one epoll_wait, then reads only from links that have data), so an idle link
-// costs rank 0 nothing however many ranks there are.
+// Rank 0's control service over TCP: every rank connects at start and proves the run key
+// (keyed_handshake.hpp), the data transports' addresses are all-gathered through it, and during
+// the run it carries the typed messages of control_message.hpp. Rank 0 listens only on the
+// address the endpoint names. poll() is event-driven (one epoll_wait, then reads only from links
+// that have data), so an idle link costs rank 0 nothing however many ranks there are.
 #pragma once
+#include "control_message.hpp"
+#include "run_key.hpp"
 #include "time.hpp"
 #include "world.hpp"
-
-#include <nlohmann/json.hpp>
 
 #include <optional>
 #include <string>
@@ -15,11 +15,16 @@
 
 namespace evb {
 
+// How long the ranks have to find each other; a port another run holds is waited for as long.
+inline constexpr Picoseconds bootstrap_setup_time = Picoseconds::from_seconds(30);
+// How long one connection may take to prove the run key before it is dropped.
+inline constexpr Picoseconds bootstrap_proof_time = Picoseconds::from_seconds(10);
+
 class Bootstrap {
 public:
     // Rank 0 listens (on inherited_fd if >= 0), the others connect; all within `timeout`.
     // Throws std::runtime_error with a clear message if a rank does not show up.
-    Bootstrap(const World& world, const std::string& endpoint, int inherited_fd, Picoseconds timeout);
+    Bootstrap(const World& world, const std::string& endpoint, int inherited_fd, const RunKey& key, Picoseconds timeout);
     ~Bootstrap();
     Bootstrap(const Bootstrap&) = delete;
     Bootstrap& operator=(const Bootstrap&) = delete;
@@ -30,27 +35,36 @@ public:
 
     struct Incoming {
         std::uint32_t from;
-        nlohmann::json body;   // {"type": "lost", "error": ...} when a connection broke
+        ControlMessage message;   // link_lost, {error}, when the link closed or sent a malformed frame
     };
-    // Non-blocking: frames that arrived since the last call. One epoll_wait when nothing arrived.
+    // Non-blocking: messages that arrived since the last call. One epoll_wait when nothing arrived.
     std::vector<Incoming> poll();
-    void send_to_root(const nlohmann::json& body);
-    void broadcast(const nlohmann::json& body);   // rank 0 only
+    void send_to_root(ControlType type, const nlohmann::json& body = nlohmann::json::object());
+    void broadcast(ControlType type, const nlohmann::json& body = nlohmann::json::object());   // rank 0 only
     std::uint32_t rank() const { return world_.rank; }
     std::uint32_t size() const { return world_.size; }
+    // "rank 3 (10.0.0.5:40122)": how a line names a peer.
+    std::string peer_name(std::uint32_t from) const;
 
 private:
     struct Link {
         int fd = -1;
         std::string in;
         bool alive = false;
+        std::string address;
     };
-    void send(Link& link, const nlohmann::json& body);
-    nlohmann::json receive_blocking(Link& link, std::uint32_t from);
-    bool extract(Link& link, nlohmann::json& body);
+    struct Extracted {
+        std::optional<ControlMessage> message;
+        std::string malformed;   // set when the frame was malformed: the link is done
+    };
+    void send(Link& link, ControlType type, const nlohmann::json& body);
+    ControlMessage receive_blocking(std::uint32_t from, ControlType expected);
+    Extracted extract(Link& link);
     // Reads what a readable link holds; returns why it closed, or "" while it lives.
     std::string drain(Link& link);
     void watch_links();
+    void accept_ranks(int listen_fd, const std::string& endpoint, const RunKey& key, Picoseconds timeout);
+    void join_root(const std::string& endpoint, const RunKey& key, Picoseconds timeout);
 
     World world_;
     Picoseconds timeout_;

@@ -1,6 +1,8 @@
 #include "local_launcher.hpp"
 
+#include "bootstrap.hpp"
 #include "config_error.hpp"
+#include "run_key_source.hpp"
 #include "socket_util.hpp"
 
 #include <fmt/format.h>
@@ -53,11 +55,15 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
     }
     int listen_fd = -1;
     try {
-        listen_fd = listen_on(host, port, static_cast<int>(n) + 16);
+        listen_fd = listen_on_when_free(host, port, static_cast<int>(n) + 16, bootstrap_setup_time, [&](const std::string& why) {
+            std::cerr << "evbench: " << why << ": waiting up to " << static_cast<int>(bootstrap_setup_time.seconds())
+                      << " s for it (another run?)\n";
+        });
     } catch (const std::exception& e) {
         throw ConfigError("--bootstrap " + bootstrap + ": the local launcher cannot serve there: " + e.what());
     }
     std::string endpoint = host + ":" + std::to_string(bound_port(listen_fd));
+    hand_run_key_to_children(launch.run_key_file);
     auto args = child_arguments(argc, argv);
     std::vector<char*> cargs;
     for (auto& a : args) cargs.push_back(a.data());

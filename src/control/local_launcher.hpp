@@ -17,9 +17,11 @@ struct LocalLaunch {
     // --bootstrap HOST:PORT, where the launcher serves rank 0's bootstrap (the ranks read the
     // same flag); empty: a free port on 127.0.0.1.
     std::string bootstrap;
+    std::string run_key_file;     // --run-key-file: the ranks read it; without it the launcher makes a key
 };
 
-// Throws ConfigError if it cannot listen at the bootstrap address.
+// Throws ConfigError if it cannot listen at the bootstrap address (one another run holds is
+// waited for, up to the set-up time).
 int launch_local(const LocalLaunch& launch, int argc, const char* const* argv);
 
 } // namespace evb

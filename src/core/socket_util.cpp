@@ -55,12 +55,28 @@ int listen_on(const std::string& host, int port, int backlog) {
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(fd, backlog) != 0) {
-        std::string err = errno_text();
+        const int err = errno;
         close(fd);
-        throw std::runtime_error("cannot listen on " + host + ":" + std::to_string(port) + ": " + err);
+        throw ListenError("cannot listen on " + host + ":" + std::to_string(port) + ": " + std::strerror(err), err);
     }
     return fd;
 }
+
+int listen_on_when_free(const std::string& host, int port, int backlog, Picoseconds timeout,
+                        const std::function<void(const std::string&)>& waiting) {
+    const Picoseconds deadline = steady_now() + timeout;
+    for (bool told = false;; told = true) {
+        try {
+            return listen_on(host, port, backlog);
+        } catch (const ListenError& e) {
+            if (e.error != EADDRINUSE || port == 0 || steady_now() >= deadline) throw;
+            if (!told && waiting) waiting(e.what());
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+}
+
+bool resolves_to_loopback(const std::string& host) { return (ntohl(resolve(host, 0).sin_addr.s_addr) >> 24) == 127; }
 
 int bound_port(int fd) {
     sockaddr_in addr{};

@@ -3,6 +3,8 @@
 #pragma once
 #include "time.hpp"
 
+#include <functional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -10,9 +12,19 @@ namespace evb {
 
 // "host:port" -> (host, port); throws std::invalid_argument naming the text.
 std::pair<std::string, int> split_host_port(const std::string& endpoint);
-// Listening TCP socket on host:port (port 0: any); returns the fd.
+struct ListenError : std::runtime_error {
+    ListenError(const std::string& what, int err) : std::runtime_error(what), error(err) {}
+    int error;   // errno of bind or listen
+};
+// Listening TCP socket on host:port (port 0: any); returns the fd; throws ListenError.
 int listen_on(const std::string& host, int port, int backlog);
+// The same, but a port another process holds (another run on the same port) is tried again
+// until `timeout`; `waiting` hears the first refusal.
+int listen_on_when_free(const std::string& host, int port, int backlog, Picoseconds timeout,
+                        const std::function<void(const std::string&)>& waiting);
 int bound_port(int fd);
+// True when host resolves to 127.0.0.0/8 (Debian maps a host's own name to 127.0.1.1).
+bool resolves_to_loopback(const std::string& host);
 // Connects to host:port, retrying refused connections until `timeout`; blocking fd.
 int connect_to(const std::string& host, int port, Picoseconds timeout);
 // accept() with a timeout; returns -1 on timeout.

@@ -4,12 +4,14 @@
 #include "endpoint_thread.hpp"
 #include "log.hpp"
 #include "machine_info.hpp"
+#include "printable_text.hpp"
 #include "rank_placement.hpp"
 #include "reactor.hpp"
 #include "run_deadline.hpp"
 #include "stall_watchdog.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,7 +22,7 @@
 namespace evb {
 namespace {
 
-const Picoseconds setup_timeout = Picoseconds::from_seconds(30);
+const Picoseconds setup_timeout = bootstrap_setup_time;
 // A loop that has not turned for the grace period, or for this long when that is shorter, is
 // stuck in its transport; after the loop, gathering gets the grace period and closing the
 // transport this allowance (ofi drains for 2 s at most).
@@ -28,8 +30,7 @@ const Picoseconds stall_limit_floor = Picoseconds::from_seconds(5);
 const Picoseconds closing_allowance = Picoseconds::from_seconds(10);
 
 nlohmann::json progress_record(const NodeStats& s) {
-    return {{"type", "progress"}, {"bytes_in", s.bytes_in}, {"bytes_out", s.bytes_out},
-            {"events", s.events_built}, {"in_flight", s.in_flight}};
+    return {{"bytes_in", s.bytes_in}, {"bytes_out", s.bytes_out}, {"events", s.events_built}, {"in_flight", s.in_flight}};
 }
 
 std::string auto_listen_host(const World& world) {
@@ -63,7 +64,7 @@ struct ProgressBoard {
 
 } // namespace
 
-RunOutcome run_distributed(const Config& config, const World& world, const std::string& fingerprint,
+RunOutcome run_distributed(const Config& config, const World& world, const std::string& fingerprint, const RunKey& key,
                            const RankTransportFactory& make_transport, RunObserver& observer) {
     auto& log = logger("evb");
     auto units = make_run_units(config);
@@ -76,7 +77,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     int inherited = -1;
     if (const char* fd = std::getenv("EVBENCH_BOOTSTRAP_FD"); fd && world.rank == 0) inherited = std::atoi(fd);
 
-    Bootstrap boot(world, endpoint, inherited, setup_timeout);
+    Bootstrap boot(world, endpoint, inherited, key, setup_timeout);
     // Pools first, so they outlive every transport: closing may still land data in the pools a
     // transport registered (libfabric's tcp provider does, in fi_close, after a peer died). For
     // the same reason each node is declared before its transport.
@@ -144,6 +145,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     if (root) {
         std::vector<std::string> details;
         if (std::string d = transport->describe(); !d.empty()) details.push_back("# transport: " + d);
+        details.push_back("# run key: " + key.origin());
         for (const auto& line : placement_lines(placements)) details.push_back(line);
         observer.started(world.size, world.launcher, details);
     }
@@ -220,7 +222,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
         mark_done(r);
         sent_done = false;
         lose_endpoints_of(r, how);
-        boot.broadcast({{"type", "lost_rank"}, {"rank", r}, {"how", how}});
+        boot.broadcast(ControlType::lost_rank, {{"rank", r}, {"how", cut_text(how, max_text_field)}});
     };
     Picoseconds origin = steady_now(), now{};
     const double started_unix_s = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -247,32 +249,42 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
                 if (root)
                     mark_done(0);
                 else
-                    boot.send_to_root({{"type", "done"}, {"losses", losses_heard}});
+                    boot.send_to_root(ControlType::done, {{"losses", losses_heard}});
             }
             if (config.heartbeat > Picoseconds(0) && now >= next_beat) {
                 next_beat = now + beat_period;
-                if (root) boot.broadcast({{"type", "beat"}});
-                else boot.send_to_root({{"type", "beat"}});
+                if (root) boot.broadcast(ControlType::beat);
+                else boot.send_to_root(ControlType::beat);
             }
             for (auto& in : boot.poll()) {
-                const std::string type = in.body.value("type", "");
+                const nlohmann::json& body = in.message.body;
                 if (in.from < world.size) last_heard[in.from] = now;   // a non-root rank hears only rank 0
-                if (type == "lost" && root && in.from != 0) {
-                    rank_lost(in.from, "its control connection closed: " + in.body.value("error", ""));
-                } else if (type == "lost") {
-                    failure = fmt::format("lost contact with rank 0: {}", in.body.value("error", ""));
-                } else if (type == "lost_rank") {
-                    lose_endpoints_of(in.body.at("rank").get<std::uint32_t>(), in.body.value("how", ""));
+                switch (in.message.type) {
+                case ControlType::link_lost:
+                    if (root && in.from != 0) rank_lost(in.from, "its control connection closed: " + body.at("error").get<std::string>());
+                    else failure = fmt::format("lost contact with rank 0: {}", body.at("error").get<std::string>());
+                    break;
+                case ControlType::lost_rank: {
+                    const auto r = body.at("rank").get<std::uint32_t>();
+                    if (r >= world.size) {
+                        failure = fmt::format("{} declared rank {} lost, but the run has {} ranks", boot.peer_name(in.from), r, world.size);
+                        break;
+                    }
+                    lose_endpoints_of(r, body.at("how").get<std::string>());
                     ++losses_heard;
                     sent_done = false;   // said again once finished with what the loss brought
-                } else if (type == "abort") {
-                    failure = in.body.value("error", "aborted");
-                } else if (type == "done" && in.body.value("losses", 0u) == lost_count) {
-                    mark_done(in.from);
-                } else if (type == "progress") {
-                    board.update(in.from, in.body);
-                } else if (type == "finish") {
-                    finish = true;
+                    break;
+                }
+                case ControlType::abort: failure = body.at("error").get<std::string>(); break;
+                case ControlType::done:
+                    if (body.at("losses").get<std::uint32_t>() == lost_count) mark_done(in.from);
+                    break;
+                case ControlType::progress: board.update(in.from, body); break;
+                case ControlType::finish: finish = true; break;
+                case ControlType::beat: break;
+                default:
+                    if (root && in.from != 0) rank_lost(in.from, fmt::format("it sent a {} message during the run", to_string(in.message.type)));
+                    else failure = fmt::format("rank 0 sent a {} message during the run", to_string(in.message.type));
                 }
             }
             if (root && config.heartbeat > Picoseconds(0))
@@ -282,7 +294,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
             if (!root && config.heartbeat > Picoseconds(0) && !failure && now - last_heard[0] > config.heartbeat)
                 failure = fmt::format("lost contact with rank 0: it sent nothing for {:g} s (--heartbeat)", config.heartbeat.seconds());
             if (root && done_count == world.size) {
-                boot.broadcast({{"type", "finish"}});
+                boot.broadcast(ControlType::finish);
                 finish = true;
             }
             if (now >= next_progress) {
@@ -291,7 +303,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
                     board.update(0, progress_record(rank_progress()));
                     observer.progress(now, board.sum());
                 } else {
-                    boot.send_to_root(progress_record(rank_progress()));
+                    boot.send_to_root(ControlType::progress, progress_record(rank_progress()));
                 }
             }
             if (now >= deadline)
@@ -320,8 +332,8 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     RunOutcome outcome;
     outcome.rank = world.rank;
     if (failure) {
-        if (root) boot.broadcast({{"type", "abort"}, {"error", "rank 0: " + *failure}});
-        else boot.send_to_root({{"type", "abort"}, {"error", fmt::format("rank {}: {}", world.rank, *failure)}});
+        if (root) boot.broadcast(ControlType::abort, {{"error", cut_text("rank 0: " + *failure, max_text_field)}});
+        else boot.send_to_root(ControlType::abort, {{"error", cut_text(fmt::format("rank {}: {}", world.rank, *failure), max_text_field)}});
         outcome.rank_failure = failure;
         return outcome;
     }
@@ -331,17 +343,15 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     // rank 0's "bye", which it sends once every rank's statistics are in.
     if (!root) {
         const CpuTime cpu = process_cpu_time() - cpu_at_start;
-        boot.send_to_root({{"type", "stats"},
-                           {"stats", rank_stats.to_json()},
+        boot.send_to_root(ControlType::stats,
+                          {{"stats", rank_stats.to_json()},
                            {"started_unix_s", started_unix_s},
                            {"rails", rails_to_json(rails)},
                            {"cpu", {{"user_s", cpu.user_s}, {"system_s", cpu.system_s}}}});
         Picoseconds bye_deadline = steady_now() + config.grace;
         while (steady_now() < bye_deadline) {
-            for (auto& in : boot.poll()) {
-                auto type = in.body.value("type", "");
-                if (type == "bye" || type == "lost") return outcome;
-            }
+            for (auto& in : boot.poll())
+                if (in.message.type == ControlType::bye || in.message.type == ControlType::link_lost) return outcome;
             usleep(1000);
         }
         return outcome;
@@ -352,31 +362,48 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     result.cpu.push_back({world.rank, process_cpu_time() - cpu_at_start});
     std::uint32_t gathered = 1;
     const std::uint32_t survivors = world.size - lost_count;
+    std::vector<bool> heard(world.size, false);
+    heard[0] = true;
+    std::vector<std::string> refusals;   // ranks whose statistics cannot count, and why
     Picoseconds gather_deadline = steady_now() + config.grace;
-    while (gathered < survivors && steady_now() < gather_deadline) {
+    auto refuse = [&](std::uint32_t from, const std::string& why) {
+        heard[from] = true;
+        refusals.push_back(fmt::format("{} {}", boot.peer_name(from), why));
+        log.warn("{}: {}", boot.peer_name(from), why);
+    };
+    while (gathered + refusals.size() < survivors && steady_now() < gather_deadline) {
         for (auto& in : boot.poll()) {
-            if (in.body.value("type", "") == "stats") {
-                NodeStats stats = NodeStats::from_json(in.body.at("stats"));
+            if (lost[in.from] || heard[in.from]) continue;   // fenced: a rank declared lost counts no more
+            const nlohmann::json& body = in.message.body;
+            if (in.message.type == ControlType::link_lost) {
+                refuse(in.from, "closed its control connection before its statistics came: " + body.at("error").get<std::string>());
+                continue;
+            }
+            if (in.message.type != ControlType::stats) continue;
+            try {
+                NodeStats stats = NodeStats::from_json(body.at("stats"));
                 // Each rank counts from its own start (the barrier releases ranks a few ms apart
                 // on a loaded machine): its sightings of a loss move to rank 0's time base.
-                const double offset = in.body.value("started_unix_s", started_unix_s) - started_unix_s;
+                const double offset = body.at("started_unix_s").get<double>() - started_unix_s;
                 for (auto& loss : stats.losses) loss.at += Picoseconds::from_seconds(offset);
+                RankRails rr{in.from, {}};
+                for (const auto& n : body.at("rails")) rr.nics.push_back({n.at("nic").get<std::string>(), n.at("bytes").get<std::uint64_t>()});
+                const CpuTime cpu{body.at("cpu").at("user_s").get<double>(), body.at("cpu").at("system_s").get<double>()};
                 result.add(stats);
-                if (auto r = in.body.find("rails"); r != in.body.end() && !r->empty()) {
-                    RankRails rr{in.from, {}};
-                    for (const auto& n : *r) rr.nics.push_back({n.at("nic").get<std::string>(), n.at("bytes").get<std::uint64_t>()});
-                    result.rails.push_back(std::move(rr));
-                }
-                if (auto cpu = in.body.find("cpu"); cpu != in.body.end())
-                    result.cpu.push_back({in.from, {cpu->value("user_s", 0.0), cpu->value("system_s", 0.0)}});
+                if (!rr.nics.empty()) result.rails.push_back(std::move(rr));
+                result.cpu.push_back({in.from, cpu});
+                heard[in.from] = true;
                 ++gathered;
+            } catch (const nlohmann::json::exception& e) {
+                refuse(in.from, fmt::format("sent malformed statistics ({:.200}): they were refused", e.what()));
             }
         }
         usleep(1000);
     }
-    boot.broadcast({{"type", "bye"}});
+    boot.broadcast(ControlType::bye);
     if (gathered < survivors)
-        result.failure = fmt::format("only {} of {} {}ranks sent their statistics", gathered, survivors, lost_count ? "surviving " : "");
+        result.failure = fmt::format("only {} of {} {}ranks sent their statistics{}", gathered, survivors, lost_count ? "surviving " : "",
+                                     refusals.empty() ? "" : fmt::format(" ({})", fmt::join(refusals, "; ")));
     result.elapsed = now;
     result.wall_seconds = now.seconds();
     result.started_unix_s = started_unix_s;

@@ -4,6 +4,7 @@
 #pragma once
 #include "config.hpp"
 #include "run_observer.hpp"
+#include "run_key.hpp"
 #include "run_result.hpp"
 #include "transport.hpp"
 #include "world.hpp"
@@ -19,8 +20,9 @@ namespace evb {
 using RankTransportFactory =
     std::function<std::unique_ptr<Transport>(const std::string& listen_host, std::uint32_t endpoint, std::uint32_t endpoints)>;
 
-// fingerprint: the configuration every rank must share (checked at the bootstrap).
-RunOutcome run_distributed(const Config& config, const World& world, const std::string& fingerprint,
+// fingerprint: the configuration every rank must share (checked at the bootstrap); key: the
+// secret every bootstrap connection proves.
+RunOutcome run_distributed(const Config& config, const World& world, const std::string& fingerprint, const RunKey& key,
                            const RankTransportFactory& make_transport, RunObserver& observer);
 
 } // namespace evb

@@ -63,6 +63,8 @@ public:
     RegistryWorld(const DriverEntry& entry, std::uint32_t ranks, const std::string& rails)
         : settle_(std::string(entry.driver->name()) == "ucx") {
         ranks_ = ranks;
+        static const RunKey key = RunKey::random();
+        entry.driver->use_run_key(key);
         const Driver& d = *entry.driver;
         if (d.processes() == Driver::Processes::all_in_one) {
             transports_ = d.make_all(ranks);

@@ -1,0 +1,142 @@
+#include "control_message.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+namespace evb {
+namespace {
+
+enum class Kind { count, rank, number, text, blob, blobs, object, array };
+
+struct Field {
+    const char* name;
+    Kind kind;
+};
+
+struct Schema {
+    ControlType type;
+    const char* name;
+    std::vector<Field> fields;
+};
+
+const std::vector<Schema>& schemas() {
+    static const std::vector<Schema> all = {
+        {ControlType::hello, "hello", {{"value", Kind::blob}, {"fingerprint", Kind::text}}},
+        {ControlType::table, "table", {{"values", Kind::blobs}}},
+        {ControlType::ready, "ready", {}},
+        {ControlType::go, "go", {}},
+        {ControlType::progress, "progress", {{"bytes_in", Kind::count}, {"bytes_out", Kind::count}, {"events", Kind::count}, {"in_flight", Kind::count}}},
+        {ControlType::done, "done", {{"losses", Kind::rank}}},
+        {ControlType::beat, "beat", {}},
+        {ControlType::lost_rank, "lost_rank", {{"rank", Kind::rank}, {"how", Kind::text}}},
+        {ControlType::abort, "abort", {{"error", Kind::text}}},
+        {ControlType::finish, "finish", {}},
+        {ControlType::stats, "stats", {{"stats", Kind::object}, {"started_unix_s", Kind::number}, {"rails", Kind::array}, {"cpu", Kind::object}}},
+        {ControlType::bye, "bye", {}},
+        {ControlType::link_lost, "link_lost", {{"error", Kind::text}}},
+    };
+    return all;
+}
+
+const Schema* schema_of(ControlType type) {
+    for (const auto& s : schemas())
+        if (s.type == type) return &s;
+    return nullptr;
+}
+
+const char* kind_text(Kind k) {
+    switch (k) {
+    case Kind::count: return "an unsigned integer";
+    case Kind::rank: return "an unsigned 32-bit integer";
+    case Kind::number: return "a number";
+    case Kind::text: return "a string of at most 4096 bytes";
+    case Kind::blob: return "a string";
+    case Kind::blobs: return "an array of strings";
+    case Kind::object: return "an object";
+    case Kind::array: return "an array";
+    }
+    return "?";
+}
+
+// A JSON integer that is not negative (nlohmann keeps one built from a C++ int as signed).
+bool is_count(const nlohmann::json& v) { return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0); }
+
+bool fits(const nlohmann::json& v, Kind k) {
+    switch (k) {
+    case Kind::count: return is_count(v);
+    case Kind::rank: return is_count(v) && v.get<std::uint64_t>() <= std::numeric_limits<std::uint32_t>::max();
+    case Kind::number: return v.is_number();
+    case Kind::text: return v.is_string() && v.get_ref<const std::string&>().size() <= max_text_field;
+    case Kind::blob: return v.is_string();
+    case Kind::blobs:
+        if (!v.is_array()) return false;
+        for (const auto& e : v)
+            if (!e.is_string()) return false;
+        return true;
+    case Kind::object: return v.is_object();
+    case Kind::array: return v.is_array();
+    }
+    return false;
+}
+
+// "" when the body is the schema's: every field present with its kind, no other.
+std::string check(const Schema& s, const nlohmann::json& body) {
+    if (!body.is_object()) return fmt::format("its {} body is not a JSON object", s.name);
+    for (const auto& f : s.fields) {
+        auto it = body.find(f.name);
+        if (it == body.end()) return fmt::format("its {} message lacks the field '{}'", s.name, f.name);
+        if (!fits(*it, f.kind)) return fmt::format("its {} message's field '{}' is not {}", s.name, f.name, kind_text(f.kind));
+    }
+    if (body.size() != s.fields.size())
+        for (auto it = body.begin(); it != body.end(); ++it) {
+            bool known = false;
+            for (const auto& f : s.fields) known = known || it.key() == f.name;
+            if (!known) return fmt::format("its {} message has a field '{:.40}' no such message has", s.name, it.key());
+        }
+    return "";
+}
+
+} // namespace
+
+const char* to_string(ControlType type) {
+    const Schema* s = schema_of(type);
+    return s ? s->name : "unknown";
+}
+
+std::string encode_control_frame(const ControlMessage& message) {
+    const Schema* s = schema_of(message.type);
+    if (!s || message.type == ControlType::link_lost) throw std::invalid_argument("control: no such message type on the wire");
+    if (std::string why = check(*s, message.body); !why.empty()) throw std::invalid_argument("control: " + why);
+    const std::string text = message.body.dump();
+    if (text.size() + 1 > max_frame_bytes)
+        throw std::length_error(fmt::format("control: a {} message of {} bytes exceeds the control plane's {} MiB", s->name, text.size(),
+                                            max_frame_bytes >> 20));
+    const auto length = static_cast<std::uint32_t>(text.size() + 1);
+    std::string frame(4, '\0');
+    std::memcpy(frame.data(), &length, 4);
+    frame.push_back(static_cast<char>(message.type));
+    frame += text;
+    return frame;
+}
+
+std::variant<ControlMessage, std::string> decode_control_payload(std::string_view payload) {
+    if (payload.empty()) return std::string("an empty frame");
+    const auto type = static_cast<ControlType>(static_cast<std::uint8_t>(payload[0]));
+    const Schema* s = schema_of(type);
+    if (!s || type == ControlType::link_lost) return fmt::format("a frame of unknown type {}", static_cast<unsigned>(static_cast<std::uint8_t>(payload[0])));
+    ControlMessage m{type, {}};
+    try {
+        m.body = nlohmann::json::parse(payload.substr(1));
+    } catch (const nlohmann::json::parse_error& e) {
+        return fmt::format("its {} message is not JSON (byte {})", s->name, e.byte);
+    }
+    if (std::string why = check(*s, m.body); !why.empty()) return why;
+    return m;
+}
+
+} // namespace evb
