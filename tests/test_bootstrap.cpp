@@ -153,7 +153,9 @@ std::string root_hears(const std::string& bytes) {
 TEST(BootstrapKey, AConnectionWithoutTheKeyIsDroppedAndDelaysNoRank) {
     Listener l;
     const RunKey key = RunKey::random(), other = RunKey::random();
-    auto [host, port] = split_host_port(l.endpoint);
+    const auto [host_, port_] = split_host_port(l.endpoint);
+    const std::string host = host_;   // named copies: clang 14's lambdas cannot capture structured bindings
+    const int port = port_;
     // Three strangers before the rank: one silent, one speaking the old protocol, one with another run's key.
     int silent = connect_to(host, port, setup);
     int old_hello = connect_to(host, port, setup);
