@@ -44,10 +44,7 @@ Bootstrap::Bootstrap(const World& world, const std::string& endpoint, int inheri
 }
 
 void Bootstrap::accept_ranks(int lfd, const std::string& endpoint, const RunKey& key, Picoseconds timeout) {
-    struct Closer {
-        int fd;
-        ~Closer() { close(fd); }
-    } closer{lfd};
+    const ClosesFd closer{lfd};
     KeyedAcceptor acceptor(lfd, key, purpose, bootstrap_proof_time, [&](std::uint32_t who) -> std::string {
         if (who == 0 || who >= world_.size) return fmt::format("it proved the run key but claims rank {}, not one of 1..{}", who, world_.size - 1);
         if (links_[who].alive) return fmt::format("it claims rank {}, which joined already", who);

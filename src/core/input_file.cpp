@@ -1,6 +1,7 @@
 #include "input_file.hpp"
 
 #include "config_error.hpp"
+#include "socket_util.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -27,10 +28,7 @@ std::string read_input_file(const std::string& path, std::size_t limit, const st
     // O_NONBLOCK: opening a FIFO must not wait for a writer before it is refused.
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) throw ConfigError(name + ": " + std::strerror(errno));
-    struct Closer {
-        int fd;
-        ~Closer() { close(fd); }
-    } closer{fd};
+    const ClosesFd closer{fd};
     struct stat st {};
     if (fstat(fd, &st) != 0) throw ConfigError(name + ": " + std::strerror(errno));
     if (!S_ISREG(st.st_mode))

@@ -3,8 +3,6 @@
 #include "log.hpp"
 #include "socket_util.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -20,6 +18,16 @@ constexpr char magic[8] = {'E', 'V', 'B', 'K', 'E', 'Y', '0', '1'};
 constexpr std::size_t challenge_size = sizeof magic + sizeof(Nonce);
 constexpr std::size_t answer_size = 4 + sizeof(Nonce) + sizeof(Digest);
 
+// The id on the wire and in the MAC: 4 bytes, little-endian.
+void put_id(std::uint8_t* out, std::uint32_t id) {
+    for (int b = 0; b < 4; ++b) out[b] = static_cast<std::uint8_t>(id >> (8 * b));
+}
+std::uint32_t get_id(const std::uint8_t* in) {
+    std::uint32_t id = 0;
+    for (int b = 0; b < 4; ++b) id |= std::uint32_t{in[b]} << (8 * b);
+    return id;
+}
+
 Digest proof(const RunKey& key, const std::string& purpose, const char* role, const Nonce& acceptor, const Nonce& connector,
              std::uint32_t id) {
     std::vector<std::uint8_t> m(purpose.begin(), purpose.end());
@@ -28,22 +36,14 @@ Digest proof(const RunKey& key, const std::string& purpose, const char* role, co
     m.push_back(0);
     m.insert(m.end(), acceptor.begin(), acceptor.end());
     m.insert(m.end(), connector.begin(), connector.end());
-    for (int b = 0; b < 4; ++b) m.push_back(static_cast<std::uint8_t>(id >> (8 * b)));
+    m.resize(m.size() + 4);
+    put_id(m.data() + m.size() - 4, id);
     return key.mac(m);
 }
 
 std::string seconds_text(Picoseconds t) { return std::to_string(static_cast<int>(t.seconds() + 0.5)) + " s"; }
 
 } // namespace
-
-std::string peer_address(int fd) {
-    sockaddr_in addr{};
-    socklen_t len = sizeof addr;
-    if (getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return "an unknown address";
-    char ip[INET_ADDRSTRLEN] = {0};
-    inet_ntop(AF_INET, &addr.sin_addr, ip, sizeof ip);
-    return std::string(ip) + ":" + std::to_string(ntohs(addr.sin_port));
-}
 
 std::string prove_run_key(int fd, const RunKey& key, const std::string& purpose, std::uint32_t id, Picoseconds timeout) {
     std::uint8_t challenge[challenge_size];
@@ -54,7 +54,7 @@ std::string prove_run_key(int fd, const RunKey& key, const std::string& purpose,
     std::memcpy(theirs.data(), challenge + sizeof magic, theirs.size());
     const Digest mac = proof(key, purpose, "connector", theirs, mine, id);
     std::uint8_t answer[answer_size];
-    for (int b = 0; b < 4; ++b) answer[b] = static_cast<std::uint8_t>(id >> (8 * b));
+    put_id(answer, id);
     std::memcpy(answer + 4, mine.data(), mine.size());
     std::memcpy(answer + 4 + mine.size(), mac.data(), mac.size());
     if (!send_all(fd, answer, sizeof answer)) return "it closed the connection during the handshake";
@@ -113,8 +113,7 @@ std::optional<KeyedAcceptor::Admitted> KeyedAcceptor::read_answer(std::size_t i)
     }
     p.answer.insert(p.answer.end(), buf, buf + n);
     if (p.answer.size() < answer_size) return std::nullopt;
-    std::uint32_t id = 0;
-    for (int b = 0; b < 4; ++b) id |= std::uint32_t{p.answer[static_cast<std::size_t>(b)]} << (8 * b);
+    const std::uint32_t id = get_id(p.answer.data());
     Nonce theirs{};
     Digest mac{};
     std::memcpy(theirs.data(), p.answer.data() + 4, theirs.size());

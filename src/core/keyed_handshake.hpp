@@ -66,7 +66,4 @@ private:
     std::size_t dropped_ = 0;
 };
 
-// "ip:port" of a connected socket's peer.
-std::string peer_address(int fd);
-
 } // namespace evb

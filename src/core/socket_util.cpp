@@ -18,6 +18,19 @@ namespace evb {
 
 std::string errno_text() { return std::strerror(errno); }
 
+ClosesFd::~ClosesFd() {
+    if (fd >= 0) close(fd);
+}
+
+std::string peer_address(int fd) {
+    sockaddr_in addr{};
+    socklen_t len = sizeof addr;
+    if (getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return "an unknown address";
+    char ip[INET_ADDRSTRLEN] = {0};
+    inet_ntop(AF_INET, &addr.sin_addr, ip, sizeof ip);
+    return std::string(ip) + ":" + std::to_string(ntohs(addr.sin_port));
+}
+
 std::pair<std::string, int> split_host_port(const std::string& endpoint) {
     auto colon = endpoint.rfind(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == endpoint.size())

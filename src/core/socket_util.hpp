@@ -35,5 +35,15 @@ void set_nodelay(int fd);
 bool send_all(int fd, const void* data, std::size_t len);
 bool recv_all(int fd, void* data, std::size_t len, Picoseconds timeout);
 std::string errno_text();
+// "ip:port" of a connected socket's peer.
+std::string peer_address(int fd);
+// Closes the descriptor when the scope ends, however it ends.
+struct ClosesFd {
+    explicit ClosesFd(int descriptor) : fd(descriptor) {}
+    ClosesFd(const ClosesFd&) = delete;
+    ClosesFd& operator=(const ClosesFd&) = delete;
+    ~ClosesFd();
+    int fd;
+};
 
 } // namespace evb
