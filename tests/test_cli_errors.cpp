@@ -80,6 +80,8 @@ std::vector<BadInput> cases() {
         {"SimRadixOdd", "--transport sim --nodes 8 --radix 37", "--radix 37: a switch of the tree has an even number of ports within 4..128"},
         {"SimTooManyHostsForTwoLevels", "--transport sim --nodes 700 --levels 2",
          "700 hosts do not fit a 2-level tree of 36-port switches (at most 648 = radix^2 / 2); give a larger --radix or --levels 3"},
+        {"RunKeyFileInOneProcess", "--transport local --run-key-file /nonexistent",
+         "--run-key-file: --transport local runs every rank in one process, with no connection to prove a key on"},
         {"SimFailNotNodeAtTime", "--transport sim --fail 3", "--fail 3: expected NODE@TIME"},
         {"SimFailNoSuchNode", "--transport sim --nodes 4 --fail 7@1ms --fail-kind ru --ppn 2", "--fail 7@1ms: there is no node 7 (nodes are 0..3)"},
         {"SimFailNodeName", "--transport sim --fail x@1ms", "'x' is not a node number"},

@@ -53,6 +53,8 @@ int run(int argc, const char* const* argv) {
             if (auto code = e.instead(config, world, [&] { return cl.echo(); }, std::cout)) return *code;
 
     const bool one_per_rank = driver.processes() == Driver::Processes::one_per_rank;
+    if (!one_per_rank && !config.run_key_file.empty())
+        return usage_error("--run-key-file: --transport " + config.transport + " runs every rank in one process, with no connection to prove a key on");
     if (config.launch_local && !world) {
         if (!one_per_rank)
             return usage_error("--launch-local needs a multi-process transport; '" + config.transport + "' runs in one process");
