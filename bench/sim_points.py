@@ -42,4 +42,4 @@ def cell(row):
 def footnote():
     if _start_up_seen:
         print("* start-up window: it begins before the first events are built; the steady state is lower "
-              "(README, 'Start-up and steady state'; a --warmup past the first events leaves it out)")
+              "(docs/simulator.md, 'Start-up and steady state'; a --warmup past the first events leaves it out)")

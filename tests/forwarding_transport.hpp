@@ -31,6 +31,7 @@ public:
     std::string last_error() const override { return inner_->last_error(); }
     std::size_t poll(std::span<Completion> out) override { return inner_->poll(out); }
     void wait(Picoseconds max) override { inner_->wait(max); }
+    void fence(std::uint32_t peer) override { inner_->fence(peer); }
 
 private:
     std::unique_ptr<Transport> inner_;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 
 using namespace evb::test;
@@ -120,10 +121,10 @@ std::vector<BadInput> cases() {
         {"NetsimBadHostLatency", "netsim --k 2 --host-latency gauss:1us", "host latency 'gauss:1us'"},
         {"NetsimBadDuration", "netsim --duration 5parsecs", "--duration: '5parsecs' has an unknown time unit"},
         {"NetsimTrafficVls", "netsim --k 2 --vls 2 --traffic-vls 3", "traffic VLs must be within 1..VLs per port (2)"},
-        {"FabricMissingTopology", "fabric --topology /nonexistent/fabric.txt", "/nonexistent/fabric.txt: cannot open the topology file"},
+        {"FabricMissingTopology", "fabric --topology /nonexistent/fabric.txt", "the topology file '/nonexistent/fabric.txt': No such file or directory"},
         {"FabricTopologyWithTreeFlags", "fabric --topology x.txt --k 4", "--k excludes --topology"},
         {"FabricUnknownHostOrder", "fabric --k 2 --host-order random", "unknown host order 'random' (choose given|hostname|lid|cabling)"},
-        {"NetsimMissingLfts", "netsim --k 2 --lfts /nonexistent/lfts.txt", "/nonexistent/lfts.txt: cannot open the LFT dump"},
+        {"NetsimMissingLfts", "netsim --k 2 --lfts /nonexistent/lfts.txt", "the LFT dump '/nonexistent/lfts.txt': No such file or directory"},
         {"ConflictsTruncatedTopology", "conflicts --topology " + write_file("cut.txt", "Switch 4 \"S-01\"\n[1] \"H-0a\"[1]\n"),
          "cut.txt:2: port 1 of \"S-01\" is cabled to \"H-0a\", which the file never defines (truncated dump?)"},
         {"SimFabricTooSmall", "--transport sim --nodes 4 --k 1", "the simulated fabric has 2 hosts; 4 nodes need 4"},
@@ -131,7 +132,7 @@ std::vector<BadInput> cases() {
         {"SimVerifyFull", "--transport sim --verify full", "--verify full needs whole fragments in memory; transport sim keeps fragment headers only"},
         {"SimUnderLauncher", "--transport sim --launch-local 4", "--launch-local needs a multi-process transport; 'sim' runs in one process"},
         {"SimUnknownMode", "--transport sim --mode cycle", "unknown simulation mode 'cycle'"},
-        {"SimMissingTopology", "--transport sim --topology /nonexistent/t.txt", "/nonexistent/t.txt: cannot open the topology file"},
+        {"SimMissingTopology", "--transport sim --topology /nonexistent/t.txt", "the topology file '/nonexistent/t.txt': No such file or directory"},
         {"SimZeroBuffer", "--transport sim --buffer 0", "input buffer is zero"},
         {"NetsimTooManyHosts", "netsim --k 16 --levels 3 --sim-memory 16MiB",
          "simulating 8192 hosts and 1280 switches needs about 71.1MiB (the simulator's tables 71.1MiB, of which the routing tables (2 B per switch and LID) 23.1MiB), more than the 16MiB of --sim-memory"},
@@ -183,6 +184,47 @@ std::vector<BadInput> cases() {
          "guid.lfts:1: number out of range in 'Unicast lids"},
         {"FuzzConfigLineWithoutKey", "--config " + write_file("nokey.toml", "credits = 2\n= 1\n"), "config file: unknown key ''"},
         {"SimLinkRateNotANumber", "--transport sim --link-rate fast", "--link-rate: 'fast' is not a number"},
+        // Inputs are regular files of a bounded size (each of these read until memory ran out).
+        {"TopologyFromADevice", "fabric --topology /dev/zero", "the topology file '/dev/zero' is not a regular file (a device or socket)"},
+        {"LftsFromADevice", "netsim --k 2 --lfts /dev/zero", "the LFT dump '/dev/zero' is not a regular file (a device or socket)"},
+        {"ConfigFromADevice", "--config /dev/zero", "the config file '/dev/zero' is not a regular file (a device or socket)"},
+        {"HostLatencyFromADevice", "netsim --k 2 --host-latency file:/dev/zero", "the histogram file '/dev/zero' is not a regular file (a device or socket)"},
+        {"ConfigFromADirectory", "--config /tmp", "the config file '/tmp' is not a regular file (a directory)"},
+        // A section's keys were ignored, every one of them ("credits = 4" stayed 2, "bogus = 1" passed).
+        {"ConfigWithASection", "--config " + write_file("section.toml", "[run]\ncredits = 4\nbogus = 1\n"),
+         "config file: 'run' is a section or a dotted key; evbench's config files have neither"},
+        {"ConfigWithADottedKey", "--config " + write_file("dotted.toml", "run.credits = 4\n"), "config file: 'run' is a section or a dotted key"},
+        // Outputs are checked before the run (each was found only after it, or overwrote the input).
+        {"JsonIntoAMissingFolder", "--events 10 --json /nonexistent/folder/out.json",
+         "--json '/nonexistent/folder/out.json': its folder '/nonexistent/folder' does not exist"},
+        {"JsonIsADirectory", "--events 10 --json /tmp", "--json '/tmp' is a directory"},
+        {"JsonIsTheConfigFile", "--config " + write_file("both.toml", "credits = 2\n") + " --events 10 --json " + temp_path("both.toml"),
+         "is also an input of this run"},
+        {"FabricWriteIntoAMissingFolder", "fabric --k 2 --write-topology /nonexistent/folder/k2.net",
+         "--write-topology '/nonexistent/folder/k2.net': its folder '/nonexistent/folder' does not exist"},
+        {"NetsimJsonIsTheTopology", "netsim --topology " + write_file("in.net", "") + " --json " + temp_path("in.net"), "is also an input of this run"},
+        // Options the run would ignore (each exited 0, none of them in the JSON).
+        {"SimOptionOnLocal", "--fail 2@1ms", "--fail is an option of --transport sim; this run's transport is local"},
+        {"FabricOptionOnLocal", "--k 16", "--k is an option of --transport sim; this run's transport is local"},
+        {"WarmupOnLocal", "--warmup 1ms", "--warmup is an option of --transport sim"},
+#ifdef EVB_HAVE_MPI
+        {"MpiOptionOnLocal", "--mpi-rma", "--mpi-rma is an option of --transport mpi; this run's transport is local"},
+#endif
+#ifdef EVB_HAVE_VERBS
+        {"VerbsOptionOnLocal", "--verbs-device rxe0", "--verbs-device is an option of --transport verbs"},
+#endif
+        {"ShiftWithoutOneToOne", "--shift 2", "--shift needs --benchmark one-to-one (this run would ignore it)"},
+        {"CreditsInAMicroBenchmark", "--benchmark gather --credits 4", "--credits needs event building"},
+        {"InFlightInEventBuilding", "--in-flight 8", "--in-flight needs a micro-benchmark"},
+        {"EmWithoutAManager", "--protocol pull-noem --em own", "--em needs an event manager"},
+        {"SpreadOfFixedSizes", "--size-spread 0.5", "--size-spread needs --size-dist uniform, normal or lognormal"},
+        {"SendWindowWithoutA2a", "--send-window 1ms", "--send-window needs --scheduling a2a"},
+        // An address no interface here has (a documentation address: it is only bound, never sent to).
+        {"ListenHostNotHere", "--transport tcp --launch-local 2 --listen-host 192.0.2.1 --events 10",
+         "--listen-host 192.0.2.1: cannot listen on 192.0.2.1:0: Cannot assign requested address"},
+        {"BootstrapInOneProcess", "--bootstrap 127.0.0.1:5000", "--bootstrap: --transport local runs every rank in one process"},
+        // A run with no time to drain and gather ended with a false "errors: 14 missing".
+        {"GraceZero", "--grace 0s", "the ranks need at least 100ms after the duration to drain and report"},
     };
 }
 
@@ -251,6 +293,36 @@ TEST(Cli, ConfigFileSetsOptions) {
     EXPECT_NE(text.find("\"credits\": 3"), std::string::npos);
     EXPECT_NE(text.find("\"fragment_size\": 4096"), std::string::npos);
     EXPECT_NE(text.find("\"events_built\": 300"), std::string::npos);
+}
+
+// What an error line echoes comes from outside: control bytes are escaped, and a value of any
+// length gives a line of a few hundred characters (a binary config file wrote raw bytes to the
+// terminal; a 100 KB flag value was echoed whole).
+TEST(Cli, AnEchoedInputIsEscapedAndCut) {
+    auto binary = run_command(evbench_binary() + " --config " + write_file("binary.toml", std::string("\x1b[2J\x01" "credits = 2\n")), 60);
+    EXPECT_EQ(binary.exit_code, 2) << binary.err;
+    EXPECT_NE(binary.err.find("\\x1b[2J\\x01credits"), std::string::npos) << binary.err;
+    EXPECT_EQ(std::count_if(binary.err.begin(), binary.err.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\n'; }), 0)
+        << binary.err;
+    auto long_value = run_command(evbench_binary() + " --protocol " + std::string(100000, 'a'), 60);
+    EXPECT_EQ(long_value.exit_code, 2) << long_value.err.substr(0, 300);
+    EXPECT_EQ(std::count(long_value.err.begin(), long_value.err.end(), '\n'), 1);
+    EXPECT_LE(long_value.err.size(), 700u);
+    EXPECT_NE(long_value.err.find("bytes in all)"), std::string::npos) << long_value.err;
+}
+
+// A result is written to a temporary file beside it and renamed: the file is the old one or the
+// whole new one, never half of it, and no temporary file stays. A pipe is written in place.
+TEST(Cli, TheJsonFileIsReplacedWholeAndAPipeTakesItInPlace) {
+    const std::string json = write_file("replaced.json", "the old contents");
+    auto r = run_command(evbench_binary() + " --events 20 --quiet --json " + json, 60);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(read_file(json))["results"]["system"]["events_built"], 20);
+    auto leftovers = run_command("(ls " + temp_path("") + " | grep -c 'replaced.json.evbench-' || true)", 10);
+    EXPECT_EQ(leftovers.out, "0\n");
+    auto piped = run_command("(" + evbench_binary() + " --events 20 --quiet --json /dev/stdout | grep -c '\"events_built\": 20')", 60);
+    EXPECT_EQ(piped.exit_code, 0) << piped.err;
+    EXPECT_NE(piped.out, "0\n") << piped.out;
 }
 
 } // namespace

@@ -6,10 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <map>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -171,6 +173,50 @@ TEST(FailoverOnTcpRu, AStoppedProcessIsFoundByTheHeartbeatAndKilledAfterTheRun) 
     EXPECT_NE(r.command.err.find("rank 5"), std::string::npos);
     EXPECT_NE(r.command.err.find("killing it"), std::string::npos) << r.command.err;
 }
+
+// Fencing: a rank stopped past --heartbeat, then woken, finds the survivors gone on without it.
+// Nothing it says after its loss counts (rank 0's report: the survivors' rows, and of the lost
+// rank what it had reported before, once), and it ends by itself with one line.
+class FailoverOnTcpWoken : public ::testing::TestWithParam<std::tuple<const char*, int>> {};
+
+TEST_P(FailoverOnTcpWoken, AWokenRankCountsNothingMoreAndEndsWithOneLine) {
+    const auto [protocol, rank] = GetParam();
+    const bool builder = rank == 5;   // rank 5: BU 2, rank 4: RU 2
+    setenv("WAKE_AFTER", "1", 1);
+    auto r = tcp_run_with_signal("STOP", rank, std::string("--protocol ") + protocol + " --heartbeat 300ms --grace 3s",
+                                 std::string("failover_woken_") + protocol + std::to_string(rank));
+    unsetenv("WAKE_AFTER");
+    ASSERT_EQ(r.command.exit_code, builder ? 0 : 3) << r.command.err;
+    ASSERT_FALSE(r.doc.is_null()) << r.command.err;
+    const auto& results = r.doc["results"];
+    const auto& f = results["failures"];
+    ASSERT_EQ(f["nodes_lost"].size(), 1u) << f;
+    EXPECT_EQ(f["nodes_lost"][0]["rank"], rank);
+    const bool with_em = std::string(protocol) != "pull-noem";
+    expect_every_assigned_event_built_once(results, with_em);
+    // Every survivor's row is there: each of the other BUs built events, every rank's CPU is in.
+    for (int node = 0; node < 5; ++node)
+        if (!(builder && node == 2)) {
+            EXPECT_GT(results["nodes"][node]["events_built"].get<std::uint64_t>(), 0u) << "node " << node;
+        }
+    if (builder) {
+        EXPECT_EQ(results["nodes"][2]["events_built"], 0);   // its BU's counts died with it; built_by_lost has them
+    }
+    EXPECT_EQ(r.doc["results"]["cpu"]["processes"].size(), 9u) << r.doc["results"]["cpu"];
+    // The woken rank said so, once, and nobody had to kill it.
+    const std::string line = "evbench[rank " + std::to_string(rank) + "]: error: rank 0 declared this rank lost";
+    const auto said = r.command.err.find(line);
+    EXPECT_NE(said, std::string::npos) << r.command.err;
+    EXPECT_EQ(r.command.err.find(line, said + 1), std::string::npos) << r.command.err;
+    EXPECT_EQ(r.command.err.find("killing it"), std::string::npos) << r.command.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(ProtocolsAndUnits, FailoverOnTcpWoken,
+                         ::testing::Combine(::testing::Values("pull", "push", "pull-noem"), ::testing::Values(4, 5)),
+                         [](const auto& i) {
+                             std::string p = std::get<0>(i.param);
+                             return (p == "pull-noem" ? std::string("pull_noem") : p) + (std::get<1>(i.param) == 5 ? "_BU" : "_RU");
+                         });
 
 namespace {
 // Every rank but 0 says once, on one line (matching `what`), that rank 0 is gone.

@@ -103,28 +103,38 @@ TEST_F(IbsimTools, ImportedTopologyHasTheNetFilesNodesPortsAndCables) {
     }
 }
 
-TEST_F(IbsimTools, PathsThroughImportedLftsEqualIbtracert) {
-    struct Case {
-        FatTreeSpec spec;
-        std::string engine;
-    } cases[] = {{full(2), "ftree"}, {full(2), "updn"}, {full(2), "minhop"}, {partial(), "updn"}};
-    for (const auto& c : cases) {
-        Topology built = build_fat_tree(c.spec);
-        IbsimFabric sim(built);
-        sim.run_opensm(c.engine);
-        Topology t = read_ibnetdiscover(sim.dump("ibnetdiscover", "disc.txt"));
-        Routing r = read_lft_dumps({sim.dump("dump_lfts", "lfts.txt")}, t);
-        auto traced = ibtracert_all_pairs(sim, t);
-        ASSERT_EQ(traced.size(), t.hosts().size() * (t.hosts().size() - 1)) << c.engine;
-        for (auto a : t.hosts())
-            for (auto b : t.hosts()) {
-                if (a == b) continue;
-                Hops ours;
-                for (const auto& ch : trace(t, r, a, b)) ours.emplace_back(t.device(ch.device).guid, ib_port(t.device(ch.device), ch.port));
-                EXPECT_EQ(ours, (traced[{t.device(a).lid, t.device(b).lid}])) << c.engine << ": " << t.device(a).name << " -> " << t.device(b).name;
-            }
-    }
+// One fabric and engine per test: each starts its own ibsim and OpenSM and traces every host
+// pair with ibtracert (one process per pair), some 15 s; the four ran 62 s as one test.
+struct TracedFabric {
+    const char* name;
+    FatTreeSpec spec;
+    std::string engine;
+};
+
+class IbsimTraces : public IbsimTools, public ::testing::WithParamInterface<TracedFabric> {};
+
+TEST_P(IbsimTraces, PathsThroughImportedLftsEqualIbtracert) {
+    const TracedFabric& c = GetParam();
+    Topology built = build_fat_tree(c.spec);
+    IbsimFabric sim(built);
+    sim.run_opensm(c.engine);
+    Topology t = read_ibnetdiscover(sim.dump("ibnetdiscover", "disc.txt"));
+    Routing r = read_lft_dumps({sim.dump("dump_lfts", "lfts.txt")}, t);
+    auto traced = ibtracert_all_pairs(sim, t);
+    ASSERT_EQ(traced.size(), t.hosts().size() * (t.hosts().size() - 1)) << c.engine;
+    for (auto a : t.hosts())
+        for (auto b : t.hosts()) {
+            if (a == b) continue;
+            Hops ours;
+            for (const auto& ch : trace(t, r, a, b)) ours.emplace_back(t.device(ch.device).guid, ib_port(t.device(ch.device), ch.port));
+            EXPECT_EQ(ours, (traced[{t.device(a).lid, t.device(b).lid}])) << c.engine << ": " << t.device(a).name << " -> " << t.device(b).name;
+        }
 }
+
+INSTANTIATE_TEST_SUITE_P(Fabrics, IbsimTraces,
+                         ::testing::Values(TracedFabric{"K2Ftree", full(2), "ftree"}, TracedFabric{"K2Updn", full(2), "updn"},
+                                           TracedFabric{"K2Minhop", full(2), "minhop"}, TracedFabric{"PartialUpdn", partial(), "updn"}),
+                         [](const auto& i) { return std::string(i.param.name); });
 
 TEST_F(IbsimTools, IbrouteOfEverySwitchEqualsDumpLfts) {
     Topology built = build_fat_tree(partial());

@@ -1,12 +1,15 @@
-// README's flag tables are the option declarations: every table a command generates from them
-// (`evbench [COMMAND] --flags-markdown`) appears verbatim in README.md, README has no table no
-// command declares, and a group shared by two commands (fabric, model) reads the same in both.
+// The docs' flag tables are the option declarations: every table a command generates from them
+// (`evbench [COMMAND] --flags-markdown`) appears verbatim in README.md or a page of docs/, once,
+// no page has a table no command declares, and a group shared by two commands (fabric, model)
+// reads the same in both.
 #include "run_command.hpp"
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <regex>
+#include <vector>
 
 using namespace evb::test;
 
@@ -20,10 +23,22 @@ std::map<std::string, std::string> blocks_of(const std::string& text) {
     return blocks;
 }
 
+// Every flag table of README.md and docs/*.md, by group; a group in two places is a failure.
+std::map<std::string, std::string> tables_in_the_docs() {
+    const std::string root = EVBENCH_SOURCE_DIR;
+    std::vector<std::string> pages = {root + "/README.md"};
+    for (const auto& e : std::filesystem::directory_iterator(root + "/docs"))
+        if (e.path().extension() == ".md") pages.push_back(e.path().string());
+    std::map<std::string, std::string> all;
+    for (const auto& page : pages)
+        for (auto& [group, table] : blocks_of(read_file(page)))
+            EXPECT_TRUE(all.emplace(group, table).second) << "the flag table '" << group << "' is in two places (again in " << page << ")";
+    return all;
+}
+
 TEST(ReadmeFlags, EveryTableEqualsTheDeclarations) {
-    const std::string readme = read_file(std::string(EVBENCH_SOURCE_DIR) + "/README.md");
-    ASSERT_FALSE(readme.empty());
-    const auto in_readme = blocks_of(readme);
+    const auto in_readme = tables_in_the_docs();
+    ASSERT_FALSE(in_readme.empty());
     std::map<std::string, std::string> declared;
     for (const std::string command : {"", "conflicts", "fabric", "netsim", "info"}) {
         auto r = run_command(evbench_binary() + " " + command + " --flags-markdown", 30);
@@ -35,13 +50,13 @@ TEST(ReadmeFlags, EveryTableEqualsTheDeclarations) {
             EXPECT_EQ(it->second, table) << "group " << group << " differs between commands";
             auto in = in_readme.find(group);
             if (in == in_readme.end()) {
-                ADD_FAILURE() << "README lacks the flag table '" << group << "' (run tools/readme_flags.py after adding its markers)";
+                ADD_FAILURE() << "the docs lack the flag table '" << group << "' (run tools/readme_flags.py after adding its markers)";
                 continue;
             }
-            EXPECT_EQ(in->second, table) << "README's table '" << group << "' differs from the declarations: run tools/readme_flags.py";
+            EXPECT_EQ(in->second, table) << "the docs' table '" << group << "' differs from the declarations: run tools/readme_flags.py";
         }
     }
-    for (const auto& [group, table] : in_readme) EXPECT_TRUE(declared.count(group)) << "README has a table no command declares: " << group;
+    for (const auto& [group, table] : in_readme) EXPECT_TRUE(declared.count(group)) << "the docs have a table no command declares: " << group;
 }
 
 TEST(ReadmeFlags, EveryDeclaredFlagIsAcceptedAndEchoed) {

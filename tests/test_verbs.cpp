@@ -109,6 +109,7 @@ TEST(Verbs, PeerThatVanishesIsNamedAndTheRunEnds) {
                              "/tests/vm/peer-vanishes.sh " + evbench_binary() + "'",
                          600);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("killed rank 1"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("lost connection to rank 1"), std::string::npos) << r.out;
     std::smatch m;
     ASSERT_TRUE(std::regex_search(r.out, m, std::regex("launcher_rc=(\\d+)"))) << r.out;
@@ -132,16 +133,18 @@ TEST(Verbs, AKilledBuilderIsSurvivedWithOnFailureContinue) {
 }
 
 TEST(Verbs, ConformanceSuiteOnSoftRoce) {
-    // The transport conformance suite's verbs instance (in the integration tests' binary), in one VM boot.
+    // The transport conformance suite's verbs instance (in the integration tests' binary) and the
+    // keyed connection requests (test_verbs_keyed.cpp), in one VM boot.
     const std::string suite = EVB_CONFORMANCE_BINARY;
     auto r = run_command(std::string(EVBENCH_SOURCE_DIR) + "/tests/vm/run-in-vm.sh -t 1500 -b " + suite + " -- '" + suite +
-                             " --gtest_color=no --gtest_filter=EveryDriver/Conformance.*/verbs'",
+                             " --gtest_color=no --gtest_filter=EveryDriver/Conformance.*/verbs:VerbsKeyed.*'",
                          1500);
     const std::string shown = inner_gtest_output(r.out);
     ASSERT_EQ(r.exit_code, 0) << shown << inner_gtest_output(r.err);
     EXPECT_EQ(count(r.out, "[       OK ] EveryDriver/Conformance."), 8u) << shown;   // no exclusion for verbs
+    EXPECT_EQ(count(r.out, "[       OK ] VerbsKeyed."), 1u) << shown;
     EXPECT_EQ(count(r.out, "SKIPPED"), 0u) << shown;
-    EXPECT_NE(r.out.find("[  PASSED  ] 8 tests."), std::string::npos) << shown;
+    EXPECT_NE(r.out.find("[  PASSED  ] 9 tests."), std::string::npos) << shown;
 }
 
 TEST(Verbs, ReadsItsConnectionChannelAtMostOnceAMillisecond) {

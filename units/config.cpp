@@ -116,6 +116,10 @@ void validate(const Config& c) {
             fail("--on-failure continue cannot keep barrel-sync's barrier across a lost BU: use --scheduling barrel or random");
     }
     if (c.heartbeat < Picoseconds(0)) fail("--heartbeat cannot be negative");
+    // A run ends within its duration plus the grace, in which the last writes drain and rank 0
+    // gathers every rank's statistics: below this, a healthy run would end as a failure.
+    if (c.grace < Picoseconds::from_seconds(0.1))
+        fail(fmt::format("--grace {}: the ranks need at least 100ms after the duration to drain and report", format_duration(c.grace)));
     if (!c.rails.empty() && (c.rails.front() == ',' || c.rails.back() == ',' || c.rails.find(",,") != std::string::npos))
         fail("--rails: '" + c.rails + "' has an empty NIC name (give names separated by commas: rxe0,rxe1)");
     if (c.threads == UnitThreads::per_unit && c.survives_failures())

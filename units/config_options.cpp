@@ -10,10 +10,15 @@ void declare_config_options(OptionSet& o, Config& c) {
               {"many-to-one", Benchmark::many_to_one}, {"gather", Benchmark::gather}, {"gather-cmd", Benchmark::gather_cmd},
               {"gather-cmd-meta", Benchmark::gather_cmd_meta}},
              "event building, or a micro-benchmark (see \"Micro-benchmarks\"): each message one fragment, --events messages per sender");
-    o.whole("shift", c.shift, "s", "one-to-one: node i sends to node (i + s) mod N, 0 <= s < N");
-    o.whole("in-flight", c.in_flight, "w", "micro-benchmarks: messages in flight per sender, 1..32 (receivers keep 2 w slots per sender)");
-    o.duration("phase-time", c.phase_time, "shift-scan: time each shift s = 0..N-1 runs");
-    o.whole("phase-messages", c.phase_messages, "M", "shift-scan: instead, messages each sender sends per shift").shown_default("0: by time");
+    o.whole("shift", c.shift, "s", "one-to-one: node i sends to node (i + s) mod N, 0 <= s < N")
+        .applies_when("--benchmark one-to-one", [&c] { return c.benchmark == Benchmark::one_to_one; });
+    o.whole("in-flight", c.in_flight, "w", "micro-benchmarks: messages in flight per sender, 1..32 (receivers keep 2 w slots per sender)")
+        .applies_when("a micro-benchmark (--benchmark)", [&c] { return c.is_micro_benchmark(); });
+    o.duration("phase-time", c.phase_time, "shift-scan: time each shift s = 0..N-1 runs")
+        .applies_when("--benchmark shift-scan", [&c] { return c.benchmark == Benchmark::shift_scan; });
+    o.whole("phase-messages", c.phase_messages, "M", "shift-scan: instead, messages each sender sends per shift")
+        .shown_default("0: by time")
+        .applies_when("--benchmark shift-scan", [&c] { return c.benchmark == Benchmark::shift_scan; });
     o.choice("protocol", c.protocol, {{"pull", Protocol::pull}, {"push", Protocol::push}, {"pull-noem", Protocol::pull_no_em}},
              "event-building protocol: PULL, PUSH or PULL without EM");
     o.choice("scheduling", c.scheduling,
@@ -21,9 +26,12 @@ void declare_config_options(OptionSet& o, Config& c) {
               {"a2a", Scheduling::a2a}},
              "order in which a BU visits RUs (PULL) or an RU visits BUs (PUSH): barrel shift, a seeded permutation per event, "
              "barrel shift with a barrier per phase (PULL, 1 parallel), or time windows (PUSH, see --send-window)");
-    o.duration("send-window", c.send_window, "a2a: time per phase in which each RU sends to the phase's BU (what fits at --line-rate)");
-    o.duration("idle-window", c.idle_window, "a2a: time per phase in which no RU sends");
-    o.real("line-rate", c.line_gbps, "Gb/s", "a2a: the NIC's data rate, to fit fragments into a send window").shown_default("b_eff of the host cables with --transport sim; else required");
+    o.duration("send-window", c.send_window, "a2a: time per phase in which each RU sends to the phase's BU (what fits at --line-rate)")
+        .applies_when("--scheduling a2a", [&c] { return c.scheduling == Scheduling::a2a; });
+    o.duration("idle-window", c.idle_window, "a2a: time per phase in which no RU sends")
+        .applies_when("--scheduling a2a", [&c] { return c.scheduling == Scheduling::a2a; });
+    o.real("line-rate", c.line_gbps, "Gb/s", "a2a: the NIC's data rate, to fit fragments into a send window").shown_default("b_eff of the host cables with --transport sim; else required")
+        .applies_when("--scheduling a2a", [&c] { return c.scheduling == Scheduling::a2a; });
     o.choice("barrel-start", c.barrel_start, {{"own", BarrelStart::own}, {"staggered", BarrelStart::staggered}},
              "barrel: every credit of a BU starts at its own RU (in step), or credit k of c at RU + k N / c");
     o.whole("nodes", c.nodes, "N", "event-building nodes, each one RU and one BU, at least 2")
@@ -34,9 +42,12 @@ void declare_config_options(OptionSet& o, Config& c) {
     o.whole("builder-nodes", c.builder_nodes, "B", "split: nodes that only build").shown_default("");
     o.whole("ppn", c.ppn, "1|2", "processes per node: 1 (RU and BU in one process) or 2");
     o.choice("em", c.em, {{"rank0", EmPlacement::rank0}, {"own", EmPlacement::own_rank}},
-             "where the event manager runs: on rank 0 or on its own last rank");
-    o.whole("credits", c.credits, "c", "events each BU builds in parallel (1..4096)");
-    o.whole("parallel", c.parallel, "p", "fragment requests in flight per credit (PULL) or writes per RU (PUSH), 1..N");
+             "where the event manager runs: on rank 0 or on its own last rank")
+        .applies_when("an event manager (event building with --protocol pull or push)", [&c] { return c.has_manager(); });
+    o.whole("credits", c.credits, "c", "events each BU builds in parallel (1..4096)")
+        .applies_when("event building (micro-benchmarks take --in-flight)", [&c] { return !c.is_micro_benchmark(); });
+    o.whole("parallel", c.parallel, "p", "fragment requests in flight per credit (PULL) or writes per RU (PUSH), 1..N")
+        .applies_when("event building (micro-benchmarks take --in-flight)", [&c] { return !c.is_micro_benchmark(); });
     o.size("fragment-size", c.fragment_size, "mean fragment size including the 32 B header (64 B..1 GiB)");
     o.whole("data-segments", c.data_segments, "K", "writes each fragment's data is split into, each to its own place in the BU's slot");
     o.size("meta-size", c.meta_size, "bytes of each metadata write (paper 003's mix: 10KB)").shown_default("0: none");
@@ -46,7 +57,8 @@ void declare_config_options(OptionSet& o, Config& c) {
               {"lognormal", SizeDistribution::lognormal}},
              "fragment size distribution, drawn per (event, RU)")
         .echo_as("size_distribution");
-    o.real("size-spread", c.size_spread, "s", "uniform: +-s of the size; normal/lognormal: sigma / size");
+    o.real("size-spread", c.size_spread, "s", "uniform: +-s of the size; normal/lognormal: sigma / size")
+        .applies_when("--size-dist uniform, normal or lognormal", [&c] { return c.size_distribution != SizeDistribution::fixed; });
     o.real_list("ru-scale", c.ru_scale, "a,b,...", "per-RU size factors, one per node (nodes of 40/70/80 Gb/s: 0.5,0.875,1)")
         .shown_default("all 1");
     o.whole("events", c.events, "E", "stop after E events (then no default duration)");
@@ -85,13 +97,14 @@ void declare_config_options(OptionSet& o, Config& c) {
              "transport endpoint, pinned apart (multi-process transports except mpi and psm2)");
 
     o.begin_group("control", "Launching and output");
-    o.text("json", c.json_file, "FILE", "write configuration and results as JSON").per_rank();
+    o.text("json", c.json_file, "FILE", "write configuration and results as JSON").writes_file().per_rank();
     o.text("bootstrap", c.bootstrap, "HOST:PORT", "rank 0's bootstrap service (see \"Launching on a cluster\")")
         .shown_default("$EVBENCH_BOOTSTRAP, or 127.0.0.1 and a port from the job id")
         .per_rank();
     o.text("run-key-file", c.run_key_file, "FILE",
            "the run's shared secret, at least 32 characters in a file only its owner may read: every connection between the "
            "ranks proves it (docs/security.md)")
+        .reads_file()
         .shown_default("$EVBENCH_RUN_KEY, else one the local launcher makes, else derived from the job id")
         .per_rank();
     o.text("listen-host", c.listen_host, "ADDR", "address this rank's data transport listens on")

@@ -12,7 +12,7 @@ class SimDriver final : public Driver {
 public:
     const char* name() const override { return "sim"; }
     const char* help() const override {
-        return "every rank on the simulated InfiniBand fabric of `evbench netsim`, in simulated time (README: \"The event builder on the simulator\")";
+        return "every rank on the simulated InfiniBand fabric of `evbench netsim`, in simulated time (docs/simulator.md)";
     }
     Processes processes() const override { return Processes::all_in_one; }
     void declare_options(OptionSet& options) override { options_.declare(options); }

@@ -142,7 +142,7 @@ PostStatus TcpTransport::post_send(std::uint32_t peer, const CommandBytes& comma
         return PostStatus::ok;
     }
     SendOp op;
-    op.header = {1, 0, 0, 0, command_bytes};
+    op.header = {tcp_frame_message, 0, 0, 0, command_bytes};
     op.command = command;
     return enqueue(peer, op);
 }
@@ -199,7 +199,7 @@ PostStatus TcpTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
         return last_error_.empty() ? PostStatus::ok : PostStatus::error;
     }
     SendOp op;
-    op.header = {2, imm, remote_key, remote_offset, length};
+    op.header = {tcp_frame_write, imm, remote_key, remote_offset, length};
     op.payload = local.base + local_offset;
     op.cookie = cookie;
     return enqueue(peer, op);
@@ -226,13 +226,13 @@ void TcpTransport::flush(std::uint32_t peer) {
         // RingQueue has no random access; we send from the front op and peek further by index.
         for (std::size_t i = 0; i < q.size() && iovs + 2 <= iov.size(); ++i) {
             SendOp& op = q.at(i);
-            const std::byte* body = op.header.kind == 1 ? op.command.data() : op.payload;
+            const std::byte* body = op.header.kind == tcp_frame_message ? op.command.data() : op.payload;
             std::size_t skip = op.sent;
-            if (skip < sizeof(FrameHeader)) {
-                iov[iovs++] = {reinterpret_cast<std::byte*>(&op.header) + skip, sizeof(FrameHeader) - skip};
+            if (skip < sizeof(TcpFrameHeader)) {
+                iov[iovs++] = {reinterpret_cast<std::byte*>(&op.header) + skip, sizeof(TcpFrameHeader) - skip};
                 skip = 0;
             } else {
-                skip -= sizeof(FrameHeader);
+                skip -= sizeof(TcpFrameHeader);
             }
             if (op.header.length > skip) iov[iovs++] = {const_cast<std::byte*>(body) + skip, op.header.length - skip};
         }
@@ -255,12 +255,12 @@ void TcpTransport::flush(std::uint32_t peer) {
         auto left = static_cast<std::size_t>(n);
         while (left && !q.empty()) {
             SendOp& op = q.front();
-            std::size_t total = sizeof(FrameHeader) + op.header.length;
+            std::size_t total = sizeof(TcpFrameHeader) + op.header.length;
             std::size_t take = std::min(left, total - op.sent);
             op.sent += take;
             left -= take;
             if (op.sent == total) {
-                if (op.header.kind == 2) {
+                if (op.header.kind == tcp_frame_write) {
                     Completion done;
                     done.kind = Completion::Kind::write_done;
                     done.peer = peer;
@@ -286,97 +286,43 @@ void TcpTransport::update_events(std::uint32_t peer) {
     if (epoll_ctl(lane_of(peer).epoll_fd, EPOLL_CTL_MOD, peers_[peer].fd, &ev) != 0) lose(peer, "epoll_ctl: " + errno_text());
 }
 
-std::byte* TcpTransport::body_target(Peer& p, std::uint32_t peer) {
-    if (p.current.kind == 1) return p.command.data();
-    const FrameHeader& h = p.current;
-    std::lock_guard lock(regions_mutex_);
-    WriteTarget t = write_target(regions_, h.key, h.offset, h.length);
-    if (!t.at) lose(peer, "it sent " + t.why);
-    return t.at;
-}
-
-// Parses frames out of the staging buffer; a write body not fully staged is left for receive()
-// to read straight into the region. Returns false if the peer was lost.
-bool TcpTransport::consume_staged(Peer& p, std::uint32_t peer) {
-    for (;;) {
-        if (!p.in_body) {
-            if (p.staged - p.parsed < sizeof(FrameHeader)) break;
-            std::memcpy(&p.current, p.staging.data() + p.parsed, sizeof(FrameHeader));
-            p.parsed += sizeof(FrameHeader);
-            if ((p.current.kind != 1 && p.current.kind != 2) || (p.current.kind == 1 && p.current.length != command_bytes)) {
-                lose(peer, "corrupt frame header");
-                return false;
-            }
-            p.in_body = true;
-            p.body_done = 0;
-        }
-        std::byte* target = body_target(p, peer);
-        if (!target) return false;
-        std::size_t take = std::min<std::size_t>(p.current.length - p.body_done, p.staged - p.parsed);
-        std::memcpy(target + p.body_done, p.staging.data() + p.parsed, take);
-        p.parsed += take;
-        p.body_done += take;
-        if (p.body_done < p.current.length) break;
-        p.in_body = false;
-        Completion c;
-        c.peer = peer;
-        if (p.current.kind == 1) {
-            c.kind = Completion::Kind::message;
-            c.command = p.command;
-        } else {
-            c.kind = Completion::Kind::write_arrived;
-            c.imm = p.current.imm;
-            c.offset = p.current.offset;
-            c.length = p.current.length;
-        }
-        complete(c);
+class TcpTransport::Landing final : public TcpFrameReader::Sink {
+public:
+    Landing(TcpTransport& t, std::uint32_t peer) : t_(t), peer_(peer) {}
+    WriteTarget target(std::uint64_t key, std::uint64_t offset, std::uint64_t length) override {
+        std::lock_guard lock(t_.regions_mutex_);
+        return write_target(t_.regions_, key, offset, length);
     }
-    if (p.parsed == p.staged) p.parsed = p.staged = 0;
-    return true;
+    void arrived(const Completion& c) override {
+        Completion mine = c;
+        mine.peer = peer_;
+        t_.complete(mine);
+    }
+
+private:
+    TcpTransport& t_;
+    std::uint32_t peer_;
+};
+
+void TcpTransport::fence(std::uint32_t peer) {
+    if (peer < size_ && peer != rank_) peers_[peer].fenced = true;
 }
 
 void TcpTransport::receive(std::uint32_t peer) {
     Peer& p = peers_[peer];
+    if (p.fenced) return lose(peer, "it was declared lost: nothing more from it is taken");
+    Landing landing(*this, peer);
     std::size_t budget = receive_budget;
     while (p.alive && budget) {
-        // A large write body goes straight into the registered region.
-        if (p.in_body && p.current.kind == 2 && p.staged == p.parsed) {
-            std::byte* target = body_target(p, peer);
-            if (!target) return;
-            ssize_t n = recv(p.fd, target + p.body_done, read_size(p.current.length - p.body_done), MSG_DONTWAIT);
-            if (n > 0) {
-                p.body_done += static_cast<std::size_t>(n);
-                budget -= std::min(budget, static_cast<std::size_t>(n));
-                if (p.body_done == p.current.length) {
-                    p.in_body = false;
-                    Completion c;
-                    c.kind = Completion::Kind::write_arrived;
-                    c.peer = peer;
-                    c.imm = p.current.imm;
-                    c.offset = p.current.offset;
-                    c.length = p.current.length;
-                    complete(c);
-                }
-                if (read_chunk_) return;   // one read per peer per poll: peers interleave
-                continue;
-            }
-            if (n == 0) return lose(peer, "peer closed the connection");
-            if (errno == EINTR) continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK) return;
-            return lose(peer, errno_text());
-        }
-        if (p.parsed > 0 && p.parsed == p.staged) p.parsed = p.staged = 0;
-        if (p.staged == p.staging.size()) {   // compact
-            std::memmove(p.staging.data(), p.staging.data() + p.parsed, p.staged - p.parsed);
-            p.staged -= p.parsed;
-            p.parsed = 0;
-        }
-        ssize_t n = recv(p.fd, p.staging.data() + p.staged, read_size(p.staging.size() - p.staged), MSG_DONTWAIT);
+        const std::span<std::byte> body = p.reader.body_room(landing);   // an open write body: straight into its region
+        std::byte* into = body.empty() ? p.staging.data() : body.data();
+        ssize_t n = recv(p.fd, into, read_size(body.empty() ? p.staging.size() : body.size()), MSG_DONTWAIT);
         if (n > 0) {
-            p.staged += static_cast<std::size_t>(n);
-            budget -= std::min(budget, static_cast<std::size_t>(n));
-            if (!consume_staged(p, peer)) return;
-            if (read_chunk_) return;
+            const auto got = static_cast<std::size_t>(n);
+            budget -= std::min(budget, got);
+            std::string refused = body.empty() ? p.reader.take({p.staging.data(), got}, landing) : p.reader.landed(got, landing);
+            if (!refused.empty()) return lose(peer, "it sent " + refused);
+            if (read_chunk_) return;   // one read per peer per poll: peers interleave
             continue;
         }
         if (n == 0) return lose(peer, "peer closed the connection");

@@ -8,6 +8,7 @@
 #pragma once
 #include "ring_queue.hpp"
 #include "run_key.hpp"
+#include "tcp_frame.hpp"
 #include "transport.hpp"
 
 #include <sys/uio.h>
@@ -43,18 +44,12 @@ public:
                           std::uint64_t cookie) override;
     std::size_t poll(std::span<Completion> out) override;
     void wait(Picoseconds max) override;
+    void fence(std::uint32_t peer) override;
     std::string last_error() const override { return last_error_; }
 
 private:
-    struct FrameHeader {
-        std::uint32_t kind;   // 1 message, 2 write
-        std::uint32_t imm;
-        std::uint64_t key;
-        std::uint64_t offset;
-        std::uint64_t length;
-    };
     struct SendOp {
-        FrameHeader header{};
+        TcpFrameHeader header{};
         CommandBytes command{};
         const std::byte* payload = nullptr;   // write: registered memory; message: the command
         std::size_t sent = 0;                 // bytes of header + body already on the wire
@@ -63,17 +58,15 @@ private:
     struct Peer {
         int fd = -1;
         std::atomic<bool> alive{false};   // read by the posting thread, cleared by the lane's
+        std::atomic<bool> fenced{false};  // set by the caller's thread: its lane reads nothing more from it
         std::atomic<std::size_t> queued{0};   // frames posted and not yet sent (the poster's no_resource)
         bool want_out = false;      // EPOLLOUT armed
         bool dirty = false;         // queued sends not yet flushed
         RingQueue<SendOp> sendq{256};
-        // Receive state: staging buffer for headers and small bodies; payloads go to the region.
+        // Receive state: what recv() fills when no write body is open (headers, commands, the
+        // starts of bodies); an open body is received straight into its region.
         std::vector<std::byte> staging;
-        std::size_t staged = 0, parsed = 0;
-        bool in_body = false;
-        FrameHeader current{};
-        std::size_t body_done = 0;
-        CommandBytes command{};     // a command being received: its own, a peer's bytes never mix
+        TcpFrameReader reader;
         std::string error;          // written before alive is cleared
     };
     struct Posted {
@@ -104,8 +97,7 @@ private:
     bool threaded() const { return !threads_.empty(); }
     void flush(std::uint32_t peer);
     void receive(std::uint32_t peer);
-    bool consume_staged(Peer& p, std::uint32_t peer);
-    std::byte* body_target(Peer& p, std::uint32_t peer);
+    class Landing;   // a peer's frames into this rank's regions and completions
     void lose(std::uint32_t peer, const std::string& why);
     std::size_t read_size(std::size_t room) const;
     void update_events(std::uint32_t peer);

@@ -46,6 +46,9 @@ public:
     std::string last_error() const override { return last_error_; }
     std::size_t poll(std::span<Completion> out) override;
     std::vector<RailBytes> rail_bytes() const override;
+    void fence(std::uint32_t peer) override {
+        for (auto& r : rails_) r->fence(peer);
+    }
 
 private:
     std::vector<std::unique_ptr<Transport>> rails_;

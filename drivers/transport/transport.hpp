@@ -109,6 +109,11 @@ public:
     virtual std::size_t poll(std::span<Completion> out) = 0;
     // Called by the executor when poll() found nothing: may sleep up to `max` waiting for activity.
     virtual void wait(Picoseconds max) { (void)max; }
+    // The executor declared `peer` lost (--on-failure continue): nothing more from it may land
+    // in this rank's memory or count, even if it wakes up. tcp stops reading its connection;
+    // the default relies on the executor dropping the peer's completions (an RDMA write of a
+    // woken peer can still land: its queue pair is not torn down).
+    virtual void fence(std::uint32_t peer) { (void)peer; }
 };
 
 } // namespace evb

@@ -17,7 +17,7 @@ void VerbsDriver::preflight() const {
 }
 
 std::unique_ptr<Transport> VerbsDriver::make_one(std::uint32_t rank, std::uint32_t ranks, const std::string& listen_host) const {
-    return std::make_unique<VerbsTransport>(rank, ranks, VerbsOptions{device_, port_, listen_host});
+    return std::make_unique<VerbsTransport>(rank, ranks, VerbsOptions{device_, port_, listen_host}, run_key());
 }
 
 void VerbsDriver::preflight_rail(const std::string& nic) const {
@@ -26,7 +26,7 @@ void VerbsDriver::preflight_rail(const std::string& nic) const {
 
 std::unique_ptr<Transport> VerbsDriver::make_rail(std::uint32_t rank, std::uint32_t ranks, const std::string& nic) const {
     preflight_rail(nic);
-    return std::make_unique<VerbsTransport>(rank, ranks, VerbsOptions{nic, port_, ""});
+    return std::make_unique<VerbsTransport>(rank, ranks, VerbsOptions{nic, port_, ""}, run_key());
 }
 
 } // namespace evb

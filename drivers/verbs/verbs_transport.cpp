@@ -1,6 +1,8 @@
 #include "verbs_transport.hpp"
 
 #include "hand_out.hpp"
+#include "keyed_handshake.hpp"
+#include "log.hpp"
 #include "loopback_delivery.hpp"
 
 #include <arpa/inet.h>
@@ -9,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
@@ -27,6 +30,16 @@ std::uint32_t peer_of(std::uint64_t id) { return static_cast<std::uint32_t>(id >
 std::uint32_t index_of(std::uint64_t id) { return static_cast<std::uint32_t>(id); }
 
 std::string errno_text() { return std::strerror(errno); }
+
+// "10.0.0.5:40122": where a connection request came from.
+std::string requester_address(rdma_cm_id* id) {
+    const sockaddr* a = rdma_get_peer_addr(id);
+    if (!a || a->sa_family != AF_INET) return "an unknown address";
+    const auto* in = reinterpret_cast<const sockaddr_in*>(a);
+    char text[INET_ADDRSTRLEN] = {};
+    inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
+    return std::string(text) + ":" + std::to_string(ntohs(in->sin_port));
+}
 
 // A region's key: page offset of its base << 48 | index + 1 << 32 | rkey. A region is registered
 // with its I/O virtual address at the base's page offset (the kernel refuses an iova whose page
@@ -85,8 +98,8 @@ std::optional<std::string> VerbsTransport::device_problem(const std::string& dev
     return problem;
 }
 
-VerbsTransport::VerbsTransport(std::uint32_t rank, std::uint32_t size, VerbsOptions options)
-    : rank_(rank), size_(size), options_(std::move(options)), peers_(size) {
+VerbsTransport::VerbsTransport(std::uint32_t rank, std::uint32_t size, VerbsOptions options, const RunKey& key)
+    : rank_(rank), size_(size), options_(std::move(options)), key_(key), peers_(size) {
     int count = 0;
     ibv_device** list = ibv_get_device_list(&count);
     if (!list || count == 0) {
@@ -232,9 +245,13 @@ void VerbsTransport::handle_cm_event(rdma_cm_event* event) {
     const rdma_cm_event_type type = event->event;
     rdma_cm_id* id = event->id;
     auto peer = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(id->context));
-    std::uint32_t requester = UINT32_MAX;
-    if (type == RDMA_CM_EVENT_CONNECT_REQUEST && event->param.conn.private_data_len >= sizeof(std::uint32_t))
-        std::memcpy(&requester, event->param.conn.private_data, sizeof requester);
+    // The private data lives as long as the event: copied before it is acknowledged.
+    std::array<std::uint8_t, one_way_proof_bytes> request{};
+    std::size_t request_bytes = 0;
+    if (type == RDMA_CM_EVENT_CONNECT_REQUEST && event->param.conn.private_data) {
+        request_bytes = std::min<std::size_t>(event->param.conn.private_data_len, request.size());
+        std::memcpy(request.data(), event->param.conn.private_data, request_bytes);
+    }
     rdma_ack_cm_event(event);
     auto fail = [&](const std::string& what) {
         throw std::runtime_error("verbs: connecting rank " + std::to_string(rank_) + " and rank " + std::to_string(peer) + ": " + what);
@@ -245,9 +262,10 @@ void VerbsTransport::handle_cm_event(rdma_cm_event* event) {
         break;
     case RDMA_CM_EVENT_ROUTE_RESOLVED: {
         setup_qp(peer, id);
+        const auto proof = one_way_proof(key_, "verbs", rank_, peer);
         rdma_conn_param param{};
-        param.private_data = &rank_;
-        param.private_data_len = sizeof rank_;
+        param.private_data = proof.data();
+        param.private_data_len = static_cast<std::uint8_t>(proof.size());
         param.responder_resources = 1;
         param.initiator_depth = 1;
         param.retry_count = 7;
@@ -256,11 +274,18 @@ void VerbsTransport::handle_cm_event(rdma_cm_event* event) {
         break;
     }
     case RDMA_CM_EVENT_CONNECT_REQUEST: {
-        if (requester >= size_ || requester >= rank_) {
+        const auto requester = check_one_way_proof(key_, "verbs", rank_, std::span(request.data(), request_bytes));
+        std::string refused;
+        if (!requester) refused = "it did not prove the run key (a process of another run, or a stranger)";
+        else if (*requester >= rank_) refused = "it claims rank " + std::to_string(*requester) + ", which connects to this one, not from below";
+        else if (peers_[*requester].id) refused = "rank " + std::to_string(*requester) + " is connected already";
+        if (!refused.empty()) {
+            logger("verbs").warn("dropped a connection request from {}: {}", requester_address(id), refused);
             rdma_reject(id, nullptr, 0);
+            rdma_destroy_id(id);
             break;
         }
-        peer = requester;
+        peer = *requester;
         setup_qp(peer, id);
         rdma_conn_param param{};
         param.responder_resources = 1;

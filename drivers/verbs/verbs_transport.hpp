@@ -8,10 +8,13 @@
 // and the send queue depth respected (a full queue answers no_resource; the node retries in
 // order). Only every signal_every-th work request and each write's notice are signalled; receive
 // buffers are re-posted in one chain per peer and poll; the connection manager's channel is read
-// at most once a millisecond (a peer that goes away), not on every poll.
+// at most once a millisecond (a peer that goes away), not on every poll. A connection request
+// carries the requester's one-way proof of the run key in its private data (keyed_handshake.hpp);
+// one without it is rejected with one line naming its address.
 #pragma once
 #include "peer_loss.hpp"
 #include "ring_queue.hpp"
+#include "run_key.hpp"
 #include "transport.hpp"
 
 #include <infiniband/verbs.h>
@@ -32,7 +35,8 @@ struct VerbsOptions {
 class VerbsTransport final : public Transport {
 public:
     // Throws std::runtime_error ("no RDMA device: load rdma_rxe or use another transport", ...).
-    VerbsTransport(std::uint32_t rank, std::uint32_t size, VerbsOptions options);
+    // Every connection request proves `key`, which outlives the transport.
+    VerbsTransport(std::uint32_t rank, std::uint32_t size, VerbsOptions options, const RunKey& key);
     ~VerbsTransport() override;
 
     const char* name() const override { return "verbs"; }
@@ -80,6 +84,7 @@ private:
 
     std::uint32_t rank_, size_;
     VerbsOptions options_;
+    const RunKey& key_;
     rdma_event_channel* channel_ = nullptr;
     rdma_cm_id* listener_ = nullptr;
     ibv_context* context_ = nullptr;

@@ -54,4 +54,16 @@ nlohmann::json CommandLine::echo(bool shared_only) const {
 
 std::string CommandLine::fingerprint() const { return echo(true).dump(); }
 
+void CommandLine::refuse_what_does_not_apply() const {
+    for (const auto& g : options.groups()) {
+        const Driver* owner = drivers.owner_of(g);
+        if (!owner || owner->name() == config.transport) continue;
+        const auto given = options.given_in(g);
+        if (!given.empty())
+            throw ConfigError("--" + given.front() + " is an option of --transport " + owner->name() + "; this run's transport is " +
+                              config.transport + " (it would ignore it)");
+    }
+    options.refuse_inapplicable();
+}
+
 } // namespace evb

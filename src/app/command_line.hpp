@@ -22,6 +22,9 @@ struct CommandLine {
     nlohmann::json echo(bool shared_only = false) const;
     // What every rank must share (checked at the bootstrap).
     std::string fingerprint() const;
+    // Throws ConfigError on the first option given that this run would ignore: one of another
+    // transport's options, or one whose declaration says it does not apply (applies_when).
+    void refuse_what_does_not_apply() const;
 };
 
 } // namespace evb

@@ -8,11 +8,13 @@
 #include "local_launcher.hpp"
 #include "log.hpp"
 #include "netsim_command.hpp"
+#include "printable_text.hpp"
 #include "rails_transport.hpp"
 #include "report.hpp"
 #include "routing.hpp"
 #include "run_key_source.hpp"
 #include "run_deadline.hpp"
+#include "socket_util.hpp"
 #include "world.hpp"
 
 #include <iostream>
@@ -22,7 +24,7 @@ using namespace evb;
 namespace {
 
 int usage_error(const std::string& message) {
-    std::cerr << "evbench: error: " << message << "\n";
+    std::cerr << "evbench: error: " << printable_text(message, error_line_limit) << "\n";
     return 2;
 }
 
@@ -36,6 +38,7 @@ int run(int argc, const char* const* argv) {
     if (!entry) return usage_error("--transport: unknown transport '" + config.transport + "' (built: " + cl.drivers.names() + ")");
     const Driver& driver = *entry->driver;
     if (entry->complete) entry->complete(config, cl.options);
+    cl.refuse_what_does_not_apply();
     if (!config.rails.empty() && !driver.takes_rails())
         return usage_error("--rails: --transport " + config.transport + " takes one NIC (rails work with verbs, ofi, ucx and tcp)");
     if (config.threads == UnitThreads::per_unit && !entry->per_unit_refusal.empty())
@@ -43,8 +46,16 @@ int run(int argc, const char* const* argv) {
     const bool with_manager = config.has_manager();
 
     auto world = detect_world();
+    if (!world || world->rank == 0) cl.options.check_files();   // the process that writes them: before any work
     if (!world) {   // one line here, not one per rank
         driver.preflight();
+        if (!config.listen_host.empty() && config.launch_local) {   // the ranks listen there, or find their NIC by it: is it here?
+            try {
+                const ClosesFd probe{listen_on(config.listen_host, 0, 1)};
+            } catch (const std::exception& e) {
+                return usage_error("--listen-host " + config.listen_host + ": " + e.what());
+            }
+        }
         for (const auto& nic : nic_list(config.rails))
             if (!nic.empty()) driver.preflight_rail(nic);   // empty names: validate() says so
     }
@@ -55,6 +66,10 @@ int run(int argc, const char* const* argv) {
     const bool one_per_rank = driver.processes() == Driver::Processes::one_per_rank;
     if (!one_per_rank && !config.run_key_file.empty())
         return usage_error("--run-key-file: --transport " + config.transport + " runs every rank in one process, with no connection to prove a key on");
+    for (const char* flag : {"bootstrap", "listen-host"})
+        if (!one_per_rank && cl.options.given(flag))
+            return usage_error(std::string("--") + flag + ": --transport " + config.transport +
+                               " runs every rank in one process, with no connection between ranks");
     if (config.launch_local && !world) {
         if (!one_per_rank)
             return usage_error("--launch-local needs a multi-process transport; '" + config.transport + "' runs in one process");
@@ -110,8 +125,9 @@ int main(int argc, char** argv) {
             world = detect_world();
         } catch (const std::exception&) {
         }
-        if (world && world->size > 1) std::cerr << "evbench[rank " << world->rank << "]: error: " << e.what() << "\n";
-        else std::cerr << "evbench: error: " << e.what() << "\n";
+        const std::string line = printable_text(e.what(), error_line_limit);
+        if (world && world->size > 1) std::cerr << "evbench[rank " << world->rank << "]: error: " << line << "\n";
+        else std::cerr << "evbench: error: " << line << "\n";
         return 1;
     }
 }

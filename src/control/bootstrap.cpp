@@ -121,24 +121,11 @@ void Bootstrap::send(Link& link, ControlType type, const nlohmann::json& body) {
     if (!send_all(link.fd, frame.data(), frame.size())) link.alive = false;
 }
 
-Bootstrap::Extracted Bootstrap::extract(Link& link) {
-    if (link.in.size() < 4) return {};
-    std::uint32_t len = 0;
-    std::memcpy(&len, link.in.data(), 4);
-    if (len == 0 || len > max_frame_bytes)
-        return {std::nullopt, fmt::format("it announced a frame of {} bytes (the control plane's are 1 B to {} MiB)", len, max_frame_bytes >> 20)};
-    if (link.in.size() < 4 + std::size_t{len}) return {};
-    auto decoded = decode_control_payload(std::string_view(link.in).substr(4, len));
-    link.in.erase(0, 4 + std::size_t{len});
-    if (auto* why = std::get_if<std::string>(&decoded)) return {std::nullopt, "it sent " + *why};
-    return {std::get<ControlMessage>(std::move(decoded)), ""};
-}
-
 ControlMessage Bootstrap::receive_blocking(std::uint32_t from, ControlType expected) {
     Link& link = links_[world_.rank == 0 ? from : 0];
     const Picoseconds deadline = steady_now() + timeout_;
     for (;;) {
-        Extracted e = extract(link);
+        ControlFrameRead e = take_control_frame(link.in);
         if (!e.malformed.empty()) throw std::runtime_error("bootstrap: " + peer_name(from) + ": " + e.malformed);
         if (e.message) {
             if (e.message->type == ControlType::abort)
@@ -212,7 +199,7 @@ std::vector<Bootstrap::Incoming> Bootstrap::poll() {
         Link& link = links_[i];
         const std::uint32_t from = world_.rank == 0 ? i : 0;
         for (;;) {   // frames that arrived before a close still count
-            Extracted e = extract(link);
+            ControlFrameRead e = take_control_frame(link.in);
             if (e.message) {
                 out.push_back({from, std::move(*e.message)});
                 continue;

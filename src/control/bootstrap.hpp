@@ -53,13 +53,8 @@ private:
         bool alive = false;
         std::string address;
     };
-    struct Extracted {
-        std::optional<ControlMessage> message;
-        std::string malformed;   // set when the frame was malformed: the link is done
-    };
     void send(Link& link, ControlType type, const nlohmann::json& body);
     ControlMessage receive_blocking(std::uint32_t from, ControlType expected);
-    Extracted extract(Link& link);
     // Reads what a readable link holds; returns why it closed, or "" while it lives.
     std::string drain(Link& link);
     void watch_links();

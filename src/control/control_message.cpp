@@ -139,4 +139,17 @@ std::variant<ControlMessage, std::string> decode_control_payload(std::string_vie
     return m;
 }
 
+ControlFrameRead take_control_frame(std::string& in) {
+    if (in.size() < 4) return {};
+    std::uint32_t len = 0;
+    std::memcpy(&len, in.data(), 4);
+    if (len == 0 || len > max_frame_bytes)
+        return {std::nullopt, fmt::format("it announced a frame of {} bytes (the control plane's are 1 B to {} MiB)", len, max_frame_bytes >> 20)};
+    if (in.size() < 4 + std::size_t{len}) return {};
+    auto decoded = decode_control_payload(std::string_view(in).substr(4, len));
+    in.erase(0, 4 + std::size_t{len});
+    if (auto* why = std::get_if<std::string>(&decoded)) return {std::nullopt, "it sent " + *why};
+    return {std::get<ControlMessage>(std::move(decoded)), ""};
+}
+
 } // namespace evb

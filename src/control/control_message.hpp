@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -45,5 +46,13 @@ constexpr std::size_t max_text_field = 4096;
 std::string encode_control_frame(const ControlMessage& message);
 // The payload after the length: the message, or why it is malformed.
 std::variant<ControlMessage, std::string> decode_control_payload(std::string_view payload);
+
+// The first frame of the bytes a link received, taken off `in`: a message; nothing while the
+// frame is not whole; or why the stream is malformed ("it sent ...": the link is done then).
+struct ControlFrameRead {
+    std::optional<ControlMessage> message;
+    std::string malformed;
+};
+ControlFrameRead take_control_frame(std::string& in);
 
 } // namespace evb

@@ -41,6 +41,20 @@ Digest proof(const RunKey& key, const std::string& purpose, const char* role, co
     return key.mac(m);
 }
 
+constexpr std::size_t one_way_nonce_bytes = 16;
+
+Digest one_way_mac(const RunKey& key, const std::string& purpose, const std::uint8_t* nonce, std::uint32_t from, std::uint32_t to) {
+    std::vector<std::uint8_t> m(purpose.begin(), purpose.end());
+    const char role[] = "one-way";
+    m.push_back(0);
+    m.insert(m.end(), role, role + sizeof role);   // with its 0
+    m.insert(m.end(), nonce, nonce + one_way_nonce_bytes);
+    m.resize(m.size() + 8);
+    put_id(m.data() + m.size() - 8, from);
+    put_id(m.data() + m.size() - 4, to);
+    return key.mac(m);
+}
+
 std::string seconds_text(Picoseconds t) { return std::to_string(static_cast<int>(t.seconds() + 0.5)) + " s"; }
 
 } // namespace
@@ -163,6 +177,28 @@ std::optional<KeyedAcceptor::Admitted> KeyedAcceptor::next(Picoseconds deadline)
         }
         if (fds[0].revents) accept_waiting();
     }
+}
+
+std::array<std::uint8_t, one_way_proof_bytes> one_way_proof(const RunKey& key, const std::string& purpose, std::uint32_t from,
+                                                            std::uint32_t to) {
+    static_assert(4 + one_way_nonce_bytes + sizeof(Digest) == one_way_proof_bytes);
+    std::array<std::uint8_t, one_way_proof_bytes> out{};
+    put_id(out.data(), from);
+    const Nonce nonce = fresh_nonce();
+    std::copy_n(nonce.begin(), one_way_nonce_bytes, out.begin() + 4);
+    const Digest mac = one_way_mac(key, purpose, out.data() + 4, from, to);
+    std::copy(mac.begin(), mac.end(), out.begin() + 4 + one_way_nonce_bytes);
+    return out;
+}
+
+std::optional<std::uint32_t> check_one_way_proof(const RunKey& key, const std::string& purpose, std::uint32_t to,
+                                                 std::span<const std::uint8_t> bytes) {
+    if (bytes.size() < one_way_proof_bytes) return std::nullopt;
+    const std::uint32_t from = get_id(bytes.data());
+    Digest given{};
+    std::copy_n(bytes.begin() + 4 + one_way_nonce_bytes, given.size(), given.begin());
+    if (!same_digest(given, one_way_mac(key, purpose, bytes.data() + 4, from, to))) return std::nullopt;
+    return from;
 }
 
 } // namespace evb

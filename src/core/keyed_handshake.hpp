@@ -9,8 +9,10 @@
 #include "run_key.hpp"
 #include "time.hpp"
 
+#include <array>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -65,5 +67,16 @@ private:
     std::vector<Pending> pending_;
     std::size_t dropped_ = 0;
 };
+
+// Where a connection's own handshake has no round trip for a challenge (rdma_cm's private data,
+// at most 56 B), the connector proves the key in its one message: its id, a fresh nonce, and
+// HMAC(key, purpose, "one-way", nonce, its id, the acceptor's id) of 32 B: 52 B in all. One
+// message cannot stop a replay by itself: the acceptor takes each id once.
+constexpr std::size_t one_way_proof_bytes = 52;
+std::array<std::uint8_t, one_way_proof_bytes> one_way_proof(const RunKey& key, const std::string& purpose, std::uint32_t from,
+                                                            std::uint32_t to);
+// The id `bytes` proves for a connection to `to`, or nullopt when they are no such proof.
+std::optional<std::uint32_t> check_one_way_proof(const RunKey& key, const std::string& purpose, std::uint32_t to,
+                                                 std::span<const std::uint8_t> bytes);
 
 } // namespace evb

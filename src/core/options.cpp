@@ -1,14 +1,20 @@
 #include "options.hpp"
 
+#include "input_file.hpp"
+#include "output_file.hpp"
+#include "printable_text.hpp"
 #include "quantity.hpp"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
-#include <fmt/format.h>
+#include <memory>
+#include <optional>
+#include <sstream>
 
 namespace evb {
 
@@ -202,6 +208,39 @@ bool appears_on_command_line(const std::string& token, int argc, const char* con
     }
     return false;
 }
+
+// What CLI11 reads a --config file with: at most config_file_limit bytes of it (CLI11 alone reads
+// /dev/zero until memory runs out) and no [section] or dotted key (CLI11 would take their keys
+// for a subcommand's, and evbench would never see them).
+class BoundedConfig final : public CLI::ConfigBase {
+public:
+    std::vector<CLI::ConfigItem> from_config(std::istream& in) const override {
+        std::string text;
+        char chunk[65536];
+        while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+            text.append(chunk, static_cast<std::size_t>(in.gcount()));
+            if (text.size() > config_file_limit) throw ConfigError("--config: the file has more than the 16 MiB a config file may have");
+        }
+        std::istringstream bounded(text);
+        std::vector<CLI::ConfigItem> read = CLI::ConfigBase::from_config(bounded);
+        for (const auto& item : read)
+            if (!item.parents.empty())
+                throw ConfigError("config file: '" + printable_text(item.parents.front(), 60) +
+                                  "' is a section or a dotted key; evbench's config files have neither (keys are the long flag "
+                                  "names, at the top of the file)");
+        return read;
+    }
+};
+
+// The --config file's path as the command line gives it, if it does.
+std::optional<std::string> config_file_given(int argc, const char* const* argv) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--config" && i + 1 < argc) return std::string(argv[i + 1]);
+        if (a.rfind("--config=", 0) == 0) return a.substr(9);
+    }
+    return std::nullopt;
+}
 } // namespace
 
 bool OptionSet::parse(CLI::App& app, int argc, const char* const* argv, std::ostream& help_out) {
@@ -212,6 +251,12 @@ bool OptionSet::parse(CLI::App& app, int argc, const char* const* argv, std::ost
     }
     app.allow_extras(true);
     app.allow_config_extras(CLI::config_extras_mode::capture);
+    app.config_formatter(std::make_shared<BoundedConfig>());
+    // A device, a pipe or a file too large is refused before CLI11 opens it (opening a pipe waits).
+    if (auto path = config_file_given(argc, argv)) {
+        (void)read_input_file(*path, config_file_limit, "the config file");
+        config_file_ = *path;
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
@@ -256,6 +301,37 @@ bool OptionSet::parse(CLI::App& app, int argc, const char* const* argv, std::ost
         for (const auto& other : o.excluded)
             if (o.given && given(other)) throw ConfigError("--" + other + " excludes --" + o.name);
     return true;
+}
+
+void OptionSet::check_files() const {
+    std::vector<std::string> inputs;
+    if (!config_file_.empty()) inputs.push_back(config_file_);
+    auto files_of = [](const Option& o) {
+        std::vector<std::string> files;
+        const nlohmann::json v = o.echo();
+        if (v.is_string()) files.push_back(v.get<std::string>());
+        else if (v.is_array())
+            for (const auto& f : v) files.push_back(f.get<std::string>());
+        return files;
+    };
+    for (const auto& o : options_)
+        if (o.given && o.is_input_file)
+            for (auto& f : files_of(o)) inputs.push_back(std::move(f));
+    for (const auto& o : options_)
+        if (o.given && o.is_output_file)
+            for (const auto& f : files_of(o)) check_output_file(f, "--" + o.name, inputs);
+}
+
+void OptionSet::refuse_inapplicable() const {
+    for (const auto& o : options_)
+        if (o.given && o.applies && !o.applies()) throw ConfigError("--" + o.name + " needs " + o.needs + " (this run would ignore it)");
+}
+
+std::vector<std::string> OptionSet::given_in(const std::string& group) const {
+    std::vector<std::string> names;
+    for (const auto& o : options_)
+        if (o.given && o.group == group && !o.any_transport) names.push_back(o.name);
+    return names;
 }
 
 const Option* OptionSet::find(const std::string& name) const {

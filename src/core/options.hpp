@@ -34,6 +34,8 @@ struct Option {
     bool is_list = false;       // comma-separated values (or a config-file array)
     bool same_on_every_rank = true;   // part of the configuration every rank must share
     bool given = false;         // set on the command line or in a config file
+    bool is_input_file = false;    // names a file (or files) the run reads
+    bool is_output_file = false;   // names a file the run writes: checked before the run (check_files)
     std::function<void(const std::string&)> set;   // parses and stores; throws ConfigError
     std::function<nlohmann::json()> echo;         // the effective value
     std::string switch_text;                      // a switch's value as given ("true", or --name=VALUE)
@@ -44,9 +46,24 @@ struct Option {
     Option& echo_as(std::string key) { json_key = std::move(key); return *this; }
     Option& not_echoed() { json_key.clear(); return *this; }
     Option& per_rank() { same_on_every_rank = false; return *this; }
+    Option& reads_file() { is_input_file = true; return *this; }
+    // A driver's option that applies whatever the run's transport (mpi's --baseline replaces the
+    // run): not refused as another transport's.
+    Option& whatever_the_transport() { any_transport = true; return *this; }
+    bool any_transport = false;
+    Option& writes_file() { is_output_file = true; return *this; }
     // Refused together with any of these flags ("--k excludes --topology").
     Option& excludes(std::vector<std::string> names) { excluded = std::move(names); return *this; }
     std::vector<std::string> excluded;
+    // Given while `applies` is false, refused (OptionSet::refuse_inapplicable): "--shift needs
+    // --benchmark one-to-one". `applies` reads the parsed configuration.
+    Option& applies_when(std::string needs_text, std::function<bool()> applies_now) {
+        needs = std::move(needs_text);
+        applies = std::move(applies_now);
+        return *this;
+    }
+    std::string needs;
+    std::function<bool()> applies;
 };
 
 class OptionSet {
@@ -74,6 +91,17 @@ public:
     // printed. Throws ConfigError, in evbench's words, on an unknown flag or key or a bad value.
     bool parse(CLI::App& app, int argc, const char* const* argv, std::ostream& help_out);
 
+    // Every output file given can be written and is none of the inputs given (--config and the
+    // options that read files), else ConfigError in one line: called before the work starts by
+    // the process that will write them.
+    void check_files() const;
+    // Every option given that does not apply to this run, refused in one line (ConfigError),
+    // after the derived defaults are set: an option silently ignored is a wrong answer.
+    void refuse_inapplicable() const;
+    // The options of `group` given on the command line or in the config file (but those declared
+    // whatever_the_transport).
+    std::vector<std::string> given_in(const std::string& group) const;
+
     const Option* find(const std::string& name) const;
     bool given(const std::string& name) const;
     // The effective value of every echoed option of `groups` (all groups when empty).
@@ -97,6 +125,7 @@ private:
     std::string group_ = "run";
     std::map<std::string, std::string> titles_;
     std::vector<std::string> group_order_;
+    std::string config_file_;   // --config, once parsed
 };
 
 // Parsers behind the typed declarations; each throws ConfigError naming the flag.

@@ -8,6 +8,8 @@
 namespace evb {
 
 constexpr std::size_t echoed_text_limit = 300;
+// A whole error line, which may hold an echo and the words around it.
+constexpr std::size_t error_line_limit = 600;
 
 // At most `limit` bytes (of more than 40): `text`, or its start cut at a character boundary and
 // "... (N bytes in all)".

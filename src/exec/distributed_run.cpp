@@ -1,11 +1,14 @@
 #include "distributed_run.hpp"
 
+#include "rank_statistics.hpp"
+
 #include "bootstrap.hpp"
 #include "endpoint_thread.hpp"
 #include "log.hpp"
 #include "machine_info.hpp"
 #include "printable_text.hpp"
 #include "rank_placement.hpp"
+#include "rank_statistics.hpp"
 #include "reactor.hpp"
 #include "run_deadline.hpp"
 #include "stall_watchdog.hpp"
@@ -166,6 +169,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     // rank heard of every loss so far.
     std::uint32_t losses_heard = 0;
     std::optional<std::string> failure;
+    bool fenced = false;   // rank 0 declared this rank lost: it ends at once and says nothing more
     Picoseconds deadline = run_deadline(config);
     Picoseconds next_progress = config.progress_interval, next_control{};
     const Picoseconds control_period = Picoseconds::from_seconds(0.001);
@@ -258,6 +262,9 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
             }
             for (auto& in : boot.poll()) {
                 const nlohmann::json& body = in.message.body;
+                // Fenced: nothing a rank declared lost says counts any more, not even its abort
+                // (it was told, in the lost_rank about itself, and ends by itself).
+                if (root && in.from != 0 && lost[in.from]) continue;
                 if (in.from < world.size) last_heard[in.from] = now;   // a non-root rank hears only rank 0
                 switch (in.message.type) {
                 case ControlType::link_lost:
@@ -268,6 +275,13 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
                     const auto r = body.at("rank").get<std::uint32_t>();
                     if (r >= world.size) {
                         failure = fmt::format("{} declared rank {} lost, but the run has {} ranks", boot.peer_name(in.from), r, world.size);
+                        break;
+                    }
+                    if (r == world.rank) {   // woken after the survivors went on without it (stopped, hung, cut off)
+                        fenced = true;
+                        failure = fmt::format("rank 0 declared this rank lost ({}) and the run went on without it: what it did since "
+                                              "does not count; ending",
+                                              body.at("how").get<std::string>());
                         break;
                     }
                     lose_endpoints_of(r, body.at("how").get<std::string>());
@@ -323,15 +337,13 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
         const auto more = t->transport().rail_bytes();
         for (std::size_t i = 0; i < rails.size(); ++i) rails[i].bytes += more.at(i).bytes;
     }
-    auto rails_to_json = [](const std::vector<Transport::RailBytes>& v) {
-        nlohmann::json a = nlohmann::json::array();
-        for (const auto& r : v) a.push_back({{"nic", r.nic}, {"bytes", r.bytes}});
-        return a;
-    };
-
     RunOutcome outcome;
     outcome.rank = world.rank;
     if (failure) {
+        if (fenced) {
+            outcome.rank_failure = failure;
+            return outcome;
+        }
         if (root) boot.broadcast(ControlType::abort, {{"error", cut_text("rank 0: " + *failure, max_text_field)}});
         else boot.send_to_root(ControlType::abort, {{"error", cut_text(fmt::format("rank {}: {}", world.rank, *failure), max_text_field)}});
         outcome.rank_failure = failure;
@@ -343,11 +355,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     // rank 0's "bye", which it sends once every rank's statistics are in.
     if (!root) {
         const CpuTime cpu = process_cpu_time() - cpu_at_start;
-        boot.send_to_root(ControlType::stats,
-                          {{"stats", rank_stats.to_json()},
-                           {"started_unix_s", started_unix_s},
-                           {"rails", rails_to_json(rails)},
-                           {"cpu", {{"user_s", cpu.user_s}, {"system_s", cpu.system_s}}}});
+        boot.send_to_root(ControlType::stats, rank_statistics_body(rank_stats, started_unix_s, rails, cpu));
         Picoseconds bye_deadline = steady_now() + config.grace;
         while (steady_now() < bye_deadline) {
             for (auto& in : boot.poll())
@@ -381,21 +389,14 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
             }
             if (in.message.type != ControlType::stats) continue;
             try {
-                NodeStats stats = NodeStats::from_json(body.at("stats"));
-                // Each rank counts from its own start (the barrier releases ranks a few ms apart
-                // on a loaded machine): its sightings of a loss move to rank 0's time base.
-                const double offset = body.at("started_unix_s").get<double>() - started_unix_s;
-                for (auto& loss : stats.losses) loss.at += Picoseconds::from_seconds(offset);
-                RankRails rr{in.from, {}};
-                for (const auto& n : body.at("rails")) rr.nics.push_back({n.at("nic").get<std::string>(), n.at("bytes").get<std::uint64_t>()});
-                const CpuTime cpu{body.at("cpu").at("user_s").get<double>(), body.at("cpu").at("system_s").get<double>()};
-                result.add(stats);
-                if (!rr.nics.empty()) result.rails.push_back(std::move(rr));
-                result.cpu.push_back({in.from, cpu});
+                RankStatistics r = read_rank_statistics(body, started_unix_s);
+                result.add(r.stats);
+                if (!r.rails.empty()) result.rails.push_back({in.from, std::move(r.rails)});
+                result.cpu.push_back({in.from, r.cpu});
                 heard[in.from] = true;
                 ++gathered;
-            } catch (const nlohmann::json::exception& e) {
-                refuse(in.from, fmt::format("sent malformed statistics ({:.200}): they were refused", e.what()));
+            } catch (const std::invalid_argument& e) {
+                refuse(in.from, fmt::format("sent malformed statistics ({}): they were refused", e.what()));
             }
         }
         usleep(1000);

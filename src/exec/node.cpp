@@ -4,6 +4,20 @@
 #include <cstring>
 
 namespace evb {
+namespace {
+
+// A command names its sender, and units index their tables by it: it must be a unit the rank it
+// came from hosts (a peer's bytes do not get to say whose they are).
+bool sent_by(const RankUnits& u, const Message& m) {
+    switch (m.from) {
+    case Role::readout: return u.readout && *u.readout == m.from_index;
+    case Role::builder: return u.builder && *u.builder == m.from_index;
+    case Role::manager: return u.manager && m.from_index == 0;
+    }
+    return false;   // not a role
+}
+
+} // namespace
 
 class Node::UnitContext final : public Context {
 public:
@@ -135,6 +149,7 @@ void Node::lose_rank(std::uint32_t rank, const std::string& how, Picoseconds fai
     if (gone.manager)
         return fail("lost the event manager (rank " + std::to_string(rank) + ": " + how + "); the run cannot go on without it");
     lost_.push_back(rank);
+    transport_.fence(rank);
     stats_.add_loss({rank, now_, how, failed_at});
     log_.info("rank {}: rank {} is lost ({}); going on without it", rank_, rank, how);
     for (std::size_t i = 0; i < backlogs_.size(); ++i) {
@@ -173,6 +188,12 @@ void Node::dispatch(const Completion& c) {
     case Completion::Kind::message: {
         Message msg;
         std::memcpy(&msg, c.command.data(), sizeof msg);
+        if (!sent_by(layout_.units_on_endpoint(c.peer), msg)) {
+            ++stats_.errors.unexpected;
+            log_.error("rank {}: a command from rank {} names {} {} as its sender, which that rank does not host", rank_, c.peer,
+                       role_name(msg.from), msg.from_index);
+            return;
+        }
         std::size_t i = 0;
         Unit* unit = unit_for(msg.to, &i);
         if (!unit) {

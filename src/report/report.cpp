@@ -5,6 +5,7 @@
 #include "json_file.hpp"
 #include "phase_table.hpp"
 #include "placement.hpp"
+#include "printable_text.hpp"
 #include "quantity.hpp"
 
 #include <fmt/format.h>
@@ -120,7 +121,7 @@ void ConsoleReport::progress(Picoseconds now, const NodeStats& totals) {
 int report_outcome(std::ostream& out, std::ostream& err, const Config& config, const nlohmann::json& config_echo, const RunOutcome& outcome,
                    const std::vector<ProgressSample>& samples) {
     if (!outcome.result) {
-        if (outcome.rank_failure) err << fmt::format("evbench[rank {}]: error: {}\n", outcome.rank, *outcome.rank_failure);
+        if (outcome.rank_failure) err << fmt::format("evbench[rank {}]: error: {}\n", outcome.rank, printable_text(*outcome.rank_failure, error_line_limit));
         return outcome.exit_code();
     }
     const RunResult& r = *outcome.result;
@@ -134,7 +135,7 @@ int report_outcome(std::ostream& out, std::ostream& err, const Config& config, c
     if (r.exit_code() == 3)
         err << "evbench: the run survived lost nodes but lost data: " << r.system().fragments_lost << " fragments of lost RUs (exit code 3)\n";
     else if (r.exit_code() != 0)
-        err << "evbench: error: " << (r.failure ? *r.failure : "data errors: " + r.system().errors.describe()) << "\n";
+        err << "evbench: error: " << printable_text(r.failure ? *r.failure : "data errors: " + r.system().errors.describe(), error_line_limit) << "\n";
     return r.exit_code();
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets with clang (build-fuzz/), seeds them with real inputs (dumps that
-# `evbench fabric` writes in the tools' formats, a histogram, a config file, quantities) and runs
-# each for SECONDS (default 20). A crash, a sanitizer report or an exception other than evbench's
+# `evbench fabric` writes in the tools' formats, a histogram, a config file, quantities; the wire
+# fuzzers record a real in-process run's traffic themselves) and runs each for SECONDS (default 20). A crash, a sanitizer report or an exception other than evbench's
 # own refusal fails; the input that did it is kept in build-fuzz/findings/ and becomes a test.
 #   tests/fuzz/run.sh [SECONDS] [EVBENCH_BINARY]
 set -euo pipefail
@@ -13,15 +13,19 @@ cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYP
       "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DEVB_FUZZ=ON >/dev/null
 cmake --build build-fuzz --target evb_fuzzers
 seeds=build-fuzz/seeds
-rm -rf "$seeds" && mkdir -p "$seeds"/{ibnetdiscover,lft_dump,host_latency,quantity,config_file} build-fuzz/findings
+wire="tcp_frames control_frames unit_commands"   # they record their seeds from a real run
+rm -rf "$seeds" && mkdir -p "$seeds"/{ibnetdiscover,lft_dump,host_latency,quantity,config_file,tcp_frames,control_frames,unit_commands} build-fuzz/findings
 "$evbench" fabric --k 2 --write-topology "$seeds/ibnetdiscover/k2.net" --write-lfts "$seeds/lft_dump/k2.lfts" >/dev/null
 "$evbench" fabric --k 2 --swap 0:3 --routing minhop --write-topology "$seeds/ibnetdiscover/k2-swapped.net" >/dev/null
 printf '0.9us 2\n1us 5\n1.4us 1\n' >"$seeds/host_latency/hist.txt"
 printf '1MiB' >"$seeds/quantity/size"; printf '170ns' >"$seeds/quantity/time"; printf '100Gbps' >"$seeds/quantity/rate"
 printf 'credits = 4\nparallel = 2\nprotocol = "push"\nfragment-size = "512KB"\nru-scale = [1, 0.5, 1, 1]\nquiet = true\n' >"$seeds/config_file/run.toml"
-status=0
-for target in ibnetdiscover lft_dump host_latency quantity config_file; do
-  corpus=build-fuzz/corpus/$target
+for target in $wire; do
+  EVB_FUZZ_SEEDS="$seeds/$target" ./build-fuzz/tests/fuzz/fuzz_$target
+done
+# One target: its findings, if any, in build-fuzz/findings/; prints one line.
+fuzz_one() {
+  local target=$1 corpus=build-fuzz/corpus/$1
   mkdir -p "$corpus"
   if ./build-fuzz/tests/fuzz/fuzz_$target -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=0 \
        -artifact_prefix="build-fuzz/findings/$target-" "$corpus" "$seeds/$target" >"build-fuzz/fuzz_$target.log" 2>&1; then
@@ -29,7 +33,21 @@ for target in ibnetdiscover lft_dump host_latency quantity config_file; do
   else
     echo "fuzz_$target: FOUND something: $(ls build-fuzz/findings/$target-* 2>/dev/null | head -1)"
     grep -E "ERROR|SUMMARY|terminate|what\(\)" "build-fuzz/fuzz_$target.log" | head -5
-    status=1
+    return 1
   fi
+}
+# Two at a time: libFuzzer runs one thread, the machine has two cores.
+status=0 running=0
+for target in ibnetdiscover lft_dump host_latency quantity config_file $wire; do
+  fuzz_one "$target" &
+  running=$((running + 1))
+  if [ $running -ge 2 ]; then
+    wait -n || status=1
+    running=$((running - 1))
+  fi
+done
+while [ $running -gt 0 ]; do
+  wait -n || status=1
+  running=$((running - 1))
 done
 exit $status

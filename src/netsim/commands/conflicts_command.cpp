@@ -21,7 +21,7 @@ int conflicts_command(int argc, const char* const* argv, std::ostream& out) {
     declare_fabric_options(options, fabric);
     options.begin_group("conflicts", "Output");
     options.whole("seed", fabric.seed, "n", "same as `--routing-seed`");
-    options.text("json", json_file, "FILE", "per-phase table as JSON");
+    options.text("json", json_file, "FILE", "per-phase table as JSON").writes_file();
     return run_subcommand("evbench conflicts: linear-shift conflicts of a routed fat tree (paper 003 sec. 4.1)", options, argc, argv, out,
                           nullptr, [&] {
         Fabric f = build_fabric(fabric);

@@ -8,24 +8,24 @@
 #include "lft_dump_format.hpp"
 #include "json_file.hpp"
 #include "options.hpp"
+#include "output_file.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <map>
+#include <sstream>
 
 namespace evb::netsim {
 namespace {
 
 template <typename Write>
-void write_file(const std::string& path, Write write) {
+void write_file(const std::string& path, const std::string& flag, Write write) {
     if (path.empty()) return;
-    std::ofstream f(path);
-    if (!f) throw std::invalid_argument("cannot write '" + path + "'");
-    write(f);
-    if (!f.flush()) throw std::invalid_argument("cannot write '" + path + "'");
+    std::ostringstream text;
+    write(text);
+    write_output_file(path, flag, text.str());
 }
 
 } // namespace
@@ -38,11 +38,11 @@ int fabric_command(int argc, const char* const* argv, std::ostream& out) {
     options.begin_group("fabric", "Fabric");
     declare_fabric_options(options, fabric);
     options.begin_group("fabric-output", "Output");
-    options.text("write-topology", topology_out, "FILE", "the fabric in `ibnetdiscover` format; ibsim reads it as a net file");
-    options.text("write-lfts", lfts_out, "FILE", "the forwarding tables in `dump_lfts` format");
-    options.text("write-hostfile", hostfile_out, "FILE", "one host name (first word of the node description) per rank, in `--host-order`");
+    options.text("write-topology", topology_out, "FILE", "the fabric in `ibnetdiscover` format; ibsim reads it as a net file").writes_file();
+    options.text("write-lfts", lfts_out, "FILE", "the forwarding tables in `dump_lfts` format").writes_file();
+    options.text("write-hostfile", hostfile_out, "FILE", "one host name (first word of the node description) per rank, in `--host-order`").writes_file();
     options.on_off("hosts", list_hosts, "list every rank: host, LID, leaf and port");
-    options.text("json", json_file, "FILE", "counts, the order comparison and the rank list");
+    options.text("json", json_file, "FILE", "counts, the order comparison and the rank list").writes_file();
     return run_subcommand("evbench fabric: describe, import and export a fabric, its routing and its rank order", options, argc, argv,
                           out, nullptr, [&] {
         Fabric f = build_fabric(fabric);
@@ -82,9 +82,9 @@ int fabric_command(int argc, const char* const* argv, std::ostream& out) {
             if (list_hosts) fmt::print(out, "{:>6} {:>24} {:>6} {:>24}\n", r, h.name, h.lid, leaf);
             hosts.push_back({{"rank", r}, {"host", h.name}, {"lid", h.lid}, {"guid", fmt::format("{:#018x}", h.guid)}, {"leaf_port", leaf}});
         }
-        write_file(topology_out, [&](std::ostream& o) { write_ibnetdiscover(t, o); });
-        write_file(lfts_out, [&](std::ostream& o) { write_lft_dump(t, f.routing, o); });
-        write_file(hostfile_out, [&](std::ostream& o) { write_hostfile(t, o); });
+        write_file(topology_out, "--write-topology", [&](std::ostream& o) { write_ibnetdiscover(t, o); });
+        write_file(lfts_out, "--write-lfts", [&](std::ostream& o) { write_lft_dump(t, f.routing, o); });
+        write_file(hostfile_out, "--write-hostfile", [&](std::ostream& o) { write_hostfile(t, o); });
         if (!json_file.empty())
             write_json_file(json_file, {{"hosts", t.hosts().size()}, {"switches", t.switches().size()}, {"cables", cables},
                                         {"routing", f.routing_name}, {"host_order", f.host_order}, {"orders", orders}, {"ranks", hosts}});

@@ -42,7 +42,7 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
     options.duration("duration", duration, "simulated time (0: until every message is delivered)");
     options.duration("warmup", warmup, "throughput is measured from here to the end");
     options.on_off("ports", all_ports, "list every port, not only the 8 most stalled");
-    options.text("json", json_file, "FILE", "configuration and results, with per-host throughput, every port and the latency histogram");
+    options.text("json", json_file, "FILE", "configuration and results, with per-host throughput, every port and the latency histogram").writes_file();
     auto resolve = [&] {
         model.resolve();
         traffic.pattern = parse_traffic_pattern(pattern);

@@ -2,6 +2,7 @@
 
 #include "fabric_sim.hpp"
 #include "options.hpp"
+#include "printable_text.hpp"
 #include "routing.hpp"
 
 #include <CLI/CLI.hpp>
@@ -13,7 +14,7 @@ namespace evb::netsim {
 int run_subcommand(const std::string& about, OptionSet& options, int argc, const char* const* argv, std::ostream& out,
                    const std::function<void()>& after_parse, const std::function<int()>& body) {
     auto fail = [](const std::exception& e, int code) {
-        std::cerr << "evbench: error: " << e.what() << "\n";
+        std::cerr << "evbench: error: " << printable_text(e.what(), error_line_limit) << "\n";
         return code;
     };
     try {
@@ -21,6 +22,7 @@ int run_subcommand(const std::string& about, OptionSet& options, int argc, const
         app.set_config("--config", "", "read options from a TOML or INI file (keys = long flag names)");
         options.attach(app);
         if (!options.parse(app, argc, argv, out)) return 0;
+        options.check_files();
         if (after_parse) after_parse();
     } catch (const std::exception& e) {
         return fail(e, 2);

@@ -1,11 +1,12 @@
 #include "host_latency.hpp"
 
+#include "config_error.hpp"
+#include "input_file.hpp"
 #include "quantity.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -36,8 +37,12 @@ HostLatency HostLatency::parse(const std::string& spec) {
     std::string kind = spec.substr(0, colon);
     std::string rest = colon == std::string::npos ? "" : spec.substr(colon + 1);
     if (kind == "file") {
-        std::ifstream in(rest);
-        if (!in) throw bad("cannot open histogram file");
+        std::istringstream in;
+        try {
+            in.str(read_input_file(rest, config_file_limit, "the histogram file"));
+        } catch (const ConfigError& e) {
+            throw bad(e.what());
+        }
         double total = 0;
         std::string line;
         for (int n = 1; std::getline(in, line); ++n) {

@@ -26,8 +26,9 @@ void declare_fabric_options(OptionSet& set, FabricOptions& o) {
     set.text("host-links", o.host_links, "KIND", "generated trees: the host cables' width and speed, e.g. `4xEDR` (100 Gb/s) or `4xHDR` (200)").shown_default("--link-rate");
     set.text("switch-links", o.switch_links, "KIND", "generated trees: the switch-to-switch cables' width and speed, e.g. `4xHDR`").shown_default("--link-rate");
     set.text("topology", o.topology_file, "FILE", "read the fabric from an `ibnetdiscover` dump instead of generating a fat tree")
+        .reads_file()
         .excludes({"k", "levels", "leaves", "spines", "hosts-per-leaf", "missing", "swap", "lid-seed", "host-links", "switch-links"});
-    set.text_list("lfts", o.lft_files, "FILE,...", "read the forwarding tables from `dump_lfts` / `ibroute` dumps instead of `--routing`");
+    set.text_list("lfts", o.lft_files, "FILE,...", "read the forwarding tables from `dump_lfts` / `ibroute` dumps instead of `--routing`").reads_file();
     set.text("host-order", o.host_order, "ORDER", "rank order: `given`, `hostname`, `lid` or `cabling`")
         .shown_default("given (hostname with --topology)");
 }

@@ -1,15 +1,16 @@
 #include "ibnetdiscover_format.hpp"
 
 #include "dump_error.hpp"
+#include "input_file.hpp"
 #include "link_rate.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include <fstream>
 #include <map>
 #include <optional>
 #include <regex>
+#include <sstream>
 
 namespace evb::netsim {
 namespace {
@@ -211,8 +212,7 @@ Topology parse_ibnetdiscover(std::istream& in, const std::string& file) {
 }
 
 Topology read_ibnetdiscover(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw DumpError(path, 0, "cannot open the topology file");
+    std::istringstream in(read_input_file(path, dump_file_limit, "the topology file"));
     return parse_ibnetdiscover(in, path);
 }
 

@@ -1,13 +1,14 @@
 #include "lft_dump_format.hpp"
 
 #include "dump_error.hpp"
+#include "input_file.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include <fstream>
 #include <map>
 #include <regex>
+#include <sstream>
 
 namespace evb::netsim {
 namespace {
@@ -124,8 +125,7 @@ Routing read_lft_dumps(const std::vector<std::string>& paths, const Topology& to
     if (paths.empty()) throw std::invalid_argument("no LFT dump given");
     Reader reader(topology);
     for (const auto& path : paths) {
-        std::ifstream in(path);
-        if (!in) throw DumpError(path, 0, "cannot open the LFT dump");
+        std::istringstream in(read_input_file(path, dump_file_limit, "the LFT dump"));
         reader.read(in, path);
     }
     reader.check(paths);
