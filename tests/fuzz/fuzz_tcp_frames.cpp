@@ -107,10 +107,7 @@ void write_seeds() {
 } // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-    if (fuzz::seed_dir()) {
-        write_seeds();
-        std::exit(0);
-    }
+    fuzz::write_seeds_when_asked(write_seeds);
     return 0;
 }
 

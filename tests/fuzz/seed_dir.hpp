@@ -9,6 +9,14 @@ namespace evb::fuzz {
 
 inline const char* seed_dir() { return std::getenv("EVB_FUZZ_SEEDS"); }
 
+// A wire fuzzer's LLVMFuzzerInitialize: with EVB_FUZZ_SEEDS, `write` makes the seeds and the
+// process exits before fuzzing.
+inline void write_seeds_when_asked(void (*write)()) {
+    if (!seed_dir()) return;
+    write();
+    std::exit(0);
+}
+
 inline void write_seed(const std::string& name, const std::string& bytes) {
     std::ofstream(std::string(seed_dir()) + "/" + name, std::ios::binary | std::ios::trunc) << bytes;
 }
