@@ -134,6 +134,8 @@ std::variant<ControlMessage, std::string> decode_control_payload(std::string_vie
         m.body = nlohmann::json::parse(payload.substr(1));
     } catch (const nlohmann::json::parse_error& e) {
         return fmt::format("its {} message is not JSON (byte {})", s->name, e.byte);
+    } catch (const nlohmann::json::exception&) {   // out_of_range: a number beyond a double, e.g. 1E3000
+        return fmt::format("its {} message holds a number out of range", s->name);
     }
     if (std::string why = check(*s, m.body); !why.empty()) return why;
     return m;

@@ -43,6 +43,17 @@ std::string auto_listen_host(const World& world) {
     return name;
 }
 
+// One rank's part of a set-up allgather, read by `read` (nlohmann's exceptions become one line
+// naming the rank: the text came from a peer).
+template <typename Read>
+void read_setup_part(const std::string& text, std::size_t rank, const char* what, Read read) {
+    try {
+        read(nlohmann::json::parse(text));
+    } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error(fmt::format("rank {} sent {} that do not read: {:.200}", rank, what, e.what()));
+    }
+}
+
 // Rank 0's view of everyone's progress, from the latest record of each rank.
 struct ProgressBoard {
     std::vector<NodeStats> latest;
@@ -119,11 +130,15 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     }
     std::vector<std::string> addresses;
     std::vector<RankPlacement> placements;
-    for (const auto& text : boot.allgather(nlohmann::json{{"addresses", my_addresses}, {"placements", my_placements}}.dump(), fingerprint)) {
-        auto j = nlohmann::json::parse(text);
-        for (const auto& a : j.at("addresses")) addresses.push_back(a);
-        for (const auto& p : j.at("placements")) placements.push_back(RankPlacement::from_json(p));
-    }
+    const auto setups = boot.allgather(nlohmann::json{{"addresses", my_addresses}, {"placements", my_placements}}.dump(), fingerprint);
+    for (std::size_t r = 0; r < setups.size(); ++r)
+        read_setup_part(setups[r], r, "addresses and placements", [&](const nlohmann::json& j) {
+            if (j.at("addresses").size() != layout.endpoints_of(static_cast<std::uint32_t>(r)))
+                throw std::runtime_error(fmt::format("rank {} sent {} addresses for its {} endpoints", r, j.at("addresses").size(),
+                                                     layout.endpoints_of(static_cast<std::uint32_t>(r))));
+            for (const auto& a : j.at("addresses")) addresses.push_back(a.get<std::string>());
+            for (const auto& p : j.at("placements")) placements.push_back(RankPlacement::from_json(p));
+        });
     // Every endpoint connects at once: one waiting for another's accept must not block it.
     for (auto& t : extra) t->connect(addresses);
     transport->connect(addresses, setup_timeout);
@@ -137,8 +152,14 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
         nlohmann::json my_cards = nlohmann::json::array({transport->registration_card()});
         for (auto& t : extra) my_cards.push_back(t->transport().registration_card());
         std::vector<std::string> cards;
-        for (const auto& text : boot.allgather(my_cards.dump(), fingerprint))
-            for (const auto& c : nlohmann::json::parse(text)) cards.push_back(c.get<std::string>());
+        const auto parts = boot.allgather(my_cards.dump(), fingerprint);
+        for (std::size_t r = 0; r < parts.size(); ++r)
+            read_setup_part(parts[r], r, "registration cards", [&](const nlohmann::json& j) {
+                if (j.size() != layout.endpoints_of(static_cast<std::uint32_t>(r)))
+                    throw std::runtime_error(fmt::format("rank {} sent {} registration cards for its {} endpoints", r, j.size(),
+                                                         layout.endpoints_of(static_cast<std::uint32_t>(r))));
+                for (const auto& c : j) cards.push_back(c.get<std::string>());
+            });
         transport->learn_registrations(cards);
         for (auto& t : extra) t->transport().learn_registrations(cards);
     }
