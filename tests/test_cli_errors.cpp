@@ -210,6 +210,20 @@ std::vector<BadInput> cases() {
 #ifdef EVB_HAVE_MPI
         {"MpiOptionOnLocal", "--mpi-rma", "--mpi-rma is an option of --transport mpi; this run's transport is local"},
 #endif
+#ifdef EVB_HAVE_OFI
+        // Accepted before, and the run used eth0 (ofi_rxm ignores a domain name in the hints).
+        {"OfiDomainNotHere", "--transport ofi --ofi-provider 'tcp;ofi_rxm' --ofi-domain bogus0 --launch-local 2 --events 10",
+         "libfabric provider tcp;ofi_rxm has no domain 'bogus0' here (it has "},
+        {"OfiRailNotHere", "--transport ofi --ofi-provider 'tcp;ofi_rxm' --rails lo,bogus0 --launch-local 2 --events 10",
+         "--rails: libfabric provider tcp;ofi_rxm has no domain 'bogus0' here"},
+#endif
+#ifdef EVB_HAVE_UCX
+        // Without --ucx-tls UCX warned per rank and fell back to shared memory, which then failed per rank.
+        {"UcxDeviceNotHere", "--transport ucx --ucx-devices lo,bogus0 --launch-local 2 --events 10",
+         "--ucx-devices lo,bogus0: UCX has no network device 'bogus0' here (it has "},
+        {"UcxRailNotHere", "--transport ucx --ucx-tls tcp --rails lo,bogus0 --launch-local 2 --events 10",
+         "--rails bogus0: UCX has no network device 'bogus0' here"},
+#endif
 #ifdef EVB_HAVE_VERBS
         {"VerbsOptionOnLocal", "--verbs-device rxe0", "--verbs-device is an option of --transport verbs"},
 #endif

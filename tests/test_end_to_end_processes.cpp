@@ -131,6 +131,15 @@ TEST(Rails, UcxDevicesAsRailsCarryEveryByte) { expect_rails_carry_every_byte("--
 #ifdef EVB_HAVE_OFI
 // The same over libfabric: a rail is a domain of the provider (tcp;ofi_rxm names them after interfaces).
 TEST(Rails, OfiDomainsAsRailsCarryEveryByte) { expect_rails_carry_every_byte("--transport ofi --ofi-provider 'tcp;ofi_rxm'"); }
+
+// Before: --ofi-domain lo was recorded in the JSON while the run used eth0, as the header said.
+TEST(Ofi, TheDomainGivenIsTheDomainTheRunUses) {
+    auto r = run_command(evbench_binary() + " --transport ofi --ofi-provider 'tcp;ofi_rxm' --ofi-domain lo --launch-local 2 --events 50", 120);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("# transport: libfabric"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("provider tcp;ofi_rxm, domain lo\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("NIC lo"), std::string::npos) << r.out;
+}
 #endif
 
 std::vector<pid_t> children_of(pid_t pid) {

@@ -16,6 +16,12 @@ void OfiDriver::preflight() const {
     if (auto problem = OfiTransport::provider_problem(options_)) throw ConfigError(*problem);
 }
 
+void OfiDriver::preflight_rail(const std::string& nic) const {
+    OfiOptions rail = options_;
+    rail.domain = nic;
+    if (auto problem = OfiTransport::provider_problem(rail)) throw ConfigError("--rails: " + *problem);
+}
+
 std::unique_ptr<Transport> OfiDriver::make_one(std::uint32_t rank, std::uint32_t ranks, const std::string&) const {
     return std::make_unique<OfiTransport>(rank, ranks, options_);
 }

@@ -6,6 +6,8 @@
 #include "machine_info.hpp"
 #include "shm_region_name.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 
@@ -43,8 +45,7 @@ fi_info* hints_for(const OfiOptions& o) {
     if (provider.empty())
         if (const char* env = std::getenv("FI_PROVIDER")) provider = env;
     if (!provider.empty()) h->fabric_attr->prov_name = strdup(provider.c_str());
-    if (!o.domain.empty()) h->domain_attr->name = strdup(o.domain.c_str());
-    return h;
+    return h;   // no domain name: some providers (ofi_rxm) ignore it; find_provider picks the domain
 }
 
 // Beyond the hints: room for the rank in remote CQ data, and commands sent inline.
@@ -62,12 +63,24 @@ fi_info* find_provider(const OfiOptions& o, std::string& why) {
               " offers reliable datagrams with RMA, remote CQ data and send-after-write order here (fi_info lists the providers)";
         return nullptr;
     }
-    for (fi_info* i = list; i; i = i->next)
+    std::vector<std::string> domains;   // of the providers that fit, when --ofi-domain names none of them
+    for (fi_info* i = list; i; i = i->next) {
+        if (!o.domain.empty() && fits(i) && o.domain != i->domain_attr->name) {
+            if (std::ranges::find(domains, i->domain_attr->name) == domains.end()) domains.push_back(i->domain_attr->name);
+            continue;
+        }
         if (fits(i)) {
             fi_info* chosen = fi_dupinfo(i);
             fi_freeinfo(list);
             return chosen;
         }
+    }
+    if (!domains.empty()) {
+        why = fmt::format("libfabric provider {} has no domain '{}' here (it has {})", list->fabric_attr->prov_name, o.domain,
+                          fmt::join(domains, ", "));
+        fi_freeinfo(list);
+        return nullptr;
+    }
     why = std::string("libfabric provider ") + list->fabric_attr->prov_name + " carries " + std::to_string(list->domain_attr->cq_data_size) +
           " B of remote CQ data and injects " + std::to_string(list->tx_attr->inject_size) + " B; the ofi driver needs 4 and " +
           std::to_string(command_bytes);

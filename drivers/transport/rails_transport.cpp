@@ -1,21 +1,16 @@
 #include "rails_transport.hpp"
 
 #include "driver.hpp"
+#include "options.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <sstream>
 #include <stdexcept>
 
 namespace evb {
 
-std::vector<std::string> nic_list(const std::string& rails) {
-    std::vector<std::string> nics;
-    std::stringstream list(rails);
-    for (std::string nic; std::getline(list, nic, ',');) nics.push_back(nic);
-    return nics;
-}
+std::vector<std::string> nic_list(const std::string& rails) { return rails.empty() ? std::vector<std::string>{} : split_list(rails); }
 
 std::unique_ptr<RailsTransport> RailsTransport::make(const Driver& driver, std::uint32_t rank, std::uint32_t ranks, const std::string& rails) {
     std::vector<std::unique_ptr<Transport>> on_nics;

@@ -2,6 +2,7 @@
 
 #include "config_error.hpp"
 #include "options.hpp"
+#include "ucx_resources.hpp"
 
 namespace evb {
 
@@ -18,7 +19,12 @@ void UcxDriver::declare_options(OptionSet& options) {
 void UcxDriver::preflight() const {
     if (options_.write != "am" && options_.write != "put")
         throw ConfigError("--ucx-write: unknown way '" + options_.write + "' (choose am or put)");
+    if (auto problem = ucx_devices_problem("--ucx-devices", options_.devices)) throw ConfigError(*problem);
     if (auto problem = UcxTransport::start_problem(options_)) throw ConfigError(*problem);
+}
+
+void UcxDriver::preflight_rail(const std::string& nic) const {
+    if (auto problem = ucx_devices_problem("--rails", nic)) throw ConfigError(*problem);
 }
 
 std::unique_ptr<Transport> UcxDriver::make_one(std::uint32_t rank, std::uint32_t ranks, const std::string&) const {

@@ -20,6 +20,7 @@ public:
     std::unique_ptr<Transport> make_one(std::uint32_t rank, std::uint32_t ranks, const std::string& listen_host) const override;
     // A rail is a UCX device (as UCX_NET_DEVICES names it: `mlx5_0:1`, `eth0`).
     bool takes_rails() const override { return true; }
+    void preflight_rail(const std::string& nic) const override;
     std::unique_ptr<Transport> make_rail(std::uint32_t rank, std::uint32_t ranks, const std::string& nic) const override;
 
 private:
