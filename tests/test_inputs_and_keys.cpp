@@ -4,6 +4,7 @@
 #include "control_message.hpp"
 #include "input_file.hpp"
 #include "printable_text.hpp"
+#include "rank_statistics.hpp"
 #include "run_command.hpp"
 #include "run_key.hpp"
 
@@ -79,4 +80,56 @@ TEST(ControlMessage, AFrameDecodesToItsTypeAndABodyOffItsSchemaIsRefused) {
     EXPECT_EQ(std::get<std::string>(bad), "its stats message lacks the field 'stats'");
     auto lost = decode_control_payload(std::string("\xff", 1) + R"({"error":"x"})");
     EXPECT_EQ(std::get<std::string>(lost), "a frame of unknown type 255");
+}
+
+// A rank's final statistics as rank 0 reads them (rank_statistics.hpp): anything off is
+// std::invalid_argument, the one refusal rank 0 turns into a line naming the rank.
+namespace {
+nlohmann::json good_statistics() {
+    evb::NodeStats s;
+    s.node = 1;
+    s.events_built = 8;
+    s.latency.record(evb::Picoseconds(160'700'000));
+    return evb::rank_statistics_body(s, 1.8e9, {{"mlx5_0", 1u << 20}}, {0.25, 0.5});
+}
+std::string refusal(const nlohmann::json& body) {
+    try {
+        evb::read_rank_statistics(body, 1.8e9);
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    return "accepted";
+}
+} // namespace
+
+TEST(PeerStatistics, AWellFormedBodyReadsBackAndEveryFieldOffItIsRefusedNamingIt) {
+    const auto r = evb::read_rank_statistics(good_statistics(), 1.8e9);
+    EXPECT_EQ(r.stats.events_built, 8u);
+    EXPECT_EQ(r.stats.latency.count(), 1u);
+    EXPECT_EQ(r.rails.at(0).nic, "mlx5_0");
+    // Found by fuzz_control_frames: a bucket of one element, index 42352, threw std::out_of_range, which ended rank 0.
+    auto b = good_statistics();
+    b["stats"]["latency"]["buckets"] = nlohmann::json::parse("[[384,2],[42352]]");
+    EXPECT_NE(refusal(b).find("a latency bucket is not [index 0 to"), std::string::npos) << refusal(b);
+    b["stats"]["latency"]["buckets"] = nlohmann::json::parse("[[1e300,2]]");
+    EXPECT_NE(refusal(b).find("a latency bucket is not"), std::string::npos) << refusal(b);
+    // A double where a count belongs was cast unchecked (undefined for 1e300); a negative one wrapped.
+    b = good_statistics();
+    b["stats"]["events_built"] = 1e300;
+    EXPECT_NE(refusal(b).find("the field 'events_built' is not a whole number"), std::string::npos) << refusal(b);
+    b["stats"]["events_built"] = -1;
+    EXPECT_NE(refusal(b).find("the field 'events_built' is not a whole number"), std::string::npos) << refusal(b);
+    b = good_statistics();
+    b["stats"]["node"] = std::uint64_t{1} << 32;
+    EXPECT_NE(refusal(b).find("the field 'node' is not a whole number from 0 to 4294967295"), std::string::npos) << refusal(b);
+    b = good_statistics();
+    b["stats"].erase("errors");
+    EXPECT_NE(refusal(b).find("the field 'errors' is missing"), std::string::npos) << refusal(b);
+    // A clock days away would move its losses anywhere (and 1e300 s overflowed the picoseconds).
+    b = good_statistics();
+    b["started_unix_s"] = 1e300;
+    EXPECT_NE(refusal(b).find("away from rank 0"), std::string::npos) << refusal(b);
+    b = good_statistics();
+    b["rails"] = 3;
+    EXPECT_NE(refusal(b).find("the field 'rails' is not an array"), std::string::npos) << refusal(b);
 }

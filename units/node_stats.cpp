@@ -1,5 +1,7 @@
 #include "node_stats.hpp"
 
+#include "json_fields.hpp"
+
 #include <algorithm>
 
 namespace evb {
@@ -149,48 +151,48 @@ nlohmann::json NodeStats::to_json() const {
 
 NodeStats NodeStats::from_json(const nlohmann::json& j) {
     NodeStats s;
-    s.node = j.at("node").get<std::uint32_t>();
-    s.bytes_out = j.at("bytes_out").get<std::uint64_t>();
-    s.fragments_out = j.at("fragments_out").get<std::uint64_t>();
-    s.writes_out = j.at("writes_out").get<std::uint64_t>();
-    s.writes_in = j.at("writes_in").get<std::uint64_t>();
-    s.bytes_in = j.at("bytes_in").get<std::uint64_t>();
-    s.fragments_in = j.at("fragments_in").get<std::uint64_t>();
-    s.events_built = j.at("events_built").get<std::uint64_t>();
-    s.events_assigned = j.at("events_assigned").get<std::uint64_t>();
-    s.in_flight = j.at("in_flight").get<std::uint64_t>();
-    s.peak_ru_bytes = j.at("peak_ru_bytes").get<std::uint64_t>();
-    s.peak_bu_bytes = j.at("peak_bu_bytes").get<std::uint64_t>();
-    s.first_build = Picoseconds(j.at("first_build_ps").get<std::int64_t>());
-    s.last_build = Picoseconds(j.at("last_build_ps").get<std::int64_t>());
-    const auto& e = j.at("errors");
-    s.errors.bad_header = e.at("bad_header").get<std::uint64_t>();
-    s.errors.bad_payload = e.at("bad_payload").get<std::uint64_t>();
-    s.errors.duplicate = e.at("duplicate").get<std::uint64_t>();
-    s.errors.missing = e.at("missing").get<std::uint64_t>();
-    s.errors.unexpected = e.at("unexpected").get<std::uint64_t>();
-    s.errors.credit_overflow = e.at("credit_overflow").get<std::uint64_t>();
-    s.latency = LatencyHistogram::from_json(j.at("latency"));
+    s.node = whole_field_as<std::uint32_t>(j, "node");
+    s.bytes_out = whole_field(j, "bytes_out");
+    s.fragments_out = whole_field(j, "fragments_out");
+    s.writes_out = whole_field(j, "writes_out");
+    s.writes_in = whole_field(j, "writes_in");
+    s.bytes_in = whole_field(j, "bytes_in");
+    s.fragments_in = whole_field(j, "fragments_in");
+    s.events_built = whole_field(j, "events_built");
+    s.events_assigned = whole_field(j, "events_assigned");
+    s.in_flight = whole_field(j, "in_flight");
+    s.peak_ru_bytes = whole_field(j, "peak_ru_bytes");
+    s.peak_bu_bytes = whole_field(j, "peak_bu_bytes");
+    s.first_build = Picoseconds(integer_field(j, "first_build_ps"));
+    s.last_build = Picoseconds(integer_field(j, "last_build_ps"));
+    const auto& e = json_field(j, "errors");
+    s.errors.bad_header = whole_field(e, "bad_header");
+    s.errors.bad_payload = whole_field(e, "bad_payload");
+    s.errors.duplicate = whole_field(e, "duplicate");
+    s.errors.missing = whole_field(e, "missing");
+    s.errors.unexpected = whole_field(e, "unexpected");
+    s.errors.credit_overflow = whole_field(e, "credit_overflow");
+    s.latency = LatencyHistogram::from_json(json_field(j, "latency"));
     if (j.contains("failures")) {
-        const auto& f = j.at("failures");
-        s.events_reassigned = f.at("events_reassigned").get<std::uint64_t>();
-        s.events_rebuilt = f.at("events_rebuilt").get<std::uint64_t>();
-        s.events_incomplete = f.at("events_incomplete").get<std::uint64_t>();
-        s.fragments_lost = f.at("fragments_lost").get<std::uint64_t>();
-        s.events_built_by_lost = f.at("events_built_by_lost").get<std::uint64_t>();
-        for (const auto& l : f.at("losses"))
-            s.losses.push_back({l.at("rank").get<std::uint32_t>(), Picoseconds(l.at("at_ps").get<std::int64_t>()), l.at("how").get<std::string>(),
-                                Picoseconds(l.at("failed_at_ps").get<std::int64_t>())});
+        const auto& f = json_field(j, "failures");
+        s.events_reassigned = whole_field(f, "events_reassigned");
+        s.events_rebuilt = whole_field(f, "events_rebuilt");
+        s.events_incomplete = whole_field(f, "events_incomplete");
+        s.fragments_lost = whole_field(f, "fragments_lost");
+        s.events_built_by_lost = whole_field(f, "events_built_by_lost");
+        for (const auto& l : json_field(f, "losses"))
+            s.losses.push_back({whole_field_as<std::uint32_t>(l, "rank"), Picoseconds(integer_field(l, "at_ps")), text_field(l, "how"),
+                                Picoseconds(integer_field(l, "failed_at_ps"))});
     }
     if (j.contains("phases"))
-        for (const auto& p : j.at("phases")) {
+        for (const auto& p : json_field(j, "phases")) {
             PhaseFlow f;
-            f.bytes = p.at("bytes").get<std::uint64_t>();
-            f.messages = p.at("messages").get<std::uint64_t>();
-            f.rate_messages = p.at("rate_messages").get<std::uint64_t>();
-            f.rate_bytes = p.at("rate_bytes").get<std::uint64_t>();
-            f.rate_first = Picoseconds(p.at("rate_first_ps").get<std::int64_t>());
-            f.rate_last = Picoseconds(p.at("rate_last_ps").get<std::int64_t>());
+            f.bytes = whole_field(p, "bytes");
+            f.messages = whole_field(p, "messages");
+            f.rate_messages = whole_field(p, "rate_messages");
+            f.rate_bytes = whole_field(p, "rate_bytes");
+            f.rate_first = Picoseconds(integer_field(p, "rate_first_ps"));
+            f.rate_last = Picoseconds(integer_field(p, "rate_last_ps"));
             s.phases.push_back(f);
         }
     return s;

@@ -1,5 +1,7 @@
 #include "control_message.hpp"
 
+#include "json_fields.hpp"
+
 #include <fmt/format.h>
 
 #include <array>
@@ -63,13 +65,10 @@ const char* kind_text(Kind k) {
     return "?";
 }
 
-// A JSON integer that is not negative (nlohmann keeps one built from a C++ int as signed).
-bool is_count(const nlohmann::json& v) { return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0); }
-
 bool fits(const nlohmann::json& v, Kind k) {
     switch (k) {
-    case Kind::count: return is_count(v);
-    case Kind::rank: return is_count(v) && v.get<std::uint64_t>() <= std::numeric_limits<std::uint32_t>::max();
+    case Kind::count: return json_is_whole(v);
+    case Kind::rank: return json_is_whole(v, std::numeric_limits<std::uint32_t>::max());
     case Kind::number: return v.is_number();
     case Kind::text: return v.is_string() && v.get_ref<const std::string&>().size() <= max_text_field;
     case Kind::blob: return v.is_string();

@@ -1,8 +1,13 @@
 #include "latency_histogram.hpp"
 
+#include "json_fields.hpp"
+
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <stdexcept>
 
 namespace evb {
 
@@ -62,13 +67,15 @@ nlohmann::json LatencyHistogram::to_json() const {
 
 LatencyHistogram LatencyHistogram::from_json(const nlohmann::json& j) {
     LatencyHistogram h;
-    h.count_ = j.at("count").get<std::uint64_t>();
-    h.sum_ns_ = j.at("sum_ns").get<std::uint64_t>();
-    h.max_ns_ = j.at("max_ns").get<std::uint64_t>();
-    for (const auto& b : j.at("buckets")) {
-        int i = b.at(0).get<int>();
-        if (i < 0 || i >= buckets) throw std::out_of_range("latency bucket out of range");
-        h.counts_[i] = b.at(1).get<std::uint64_t>();
+    h.count_ = whole_field(j, "count");
+    h.sum_ns_ = whole_field(j, "sum_ns");
+    h.max_ns_ = whole_field(j, "max_ns");
+    const auto& list = json_field(j, "buckets");
+    if (!list.is_array()) throw std::invalid_argument("the field 'buckets' is not an array");
+    for (const auto& b : list) {
+        if (!b.is_array() || b.size() != 2 || !json_is_whole(b[0], buckets - 1) || !json_is_whole(b[1]))
+            throw std::invalid_argument(fmt::format("a latency bucket is not [index 0 to {}, count]", buckets - 1));
+        h.counts_[b[0].get<std::size_t>()] = b[1].get<std::uint64_t>();
     }
     return h;
 }

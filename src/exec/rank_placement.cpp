@@ -1,5 +1,7 @@
 #include "rank_placement.hpp"
 
+#include "json_fields.hpp"
+
 #include "cpu_list.hpp"
 #include "machine_info.hpp"
 #include "mapping_facts.hpp"
@@ -113,19 +115,29 @@ nlohmann::json RankPlacement::to_json() const {
 }
 
 RankPlacement RankPlacement::from_json(const nlohmann::json& j) {
+    // From a peer: every field checked (json_fields.hpp), a NUMA node from -1 (none) to 65535.
+    const auto node_number = [](const nlohmann::json& v) {
+        if (!(json_is_whole(v, 65535) || (v.is_number_integer() && v.get<std::int64_t>() == -1)))
+            throw std::invalid_argument("a NUMA node number is not from -1 to 65535");
+        return v.get<int>();
+    };
     RankPlacement p;
-    p.rank = j.at("rank");
-    p.units = j.value("units", "");
-    p.nic = j.at("nic");
-    p.thread_cpus = parse_cpu_list(j.at("thread_cpus").get<std::string>());
-    p.pinned = j.at("pinned");
-    p.bound_node = j.at("bound_node");
-    p.page_nodes = j.at("page_nodes").get<std::vector<int>>();
-    p.pool_bytes = j.at("pool_bytes");
-    p.huge_bytes = j.at("huge_bytes");
-    p.locked_bytes = j.at("locked_bytes");
-    p.pages = j.at("pages");
-    p.notice = j.at("notice");
+    p.rank = whole_field_as<std::uint32_t>(j, "rank");
+    p.units = j.contains("units") ? text_field(j, "units") : "";
+    p.nic = text_field(j, "nic");
+    p.thread_cpus = parse_cpu_list(text_field(j, "thread_cpus"));
+    const auto& pinned = json_field(j, "pinned");
+    if (!pinned.is_boolean()) throw std::invalid_argument("the field 'pinned' is not true or false");
+    p.pinned = pinned.get<bool>();
+    p.bound_node = node_number(json_field(j, "bound_node"));
+    const auto& nodes = json_field(j, "page_nodes");
+    if (!nodes.is_array()) throw std::invalid_argument("the field 'page_nodes' is not an array");
+    for (const auto& n : nodes) p.page_nodes.push_back(node_number(n));
+    p.pool_bytes = whole_field(j, "pool_bytes");
+    p.huge_bytes = whole_field(j, "huge_bytes");
+    p.locked_bytes = whole_field(j, "locked_bytes");
+    p.pages = text_field(j, "pages");
+    p.notice = text_field(j, "notice");
     return p;
 }
 

@@ -1,10 +1,18 @@
 #include "rank_statistics.hpp"
 
+#include "json_fields.hpp"
+
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include <stdexcept>
 
 namespace evb {
+
+namespace {
+constexpr double max_clock_offset_s = 86400, max_loss_time_s = 1e6;
+}
 
 nlohmann::json rank_statistics_body(const NodeStats& stats, double started_unix_s, const std::vector<Transport::RailBytes>& rails, CpuTime cpu) {
     nlohmann::json nics = nlohmann::json::array();
@@ -18,11 +26,21 @@ nlohmann::json rank_statistics_body(const NodeStats& stats, double started_unix_
 RankStatistics read_rank_statistics(const nlohmann::json& body, double rank0_started_unix_s) {
     try {
         RankStatistics r;
-        r.stats = NodeStats::from_json(body.at("stats"));
-        const double offset = body.at("started_unix_s").get<double>() - rank0_started_unix_s;
-        for (auto& loss : r.stats.losses) loss.at += Picoseconds::from_seconds(offset);
-        for (const auto& n : body.at("rails")) r.rails.push_back({n.at("nic").get<std::string>(), n.at("bytes").get<std::uint64_t>()});
-        r.cpu = {body.at("cpu").at("user_s").get<double>(), body.at("cpu").at("system_s").get<double>()};
+        r.stats = NodeStats::from_json(json_field(body, "stats"));
+        // Clocks of one run's hosts differ by seconds, not days; a loss happened within the run.
+        const double offset = number_field(body, "started_unix_s") - rank0_started_unix_s;
+        if (!(std::fabs(offset) <= max_clock_offset_s))
+            throw std::invalid_argument(fmt::format("it started {:.3g} s away from rank 0 (at most {} s)", offset, max_clock_offset_s));
+        for (auto& loss : r.stats.losses) {
+            if (loss.at < Picoseconds(0) || loss.at > Picoseconds::from_seconds(max_loss_time_s))
+                throw std::invalid_argument(fmt::format("a loss at {} ps is outside any run", loss.at.count()));
+            loss.at += Picoseconds::from_seconds(offset);
+        }
+        const auto& rails = json_field(body, "rails");
+        if (!rails.is_array()) throw std::invalid_argument("the field 'rails' is not an array");
+        for (const auto& n : rails) r.rails.push_back({text_field(n, "nic"), whole_field(n, "bytes")});
+        const auto& cpu = json_field(body, "cpu");
+        r.cpu = {number_field(cpu, "user_s"), number_field(cpu, "system_s")};
         return r;
     } catch (const nlohmann::json::exception& e) {
         throw std::invalid_argument(fmt::format("{:.200}", e.what()));

@@ -1,0 +1,46 @@
+#include "json_fields.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace evb {
+
+bool json_is_whole(const nlohmann::json& v, std::uint64_t max) {
+    if (v.is_number_unsigned()) return v.get<std::uint64_t>() <= max;
+    return v.is_number_integer() && v.get<std::int64_t>() >= 0 && static_cast<std::uint64_t>(v.get<std::int64_t>()) <= max;
+}
+
+const nlohmann::json& json_field(const nlohmann::json& j, std::string_view key) {
+    if (!j.is_object()) throw std::invalid_argument(fmt::format("'{}' is not inside an object", key));
+    auto it = j.find(key);
+    if (it == j.end()) throw std::invalid_argument(fmt::format("the field '{}' is missing", key));
+    return *it;
+}
+
+std::uint64_t whole_field(const nlohmann::json& j, std::string_view key, std::uint64_t max) {
+    const auto& v = json_field(j, key);
+    if (!json_is_whole(v, max)) throw std::invalid_argument(fmt::format("the field '{}' is not a whole number from 0 to {}", key, max));
+    return v.get<std::uint64_t>();
+}
+
+std::int64_t integer_field(const nlohmann::json& j, std::string_view key) {
+    const auto& v = json_field(j, key);
+    if (v.is_number_integer() && !(v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t{std::numeric_limits<std::int64_t>::max()}))
+        return v.get<std::int64_t>();
+    throw std::invalid_argument(fmt::format("the field '{}' is not a 64-bit integer", key));
+}
+
+double number_field(const nlohmann::json& j, std::string_view key) {
+    const auto& v = json_field(j, key);
+    if (!v.is_number()) throw std::invalid_argument(fmt::format("the field '{}' is not a number", key));
+    return v.get<double>();
+}
+
+std::string text_field(const nlohmann::json& j, std::string_view key) {
+    const auto& v = json_field(j, key);
+    if (!v.is_string()) throw std::invalid_argument(fmt::format("the field '{}' is not a string", key));
+    return v.get<std::string>();
+}
+
+} // namespace evb
