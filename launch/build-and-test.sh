@@ -59,10 +59,11 @@ if $all; then
 
   # clang, -O1 -g1 (line tables, all a sanitizer report's stack needs): GCC took 1.7 times as long
   # for this build, -O2 -g twice as long again. A second compiler's warnings, as errors, come with it.
-  # Only what its tiers run: evbench and the unit and integration binaries.
+  # Only what its tiers run: evbench and the unit and integration binaries. The fuzz targets
+  # share this build (-DEVB_FUZZ=ON adds libFuzzer's coverage hooks): one compile, not two.
   stage "build-asan/ (ASan + UBSan, clang)"
   cmake -S . -B build-asan -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DEVB_WERROR=ON -DEVB_SANITIZE=ON >/dev/null
+        "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DEVB_WERROR=ON -DEVB_SANITIZE=ON -DEVB_FUZZ=ON >/dev/null
   cmake --build build-asan --target evbench evbench_unit_tests evbench_integration_tests
   stage "unit + integration tiers in build-asan/"
   # shellcheck source=../tests/sanitizers/env.sh
@@ -71,8 +72,8 @@ if $all; then
 
   # libFuzzer on every parser of user files and values (tests/fuzz), 20 s each, seeded with real
   # dumps: a crash, a sanitizer report or a refusal other than evbench's own fails.
-  stage "fuzzers"
-  bash tests/fuzz/run.sh 20 build/evbench
+  stage "fuzzers (in build-asan/)"
+  bash tests/fuzz/run.sh 20 build-asan
 fi
 report
 trap - EXIT
