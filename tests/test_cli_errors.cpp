@@ -93,6 +93,9 @@ std::vector<BadInput> cases() {
         {"UnknownFlag", "--turbo", "--turbo"},
         {"NotANumber", "--credits many", "--credits"},
         {"BadDuration", "--duration soon", "--duration: 'soon' is not a duration"},
+        {"SizeUnitListed", "--fragment-size 1Q", "unknown size unit 'Q' (units: a plain number, B = bytes; k, K, kB, KB = 1000 B; Ki, KiB = 1024 B;"},
+        {"TimeUnitListed", "--duration 3h", "unknown time unit 'h' (units: a plain number, s = seconds; ms = 10^-3 s;"},
+        {"HelpOfNoSuchCommand", "help bogus", "help: unknown command 'bogus' (info, fabric, conflicts, netsim)"},
         {"ConfigUnknownKey", "--config " + write_file("unknown.toml", "credits = 2\nwarp-drive = true\n"), "warp"},
         {"ConfigBadValue", "--config " + write_file("bad.toml", "parallel = \"many\"\n"), "parallel"},
         {"ConfigMissing", "--config /nonexistent/evbench.toml", "/nonexistent/evbench.toml"},
@@ -340,3 +343,24 @@ TEST(Cli, TheJsonFileIsReplacedWholeAndAPipeTakesItInPlace) {
 }
 
 } // namespace
+
+// The conventions of the tools beside it: -V, the commands listed in --help with `evbench help
+// COMMAND`, and the units a size, a duration and a rate take.
+TEST(Cli, HelpListsTheCommandsAndTheUnitsAndDashVIsTheVersion) {
+    const auto help = run_command(evbench_binary() + " --help", 60);
+    ASSERT_EQ(help.exit_code, 0) << help.err;
+    for (const char* line : {"\n  info        what this machine offers", "\n  fabric      ", "\n  conflicts   ", "\n  netsim      ",
+                             "\nSizes: a plain number, B = bytes; k, K, kB, KB = 1000 B; Ki, KiB = 1024 B;",
+                             "\nDurations: a plain number, s = seconds;", "\nRates: a plain number, bps = bit/s;"})
+        EXPECT_NE(help.out.find(line), std::string::npos) << line << "\n" << help.out;
+    EXPECT_EQ(run_command(evbench_binary() + " help", 60).out, help.out);
+    for (const char* command : {"info", "fabric", "conflicts", "netsim"}) {
+        const auto own = run_command(evbench_binary() + " " + command + " --help", 60);
+        ASSERT_EQ(own.exit_code, 0) << command << ": " << own.err;
+        EXPECT_EQ(own.out.rfind(std::string("evbench ") + command + ": ", 0), 0u) << own.out;
+        EXPECT_EQ(run_command(evbench_binary() + " help " + command, 60).out, own.out) << command;
+    }
+    const auto version = run_command(evbench_binary() + " --version", 60);
+    EXPECT_EQ(version.out.rfind("evbench ", 0), 0u) << version.out;
+    EXPECT_EQ(run_command(evbench_binary() + " -V", 60).out, version.out);
+}

@@ -2,6 +2,8 @@
 
 #include "build_info.hpp"
 #include "config_options.hpp"
+#include "quantity.hpp"
+#include "subcommands.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -16,11 +18,11 @@ CommandLine::CommandLine() {
 bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_out) {
     CLI::App app{"evbench: event-building network benchmark (RU/BU/EM over a pluggable transport; built: " + drivers.names() + ")",
                  "evbench"};
-    app.set_version_flag("--version", version_line(), "print the version, the git commit built from and the drivers compiled in");
+    app.set_version_flag("-V,--version", version_line(), "print the version, the git commit built from and the drivers compiled in");
     app.set_config("--config", "", "read options from a TOML or INI file (keys = long flag names)");
     std::string transports = "\nTransports built (--transport NAME):\n";
     for (const auto& e : drivers.entries()) transports += "  " + std::string(e.driver->name()) + ": " + e.driver->help() + "\n";
-    app.footer(transports);
+    app.footer(transports + subcommands_help() + "\n" + quantity_units_help());
     options.attach(app);
     if (!options.parse(app, argc, argv, help_out)) return false;
     // With only --events, the run is not cut short by the default duration.

@@ -15,7 +15,7 @@ int info_command(int argc, const char* const* argv, const DriverRegistry& driver
     OptionSet options;
     options.begin_group("info", "Output");
     options.text("json", json_file, "FILE", "the same as JSON").writes_file();
-    CLI::App app{"evbench info: what this machine offers for event building, and what each driver finds usable here", "evbench info"};
+    CLI::App app{std::string("evbench info: ") + info_summary, "evbench info"};
     options.attach(app);
     if (!options.parse(app, argc, argv, out)) return 0;
     options.check_files();

@@ -8,6 +8,8 @@ namespace evb {
 
 class DriverRegistry;
 
+// One line on what the command does, for its --help and `evbench --help`.
+inline constexpr const char* info_summary = "what this machine offers for event building, and what each driver finds usable here";
 int info_command(int argc, const char* const* argv, const DriverRegistry& drivers, std::ostream& out);
 
 } // namespace evb

@@ -1,19 +1,16 @@
 // evbench's command-line entry: parse, pick the driver, then run in this process, launch local
 // processes, or run as one rank of an mpirun/srun/launcher job; src/report prints the outcome.
 #include "command_line.hpp"
-#include "conflicts_command.hpp"
-#include "fabric_command.hpp"
-#include "info_command.hpp"
 #include "layout.hpp"
 #include "local_launcher.hpp"
 #include "log.hpp"
-#include "netsim_command.hpp"
 #include "printable_text.hpp"
 #include "rails_transport.hpp"
 #include "report.hpp"
 #include "routing.hpp"
 #include "run_key_source.hpp"
 #include "run_deadline.hpp"
+#include "subcommands.hpp"
 #include "socket_util.hpp"
 #include "world.hpp"
 
@@ -103,14 +100,29 @@ int run(int argc, const char* const* argv) {
     return report_outcome(std::cout, std::cerr, config, cl.echo(), outcome, console.samples());
 }
 
+// `evbench help [COMMAND]`: that command's --help (the event builder's without one).
+int help_command(int argc, char** argv) {
+    if (argc > 2) return usage_error("help takes one command at most (" + subcommand_names() + ")");
+    std::string flag = "--help";
+    std::vector<char*> args{argv[0]};
+    if (argc == 2) {
+        if (!find_subcommand(argv[1])) return usage_error("help: unknown command '" + std::string(argv[1]) + "' (" + subcommand_names() + ")");
+        args.push_back(argv[1]);
+    }
+    args.push_back(flag.data());
+    args.push_back(nullptr);
+    const int n = static_cast<int>(args.size()) - 1;
+    if (argc == 2) return find_subcommand(argv[1])->run(n - 1, args.data() + 1, std::cout);
+    return run(n, args.data());
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     try {
-        if (argc > 1 && std::string(argv[1]) == "conflicts") return netsim::conflicts_command(argc - 1, argv + 1, std::cout);
-        if (argc > 1 && std::string(argv[1]) == "fabric") return netsim::fabric_command(argc - 1, argv + 1, std::cout);
-        if (argc > 1 && std::string(argv[1]) == "info") return info_command(argc - 1, argv + 1, DriverRegistry(), std::cout);
-        if (argc > 1 && std::string(argv[1]) == "netsim") return netsim::netsim_command(argc - 1, argv + 1, std::cout);
+        if (argc > 1 && std::string(argv[1]) == "help") return help_command(argc - 1, argv + 1);
+        if (argc > 1)
+            if (const Subcommand* sub = find_subcommand(argv[1])) return sub->run(argc - 1, argv + 1, std::cout);
         return run(argc, argv);
     } catch (const ConfigError& e) {
         return usage_error(e.what());

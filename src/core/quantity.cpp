@@ -25,19 +25,62 @@ std::pair<double, std::string> split_number(const std::string& text, const char*
     return {value, unit};
 }
 
+struct Unit {
+    std::string_view name;
+    double factor;   // of the base unit (bytes, picoseconds, bits per second)
+    std::string_view means;   // how --help and the error line explain a group of equal units
+};
+// The units each parser takes, and how they are explained: one table per kind. K and M are SI
+// (1000), as in ib_write_bw's and qperf's figures; Ki and Mi are binary (iperf3's K is 1024).
+constexpr Unit size_units_in[] = {
+    {"", 1, "bytes"}, {"B", 1, "bytes"}, {"k", 1e3, "1000 B"}, {"K", 1e3, "1000 B"}, {"kB", 1e3, "1000 B"}, {"KB", 1e3, "1000 B"},
+    {"Ki", 1024.0, "1024 B"}, {"KiB", 1024.0, "1024 B"}, {"M", 1e6, "1000^2 B"}, {"MB", 1e6, "1000^2 B"},
+    {"Mi", 1048576.0, "1024^2 B"}, {"MiB", 1048576.0, "1024^2 B"}, {"G", 1e9, "1000^3 B"}, {"GB", 1e9, "1000^3 B"},
+    {"Gi", 1073741824.0, "1024^3 B"}, {"GiB", 1073741824.0, "1024^3 B"}, {"TB", 1e12, "1000^4 B"}, {"TiB", 1099511627776.0, "1024^4 B"}};
+constexpr Unit time_units_in[] = {{"", 1e12, "seconds"}, {"s", 1e12, "seconds"}, {"ms", 1e9, "10^-3 s"}, {"us", 1e6, "10^-6 s"},
+                                  {"ns", 1e3, "10^-9 s"}, {"ps", 1, "10^-12 s"}, {"min", 60e12, "60 s"}};
+constexpr Unit rate_units_in[] = {{"", 1, "bit/s"}, {"bps", 1, "bit/s"}, {"kbps", 1e3, "10^3 bit/s"}, {"Kbps", 1e3, "10^3 bit/s"},
+                                  {"Mbps", 1e6, "10^6 bit/s"}, {"Mb/s", 1e6, "10^6 bit/s"}, {"Gbps", 1e9, "10^9 bit/s"},
+                                  {"Gb/s", 1e9, "10^9 bit/s"}, {"Tbps", 1e12, "10^12 bit/s"}, {"Tb/s", 1e12, "10^12 bit/s"}};
+
+template <std::size_t N>
+double factor_of(const Unit (&units)[N], const std::string& unit) {
+    for (const auto& u : units)
+        if (unit == u.name) return u.factor;
+    return 0;
+}
+
+// "a plain number, B = bytes; k, K, kB, KB = 1000 B; ..." from the table, equal meanings joined.
+template <std::size_t N>
+std::string units_line(const Unit (&units)[N]) {
+    std::string line;
+    for (std::size_t i = 0; i < N;) {
+        std::string names;
+        std::size_t j = i;
+        for (; j < N && units[j].means == units[i].means; ++j) {
+            if (!names.empty()) names += ", ";
+            names += units[j].name.empty() ? std::string_view("a plain number") : units[j].name;
+        }
+        if (!line.empty()) line += "; ";
+        line += names;
+        line += " = ";
+        line += units[i].means;
+        i = j;
+    }
+    return line;
+}
+
 } // namespace
+
+std::string quantity_units_help() {
+    return "Sizes: " + units_line(size_units_in) + "\nDurations: " + units_line(time_units_in) +
+           "\nRates: " + units_line(rate_units_in) + "\n";
+}
 
 std::uint64_t parse_size(const std::string& text) {
     auto [value, unit] = split_number(text, "size");
-    double factor = 0;
-    static const std::pair<std::string_view, double> units[] = {
-        {"", 1}, {"B", 1}, {"k", 1e3}, {"K", 1e3}, {"kB", 1e3}, {"KB", 1e3}, {"KiB", 1024.0}, {"Ki", 1024.0},
-        {"M", 1e6}, {"MB", 1e6}, {"MiB", 1048576.0}, {"Mi", 1048576.0},
-        {"G", 1e9}, {"GB", 1e9}, {"GiB", 1073741824.0}, {"Gi", 1073741824.0},
-        {"TB", 1e12}, {"TiB", 1099511627776.0}};
-    for (const auto& [name, f] : units)
-        if (unit == name) factor = f;
-    if (factor == 0) throw std::invalid_argument("'" + text + "' has an unknown size unit '" + unit + "'");
+    const double factor = factor_of(size_units_in, unit);
+    if (factor == 0) throw std::invalid_argument("'" + text + "' has an unknown size unit '" + unit + "' (units: " + units_line(size_units_in) + ")");
     double bytes = value * factor;
     if (bytes > 1.8e19) throw std::invalid_argument("'" + text + "' is too large a size");
     if (bytes != std::floor(bytes)) throw std::invalid_argument("'" + text + "' is not a whole number of bytes");
@@ -46,12 +89,8 @@ std::uint64_t parse_size(const std::string& text) {
 
 Picoseconds parse_duration(const std::string& text) {
     auto [value, unit] = split_number(text, "duration");
-    double factor = 0;
-    static const std::pair<std::string_view, double> units[] = {
-        {"", 1e12}, {"s", 1e12}, {"ms", 1e9}, {"us", 1e6}, {"ns", 1e3}, {"ps", 1}, {"min", 60e12}};
-    for (const auto& [name, f] : units)
-        if (unit == name) factor = f;
-    if (factor == 0) throw std::invalid_argument("'" + text + "' has an unknown time unit '" + unit + "'");
+    const double factor = factor_of(time_units_in, unit);
+    if (factor == 0) throw std::invalid_argument("'" + text + "' has an unknown time unit '" + unit + "' (units: " + units_line(time_units_in) + ")");
     double ps = value * factor;
     if (ps > 9.2e18) throw std::invalid_argument("'" + text + "' is too long a duration");
     return Picoseconds(static_cast<std::int64_t>(std::llround(ps)));
@@ -59,13 +98,8 @@ Picoseconds parse_duration(const std::string& text) {
 
 double parse_rate_bps(const std::string& text) {
     auto [value, unit] = split_number(text, "rate");
-    double factor = 0;
-    static const std::pair<std::string_view, double> units[] = {
-        {"", 1}, {"bps", 1}, {"Kbps", 1e3}, {"kbps", 1e3}, {"Mbps", 1e6}, {"Gbps", 1e9}, {"Tbps", 1e12},
-        {"Gb/s", 1e9}, {"Mb/s", 1e6}, {"Tb/s", 1e12}};
-    for (const auto& [name, f] : units)
-        if (unit == name) factor = f;
-    if (factor == 0) throw std::invalid_argument("'" + text + "' has an unknown rate unit '" + unit + "'");
+    const double factor = factor_of(rate_units_in, unit);
+    if (factor == 0) throw std::invalid_argument("'" + text + "' has an unknown rate unit '" + unit + "' (units: " + units_line(rate_units_in) + ")");
     return value * factor;
 }
 

@@ -22,7 +22,7 @@ int conflicts_command(int argc, const char* const* argv, std::ostream& out) {
     options.begin_group("conflicts", "Output");
     options.whole("seed", fabric.seed, "n", "same as `--routing-seed`");
     options.text("json", json_file, "FILE", "per-phase table as JSON").writes_file();
-    return run_subcommand("evbench conflicts: linear-shift conflicts of a routed fat tree (paper 003 sec. 4.1)", options, argc, argv, out,
+    return run_subcommand(std::string("evbench conflicts: ") + conflicts_summary, options, argc, argv, out,
                           nullptr, [&] {
         Fabric f = build_fabric(fabric);
         const Topology& t = f.topology;

@@ -5,6 +5,8 @@
 
 namespace evb::netsim {
 
+// One line on what the command does, for its --help and `evbench --help`.
+inline constexpr const char* conflicts_summary = "linear-shift conflicts of a routed fat tree";
 int conflicts_command(int argc, const char* const* argv, std::ostream& out);
 
 } // namespace evb::netsim

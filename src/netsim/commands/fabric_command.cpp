@@ -43,7 +43,7 @@ int fabric_command(int argc, const char* const* argv, std::ostream& out) {
     options.text("write-hostfile", hostfile_out, "FILE", "one host name (first word of the node description) per rank, in `--host-order`").writes_file();
     options.on_off("hosts", list_hosts, "list every rank: host, LID, leaf and port");
     options.text("json", json_file, "FILE", "counts, the order comparison and the rank list").writes_file();
-    return run_subcommand("evbench fabric: describe, import and export a fabric, its routing and its rank order", options, argc, argv,
+    return run_subcommand(std::string("evbench fabric: ") + fabric_summary, options, argc, argv,
                           out, nullptr, [&] {
         Fabric f = build_fabric(fabric);
         const Topology& t = f.topology;

@@ -6,6 +6,8 @@
 
 namespace evb::netsim {
 
+// One line on what the command does, for its --help and `evbench --help`.
+inline constexpr const char* fabric_summary = "describe, import and export a fabric, its routing and its rank order";
 int fabric_command(int argc, const char* const* argv, std::ostream& out);
 
 } // namespace evb::netsim

@@ -51,7 +51,7 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
         if (duration.count() == 0 && traffic.messages == 0) throw std::invalid_argument("give --messages or a --duration above zero");
         traffic.validate_window(sim.ib);   // before the header: a2a used to report 0 Gb/s instead
     };
-    return run_subcommand("evbench netsim: flit-level InfiniBand simulation of synthetic traffic on a fat tree", options, argc, argv, out,
+    return run_subcommand(std::string("evbench netsim: ") + netsim_summary, options, argc, argv, out,
                           resolve, [&] {
         limit_to_simulator(fabric, model.memory);
         Fabric f = build_fabric(fabric);
