@@ -1,5 +1,7 @@
 #include "run_command.hpp"
 
+#include "socket_util.hpp"
+
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -34,6 +36,13 @@ std::size_t count(const std::string& text, const std::string& what) {
 }
 
 std::string evbench_binary() { return EVBENCH_BINARY; }
+
+int free_port() {
+    const int fd = evb::listen_on("127.0.0.1", 0, 1);
+    const int port = evb::bound_port(fd);
+    close(fd);
+    return port;
+}
 
 std::string temp_path(const std::string& name) {
     // One directory per test process, removed at exit unless EVB_KEEP_TEST_FILES is set.

@@ -16,6 +16,9 @@ struct CommandResult {
 CommandResult run_command(const std::string& command, double hang_guard_s = 120);
 std::string evbench_binary();
 std::string temp_path(const std::string& name);
+// A TCP port on 127.0.0.1 that nothing listens on now (the kernel's pick, closed again): a
+// port derived from a process id can be an ephemeral port another connection holds.
+int free_port();
 std::string read_file(const std::string& path);   // empty if missing
 // The output of a gtest run inside a test (the conformance suite in the VM), fit to print in a
 // failure message: gtest's SKIPPED marker in it would make ctest report the failed test as

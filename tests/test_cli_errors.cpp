@@ -95,6 +95,8 @@ std::vector<BadInput> cases() {
         {"BadDuration", "--duration soon", "--duration: 'soon' is not a duration"},
         {"SizeUnitListed", "--fragment-size 1Q", "unknown size unit 'Q' (units: a plain number, B = bytes; k, K, kB, KB = 1000 B; Ki, KiB = 1024 B;"},
         {"TimeUnitListed", "--duration 3h", "unknown time unit 'h' (units: a plain number, s = seconds; ms = 10^-3 s;"},
+        {"TwoOutputsOnStandardOutput", "fabric --k 2 --write-topology - --json -",
+         "--write-topology and --json both write to standard output ('-'): give one a file"},
         {"HelpOfNoSuchCommand", "help bogus", "help: unknown command 'bogus' (info, fabric, conflicts, netsim)"},
         {"ConfigUnknownKey", "--config " + write_file("unknown.toml", "credits = 2\nwarp-drive = true\n"), "warp"},
         {"ConfigBadValue", "--config " + write_file("bad.toml", "parallel = \"many\"\n"), "parallel"},
@@ -340,6 +342,26 @@ TEST(Cli, TheJsonFileIsReplacedWholeAndAPipeTakesItInPlace) {
     auto piped = run_command("(" + evbench_binary() + " --events 20 --quiet --json /dev/stdout | grep -c '\"events_built\": 20')", 60);
     EXPECT_EQ(piped.exit_code, 0) << piped.err;
     EXPECT_NE(piped.out, "0\n") << piped.out;
+}
+
+// `--json -`: standard output carries the JSON alone, whole, and what the run prints besides
+// goes to standard error; in one process, across processes and in a subcommand.
+TEST(Cli, JsonToDashIsStandardOutputAloneAndTheReportGoesToStandardError) {
+    for (const std::string run : {"--events 20", "--transport tcp --launch-local 2 --events 20"}) {
+        auto r = run_command(evbench_binary() + " " + run + " --json -", 120);
+        ASSERT_EQ(r.exit_code, 0) << run << ": " << r.err;
+        nlohmann::json doc;
+        ASSERT_NO_THROW(doc = nlohmann::json::parse(r.out)) << run << ": " << r.out;
+        EXPECT_EQ(doc["results"]["system"]["events_built"], 20) << run;
+        EXPECT_NE(r.err.find("# system: 20 events built"), std::string::npos) << run << ": " << r.err;
+        EXPECT_NE(r.err.find("  node     events"), std::string::npos) << run << ": " << r.err;
+    }
+    auto netsim = run_command(evbench_binary() + " netsim --k 2 --traffic many-to-one --senders 1 --message-size 64KiB --messages 5 --duration 0 --json -", 60);
+    ASSERT_EQ(netsim.exit_code, 0) << netsim.err;
+    nlohmann::json doc;
+    ASSERT_NO_THROW(doc = nlohmann::json::parse(netsim.out)) << netsim.out;
+    EXPECT_EQ(doc["results"]["messages_in_flight"], 0);
+    EXPECT_NE(netsim.err.find("# evbench netsim: "), std::string::npos) << netsim.err;
 }
 
 } // namespace

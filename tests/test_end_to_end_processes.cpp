@@ -79,9 +79,10 @@ INSTANTIATE_TEST_SUITE_P(
                                          Point{"PerUnitThreads", "--launch-local 2 --threads per-unit --credits 2", 2},
                                          Point{"PerUnitThreadsPushEmOwnRank", "--launch-local 4 --threads per-unit --protocol push --em own", 3},
                                          // The launcher serves the bootstrap where --bootstrap says (it used to pick its own
-                                         // port while the ranks knocked on the given one: "Connection refused", exit 1).
+                                         // port while the ranks knocked on the given one: "Connection refused", exit 1). A
+                                         // free port: 21000 + pid % 20000 could be an ephemeral one in use (30 s, then a failure).
                                          Point{"LaunchLocalWithBootstrapFlag",
-                                               "--launch-local 3 --bootstrap 127.0.0.1:" + std::to_string(21000 + getpid() % 20000), 3})),
+                                               "--launch-local 3 --bootstrap 127.0.0.1:" + std::to_string(free_port()), 3})),
     [](const auto& i) { return std::get<0>(i.param).first + "_" + std::get<1>(i.param).name; });
 
 // --rails lo,lo: each write to a peer takes the next rail, so per rank the rails differ by at

@@ -16,13 +16,6 @@ using namespace evb::test;
 
 namespace {
 
-int free_port() {
-    int fd = listen_on("127.0.0.1", 0, 1);
-    const int port = bound_port(fd);
-    close(fd);
-    return port;
-}
-
 struct Rank {
     std::string out, err;
     CommandResult result;

@@ -19,6 +19,7 @@ int info_command(int argc, const char* const* argv, const DriverRegistry& driver
     options.attach(app);
     if (!options.parse(app, argc, argv, out)) return 0;
     options.check_files();
+    options.take_stdout_if_asked();
 
     const MachineInfo machine = probe_machine();
     out << version_line() << "\n";

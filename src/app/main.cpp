@@ -56,6 +56,9 @@ int run(int argc, const char* const* argv) {
         for (const auto& nic : nic_list(config.rails))
             if (!nic.empty()) driver.preflight_rail(nic);   // empty names: validate() says so
     }
+    // --json -: the process that writes it (not a local launcher, whose ranks inherit its
+    // standard output) keeps standard output for it and prints the report to standard error.
+    if (world ? world->rank == 0 : !config.launch_local) cl.options.take_stdout_if_asked();
     for (const auto& e : cl.drivers.entries())
         if (e.instead)
             if (auto code = e.instead(config, world, [&] { return cl.echo(); }, std::cout)) return *code;

@@ -317,9 +317,20 @@ void OptionSet::check_files() const {
     for (const auto& o : options_)
         if (o.given && o.is_input_file)
             for (auto& f : files_of(o)) inputs.push_back(std::move(f));
+    std::string on_stdout;
     for (const auto& o : options_)
         if (o.given && o.is_output_file)
-            for (const auto& f : files_of(o)) check_output_file(f, "--" + o.name, inputs);
+            for (const auto& f : files_of(o)) {
+                check_output_file(f, "--" + o.name, inputs);
+                if (f != stdout_file) continue;
+                if (!on_stdout.empty()) throw ConfigError("--" + on_stdout + " and --" + o.name + " both write to standard output ('-'): give one a file");
+                on_stdout = o.name;
+            }
+}
+
+void OptionSet::take_stdout_if_asked() const {
+    for (const auto& o : options_)
+        if (o.given && o.is_output_file && o.echo() == stdout_file) take_stdout_for_output();
 }
 
 void OptionSet::refuse_inapplicable() const {

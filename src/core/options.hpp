@@ -51,7 +51,11 @@ struct Option {
     // run): not refused as another transport's.
     Option& whatever_the_transport() { any_transport = true; return *this; }
     bool any_transport = false;
-    Option& writes_file() { is_output_file = true; return *this; }
+    Option& writes_file() {   // "-" is standard output (output_file.hpp)
+        is_output_file = true;
+        help += " ('-': standard output)";
+        return *this;
+    }
     // Refused together with any of these flags ("--k excludes --topology").
     Option& excludes(std::vector<std::string> names) { excluded = std::move(names); return *this; }
     std::vector<std::string> excluded;
@@ -95,6 +99,9 @@ public:
     // options that read files), else ConfigError in one line: called before the work starts by
     // the process that will write them.
     void check_files() const;
+    // For the process that writes the outputs, before it prints: an output given as "-" takes
+    // standard output (output_file.hpp).
+    void take_stdout_if_asked() const;
     // Every option given that does not apply to this run, refused in one line (ConfigError),
     // after the derived defaults are set: an option silently ignored is a wrong answer.
     void refuse_inapplicable() const;

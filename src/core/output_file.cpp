@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <stdexcept>
 
 namespace evb {
@@ -35,11 +37,27 @@ void write_all(int fd, const std::string& text, const std::string& name) {
     }
 }
 
+// Where "-" is written: standard output, or the copy of it take_stdout_for_output() kept.
+int stdout_fd = STDOUT_FILENO;
+
 } // namespace
+
+void take_stdout_for_output() {
+    if (stdout_fd != STDOUT_FILENO) return;
+    std::cout.flush();
+    std::fflush(stdout);
+    const int kept = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (kept < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) throw std::runtime_error(std::string("cannot keep standard output for '-': ") + std::strerror(errno));
+    stdout_fd = kept;
+}
 
 void check_output_file(const std::string& path, const std::string& what, const std::vector<std::string>& inputs) {
     const std::string name = what + " '" + path + "'";
     if (path.empty()) throw ConfigError(what + " needs a file name");
+    if (path == stdout_file) {
+        if (fcntl(STDOUT_FILENO, F_GETFD) < 0) throw ConfigError(what + " -: standard output is closed");
+        return;
+    }
     struct stat st {};
     if (stat(path.c_str(), &st) == 0) {
         if (S_ISDIR(st.st_mode)) throw ConfigError(name + " is a directory");
@@ -73,6 +91,10 @@ void check_output_file(const std::string& path, const std::string& what, const s
 
 void write_output_file(const std::string& path, const std::string& what, const std::string& text) {
     const std::string name = what + " '" + path + "'";
+    if (path == stdout_file) {
+        write_all(stdout_fd, text, name);
+        return;
+    }
     struct stat st {};
     if (stat(path.c_str(), &st) == 0 && written_in_place(st)) {
         const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);

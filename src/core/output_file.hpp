@@ -8,6 +8,13 @@
 
 namespace evb {
 
+// "-" as an output file is standard output (`--json - | jq .`). The process that writes it calls
+// take_stdout_for_output() before it prints anything else: from then on what it, and any process
+// it starts, prints to standard output goes to standard error, and standard output carries only
+// the file. Without the call, "-" is written to standard output as it is.
+inline constexpr const char* stdout_file = "-";
+void take_stdout_for_output();
+
 // Throws ConfigError naming `what` (the flag) and the path when it cannot be written: its folder
 // missing or not writable, a directory, a full file system, or one of `inputs` (the same file).
 void check_output_file(const std::string& path, const std::string& what, const std::vector<std::string>& inputs);

@@ -23,6 +23,7 @@ int run_subcommand(const std::string& about, OptionSet& options, int argc, const
         options.attach(app);
         if (!options.parse(app, argc, argv, out)) return 0;
         options.check_files();
+        options.take_stdout_if_asked();
         if (after_parse) after_parse();
     } catch (const std::exception& e) {
         return fail(e, 2);
