@@ -106,17 +106,11 @@ int run(int argc, const char* const* argv) {
 // `evbench help [COMMAND]`: that command's --help (the event builder's without one).
 int help_command(int argc, char** argv) {
     if (argc > 2) return usage_error("help takes one command at most (" + subcommand_names() + ")");
-    std::string flag = "--help";
-    std::vector<char*> args{argv[0]};
-    if (argc == 2) {
-        if (!find_subcommand(argv[1])) return usage_error("help: unknown command '" + std::string(argv[1]) + "' (" + subcommand_names() + ")");
-        args.push_back(argv[1]);
-    }
-    args.push_back(flag.data());
-    args.push_back(nullptr);
-    const int n = static_cast<int>(args.size()) - 1;
-    if (argc == 2) return find_subcommand(argv[1])->run(n - 1, args.data() + 1, std::cout);
-    return run(n, args.data());
+    const char* help[] = {argc == 2 ? argv[1] : "evbench", "--help", nullptr};
+    if (argc == 1) return run(2, help);
+    const Subcommand* sub = find_subcommand(argv[1]);
+    if (!sub) return usage_error("help: unknown command '" + std::string(argv[1]) + "' (" + subcommand_names() + ")");
+    return sub->run(2, help, std::cout);
 }
 
 } // namespace
