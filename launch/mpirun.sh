@@ -11,6 +11,9 @@
 # Example: launch/mpirun.sh -H hosts.txt -n 64 -p 2 -- --transport mpi --credits 2 --parallel 8 --fragment-size 512KB
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=find_evbench.sh
+source "$here/find_evbench.sh"
+evbench=$(find_evbench "$here" mpirun.sh)
 hosts="" nodes="" ppn=1 em_own=0
 while getopts "H:n:p:e" opt; do
   case $opt in
@@ -39,4 +42,4 @@ export EVBENCH_RUN_KEY
 # MPIRUN_ARGS: more mpirun options (e.g. --oversubscribe on a test machine). -x passes the key by
 # name: its value stays off every command line.
 exec mpirun -np "$np" -x EVBENCH_RUN_KEY --hostfile "$slots" --map-by slot --bind-to "${BIND_TO:-core}" ${MPIRUN_ARGS:-} \
-  "${EVBENCH:-$here/../build/evbench}" --nodes "$nodes" --ppn "$ppn" "${extra[@]}" "$@"
+  "$evbench" --nodes "$nodes" --ppn "$ppn" "${extra[@]}" "$@"

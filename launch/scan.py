@@ -20,13 +20,24 @@ import itertools
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_BINARY = os.path.join(HERE, "..", "build", "evbench")
+
+
+def default_binary():
+    """As launch/find_evbench.sh: $EVBENCH, the source tree's build/evbench, the installed one
+    (PREFIX/bin for PREFIX/share/evbench/launch), then evbench on PATH."""
+    if os.environ.get("EVBENCH"):
+        return os.environ["EVBENCH"]
+    for candidate in (os.path.join(HERE, "..", "build", "evbench"), os.path.join(HERE, "..", "..", "..", "bin", "evbench")):
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return shutil.which("evbench") or os.path.join(HERE, "..", "build", "evbench")
 
 
 def fail(message):
@@ -127,7 +138,7 @@ def main():
     parser.add_argument("--param", action="append", default=[], help="NAME=V1,V2,...: an evbench flag and its values")
     parser.add_argument("--points", help="file with one point's extra arguments per line (instead of --param)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count(), help="points run at once locally")
-    parser.add_argument("--binary", default=os.environ.get("EVBENCH", DEFAULT_BINARY), help="evbench binary")
+    parser.add_argument("--binary", default=default_binary(), help="evbench binary")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per point")
     parser.add_argument("--count", action="store_true", help="print the number of points and exit")
     parser.add_argument("common", nargs=argparse.REMAINDER, help="-- then arguments for every point")

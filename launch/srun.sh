@@ -5,6 +5,9 @@
 # Without -H, Slurm's own node order is used. Runs inside an allocation (salloc or sbatch).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=find_evbench.sh
+source "$here/find_evbench.sh"
+evbench=$(find_evbench "$here" srun.sh)
 hosts="" nodes="" ppn=1 em_own=0
 while getopts "H:n:p:e" opt; do
   case $opt in
@@ -43,4 +46,4 @@ else
   layout=${SRUN_LAYOUT---ntasks-per-node=$ppn}
   [ -n "$layout" ] && args+=("$layout")
 fi
-srun "${args[@]}" "${EVBENCH:-$here/../build/evbench}" --nodes "$nodes" --ppn "$ppn" "${extra[@]}" "$@"
+srun "${args[@]}" "$evbench" --nodes "$nodes" --ppn "$ppn" "${extra[@]}" "$@"

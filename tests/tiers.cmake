@@ -59,7 +59,7 @@ function(evb_tier_tests)
     string(APPEND oversubscribed "*/ProcessEndToEnd.*/Ofi*_${point}:*/ProcessEndToEnd.*/Ucx*_${point}:")
   endforeach()
   evb_tier_group(${b} system 180 "${oversubscribed}" PROCESSORS 2)
-  evb_tier_group(${b} integration 180 "*/ProcessEndToEnd.*:*/ProcessFailure.*:Rails.*:FailoverOn*:*/FailoverOn*" PROCESSORS 2)
+  evb_tier_group(${b} integration 180 "*/ProcessEndToEnd.*:*/ProcessFailure.*:Rails.*:FailoverOn*:*/FailoverOn*:Interrupt.*:Install.*" PROCESSORS 2)
   # Runs that wait out heartbeats, stalls and grace periods (up to 12 s).
   evb_tier_group(${b} integration 120 "StallWatchdog.*")
   # Sets the machine's count of huge pages (/proc/sys/vm/nr_hugepages), which any other run may take.
@@ -114,6 +114,30 @@ function(evb_tier_tests)
   # The benchmarks' parsers of the peer tools' output (bench/peer_output.py), on captured output.
   add_test(NAME PeerOutput.FiguresAndRefusals COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_peer_output.py)
   set_tests_properties(PeerOutput.FiguresAndRefusals PROPERTIES LABELS unit TIMEOUT 60)
+  # Every shell block of README.md and docs/ as a user runs it (tests/doc_commands.py), a test per
+  # page: the cluster page starts mpirun and a single-node Slurm, the simulator page runs 1000
+  # nodes, the testing page boots a VM (alone, as the other VM tests): system; the rest integration.
+  file(GLOB pages RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/*.md)
+  foreach(page ${pages})
+    get_filename_component(name ${page} NAME_WE)
+    add_test(NAME DocCommands.${name}
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/doc_commands.py ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/${page})
+    if(name STREQUAL "testing")
+      set(props LABELS system RUN_SERIAL TRUE)
+      set(t 900)
+    elseif(name MATCHES "^(cluster|simulator)$")
+      set(props LABELS system PROCESSORS 2)
+      set(t 300)
+    else()
+      set(props LABELS integration PROCESSORS 2)
+      set(t 180)
+    endif()
+    math(EXPR t "${t} * ${EVB_TIMEOUT_SCALE}")
+    set_tests_properties(DocCommands.${name} PROPERTIES ${props} TIMEOUT ${t})
+  endforeach()
+  add_test(NAME DocCommands.TheRunnerCatchesWhatIsWrong
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/doc_commands_selftest.py ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
+  set_tests_properties(DocCommands.TheRunnerCatchesWhatIsWrong PROPERTIES LABELS integration TIMEOUT 120)
   add_test(NAME Tiers.EveryTestHasOneTierAndIsListedOnce
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check_tiers.py ${PROJECT_BINARY_DIR})
   set_tests_properties(Tiers.EveryTestHasOneTierAndIsListedOnce PROPERTIES LABELS unit TIMEOUT 60)

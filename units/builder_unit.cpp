@@ -77,7 +77,7 @@ void BuilderUnit::start_own_events(Context& ctx) {
     for (std::uint32_t i = 0; i < slots_.size(); ++i) {
         if (slots_[i].active) continue;
         auto next = own_events_.peek();
-        bool out_of_time = config_.duration > Picoseconds(0) && ctx.now() >= config_.duration;
+        bool out_of_time = ended_now_ || (config_.duration > Picoseconds(0) && ctx.now() >= config_.duration);
         if (!next || (out_of_time && !next->reassigned)) {
             own_events_done_ = true;
             break;
@@ -92,6 +92,12 @@ void BuilderUnit::start_own_events(Context& ctx) {
         }
         begin(ctx, i, next->event);
     }
+}
+
+void BuilderUnit::on_end_now(Context& ctx) {
+    if (ended_now_) return;
+    ended_now_ = true;
+    if (config_.protocol == Protocol::pull_no_em) start_own_events(ctx);   // with no slot free, says it is done
 }
 
 bool BuilderUnit::bu_lost(std::uint32_t bu) const {

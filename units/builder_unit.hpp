@@ -22,6 +22,7 @@ public:
     void on_message(Context& ctx, const Message& msg) override;
     void on_completion(Context& ctx, const WriteCompletion& c) override;
     void on_unit_lost(Context& ctx, UnitAddress lost) override;
+    void on_end_now(Context& ctx) override;
     bool finished() const override;
     void on_stop(Context& ctx, bool in_flight_is_missing) override;
     std::vector<MemoryPool*> pools() override { return {&pool_}; }
@@ -89,6 +90,7 @@ private:
     std::uint64_t assigned_total_ = 0;      // from the EM's end message
     EventStream own_events_;                // PULL without EM
     bool own_events_done_ = false;
+    bool ended_now_ = false;                // interrupted: no new own event, as past --duration
     // barrel-sync
     bool sync_;
     PhaseBarrier barrier_;

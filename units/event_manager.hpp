@@ -19,6 +19,7 @@ public:
     void on_message(Context& ctx, const Message& msg) override;
     void on_completion(Context& ctx, const WriteCompletion& c) override;
     void on_timer(Context& ctx, TimerId id) override;
+    void on_end_now(Context& ctx) override { stop(ctx); }
     void on_unit_lost(Context& ctx, UnitAddress lost) override;
     bool finished() const override;
 

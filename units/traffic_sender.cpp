@@ -35,6 +35,11 @@ void TrafficSender::on_timer(Context& ctx, TimerId id) {
     pump(ctx);
 }
 
+void TrafficSender::on_end_now(Context& ctx) {
+    ended_now_ = true;
+    pump(ctx);
+}
+
 void TrafficSender::on_message(Context& ctx, const Message& msg) {
     if (msg.type != MessageType::grant || msg.from_index >= targets_.size()) {
         ++ctx.stats().errors.unexpected;
@@ -54,7 +59,8 @@ void TrafficSender::on_message(Context& ctx, const Message& msg) {
 void TrafficSender::pump(Context& ctx) {
     while (!done_sending_ && in_flight_ < config_.in_flight) {
         bool out_of_messages = config_.events && sent_ >= config_.events && config_.benchmark != Benchmark::shift_scan;
-        bool out_of_time = config_.benchmark != Benchmark::shift_scan && config_.duration > Picoseconds(0) && ctx.now() >= config_.duration;
+        bool out_of_time = ended_now_ ||
+                           (config_.benchmark != Benchmark::shift_scan && config_.duration > Picoseconds(0) && ctx.now() >= config_.duration);
         auto to = pattern_.target(index_, sent_, phase(ctx));
         if (!to || out_of_messages || out_of_time) {
             done_sending_ = true;

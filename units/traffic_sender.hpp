@@ -19,6 +19,7 @@ public:
     void on_message(Context& ctx, const Message& msg) override;
     void on_completion(Context& ctx, const WriteCompletion& c) override;
     void on_timer(Context& ctx, TimerId id) override;
+    void on_end_now(Context& ctx) override;
     bool finished() const override { return ended_; }
     std::vector<MemoryPool*> pools() override { return {&pool_}; }
 
@@ -44,6 +45,7 @@ private:
     std::uint64_t sent_ = 0;
     std::uint32_t in_flight_ = 0;
     bool done_sending_ = false, ended_ = false;
+    bool ended_now_ = false;   // interrupted: nothing more is sent, as past --duration
 };
 
 } // namespace evb

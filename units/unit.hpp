@@ -27,6 +27,9 @@ public:
     // A peer unit is gone for good (--on-failure continue): nothing more comes from it, nothing
     // posted to it arrives, and writes to it still in flight finish as dropped.
     virtual void on_unit_lost(Context& ctx, UnitAddress lost) { (void)ctx; (void)lost; }
+    // The run ends now, before its --duration (it was interrupted): the unit starts nothing new,
+    // as at the duration's end, and what is under way finishes.
+    virtual void on_end_now(Context& ctx) { (void)ctx; }
     // True once the unit will initiate nothing more (it may still serve requests).
     virtual bool finished() const = 0;
     // Called when the run ends. Unless the run was cut at its duration, whatever is still

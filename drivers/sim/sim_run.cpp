@@ -1,6 +1,7 @@
 #include "sim_run.hpp"
 
 #include "huge_page_heap.hpp"
+#include "interrupt.hpp"
 #include "log.hpp"
 #include "options.hpp"
 #include "quantity.hpp"
@@ -22,6 +23,9 @@ namespace evb {
 namespace {
 
 constexpr std::uint64_t progress_tag = UINT64_MAX, warmup_tag = UINT64_MAX - 1;
+// Simulated time between two looks for an interrupt: well under a second of wall time even at
+// thousands of nodes, and a negligible cost for small fabrics.
+constexpr Picoseconds interrupt_slice = Picoseconds::from_seconds(100e-6);
 // Injected failure i stops its ranks at failure_tag(i) and is detected at failure_tag(i) - 1.
 constexpr std::uint64_t failure_tag(std::size_t i) { return UINT64_MAX - 2 - 2 * std::uint64_t{i}; }
 
@@ -327,7 +331,14 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
     const Picoseconds until = timed ? config.duration : run_deadline(config);
     advise_heap_huge_pages();
     auto wall_start = std::chrono::steady_clock::now();
-    sim.run(executor, until);
+    // In slices of simulated time, so that an interrupt (Ctrl-C, SIGTERM) is seen between them:
+    // the run is then cut where it is, as at its duration. Slicing changes no result.
+    int interrupted = 0;
+    for (;;) {
+        sim.run(executor, std::min(until, sim.now() + interrupt_slice));
+        if (sim.now() >= until || sim.idle()) break;
+        if ((interrupted = interrupt_signal())) break;
+    }
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
     RunOutcome outcome;
@@ -342,7 +353,9 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
                                        : fmt::format("simulation stalled at {:.6f} s with nothing in flight on the fabric; {} fragments outstanding",
                                                      sim.now().seconds(), reactor.totals().in_flight);
     }
-    r.cut = timed && !finished;
+    r.interrupted = interrupted;
+    r.cut = (timed || interrupted) && !finished;
+    const Picoseconds cut_at = interrupted ? sim.now() : config.duration;
     r.link_bytes = link_bytes(sim, executor.link_baseline(), hosts_needed);
     for (std::uint32_t i = 0; i < nodes.size(); ++i) {
         if (nodes[i]->halted()) continue;   // a failed rank's counts die with it, as in a real run
@@ -352,12 +365,12 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
         r.add(s);
     }
     if (!executor.baseline().empty()) r.window_start = options.warmup;
-    r.elapsed = r.cut ? config.duration : executor.last_activity();
+    r.elapsed = r.cut ? cut_at : executor.last_activity();
     r.wall_seconds = wall;
     const Picoseconds from = executor.link_baseline().empty() ? Picoseconds(0) : options.warmup;
     const bool split = config.layout == NodeLayout::split;
     // Up to the last activity, not sim.now(): a progress tick after it would stretch the window.
-    const Picoseconds rx_end = r.cut ? config.duration : executor.last_activity();
+    const Picoseconds rx_end = r.cut ? cut_at : executor.last_activity();
     // A packet counted after the warm-up may have begun crossing up to one packet time before it.
     const Picoseconds packet_time = from > Picoseconds(0) ? Picoseconds(netsim::serialisation_ps(std::uint64_t{ib.blocks(ib.wire_bytes(ib.mtu))} * ib.flit_bytes, sim.slowest_link_gbps())) : Picoseconds(0);
     r.bytes_span = RunResult::Span{from - packet_time, rx_end};

@@ -1,6 +1,7 @@
 // evbench's command-line entry: parse, pick the driver, then run in this process, launch local
 // processes, or run as one rank of an mpirun/srun/launcher job; src/report prints the outcome.
 #include "command_line.hpp"
+#include "interrupt.hpp"
 #include "layout.hpp"
 #include "local_launcher.hpp"
 #include "log.hpp"
@@ -98,6 +99,8 @@ int run(int argc, const char* const* argv) {
         if (config.nodes == 0) config.nodes = 4;
         validate(config);
     }
+    // Ctrl-C or SIGTERM from here on ends the run as its duration would, and it still reports.
+    catch_interrupts();
     ConsoleReport console(std::cout, config, entry->simulated_time);
     RunOutcome outcome = entry->run(config, RunContext{world, cl.fingerprint(), key ? &*key : nullptr, console});
     return report_outcome(std::cout, std::cerr, config, cl.echo(), outcome, console.samples());

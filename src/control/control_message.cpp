@@ -40,6 +40,7 @@ const std::vector<Schema>& schemas() {
         {ControlType::finish, "finish", {}},
         {ControlType::stats, "stats", {{"stats", Kind::object}, {"started_unix_s", Kind::number}, {"rails", Kind::array}, {"cpu", Kind::object}}},
         {ControlType::bye, "bye", {}},
+        {ControlType::end_now, "end_now", {{"signal", Kind::rank}}},
         {ControlType::link_lost, "link_lost", {{"error", Kind::text}}},
     };
     return all;

@@ -26,6 +26,7 @@ enum class ControlType : std::uint8_t {
     finish,      // 0 -> ranks: {}
     stats,       // rank -> 0 at the end: {stats, started_unix_s, rails, cpu}
     bye,         // 0 -> ranks, every statistic gathered: {}
+    end_now,     // either way: a rank was interrupted (rank -> 0), so the run ends as at its duration (0 -> ranks): {signal}
     // Never on the wire: what Bootstrap::poll reports of a link that closed or sent a malformed
     // frame: {error}.
     link_lost = 255,

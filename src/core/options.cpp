@@ -4,6 +4,7 @@
 #include "output_file.hpp"
 #include "printable_text.hpp"
 #include "quantity.hpp"
+#include "shipped_configs.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -232,14 +233,22 @@ public:
     }
 };
 
-// The --config file's path as the command line gives it, if it does.
-std::optional<std::string> config_file_given(int argc, const char* const* argv) {
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--config" && i + 1 < argc) return std::string(argv[i + 1]);
-        if (a.rfind("--config=", 0) == 0) return a.substr(9);
+// The command line with the --config value replaced by the file it names (a shipped config's
+// name finds it from any directory: shipped_configs.hpp); `path` is that file, or empty.
+std::vector<std::string> with_config_resolved(int argc, const char* const* argv, std::string& path) {
+    std::vector<std::string> args(argv, argv + argc);
+    for (std::size_t i = 1; i < args.size(); ++i) {
+        if (args[i] == "--config" && i + 1 < args.size()) {
+            args[i + 1] = path = resolve_config_path(args[i + 1]);
+            break;
+        }
+        if (args[i].rfind("--config=", 0) == 0) {
+            path = resolve_config_path(args[i].substr(9));
+            args[i] = "--config=" + path;
+            break;
+        }
     }
-    return std::nullopt;
+    return args;
 }
 } // namespace
 
@@ -252,13 +261,22 @@ bool OptionSet::parse(CLI::App& app, int argc, const char* const* argv, std::ost
     app.allow_extras(true);
     app.allow_config_extras(CLI::config_extras_mode::capture);
     app.config_formatter(std::make_shared<BoundedConfig>());
+    std::string config_path;
+    const std::vector<std::string> args = with_config_resolved(argc, argv, config_path);
+    std::vector<const char*> resolved_argv;
+    for (const auto& a : args) resolved_argv.push_back(a.c_str());
     // A device, a pipe or a file too large is refused before CLI11 opens it (opening a pipe waits).
-    if (auto path = config_file_given(argc, argv)) {
-        (void)read_input_file(*path, config_file_limit, "the config file");
-        config_file_ = *path;
+    if (!config_path.empty()) {
+        try {
+            (void)read_input_file(config_path, config_file_limit, "the config file");
+        } catch (const ConfigError& e) {
+            if (config_path.find('/') != std::string::npos) throw;
+            throw ConfigError(std::string(e.what()) + "; shipped configs: " + shipped_config_names());
+        }
+        config_file_ = config_path;
     }
     try {
-        app.parse(argc, argv);
+        app.parse(argc, resolved_argv.data());
     } catch (const CLI::CallForHelp&) {
         help_out << app.help();
         return false;

@@ -4,6 +4,7 @@
 
 #include "bootstrap.hpp"
 #include "endpoint_thread.hpp"
+#include "interrupt.hpp"
 #include "log.hpp"
 #include "machine_info.hpp"
 #include "printable_text.hpp"
@@ -191,6 +192,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     std::uint32_t losses_heard = 0;
     std::optional<std::string> failure;
     bool fenced = false;   // rank 0 declared this rank lost: it ends at once and says nothing more
+    int interrupted = 0;   // the signal that ended the run early, here or on another rank
     Picoseconds deadline = run_deadline(config);
     Picoseconds next_progress = config.progress_interval, next_control{};
     const Picoseconds control_period = Picoseconds::from_seconds(0.001);
@@ -250,6 +252,20 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
         boot.broadcast(ControlType::lost_rank, {{"rank", r}, {"how", cut_text(how, max_text_field)}});
     };
     Picoseconds origin = steady_now(), now{};
+    // Interrupted (Ctrl-C, SIGTERM; here, or rank 0 said so): every rank's units start nothing
+    // new, as at the duration's end, and the run drains and reports as usual. Rank 0 tells every
+    // rank; another rank tells rank 0.
+    auto end_run_now = [&](int sig, bool tell) {
+        if (interrupted) return;
+        interrupted = sig;
+        note_interrupt(sig);
+        node.end_now();
+        for (auto& t : extra) t->end_now();
+        deadline = std::min(deadline, now + config.grace);
+        if (!tell) return;
+        if (root) boot.broadcast(ControlType::end_now, {{"signal", sig}});
+        else boot.send_to_root(ControlType::end_now, {{"signal", sig}});
+    };
     const double started_unix_s = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     const CpuTime cpu_at_start = process_cpu_time();
     for (auto& t : extra) t->go(origin);
@@ -259,6 +275,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
         watchdog->beat();
         now = steady_now() - origin;
         std::size_t work = reactor.run_once(now);
+        if (!interrupted && interrupt_signal()) end_run_now(interrupt_signal(), true);
         if (node.failure()) {
             failure = node.failure();
             break;
@@ -316,6 +333,15 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
                     break;
                 case ControlType::progress: board.update(in.from, body); break;
                 case ControlType::finish: finish = true; break;
+                case ControlType::end_now: {
+                    const auto sig = body.at("signal").get<std::uint32_t>();
+                    if (sig == 0 || sig > 64) {
+                        failure = fmt::format("{} sent an end_now for signal {}, which is no signal", boot.peer_name(in.from), sig);
+                        break;
+                    }
+                    end_run_now(static_cast<int>(sig), root);   // rank 0 passes it on to every rank
+                    break;
+                }
                 case ControlType::beat: break;
                 default:
                     if (root && in.from != 0) rank_lost(in.from, fmt::format("it sent a {} message during the run", to_string(in.message.type)));
@@ -386,6 +412,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
         return outcome;
     }
     RunResult result = make_result(config);
+    result.interrupted = interrupted;
     result.add(rank_stats);
     if (!rails.empty()) result.rails.push_back({0, rails});
     result.cpu.push_back({world.rank, process_cpu_time() - cpu_at_start});

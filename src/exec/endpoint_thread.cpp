@@ -83,6 +83,7 @@ void EndpointThread::run() {
     while (!stopping_.load(std::memory_order_acquire)) {
         const Picoseconds now = steady_now() - *origin;
         const std::size_t work = reactor_.run_once(now);
+        if (end_now_.load(std::memory_order_acquire) && !node_->ended_now()) node_->end_now();
         if (now >= next_publish) {
             next_publish = now + publish_period;
             publish();

@@ -53,6 +53,8 @@ public:
     // Starts the units, with times counted from `origin` (steady clock).
     void go(Picoseconds origin);
 
+    // The run was interrupted: the thread's units start nothing new (Node::end_now).
+    void end_now() { end_now_.store(true, std::memory_order_release); }
     bool finished() const { return finished_.load(std::memory_order_acquire); }
     std::optional<std::string> failure() const;
     EndpointProgress progress() const;
@@ -77,7 +79,7 @@ private:
     bool addresses_given_ = false, go_given_ = false;
     std::future<RankPlacement> placed_future_;
     std::future<void> connected_future_;
-    std::atomic<bool> finished_{false}, stopping_{false}, failed_{false};
+    std::atomic<bool> finished_{false}, stopping_{false}, failed_{false}, end_now_{false};
     std::atomic<std::uint64_t> bytes_in_{0}, bytes_out_{0}, events_{0}, in_flight_{0};
     mutable std::mutex failure_mutex_;
     std::optional<std::string> failure_;

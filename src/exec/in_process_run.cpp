@@ -1,5 +1,6 @@
 #include "in_process_run.hpp"
 
+#include "interrupt.hpp"
 #include "log.hpp"
 #include "reactor.hpp"
 #include "run_deadline.hpp"
@@ -45,6 +46,11 @@ RunOutcome run_in_process(const Config& config, std::vector<std::unique_ptr<Tran
             break;
         }
         if ((pass & 63) == 0 && reactor.all_finished()) break;
+        if (!result.interrupted && interrupt_signal()) {   // as at --duration's end, now: what is under way finishes
+            result.interrupted = interrupt_signal();
+            for (auto& n : nodes) n->end_now();
+            deadline = std::min(deadline, now + config.grace);
+        }
         if (now >= next_progress) {
             observer.progress(now, reactor.totals());
             next_progress += config.progress_interval;

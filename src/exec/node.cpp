@@ -181,6 +181,12 @@ void Node::start() {
     for (std::size_t i = 0; i < hosted_.units.size(); ++i) hosted_.units[i].unit->on_start(*contexts_[i]);
 }
 
+void Node::end_now() {
+    if (ended_now_ || halted_) return;
+    ended_now_ = true;
+    for (std::size_t i = 0; i < hosted_.units.size(); ++i) hosted_.units[i].unit->on_end_now(*contexts_[i]);
+}
+
 void Node::dispatch(const Completion& c) {
     // What a lost peer still sends is dropped: the unit that would take it was told of the loss.
     if (!lost_.empty() && c.kind != Completion::Kind::write_done && c.kind != Completion::Kind::peer_lost && is_lost(c.peer)) return;

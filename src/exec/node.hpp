@@ -28,6 +28,10 @@ public:
     Picoseconds now() const { return now_; }
 
     void start();
+    // The run was interrupted: every unit here starts nothing new, as at the end of --duration
+    // (Unit::on_end_now); once only.
+    void end_now();
+    bool ended_now() const { return ended_now_; }
     void dispatch(const Completion& c);
     void run_due_timers();
     Picoseconds next_timer() const;
@@ -128,6 +132,7 @@ private:
     std::optional<std::string> failure_;
     bool survive_ = false;
     bool halted_ = false;
+    bool ended_now_ = false;
     std::vector<std::uint32_t> lost_;          // few: a list, not a flag per peer
     RingQueue<std::uint64_t> dropped_{0};      // retired write ids whose dropped completion is due
     std::vector<std::pair<std::uint32_t, std::string>> failed_peers_;   // posts failed: lost at the next retry

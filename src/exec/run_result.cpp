@@ -1,5 +1,7 @@
 #include "run_result.hpp"
 
+#include "interrupt.hpp"
+
 namespace evb {
 
 RunResult make_result(const Config& config) {
@@ -20,7 +22,8 @@ void RunResult::add(const NodeStats& s) {
 int RunResult::exit_code() const {
     NodeStats sum = system();
     if (failure || sum.errors.total()) return 1;
-    return sum.fragments_lost ? 3 : 0;
+    if (sum.fragments_lost) return 3;
+    return interrupted ? interrupted_exit_code(interrupted) : 0;
 }
 
 NodeStats RunResult::system() const {

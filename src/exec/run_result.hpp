@@ -33,6 +33,7 @@ struct RunResult {
     double wall_seconds = 0;
     double started_unix_s = 0;         // wall clock at the run's start (real runs): lines up outside events, e.g. a kill
     bool cut = false;                  // stopped at `elapsed` with events in flight (simulated runs)
+    int interrupted = 0;               // the signal that ended the run before its end (SIGINT, SIGTERM), or 0
     Picoseconds window_start{};        // counts start here (after a simulated warm-up)
     // Simulated runs: bytes are what crossed each host's link, counted per packet as its last
     // byte arrives, so byte rates take the span those bytes crossed in (events keep window()).
@@ -62,7 +63,8 @@ struct RunResult {
     Picoseconds byte_window() const;
     std::uint64_t errors() const { return system().errors.total(); }
     // 0 ok (failures survived with every buildable event built), 1 a failure or any
-    // verification error, 3 failures survived but data lost (fragments of a lost RU).
+    // verification error, 3 failures survived but data lost (fragments of a lost RU); else
+    // 128 + the signal when interrupted (130 for Ctrl-C, 143 for SIGTERM).
     int exit_code() const;
 
     // Adds a rank's statistics into the row of its node (or the EM row).

@@ -2,6 +2,7 @@
 
 #include "cpu_report.hpp"
 #include "rails_report.hpp"
+#include "interrupt.hpp"
 #include "json_file.hpp"
 #include "phase_table.hpp"
 #include "placement.hpp"
@@ -95,6 +96,12 @@ void print_table(std::ostream& out, const Config& c, const RunResult& r, const s
     for (std::size_t i = 0; i < r.nodes.size(); ++i) table_row(out, std::to_string(r.nodes[i].node), r.rated(i), window, bytes, 1.0, 1.0);
     NodeStats sys = r.rated_system();
     table_row(out, "avg", sys, window, bytes, 1.0 / c.bu_count(), 1.0 / c.ru_count());
+    if (r.interrupted && r.cut)
+        fmt::print(out, "# interrupted by {} at {:.6f} s simulated: the run was cut there, as at its duration\n", signal_name(r.interrupted),
+                   r.elapsed.seconds());
+    else if (r.interrupted)
+        fmt::print(out, "# interrupted by {}: no event was begun after it and every one under way was built by {:.3f} s\n",
+                   signal_name(r.interrupted), r.elapsed.seconds());
     print_cpu(out, r);   // before the system line: scripts take that one with tail -1
     print_rails(out, r);
     fmt::print(out, "# system: {} events built in {:.3f} s, {:.2f} Gb/s aggregate, {:.2f} Gb/s per {}; errors: {}\n",
@@ -134,6 +141,9 @@ int report_outcome(std::ostream& out, std::ostream& err, const Config& config, c
     }
     if (r.exit_code() == 3)
         err << "evbench: the run survived lost nodes but lost data: " << r.system().fragments_lost << " fragments of lost RUs (exit code 3)\n";
+    else if (r.interrupted && r.exit_code() == interrupted_exit_code(r.interrupted))
+        err << "evbench: interrupted by " << signal_name(r.interrupted) << ": the report covers the run until then (exit code "
+            << r.exit_code() << ")\n";
     else if (r.exit_code() != 0)
         err << "evbench: error: " << printable_text(r.failure ? *r.failure : "data errors: " + r.system().errors.describe(), error_line_limit) << "\n";
     return r.exit_code();
@@ -179,6 +189,7 @@ nlohmann::json result_json(const nlohmann::json& config_echo, const Config& c, c
               {"wall_s", r.wall_seconds},
               {"ok", r.exit_code() == 0},
               {"failure", r.failure ? nlohmann::json(*r.failure) : nlohmann::json(nullptr)},
+              {"interrupted", r.interrupted ? nlohmann::json(signal_name(r.interrupted)) : nlohmann::json(nullptr)},
               {"system", system},
               {"nodes", nodes}}}};
     if (!phases.empty()) doc["results"]["phases"] = phase_json(phases);

@@ -115,6 +115,8 @@ public:
     // Runs `app` (started on the first call) until no event is left or simulated time passes
     // `until`; call again with a later `until` to continue.
     void run(SimApp& app, Picoseconds until);
+    // True when no event is left: run() has nothing more to do.
+    bool idle() const { return queue_.empty(); }
     // Throws SimCheckError unless every credit is back, no packet or message is in flight.
     void verify_quiescent() const;
 
