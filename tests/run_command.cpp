@@ -101,15 +101,24 @@ nlohmann::json run_evbench_json(const std::string& args, const std::string& name
     return run_evbench_json(args, name, report, hang_guard_s);
 }
 
-nlohmann::json run_evbench_json(const std::string& args, const std::string& name, std::string& report, double hang_guard_s) {
+nlohmann::json run_json_command(const std::string& command, const std::string& name, std::string& report, double hang_guard_s) {
     std::string json = temp_path(name + ".json");
-    auto r = run_command(evbench_binary() + " " + args + " --quiet --json " + json, hang_guard_s);
+    auto r = run_command(command + " --quiet --json " + json, hang_guard_s);
     report = r.out;
-    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+    EXPECT_EQ(r.exit_code, 0) << command << "\n" << r.err;
     if (r.exit_code != 0) return {};
     auto doc = nlohmann::json::parse(read_file(json));
-    expect_link_rates_within_b_eff(doc, args);
+    expect_link_rates_within_b_eff(doc, command);
     return doc;
+}
+
+nlohmann::json run_json_command(const std::string& command, const std::string& name, double hang_guard_s) {
+    std::string report;
+    return run_json_command(command, name, report, hang_guard_s);
+}
+
+nlohmann::json run_evbench_json(const std::string& args, const std::string& name, std::string& report, double hang_guard_s) {
+    return run_json_command(evbench_binary() + " " + args, name, report, hang_guard_s);
 }
 
 void expect_link_rates_within_b_eff(const nlohmann::json& doc, const std::string& what) {

@@ -26,8 +26,11 @@ std::string read_file(const std::string& path);   // empty if missing
 std::string inner_gtest_output(std::string text);
 // How many times `what` occurs in `text` (overlapping ones too).
 std::size_t count(const std::string& text, const std::string& what);
-// `evbench <args> --quiet --json <temp file named after name>`: its JSON document, or null after
-// a failed expectation when it exits non-zero.
+// `<command> --quiet --json <temp file named after name>` (an evbench run, under mpirun or as it
+// is): its JSON document, or null after a failed expectation when it exits non-zero.
+nlohmann::json run_json_command(const std::string& command, const std::string& name, std::string& report, double hang_guard_s = 300);
+nlohmann::json run_json_command(const std::string& command, const std::string& name, double hang_guard_s = 300);
+// `evbench <args> --quiet --json <temp file named after name>`: the same.
 // For a simulated run, also checks that no node's byte rate exceeds the link's effective bandwidth.
 nlohmann::json run_evbench_json(const std::string& args, const std::string& name, double hang_guard_s = 300);
 // The same, with what the run printed (its report) in `report`.

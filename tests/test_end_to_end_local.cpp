@@ -4,6 +4,7 @@
 #include "in_process_run.hpp"
 #include "layout.hpp"
 #include "local_driver.hpp"
+#include "local_run.hpp"
 #include "report.hpp"
 
 #include <gtest/gtest.h>
@@ -12,14 +13,10 @@
 #include <tuple>
 
 using namespace evb;
+using evb::test::run_local;
 
 namespace {
 
-// Every rank of `c` on the local driver, in this process, as `evbench` runs it.
-RunResult run_local(const Config& c, std::ostream& out) {
-    ConsoleReport console(out, c, false);
-    return *run_in_process(c, LocalDriver().make_all(Layout::from_config(c).ranks()), console).result;
-}
 
 
 using Point = std::tuple<Protocol, Scheduling, std::uint32_t /*N*/, std::uint32_t /*credits*/, bool /*parallel N*/>;

@@ -21,15 +21,6 @@ using namespace evb::test;
 
 namespace {
 
-nlohmann::json run_json(const std::string& args) {
-    std::string json = temp_path("e2e" + std::to_string(std::hash<std::string>{}(args)) + ".json");
-    auto r = run_command(evbench_binary() + " --quiet --json " + json + " " + args, 120);
-    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-    std::ifstream f(json);
-    if (!f) return {};
-    return nlohmann::json::parse(f);
-}
-
 struct Point {
     const char* name;
     std::string args;
@@ -54,7 +45,7 @@ class ProcessEndToEnd : public ::testing::TestWithParam<std::tuple<std::pair<std
 
 TEST_P(ProcessEndToEnd, BuildsAndVerifiesEveryEvent) {
     const auto& [transport, p] = GetParam();
-    auto j = run_json(transport.second + " " + p.args + " --events 600 --verify full --size-dist uniform --fragment-size 64KiB");
+    auto j = run_evbench_json(transport.second + " " + p.args + " --events 600 --verify full --size-dist uniform --fragment-size 64KiB", "e2e", 120);
     ASSERT_FALSE(j.is_null());
     const auto& sys = j["results"]["system"];
     EXPECT_EQ(j["config"]["nodes"], p.nodes);
@@ -89,7 +80,7 @@ INSTANTIATE_TEST_SUITE_P(
 // most one write per peer, and together they carry every fragment byte written (the split
 // layout: no RU writes to a BU of its own process, which never reaches a NIC).
 TEST(Rails, WritesAlternateBetweenTheRailsAndEveryByteIsCounted) {
-    auto j = run_json("--transport tcp --launch-local 3 --layout split --readout-nodes 1 --builder-nodes 1 --em own --rails lo,lo --events 301 --fragment-size 64KiB --verify full");
+    auto j = run_evbench_json("--transport tcp --launch-local 3 --layout split --readout-nodes 1 --builder-nodes 1 --em own --rails lo,lo --events 301 --fragment-size 64KiB --verify full", "e2e_split_rails", 120);
     ASSERT_FALSE(j.is_null());
     EXPECT_EQ(j["results"]["system"]["events_built"], 301);
     EXPECT_EQ(j["results"]["system"]["errors"], 0);
@@ -112,8 +103,8 @@ TEST(Rails, WritesAlternateBetweenTheRailsAndEveryByteIsCounted) {
 // Split layout, 101 fragments of 64 KiB over two rails of `transport`: every byte on some rail,
 // and the second rail used.
 void expect_rails_carry_every_byte(const std::string& transport) {
-    auto j = run_json(transport + " --launch-local 3 --layout split --readout-nodes 1 --builder-nodes 1 --em own "
-                                  "--rails lo,lo --events 101 --fragment-size 64KiB --verify full");
+    auto j = run_evbench_json(transport + " --launch-local 3 --layout split --readout-nodes 1 --builder-nodes 1 --em own "
+                                  "--rails lo,lo --events 101 --fragment-size 64KiB --verify full", "e2e_rails", 120);
     ASSERT_FALSE(j.is_null());
     EXPECT_EQ(j["results"]["system"]["events_built"], 101);
     EXPECT_EQ(j["results"]["system"]["errors"], 0);
@@ -169,9 +160,9 @@ TEST_P(ProcessFailure, KilledRankEndsTheRunWithAClearErrorOnEverySurvivor) {
     for (int i = 0; i < 600 && read_file(out).find("events") == std::string::npos; ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     ASSERT_NE(read_file(out).find("Gb/s/node"), std::string::npos) << read_file(err);
-    auto ranks = children_of(launcher);
-    ASSERT_EQ(ranks.size(), 4u);
-    ASSERT_EQ(kill(ranks[2], SIGKILL), 0);   // rank 2: forked third
+    auto rank_pids = children_of(launcher);
+    ASSERT_EQ(rank_pids.size(), 4u);
+    ASSERT_EQ(kill(rank_pids[2], SIGKILL), 0);   // rank 2: forked third
 
     // The run must end by itself long before its 300 s duration; the guard only catches hangs.
     int status = 0;
@@ -182,14 +173,14 @@ TEST_P(ProcessFailure, KilledRankEndsTheRunWithAClearErrorOnEverySurvivor) {
     }
     if (!ended) {
         kill(launcher, SIGKILL);
-        for (pid_t r : ranks) kill(r, SIGKILL);
+        for (pid_t r : rank_pids) kill(r, SIGKILL);
         waitpid(launcher, &status, 0);
     }
     ASSERT_TRUE(ended) << "the run hung after a rank was killed";
     ASSERT_TRUE(WIFEXITED(status));
     EXPECT_NE(WEXITSTATUS(status), 0);
     std::string e = read_file(err);
-    EXPECT_NE(e.find("rank 2 (pid " + std::to_string(ranks[2]) + ") was killed by signal 9"), std::string::npos) << e;
+    EXPECT_NE(e.find("rank 2 (pid " + std::to_string(rank_pids[2]) + ") was killed by signal 9"), std::string::npos) << e;
     for (int survivor : {0, 1, 3})
         EXPECT_NE(e.find("evbench[rank " + std::to_string(survivor) + "]: error: "), std::string::npos)
             << "no clear error from rank " << survivor << ":\n" << e;

@@ -17,7 +17,7 @@ struct Interrupted {
     int exit_code = -1;   // evbench's (the shell's `wait`)
 };
 
-// Starts evbench with `args` and --json, waits for its first progress line,
+// Starts evbench with `args` and --json, waits for a progress line with events built,
 // runs `signal` (a shell command; $pid is evbench's process, the leader of its own process group
 // when `group` is set, as a terminal's foreground job is), then waits for evbench to end.
 Interrupted interrupt_run(const std::string& args, const std::string& signal, const std::string& name, bool group = false) {
@@ -25,7 +25,7 @@ Interrupted interrupt_run(const std::string& args, const std::string& signal, co
     const std::string script = std::string(group ? "setsid " : "") + evbench_binary() + " " + args +
                                " --json " + json + " >" + out + " 2>&1 &\n" +
                                "pid=$!\n"
-                               "for i in $(seq 1200); do grep -q '^\\[' " + out + " && break; sleep 0.05; done\n" +
+                               "for i in $(seq 1200); do grep -Eq '^\\[.*\\] events +[1-9]' " + out + " && break; sleep 0.05; done\n" +
                                signal + "\n" +
                                "wait $pid; echo \"rc=$?\"\n"
                                "cat " + out + "\n";

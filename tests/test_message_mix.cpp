@@ -5,6 +5,7 @@
 #include "in_process_run.hpp"
 #include "layout.hpp"
 #include "local_driver.hpp"
+#include "local_run.hpp"
 #include "message_mix.hpp"
 #include "readout_unit.hpp"
 #include "recording_context.hpp"
@@ -220,11 +221,6 @@ TEST(MessageMix, AMetadataSegmentWithAFlippedBitOrAtAnotherPlaceIsCaught) {
 
 namespace {
 
-RunResult run_local(const Config& c) {
-    std::ostringstream out;
-    ConsoleReport console(out, c, false);
-    return *run_in_process(c, LocalDriver().make_all(Layout::from_config(c).ranks()), console).result;
-}
 
 // Writes and bytes a run of `events` events must have moved with this mix, from the sizer.
 void expect_mix_moved(const NodeStats& sys, const Config& c, std::uint64_t events) {
@@ -283,23 +279,16 @@ void expect_json_mix(const nlohmann::json& doc, std::uint32_t nodes, std::uint64
     EXPECT_EQ(bytes_in, events * nodes * (65536 + 2048));
 }
 
-nlohmann::json run_json(const std::string& command, const std::string& name) {
-    std::string json = temp_path(name + ".json");
-    auto r = run_command(command + " --quiet --json " + json, 300);
-    EXPECT_EQ(r.exit_code, 0) << command << "\n" << r.err;
-    if (r.exit_code != 0) return {};
-    return nlohmann::json::parse(read_file(json));
-}
 
 } // namespace
 
 TEST(MessageMix, TcpProcessesMoveTheMixExactly) {
-    expect_json_mix(run_json(evbench_binary() + " --transport tcp --launch-local 4 --protocol push --parallel 2" + kMixArgs, "mix_tcp"), 4, 200);
+    expect_json_mix(run_json_command(evbench_binary() + " --transport tcp --launch-local 4 --protocol push --parallel 2" + kMixArgs, "mix_tcp"), 4, 200);
 }
 
 TEST(MessageMix, TheSimulatorMovesTheMixExactly) {
     // Headers only in memory: each segment's first 64 B travel through memory, the rest is wire.
-    auto doc = run_json(evbench_binary() + " --transport sim --nodes 4 --credits 2 --parallel 2 --data-segments 2 --meta-size 1KiB "
+    auto doc = run_json_command(evbench_binary() + " --transport sim --nodes 4 --credits 2 --parallel 2 --data-segments 2 --meta-size 1KiB "
                                            "--meta-segments 2 --fragment-size 64KiB --events 200",
                         "mix_sim");
     expect_json_mix(doc, 4, 200);
@@ -308,7 +297,7 @@ TEST(MessageMix, TheSimulatorMovesTheMixExactly) {
 #ifdef EVB_HAVE_MPI
 TEST(MpiTransport, MovesThePapersMessageMixExactly) {
     const std::string mpirun = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 4 ";
-    expect_json_mix(run_json(mpirun + evbench_binary() + " --transport mpi --credits 2 --parallel 2" + kMixArgs, "mix_mpi"), 4, 200);
-    expect_json_mix(run_json(mpirun + evbench_binary() + " --transport mpi --mpi-rma --protocol pull-noem" + kMixArgs, "mix_mpi_rma"), 4, 200);
+    expect_json_mix(run_json_command(mpirun + evbench_binary() + " --transport mpi --credits 2 --parallel 2" + kMixArgs, "mix_mpi"), 4, 200);
+    expect_json_mix(run_json_command(mpirun + evbench_binary() + " --transport mpi --mpi-rma --protocol pull-noem" + kMixArgs, "mix_mpi_rma"), 4, 200);
 }
 #endif

@@ -4,6 +4,7 @@
 #include "in_process_run.hpp"
 #include "layout.hpp"
 #include "local_driver.hpp"
+#include "local_run.hpp"
 #include "phase_table.hpp"
 #include "recording_context.hpp"
 #include "report.hpp"
@@ -58,11 +59,6 @@ Config benchmark_config(Benchmark b, std::uint32_t nodes, std::uint64_t messages
     return c;
 }
 
-RunResult run_local(const Config& c) {
-    std::ostringstream out;
-    ConsoleReport console(out, c, false);
-    return *run_in_process(c, LocalDriver().make_all(Layout::from_config(c).ranks()), console).result;
-}
 
 // What receiver r must get: the messages every sender sends it, with their sizes.
 struct Expected {

@@ -4,6 +4,7 @@
 #include "fabric_options.hpp"
 #include "event_queue.hpp"
 #include "fabric_sim.hpp"
+#include "netsim_test_apps.hpp"
 #include "traffic_run.hpp"
 
 #include <gtest/gtest.h>
@@ -15,6 +16,8 @@
 using namespace evb;
 using namespace evb::netsim;
 using namespace evb::literals;
+using evb::test::checked;
+using evb::test::Recorder;
 
 namespace {
 
@@ -36,23 +39,6 @@ Fabric fat_tree(std::uint32_t k, std::uint32_t levels = 2, std::string routing =
     o.routing = std::move(routing);
     return build_fabric(o);
 }
-
-SimOptions checked(SimMode mode = SimMode::packet) {
-    SimOptions o;
-    o.mode = mode;
-    o.checks = true;
-    return o;
-}
-
-// Records when each message arrived.
-struct Recorder : SimApp {
-    std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>> posts;
-    std::vector<SimMessage> done;
-    void start(FabricSim& sim) override {
-        for (auto [src, dst, bytes] : posts) sim.post(src, dst, bytes, done.size());
-    }
-    void delivered(FabricSim&, const SimMessage& m) override { done.push_back(m); }
-};
 
 constexpr SimMode all_modes[] = {SimMode::flit, SimMode::aggregated, SimMode::packet};
 

@@ -6,6 +6,7 @@
 #include "ibnetdiscover_format.hpp"
 #include "dump_error.hpp"
 #include "link_rate.hpp"
+#include "netsim_test_apps.hpp"
 #include "traffic_run.hpp"
 
 #include <gtest/gtest.h>
@@ -16,6 +17,8 @@
 using namespace evb;
 using namespace evb::netsim;
 using namespace evb::literals;
+using evb::test::checked;
+using evb::test::Recorder;
 
 namespace {
 
@@ -61,20 +64,6 @@ Fabric two_leaves(std::uint32_t hosts, const std::string& host_kind, const std::
     f.routing = route(t, RoutingEngine::minhop);
     return f;
 }
-
-SimOptions checked(SimMode mode) {
-    SimOptions o;
-    o.mode = mode;
-    o.checks = true;
-    return o;
-}
-
-struct Recorder : SimApp {
-    std::vector<SimMessage> done;
-    std::uint64_t bytes = 0;
-    void start(FabricSim& sim) override { sim.post(0, 1, bytes, 0); }
-    void delivered(FabricSim&, const SimMessage& m) override { done.push_back(m); }
-};
 
 // When the last byte of one packet of `wire` bytes reaches host1 along `gbps` (one rate per
 // cable), flit by flit: a switch sends flit i once it is wholly in and the flit before it is
@@ -206,7 +195,7 @@ TEST(LinkRate, OnePacketCutsThroughAsFlitByFlit) {
             for (SimMode mode : {SimMode::flit, SimMode::packet}) {
                 FabricSim sim(f.topology, f.routing, checked(mode));
                 Recorder app;
-                app.bytes = bytes;
+                app.posts = {{0, 1, bytes}};
                 sim.run(app, Picoseconds::max());
                 ASSERT_EQ(app.done.size(), 1u);
                 EXPECT_EQ(app.done[0].delivered.count(), expected) << kinds[0] << "-" << kinds[1] << "-" << kinds[2] << " " << bytes << " B "

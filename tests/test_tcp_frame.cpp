@@ -37,12 +37,12 @@ std::vector<std::byte> frame(TcpFrameHeader h, std::size_t body_bytes, std::byte
 } // namespace
 
 TEST(TcpFrameReader, WritesWhoseEndWrapsAreRefusedBeforeAnyByteLands) {
-    const std::uint64_t top = ~std::uint64_t{0};
+    const std::uint64_t all_ones = ~std::uint64_t{0};
     // The three crafted frames of the report: a SIGSEGV, a write 16 B before the region, and one
     // nobody noticed.
-    for (auto [offset, length] : {std::pair{top - (std::uint64_t{1} << 36) + 1, (std::uint64_t{1} << 36) + 64},
-                                  std::pair{top - 15, std::uint64_t{64}},
-                                  std::pair{top - (std::uint64_t{1} << 20) + 1, (std::uint64_t{1} << 20) + 64}}) {
+    for (auto [offset, length] : {std::pair{all_ones - (std::uint64_t{1} << 36) + 1, (std::uint64_t{1} << 36) + 64},
+                                  std::pair{all_ones - 15, std::uint64_t{64}},
+                                  std::pair{all_ones - (std::uint64_t{1} << 20) + 1, (std::uint64_t{1} << 20) + 64}}) {
         Rank r;
         TcpFrameReader reader;
         const auto bytes = frame({tcp_frame_write, 0, 1, offset, length}, 64);

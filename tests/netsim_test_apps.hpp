@@ -1,0 +1,28 @@
+// What the simulator's unit tests share: options with every check on, and an app that posts
+// messages at the start and records when each arrives.
+#pragma once
+#include "fabric_sim.hpp"
+
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
+namespace evb::test {
+
+inline netsim::SimOptions checked(netsim::SimMode mode = netsim::SimMode::packet) {
+    netsim::SimOptions o;
+    o.mode = mode;
+    o.checks = true;
+    return o;
+}
+
+struct Recorder : netsim::SimApp {
+    std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>> posts;   // source, destination, bytes
+    std::vector<netsim::SimMessage> done;
+    void start(netsim::FabricSim& sim) override {
+        for (auto [src, dst, bytes] : posts) sim.post(src, dst, bytes, done.size());
+    }
+    void delivered(netsim::FabricSim&, const netsim::SimMessage& m) override { done.push_back(m); }
+};
+
+} // namespace evb::test
