@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -38,6 +39,20 @@ def default_binary():
         if os.access(candidate, os.X_OK):
             return candidate
     return shutil.which("evbench") or os.path.join(HERE, "..", "build", "evbench")
+
+
+def check_output(path):
+    """The output file can be appended to, before any point runs (a missing folder, a directory,
+    a read-only file would otherwise fail after the first point's run)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        fail(f"--out {path}: is a directory")
+    if not os.path.isdir(folder):
+        fail(f"--out {path}: the folder {folder} does not exist")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        fail(f"--out {path}: not writable")
+    if not os.path.exists(path) and not os.access(folder, os.W_OK):
+        fail(f"--out {path}: the folder {folder} is not writable")
 
 
 def fail(message):
@@ -156,11 +171,22 @@ def main():
         fail(f"evbench binary '{args.binary}' not found (build first, or set --binary / $EVBENCH)")
     if args.jobs < 1:
         fail("--jobs must be at least 1")
+    check_output(args.out)
     done = done_points(args.out)
     todo = [points[i] for i in mine(points) if json.dumps(points[i]) not in done]
     skipped = len(mine(points)) - len(todo)
+    finished = [0]
+    lock = threading.Lock()
+
+    def run_and_say(point):
+        code = run_point(args.binary, common, point, args.out, args.timeout)
+        with lock:
+            finished[0] += 1
+            print(f"scan.py: [{finished[0]}/{len(todo)}] {' '.join(point)}: {'ok' if code == 0 else f'exit code {code}'}", flush=True)
+        return code
+
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        codes = list(pool.map(lambda p: run_point(args.binary, common, p, args.out, args.timeout), todo))
+        codes = list(pool.map(run_and_say, todo))
     failed = sum(1 for c in codes if c != 0)
     print(f"scan.py: {len(todo)} points run, {skipped} already done, {failed} failed; results in {args.out}")
     return 1 if failed else 0

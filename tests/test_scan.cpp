@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -123,4 +124,83 @@ TEST(Scan, KilledScanResumesWithTheMissingPoints) {
     EXPECT_NE(resumed.out.find(std::to_string(4 - done) + " points run, " + std::to_string(done) + " already done, 0 failed"), std::string::npos)
         << resumed.out;
     EXPECT_EQ(points_of(lines_of(out)).size(), 4u);
+}
+
+// tools/aggregate.py takes evbench's --json files (one pretty document each) beside scan lines,
+// says which lines it skipped on standard error (never in the CSV), and gives each row the span
+// its rates count over, the duration, the warm-up, the seed and the build.
+TEST(Scan, AggregateReadsJsonFilesAndScanLinesAndNamesBadLinesOnStandardError) {
+    const std::string doc = temp_path("aggregate_run.json"), lines = temp_path("aggregate_scan.jsonl");
+    auto run = run_command(evbench_binary() + " --transport sim --nodes 4 --duration 1ms --warmup 200us --seed 7 --quiet --json " + doc, 60);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const auto parsed = nlohmann::json::parse(read_file(doc));
+    std::ofstream(lines) << "not json\n" << parsed.dump() << "\n";
+    auto csv = run_command("python3 " + std::string(EVBENCH_SOURCE_DIR) + "/tools/aggregate.py " + doc + " " + lines, 60);
+    ASSERT_EQ(csv.exit_code, 0) << csv.err;
+    EXPECT_EQ(csv.out.find("not a JSON line"), std::string::npos) << csv.out;
+    EXPECT_NE(csv.err.find(lines + ":1: not a JSON line (skipped)"), std::string::npos) << csv.err;
+    auto fields = [](const std::string& line) {
+        std::vector<std::string> f;
+        std::istringstream cells(line);
+        for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
+        return f;
+    };
+    std::istringstream in(csv.out);
+    std::string line;
+    std::getline(in, line);
+    const auto header = fields(line);
+    auto column = [&](const std::string& name) { return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin()); };
+    ASSERT_LT(column("commit"), header.size()) << line;
+    int rows = 0;
+    while (std::getline(in, line)) {
+        ++rows;
+        const auto row = fields(line);
+        ASSERT_EQ(row.size(), header.size()) << line;
+        EXPECT_EQ(row[column("transport")], "sim");
+        EXPECT_DOUBLE_EQ(std::stod(row[column("window_s")]), parsed["results"]["window_s"].get<double>()) << line;
+        EXPECT_DOUBLE_EQ(std::stod(row[column("duration_s")]), parsed["config"]["duration_s"].get<double>()) << line;
+        EXPECT_DOUBLE_EQ(std::stod(row[column("warmup_s")]), parsed["config"]["warmup_s"].get<double>()) << line;
+        EXPECT_EQ(row[column("seed")], "7");
+        EXPECT_EQ(row[column("commit")], parsed["evbench"]["commit"].get<std::string>());
+    }
+    EXPECT_EQ(rows, 2);
+}
+
+// An output scan.py cannot write is refused before any point runs, and every point says it ended.
+TEST(Scan, AnOutputItCannotWriteIsRefusedFirstAndEachPointIsALineWhenItEnds) {
+    auto missing = run_command(scan + " --out /nonexistent-folder/scan.jsonl" + grid, 60);
+    EXPECT_EQ(missing.exit_code, 2);
+    EXPECT_EQ(missing.err, "scan.py: error: --out /nonexistent-folder/scan.jsonl: the folder /nonexistent-folder does not exist\n");
+    auto folder = run_command(scan + " --out " + temp_path("") + grid, 60);
+    EXPECT_EQ(folder.exit_code, 2);
+    EXPECT_NE(folder.err.find("is a directory"), std::string::npos) << folder.err;
+
+    const std::string out = temp_path("progress.jsonl");
+    auto r = run_command(scan + " --jobs 1 --out " + out + grid, 300);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const char* line : {"scan.py: [1/4] --credits 1 --parallel 1: ok", "scan.py: [2/4] --credits 1 --parallel 2: ok",
+                             "scan.py: [3/4] --credits 4 --parallel 1: ok", "scan.py: [4/4] --credits 4 --parallel 2: ok"})
+        EXPECT_NE(r.out.find(line), std::string::npos) << r.out;
+}
+
+// A scan over credits x fragment size: tools/plot_scan.py draws a heatmap per fragment size (it
+// drew them over each other, only the last size left), labels every bar with both, and refuses
+// runs it would draw over each other (the same file twice).
+TEST(Scan, PlotDrawsEveryScannedDimensionAndRefusesRunsItWouldDrawOverEachOther) {
+    const std::string out = temp_path("three_dims.jsonl");
+    auto r = run_command(scan + " --out " + out + " --param credits=1,2 --param fragment-size=64KiB,256KiB -- --transport sim --nodes 8 --k 2 --duration 200us", 300);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string plot = "/usr/bin/python3 " + std::string(EVBENCH_SOURCE_DIR) + "/tools/plot_scan.py ";
+    const std::string dir = temp_path("three_dims_plots");
+    auto drawn = run_command(plot + out + " --out " + dir, 120);
+    ASSERT_EQ(drawn.exit_code, 0) << drawn.err;
+    for (const char* f : {"heatmap_nodes8_fragment_size64KiB.svg", "heatmap_nodes8_fragment_size256KiB.svg"}) {
+        const std::string svg = read_file(dir + "/" + f);
+        EXPECT_NE(svg.find("Gb/s per node"), std::string::npos) << f;   // the colour bar's unit
+    }
+    const std::string bars = read_file(dir + "/per_node.svg");
+    for (const char* bar : {"c1 f64KiB", "c1 f256KiB", "c2 f64KiB", "c2 f256KiB"}) EXPECT_EQ(count(bars, bar), 1u) << bar;
+    auto twice = run_command(plot + out + " " + out + " --out " + temp_path("twice_plots"), 120);
+    EXPECT_EQ(twice.exit_code, 2);
+    EXPECT_NE(twice.err.find("plot them separately"), std::string::npos) << twice.err;
 }

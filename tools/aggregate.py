@@ -4,8 +4,9 @@
   tools/aggregate.py scan.jsonl [more.jsonl ...] > scan.csv
 Columns: transport, protocol (or the baseline), scheduling, nodes, ppn, credits, parallel,
 fragment_size (B), exit_code, events_built, errors, per_node_gbps (average receive rate per node;
-the fabric's per-packet figure for --transport sim), min/max_node_gbps, window_s, point (the scan
-point's arguments)."""
+the fabric's per-packet figure for --transport sim), min/max_node_gbps, window_s (the span the
+rates count over), duration_s, warmup_s, seed, commit (evbench's build), point (the scan point's
+arguments). Lines that are not JSON are named on standard error."""
 import csv
 import os
 import sys

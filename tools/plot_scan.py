@@ -2,11 +2,14 @@
 """Plots of an evbench scan (matplotlib from Debian: python3-matplotlib, hence /usr/bin/python3).
 
   tools/plot_scan.py scan.jsonl [...] --out DIR
-Writes, as PNG and SVG:
-  heatmap_nodes<N>.*   per-node throughput over credits x parallel, one map per node count;
-  vs_nodes.*           per-node throughput against nodes, one line per (credits, parallel);
-  per_node.*           min / avg / max over nodes for every run, as bars.
-Failed runs (exit code != 0) are left out and counted on stdout."""
+Writes, as PNG and SVG (text kept as text):
+  heatmap_nodes<N>[_<dim><value>...].*  Gb/s per node over credits x parallel: one map per value
+                       of every other scanned dimension (nodes, fragment size, ppn, protocol, ...);
+  vs_nodes.*           Gb/s per node against nodes, one line per setting of the other dimensions;
+  per_node.*           min / avg / max over nodes for every run, as bars labelled by every
+                       scanned dimension.
+Two runs with the same settings are refused (say which to plot) rather than drawn over each
+other. Failed runs (exit code != 0) are left out and counted on stdout."""
 import argparse
 import os
 import sys
@@ -14,6 +17,7 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")
+matplotlib.rcParams["svg.fonttype"] = "none"   # labels stay text: searchable, and checked by the tests
 import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -27,38 +31,88 @@ def save(fig, out, name):
     return [f"{name}.png", f"{name}.svg"]
 
 
+# Every setting a scan may vary, with its short label for bars and file names.
+DIMENSIONS = [("nodes", "N"), ("credits", "c"), ("parallel", "p"), ("fragment_size", "f"), ("ppn", "ppn"),
+              ("protocol", ""), ("scheduling", ""), ("transport", "")]
+COLOUR_UNIT = "Gb/s per node"
+
+
+def size_text(v):
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if isinstance(v, int) and v >= scale and v % scale == 0:
+            return f"{v // scale}{unit}"
+    return str(v)
+
+
+def value_text(dim, v):
+    return size_text(v) if dim == "fragment_size" else str(v)
+
+
+def varied(runs):
+    """The dimensions with more than one value among the runs."""
+    return [d for d, _ in DIMENSIONS if len({r[d] for r, _ in runs}) > 1]
+
+
+def label(r, dims):
+    parts = []
+    for d, short in DIMENSIONS:
+        if d in dims:
+            parts.append(f"{short}{value_text(d, r[d])}")
+    return " ".join(parts) or f"N{r['nodes']}"
+
+
+def duplicates(runs):
+    """Pairs of runs with the same plotted settings (their scan points, or 'settings ...'): drawn,
+    one would hide the other."""
+    first, twice = {}, []
+    for r, _ in runs:
+        key = tuple(r[d] for d, _ in DIMENSIONS)
+        if key in first:
+            what = " ".join(f"{d}={value_text(d, v)}" for (d, _), v in zip(DIMENSIONS, key))
+            twice.append((what, first[key] or "(no scan point)", r["point"] or "(no scan point)"))
+        else:
+            first[key] = r["point"]
+    return twice
+
+
 def heatmaps(runs, out):
     written = []
-    for nodes in sorted({r["nodes"] for r, _ in runs}):
-        sel = [r for r, _ in runs if r["nodes"] == nodes]
+    others = [d for d in varied(runs) if d not in ("nodes", "credits", "parallel")]
+    panels = sorted({(r["nodes"],) + tuple(r[d] for d in others) for r, _ in runs}, key=str)
+    for panel in panels:
+        sel = [r for r, _ in runs if (r["nodes"],) + tuple(r[d] for d in others) == panel]
         credits = sorted({r["credits"] for r in sel})
         parallel = sorted({r["parallel"] for r in sel})
         grid = [[float("nan")] * len(credits) for _ in parallel]
         for r in sel:
             grid[parallel.index(r["parallel"])][credits.index(r["credits"])] = r["per_node_gbps"]
-        fig, ax = plt.subplots(figsize=(1.2 + 0.9 * len(credits), 1.0 + 0.7 * len(parallel)))
+        fig, ax = plt.subplots(figsize=(1.6 + 0.9 * len(credits), 1.2 + 0.7 * len(parallel)))
         im = ax.imshow(grid, origin="lower", cmap="viridis", aspect="auto")
         ax.set_xticks(range(len(credits)), [str(c) for c in credits])
         ax.set_yticks(range(len(parallel)), [str(p) for p in parallel])
         ax.set_xlabel("credits")
         ax.set_ylabel("parallel")
-        ax.set_title(f"Gb/s per node, {nodes} nodes")
+        extra = ", ".join(f"{d.replace('_', ' ')} {value_text(d, v)}" for d, v in zip(others, panel[1:]))
+        ax.set_title(f"{COLOUR_UNIT}, {panel[0]} nodes" + (f", {extra}" if extra else ""), fontsize=9)
         for y, row in enumerate(grid):
             for x, v in enumerate(row):
                 if v == v:
                     ax.text(x, y, f"{v:.1f}", ha="center", va="center", color="white", fontsize=8)
-        fig.colorbar(im, ax=ax)
-        written += save(fig, out, f"heatmap_nodes{nodes}")
+        fig.colorbar(im, ax=ax, label=COLOUR_UNIT)
+        name = f"heatmap_nodes{panel[0]}" + "".join(f"_{d}{value_text(d, v)}" for d, v in zip(others, panel[1:]))
+        written += save(fig, out, name)
     return written
 
 
 def versus_nodes(runs, out):
     fig, ax = plt.subplots(figsize=(6, 4))
-    for key in sorted({(r["credits"], r["parallel"]) for r, _ in runs}):
-        pts = sorted((r["nodes"], r["per_node_gbps"]) for r, _ in runs if (r["credits"], r["parallel"]) == key)
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"{key[0]} credits, {key[1]} parallel")
+    others = [d for d in varied(runs) if d != "nodes"] or ["credits", "parallel"]
+    for key in sorted({tuple(r[d] for d in others) for r, _ in runs}, key=str):
+        pts = sorted((r["nodes"], r["per_node_gbps"]) for r, _ in runs if tuple(r[d] for d in others) == key)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
+                label=", ".join(f"{d.replace('_', ' ')} {value_text(d, v)}" for d, v in zip(others, key)))
     ax.set_xlabel("nodes")
-    ax.set_ylabel("Gb/s per node")
+    ax.set_ylabel(COLOUR_UNIT)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
     return save(fig, out, "vs_nodes")
@@ -66,16 +120,17 @@ def versus_nodes(runs, out):
 
 def per_node_bars(runs, out):
     fig, ax = plt.subplots(figsize=(max(6, 0.5 * len(runs)), 4))
+    dims = varied(runs)
     labels, avgs, lows, highs = [], [], [], []
     for r, per_node in runs:
-        labels.append(f"N{r['nodes']} c{r['credits']} p{r['parallel']}")
+        labels.append(label(r, dims))
         avg = r["per_node_gbps"]
         avgs.append(avg)
         lows.append(avg - (min(per_node) if per_node else avg))
         highs.append((max(per_node) if per_node else avg) - avg)
     ax.bar(range(len(runs)), avgs, yerr=[lows, highs], capsize=3, color="tab:blue")
     ax.set_xticks(range(len(runs)), labels, rotation=60, ha="right", fontsize=7)
-    ax.set_ylabel("Gb/s per node (bar: avg, whiskers: min..max)")
+    ax.set_ylabel(f"{COLOUR_UNIT} (bar: avg, whiskers: min..max)")
     return save(fig, out, "per_node")
 
 
@@ -92,6 +147,12 @@ def main():
     runs = [(r, n) for r, n in all_runs if r["exit_code"] == 0]
     if not runs:
         print("plot_scan.py: error: no successful runs to plot", file=sys.stderr)
+        return 2
+    twice = duplicates(runs)
+    if twice:
+        what, a, b = twice[0]
+        print(f"plot_scan.py: error: {len(twice)} runs have the settings of another ({what}: '{a}' and '{b}'), and the plots have "
+              "no axis for what tells them apart: plot them separately", file=sys.stderr)
         return 2
     os.makedirs(args.out, exist_ok=True)
     written = heatmaps(runs, args.out) + versus_nodes(runs, args.out) + per_node_bars(runs, args.out)

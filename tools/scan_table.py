@@ -1,27 +1,42 @@
-"""Reading evbench scan results (JSON lines from launch/scan.py, or single --json documents):
-one flat row per run, shared by aggregate.py and plot_scan.py."""
+"""Reading evbench results (JSON lines from launch/scan.py, or evbench's --json documents): one
+flat row per run, shared by aggregate.py and plot_scan.py."""
 import json
+import sys
 
 COLUMNS = ["transport", "protocol", "scheduling", "nodes", "ppn", "credits", "parallel", "fragment_size", "exit_code",
-           "events_built", "errors", "per_node_gbps", "min_node_gbps", "max_node_gbps", "window_s", "point"]
+           "events_built", "errors", "per_node_gbps", "min_node_gbps", "max_node_gbps", "window_s", "duration_s",
+           "warmup_s", "seed", "commit", "point"]
+
+
+def documents_of(path):
+    """The runs of one file: a --json document (the whole file), or one per JSON line. A line that
+    is not JSON is named on standard error and skipped."""
+    with open(path) as f:
+        text = f.read()
+    try:
+        whole = json.loads(text)
+    except ValueError:
+        whole = None
+    if isinstance(whole, dict):
+        yield whole
+        return
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            yield json.loads(line)
+        except ValueError:
+            print(f"{path}:{number}: not a JSON line (skipped)", file=sys.stderr)
 
 
 def rows_of(paths):
-    """Yields (row dict, per-node Gb/s list) for every run in the files; bad lines are reported."""
+    """Yields (row dict, per-node Gb/s list) for every run in the files."""
     for path in paths:
-        with open(path) as f:
-            for number, line in enumerate(f, 1):
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    doc = json.loads(line)
-                except ValueError:
-                    print(f"{path}:{number}: not a JSON line (skipped)")
-                    continue
-                row, per_node = flatten(doc)
-                if row is not None:
-                    yield row, per_node
+        for doc in documents_of(path):
+            row, per_node = flatten(doc)
+            if row is not None:
+                yield row, per_node
 
 
 def flatten(doc):
@@ -47,13 +62,17 @@ def flatten(doc):
         "credits": config.get("credits"),
         "parallel": config.get("parallel"),
         "fragment_size": config.get("fragment_size"),
-        "exit_code": doc.get("exit_code", 0),
+        "exit_code": doc.get("exit_code", results.get("exit_code", 0)),
         "events_built": system.get("events_built", results.get("iterations")),
         "errors": system.get("errors", 0),
         "per_node_gbps": round(avg, 4),
         "min_node_gbps": round(min(per_node), 4) if per_node else "",
         "max_node_gbps": round(max(per_node), 4) if per_node else "",
-        "window_s": system.get("window_s", results.get("seconds", "")),
+        "window_s": results.get("window_s", results.get("seconds", "")),
+        "duration_s": config.get("duration_s", ""),
+        "warmup_s": config.get("warmup_s", 0),
+        "seed": config.get("seed", ""),
+        "commit": doc.get("evbench", {}).get("commit", ""),
         "point": " ".join(doc.get("point", [])),
     }
     return row, per_node

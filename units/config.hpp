@@ -32,6 +32,10 @@ enum class OnFailure { stop, continue_run };
 // Reactor threads of a process: one drives all its units, or one per unit, each with its own
 // transport endpoint (ppn 1 with the parallelism of ppn 2, without a second process).
 enum class UnitThreads { one, per_unit };
+// The final table's node rows: every node up to table_rows_in_full nodes, else the slowest, median
+// and fastest (automatic); every node (all).
+enum class TableRows { automatic, all };
+constexpr std::uint32_t table_rows_in_full = 32;
 
 struct Config {
     std::string transport;                   // a driver of drivers/registry (its default entry unless given)
@@ -90,7 +94,8 @@ struct Config {
     std::string rails;                       // NICs, comma-separated: one transport per NIC, writes spread over them
     UnitThreads threads = UnitThreads::one;  // per_unit: each unit its own reactor thread and transport endpoint
     std::uint32_t launch_local = 0;          // fork this many processes on this machine
-    bool quiet = false;                      // no progress lines
+    bool quiet = false;                      // the summary only: no header, progress lines or node rows
+    TableRows rows = TableRows::automatic;
     std::string log_level = "warn";
     // Bytes of each fragment kept in memory (0: all of it). The simulated transport sets 64: the
     // header and stamp travel through memory, the rest of a fragment exists on the simulated wire

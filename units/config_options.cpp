@@ -111,7 +111,11 @@ void declare_config_options(OptionSet& o, Config& c) {
         .shown_default("127.0.0.1 on one host, else the hostname")
         .per_rank();
     o.whole("launch-local", c.launch_local, "N", "fork N ranks on this machine (multi-process transports)").shown_default("").per_rank();
-    o.on_off("quiet", c.quiet, "only the final table: no header or progress lines").per_rank();
+    o.on_off("quiet", c.quiet, "only the summary: no header, progress lines or table rows (the # lines at the end)").per_rank();
+    o.choice("rows", c.rows, {{"auto", TableRows::automatic}, {"all", TableRows::all}},
+             "the final table's node rows: auto lists every node up to 32, above that the slowest, median and fastest by in_Gbps; "
+             "all lists every node")
+        .per_rank();
     o.text("log-level", c.log_level, "L", "trace, debug, info, warn, error or off").per_rank();
 }
 

@@ -12,6 +12,9 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
+#include <numeric>
+
 
 namespace evb {
 
@@ -89,13 +92,42 @@ void table_row(std::ostream& out, const std::string& label, const NodeStats& s, 
 }
 } // namespace
 
+std::vector<std::size_t> table_rows(const Config& c, const RunResult& r) {
+    std::vector<std::size_t> all(r.nodes.size());
+    std::iota(all.begin(), all.end(), std::size_t{0});
+    if (c.rows == TableRows::all || r.nodes.size() <= table_rows_in_full) return all;
+    // The slowest, the median and the fastest of a group, by what its nodes move (the same window
+    // for all: bytes order them as Gb/s do).
+    std::vector<std::size_t> shown;
+    auto pick = [&](std::vector<std::size_t> group, auto bytes_of) {
+        if (group.empty()) return;
+        std::stable_sort(group.begin(), group.end(), [&](std::size_t a, std::size_t b) { return bytes_of(r.rated(a)) < bytes_of(r.rated(b)); });
+        for (std::size_t i : {group.front(), group[group.size() / 2], group.back()})
+            if (std::find(shown.begin(), shown.end(), i) == shown.end()) shown.push_back(i);
+    };
+    if (c.layout == NodeLayout::split) {   // readout nodes by what they send, builder nodes by what they receive
+        const auto readout_end = all.begin() + std::min<std::size_t>(c.readout_nodes, all.size());
+        pick(std::vector<std::size_t>(all.begin(), readout_end), [](const NodeStats& s) { return s.bytes_out; });
+        pick(std::vector<std::size_t>(readout_end, all.end()), [](const NodeStats& s) { return s.bytes_in; });
+    } else {
+        pick(all, [](const NodeStats& s) { return s.bytes_in; });
+    }
+    return shown;
+}
+
 void print_table(std::ostream& out, const Config& c, const RunResult& r, const std::vector<ProgressSample>& samples) {
     Picoseconds window = r.window(), bytes = r.byte_window();
-    fmt::print(out, "{:>6} {:>10} {:>11} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10} {:>7}\n", "node", "events", "rate_Hz",
-               "in_Gbps", "out_Gbps", "lat_avg_us", "lat_p50_us", "lat_p99_us", "lat_max_us", "errors");
-    for (std::size_t i = 0; i < r.nodes.size(); ++i) table_row(out, std::to_string(r.nodes[i].node), r.rated(i), window, bytes, 1.0, 1.0);
     NodeStats sys = r.rated_system();
-    table_row(out, "avg", sys, window, bytes, 1.0 / c.bu_count(), 1.0 / c.ru_count());
+    if (!c.quiet) {   // --quiet: the summary (the # lines) only
+        const std::vector<std::size_t> rows = table_rows(c, r);
+        if (rows.size() < r.nodes.size())
+            fmt::print(out, "# {} nodes: the rows of the slowest, median and fastest{} (--rows all lists every node)\n", r.nodes.size(),
+                       c.layout == NodeLayout::split ? " readout node by out_Gbps and builder node by in_Gbps" : " node by in_Gbps");
+        fmt::print(out, "{:>6} {:>10} {:>11} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10} {:>7}\n", "node", "events", "rate_Hz",
+                   "in_Gbps", "out_Gbps", "lat_avg_us", "lat_p50_us", "lat_p99_us", "lat_max_us", "errors");
+        for (std::size_t i : rows) table_row(out, std::to_string(r.nodes[i].node), r.rated(i), window, bytes, 1.0, 1.0);
+        table_row(out, "avg", sys, window, bytes, 1.0 / c.bu_count(), 1.0 / c.ru_count());
+    }
     if (r.interrupted && r.cut)
         fmt::print(out, "# interrupted by {} at {:.6f} s simulated: the run was cut there, as at its duration\n", signal_name(r.interrupted),
                    r.elapsed.seconds());

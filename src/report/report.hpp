@@ -50,6 +50,8 @@ private:
 };
 
 // samples: the progress samples, for the failure report (failure_report.hpp).
+// The node rows of the final table (--rows): indices into result.nodes.
+std::vector<std::size_t> table_rows(const Config& config, const RunResult& result);
 void print_table(std::ostream& out, const Config& config, const RunResult& result, const std::vector<ProgressSample>& samples = {});
 
 // config_echo: the effective configuration (every declared option and derived values).
