@@ -233,6 +233,7 @@ std::vector<BadInput> cases() {
         {"VerbsOptionOnLocal", "--verbs-device rxe0", "--verbs-device is an option of --transport verbs"},
 #endif
         {"ShiftWithoutOneToOne", "--shift 2", "--shift needs --benchmark one-to-one (this run would ignore it)"},
+        {"RowsWithQuiet", "--rows all --quiet", "--rows needs a run that prints its table (not --quiet) (this run would ignore it)"},
         {"CreditsInAMicroBenchmark", "--benchmark gather --credits 4", "--credits needs event building"},
         {"InFlightInEventBuilding", "--in-flight 8", "--in-flight needs a micro-benchmark"},
         {"EmWithoutAManager", "--protocol pull-noem --em own", "--em needs an event manager"},

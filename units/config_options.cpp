@@ -115,6 +115,7 @@ void declare_config_options(OptionSet& o, Config& c) {
     o.choice("rows", c.rows, {{"auto", TableRows::automatic}, {"all", TableRows::all}},
              "the final table's node rows: auto lists every node up to 32, above that the slowest, median and fastest by in_Gbps; "
              "all lists every node")
+        .applies_when("a run that prints its table (not --quiet)", [&c] { return !c.quiet; })
         .per_rank();
     o.text("log-level", c.log_level, "L", "trace, debug, info, warn, error or off").per_rank();
 }
