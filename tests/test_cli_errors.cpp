@@ -211,7 +211,16 @@ std::vector<BadInput> cases() {
         // Options the run would ignore (each exited 0, none of them in the JSON).
         {"SimOptionOnLocal", "--fail 2@1ms", "--fail is an option of --transport sim; this run's transport is local"},
         {"FabricOptionOnLocal", "--k 16", "--k is an option of --transport sim; this run's transport is local"},
-        {"WarmupOnLocal", "--warmup 1ms", "--warmup is an option of --transport sim"},
+        {"WarmupOfAShiftScan", "--benchmark shift-scan --warmup 1ms", "--warmup needs a run that is not a shift scan"},
+        {"WarmupNotBeforeTheDuration", "--duration 1s --warmup 1s", "--warmup 1s must end before --duration 1s: nothing would be counted"},
+        // A JSON config is a result of --json, read for the options its run was given.
+        {"JsonConfigNotJson", "--config " + write_file("broken.json", "{\"invocation\": "), "config file: not valid JSON ("},
+        {"JsonConfigWithoutOptions", "--config " + write_file("plain.json", "{\"credits\": 2}"),
+         "config file: a JSON config file is a result of evbench --json, read for the options its run was given (invocation.options); this one has none"},
+        {"JsonConfigOptionNotText", "--config " + write_file("number.json", "{\"invocation\": {\"options\": {\"credits\": 2}}}"),
+         "config file: invocation.options.credits is not text (options are given as on the command line)"},
+        {"JsonConfigUnknownOption", "--config " + write_file("unknown.json", "{\"invocation\": {\"options\": {\"credit\": \"2\"}}}"),
+         "config file: unknown key 'credit'"},
 #ifdef EVB_HAVE_MPI
         {"MpiOptionOnLocal", "--mpi-rma", "--mpi-rma is an option of --transport mpi; this run's transport is local"},
 #endif
@@ -386,4 +395,12 @@ TEST(Cli, HelpListsTheCommandsAndTheUnitsAndDashVIsTheVersion) {
     const auto version = run_command(evbench_binary() + " --version", 60);
     EXPECT_EQ(version.out.rfind("evbench ", 0), 0u) << version.out;
     EXPECT_EQ(run_command(evbench_binary() + " -V", 60).out, version.out);
+}
+
+// A rank of another launcher's job that is also told to launch: both would start ranks (before:
+// --launch-local was silently ignored under mpirun).
+TEST(CliErrors, LaunchLocalInARankOfAnotherLauncherIsRefused) {
+    auto r = run_command("OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 " + evbench_binary() + " --transport tcp --launch-local 2 --events 10", 60);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "evbench: error: --launch-local: this process is already rank 0 of 2 launched by mpirun; give one or the other\n");
 }

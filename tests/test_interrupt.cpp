@@ -20,9 +20,11 @@ struct Interrupted {
 // Starts evbench with `args` and --json, waits for a progress line with events built,
 // runs `signal` (a shell command; $pid is evbench's process, the leader of its own process group
 // when `group` is set, as a terminal's foreground job is), then waits for evbench to end.
-Interrupted interrupt_run(const std::string& args, const std::string& signal, const std::string& name, bool group = false) {
+// `launcher`: what evbench runs under ("mpirun -np 4 "), its process the one signalled.
+Interrupted interrupt_run(const std::string& args, const std::string& signal, const std::string& name, bool group = false,
+                          const std::string& launcher = "") {
     const std::string out = temp_path(name + ".out"), json = temp_path(name + ".json"), file = temp_path(name + ".sh");
-    const std::string script = std::string(group ? "setsid " : "") + evbench_binary() + " " + args +
+    const std::string script = std::string(group ? "setsid " : "") + launcher + evbench_binary() + " " + args +
                                " --json " + json + " >" + out + " 2>&1 &\n" +
                                "pid=$!\n"
                                "for i in $(seq 1200); do grep -Eq '^\\[.*\\] events +[1-9]' " + out + " && break; sleep 0.05; done\n" +
@@ -94,3 +96,19 @@ TEST(Interrupt, ASimulatedRunIsCutWhereItWasInterrupted) {
     EXPECT_EQ(r.doc["results"]["system"]["errors"], 0);
     EXPECT_NE(r.run.out.find("# interrupted by SIGTERM at "), std::string::npos) << r.run.out;
 }
+
+#ifdef EVB_HAVE_MPI
+// Under mpirun, as docs/usage.md says to run it: mpirun answers Ctrl-C with SIGTERM to every rank
+// and, --mca odls_base_sigkill_timeout later, SIGKILL; in that time rank 0 gathers and writes.
+TEST(Interrupt, CtrlCToMpirunWithTheDocumentedKillTimeoutKeepsTheResult) {
+    auto r = interrupt_run("--transport mpi --duration 60s --progress-interval 100ms", "kill -INT $pid", "mpi_mpirun", false,
+                           "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe --mca odls_base_sigkill_timeout 10 -np 4 ");
+    ASSERT_FALSE(r.doc.is_null()) << r.run.out;
+    const auto& results = r.doc["results"];
+    EXPECT_EQ(results["interrupted"], "SIGTERM") << r.run.out;
+    EXPECT_EQ(results["exit_code"], 143);
+    EXPECT_GT(results["system"]["events_built"].get<std::uint64_t>(), 0u);
+    EXPECT_EQ(results["system"]["errors"], 0) << r.run.out;
+    EXPECT_LT(results["elapsed_s"].get<double>(), 60.0);
+}
+#endif

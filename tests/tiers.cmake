@@ -14,10 +14,10 @@ if(EVB_SANITIZE)
   set(EVB_TIMEOUT_SCALE 3)
 endif()
 
-# evb_tier_group(TARGET LABEL TIMEOUT FILTER [PROCESSORS n] [RUN_SERIAL]): the tests FILTER names
+# evb_tier_group(TARGET LABEL TIMEOUT FILTER [PROCESSORS n] [RESOURCE_LOCK name] [RUN_SERIAL]): the tests FILTER names
 # (patterns joined by ':', no '-') that no earlier group of TARGET named: the first group wins.
 function(evb_tier_group target label timeout filter)
-  cmake_parse_arguments(G "RUN_SERIAL" "PROCESSORS" "" ${ARGN})
+  cmake_parse_arguments(G "RUN_SERIAL" "PROCESSORS;RESOURCE_LOCK" "" ${ARGN})
   string(REGEX REPLACE ":+$" "" filter "${filter}")
   get_property(named GLOBAL PROPERTY EVB_GROUPS_${target})
   set_property(GLOBAL APPEND PROPERTY EVB_GROUPS_${target} "${filter}")
@@ -29,6 +29,9 @@ function(evb_tier_group target label timeout filter)
   set(props LABELS ${label} TIMEOUT ${t})
   if(G_PROCESSORS)
     list(APPEND props PROCESSORS ${G_PROCESSORS})
+  endif()
+  if(G_RESOURCE_LOCK)
+    list(APPEND props RESOURCE_LOCK ${G_RESOURCE_LOCK})
   endif()
   if(G_RUN_SERIAL)
     list(APPEND props RUN_SERIAL TRUE)
@@ -47,8 +50,8 @@ function(evb_tier_tests)
 
   # integration, with the few of its binary that belong to system.
   set(b evbench_integration_tests)
-  # Under mpirun (the message mix and the split layout on the mpi transport).
-  evb_tier_group(${b} system 300 "MpiTransport.*" PROCESSORS 2)
+  # Under mpirun (the message mix and the split layout on the mpi transport, an interrupted run).
+  evb_tier_group(${b} system 300 "MpiTransport.*:Interrupt.*Mpirun*" PROCESSORS 2)
   # Large simulations: 4096 nodes on a 3-level tree.
   evb_tier_group(${b} system 120 "SimTransport.FourThousandNinetySixNodes*:Configs.NextUpgrade4096*")
   # The busy-polling drivers (ofi, ucx) with more endpoints than cores: on 2 cores they spend
@@ -59,7 +62,7 @@ function(evb_tier_tests)
     string(APPEND oversubscribed "*/ProcessEndToEnd.*/Ofi*_${point}:*/ProcessEndToEnd.*/Ucx*_${point}:")
   endforeach()
   evb_tier_group(${b} system 180 "${oversubscribed}" PROCESSORS 2)
-  evb_tier_group(${b} integration 180 "*/ProcessEndToEnd.*:*/ProcessFailure.*:Rails.*:FailoverOn*:*/FailoverOn*:Interrupt.*:Install.*" PROCESSORS 2)
+  evb_tier_group(${b} integration 180 "*/ProcessEndToEnd.*:*/ProcessFailure.*:Rails.*:FailoverOn*:*/FailoverOn*:Interrupt.*:Install.*:ProgressLines.*" PROCESSORS 2)
   # Runs that wait out heartbeats, stalls and grace periods (up to 12 s).
   evb_tier_group(${b} integration 120 "StallWatchdog.*")
   # Sets the machine's count of huge pages (/proc/sys/vm/nr_hugepages), which any other run may take.
@@ -73,6 +76,8 @@ function(evb_tier_tests)
   # A VM boot each (tests/vm/run-in-vm.sh, QEMU TCG with 2 vCPUs; its own limit is up to 1500 s).
   evb_tier_group(${b} system 1600 "Verbs.*:OfiOnSoftRoce.*:UcxOnSoftRoce.*" RUN_SERIAL)
   evb_tier_group(${b} system 300 "Slurm.*:MpiTransport.*" PROCESSORS 2)
+  # The cluster in a box (tests/netns): one fabric of namespaces at a time.
+  evb_tier_group(${b} system 300 "NetnsCluster.*" PROCESSORS 2 RESOURCE_LOCK netns_cluster)
   evb_tier_rest(${b} system 300)
 
   if(EVB_HAVE_MPI)
@@ -125,7 +130,10 @@ function(evb_tier_tests)
     if(name STREQUAL "testing")
       set(props LABELS system RUN_SERIAL TRUE)
       set(t 900)
-    elseif(name MATCHES "^(cluster|simulator)$")
+    elseif(name STREQUAL "cluster")   # mpirun, Slurm and the cluster in a box (tests/netns)
+      set(props LABELS system PROCESSORS 2 RESOURCE_LOCK netns_cluster)
+      set(t 300)
+    elseif(name STREQUAL "simulator")
       set(props LABELS system PROCESSORS 2)
       set(t 300)
     else()

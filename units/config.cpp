@@ -167,6 +167,9 @@ void validate(const Config& c) {
     if (c.max_fragment_size() > max_fragment_limit) fail("largest fragment after --ru-scale and --size-spread exceeds 1GiB");
     if (c.events == 0 && c.duration <= Picoseconds(0) && c.benchmark != Benchmark::shift_scan)
         fail("give --events or a positive --duration");
+    if (c.warmup < Picoseconds(0)) fail("--warmup cannot be negative");
+    if (c.warmup > Picoseconds(0) && c.duration > Picoseconds(0) && c.warmup >= c.duration)
+        fail(fmt::format("--warmup {} must end before --duration {}: nothing would be counted", format_duration(c.warmup), format_duration(c.duration)));
     if (c.is_micro_benchmark()) {
         if (c.in_flight < 1 || c.in_flight > max_in_flight)
             fail("--in-flight must be within 1.." + std::to_string(max_in_flight) + " (got " + std::to_string(c.in_flight) + ")");

@@ -63,6 +63,10 @@ void declare_config_options(OptionSet& o, Config& c) {
         .shown_default("all 1");
     o.whole("events", c.events, "E", "stop after E events (then no default duration)");
     o.duration("duration", c.duration, "stop assigning events after this time");
+    o.duration("warmup", c.warmup, "bytes, events and latencies count from this time on (wall time, or simulated): rates leave the start-up out")
+        .shown_default("a tenth of --duration on real transports; 0 with --events, --on-failure continue and --transport sim")
+        .applies_when("a run that is not a shift scan (its phases measure their own steady part)",
+                      [&c] { return c.benchmark != Benchmark::shift_scan; });
     o.duration("grace", c.grace, "time to drain and gather after the duration before the run fails");
     o.duration("progress-interval", c.progress_interval, "time between progress lines");
     o.choice("verify", c.verify, {{"header", Verify::header}, {"full", Verify::full}},

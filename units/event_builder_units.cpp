@@ -11,6 +11,7 @@ UnitsOfRank make_event_builder_units(const UnitSetup& setup, const Layout& layou
     RankUnits placed = layout.units_on(rank);
     UnitsOfRank r;
     r.node = layout.node_of(rank);
+    r.count_from = c.warmup;
     const std::uint64_t stride = c.fragment_stride();
     // Started in this order, as before: EM, RU, BU.
     if (placed.manager) r.units.push_back({{Role::manager, 0}, std::make_unique<EventManager>(setup)});

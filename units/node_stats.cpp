@@ -61,14 +61,13 @@ double PhaseFlow::gbps() const {
     return static_cast<double>(rate_bytes) * 8 / (rate_last - rate_first).seconds() / 1e9;
 }
 
-void NodeStats::subtract_flow(const NodeStats& before) {
-    bytes_out -= before.bytes_out;
-    fragments_out -= before.fragments_out;
-    writes_out -= before.writes_out;
-    writes_in -= before.writes_in;
-    bytes_in -= before.bytes_in;
-    fragments_in -= before.fragments_in;
-    events_built -= before.events_built;
+void NodeStats::begin_window(Picoseconds at) {
+    counted_from = at;
+    bytes_out = fragments_out = writes_out = 0;
+    bytes_in = fragments_in = writes_in = 0;
+    events_built = 0;
+    first_build = last_build = Picoseconds(0);
+    latency = LatencyHistogram{};
 }
 
 void NodeStats::add_loss(const NodeLoss& loss) {
@@ -93,6 +92,7 @@ void NodeStats::merge(const NodeStats& o) {
     in_flight += o.in_flight;
     peak_ru_bytes = std::max(peak_ru_bytes, o.peak_ru_bytes);
     peak_bu_bytes = std::max(peak_bu_bytes, o.peak_bu_bytes);
+    counted_from = std::max(counted_from, o.counted_from);
     if (o.events_built) {
         first_build = had_builds ? std::min(first_build, o.first_build) : o.first_build;
         last_build = std::max(last_build, o.last_build);
@@ -125,6 +125,7 @@ nlohmann::json NodeStats::to_json() const {
             {"peak_bu_bytes", peak_bu_bytes},
             {"first_build_ps", first_build.count()},
             {"last_build_ps", last_build.count()},
+            {"counted_from_ps", counted_from.count()},
             {"errors",
              {{"bad_header", errors.bad_header},
               {"bad_payload", errors.bad_payload},
@@ -165,6 +166,8 @@ NodeStats NodeStats::from_json(const nlohmann::json& j) {
     s.peak_bu_bytes = whole_field(j, "peak_bu_bytes");
     s.first_build = Picoseconds(integer_field(j, "first_build_ps"));
     s.last_build = Picoseconds(integer_field(j, "last_build_ps"));
+    s.counted_from = Picoseconds(integer_field(j, "counted_from_ps"));
+    if (s.counted_from < Picoseconds(0)) throw std::invalid_argument("the field 'counted_from_ps' is negative");
     const auto& e = json_field(j, "errors");
     s.errors.bad_header = whole_field(e, "bad_header");
     s.errors.bad_payload = whole_field(e, "bad_payload");

@@ -59,6 +59,7 @@ struct NodeStats {
     std::uint64_t peak_ru_bytes = 0;    // RU buffer memory ever in use
     std::uint64_t peak_bu_bytes = 0;    // BU buffer memory ever in use
     Picoseconds first_build{}, last_build{};   // relative to the run start
+    Picoseconds counted_from{};         // where the counts start: the end of --warmup, or 0 when the run ended within it
     ErrorCounts errors;
     LatencyHistogram latency;
     std::vector<PhaseFlow> phases;      // shift-scan receiver: one per shift
@@ -72,9 +73,10 @@ struct NodeStats {
     void add_loss(const NodeLoss& loss);     // keeps the earliest sighting of each rank
 
     void merge(const NodeStats& o);
-    // Removes what `before` (an earlier snapshot of the same node) had counted in bytes,
-    // fragments and events built: the counts of a measurement window after a warm-up.
-    void subtract_flow(const NodeStats& before);
+    // The measurement window starts now, at `at` (the end of --warmup): bytes, fragments, writes,
+    // events built, their latencies and build times count from zero; errors, losses, failover
+    // counts, assignments, peaks and what is in flight carry on.
+    void begin_window(Picoseconds at);
     nlohmann::json to_json() const;
     static NodeStats from_json(const nlohmann::json& j);
 };

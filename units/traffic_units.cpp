@@ -11,6 +11,7 @@ UnitsOfRank TrafficBenchmark::units_of(std::uint32_t rank, const PoolMemory& mem
     RankUnits placed = layout_.units_on(rank);
     UnitsOfRank r;
     r.node = placed.readout ? *placed.readout : *placed.builder;
+    r.count_from = c.warmup;
     const std::uint64_t stride = c.fragment_stride();
     if (placed.readout) {
         r.pools.push_back(std::make_unique<MemoryPool>(stride, c.in_flight, memory));

@@ -61,8 +61,7 @@ public:
             if (!reactor_.all_finished() && !reactor_.failure()) sim.set_timer(sim.now() + config_.progress_interval, 0, progress_tag);
             return;
         }
-        if (tag == warmup_tag) {
-            for (const auto& node : nodes_) baseline_.push_back(node->stats());
+        if (tag == warmup_tag) {   // the nodes open their own window (Node::set_now); the links' counters are the fabric's
             link_baseline_ = sim.host_stats();
             return;
         }
@@ -91,19 +90,22 @@ public:
     }
 
     Picoseconds last_activity() const { return last_activity_; }
-    // Per rank, the statistics at the end of the warm-up (empty if it was never reached).
-    const std::vector<NodeStats>& baseline() const { return baseline_; }
     // Per host, the link counters at the end of the warm-up (empty if it was never reached).
     const std::vector<netsim::SimHostStats>& link_baseline() const { return link_baseline_; }
 
 private:
     // Byte rates in simulated time count what crossed the links (every host's, per packet), not
     // whole fragments at completion, which would show more than a link carries.
-    static NodeStats with_fabric_bytes(NodeStats totals, const netsim::FabricSim& sim) {
+    // After the warm-up, from its end, as the nodes' own counts.
+    NodeStats with_fabric_bytes(NodeStats totals, const netsim::FabricSim& sim) const {
         totals.bytes_in = totals.bytes_out = 0;
         for (const auto& h : sim.host_stats()) {
             totals.bytes_in += h.rx_payload;
             totals.bytes_out += h.tx_payload;
+        }
+        for (const auto& h : link_baseline_) {
+            totals.bytes_in -= h.rx_payload;
+            totals.bytes_out -= h.tx_payload;
         }
         return totals;
     }
@@ -167,7 +169,6 @@ private:
     std::vector<std::uint32_t> dirty_;
     std::array<Completion, 64> completions_{};
     Picoseconds last_activity_{};
-    std::vector<NodeStats> baseline_;
     std::vector<netsim::SimHostStats> link_baseline_;
 };
 
@@ -246,7 +247,6 @@ void SimRunOptions::declare(OptionSet& options) {
     options.begin_group("model", "InfiniBand model (--transport sim; netsim)");
     netsim::declare_sim_model_options(options, model);
     options.begin_group("sim", "Transport sim");
-    options.duration("warmup", warmup, "bytes and events count from this simulated time on (the start fills every credit at once)");
     options.on_off("ports", all_ports, "list every port in the network counters, not only the 8 most stalled");
     options.text_list("fail", fail, "NODE@TIME,...", "stop node NODE at simulated TIME (see \"Failures\"); with --on-failure continue the run goes on")
         .shown_default("none");
@@ -323,7 +323,7 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
                                   sim.link_rates(), ib.link_latency.nanoseconds(), ib.credit_latency.nanoseconds(), format_size(ib.buffer_bytes),
                                   ib.vls, ib.mtu, model.host_latency)});
 
-    SimExecutor executor(network, nodes, reactor, config, options.warmup, failures, observer);
+    SimExecutor executor(network, nodes, reactor, config, config.warmup, failures, observer);
     // A timed run is cut at its duration: its throughput is what crossed the fabric until then
     // (draining N c events of N fragments each would take as long again, for nothing). A run of
     // --events, or a shift scan, runs until it is done.
@@ -360,14 +360,12 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
     for (std::uint32_t i = 0; i < nodes.size(); ++i) {
         if (nodes[i]->halted()) continue;   // a failed rank's counts die with it, as in a real run
         nodes[i]->stop(!r.cut);
-        NodeStats s = nodes[i]->stats();
-        if (!executor.baseline().empty()) s.subtract_flow(executor.baseline()[i]);
-        r.add(s);
+        r.add(nodes[i]->stats());
     }
-    if (!executor.baseline().empty()) r.window_start = options.warmup;
     r.elapsed = r.cut ? cut_at : executor.last_activity();
     r.wall_seconds = wall;
-    const Picoseconds from = executor.link_baseline().empty() ? Picoseconds(0) : options.warmup;
+    r.origins.push_back(this_process_origin(std::nullopt, {}));   // the machine that simulated
+    const Picoseconds from = executor.link_baseline().empty() ? Picoseconds(0) : config.warmup;
     const bool split = config.layout == NodeLayout::split;
     // Up to the last activity, not sim.now(): a progress tick after it would stretch the window.
     const Picoseconds rx_end = r.cut ? cut_at : executor.last_activity();
@@ -390,7 +388,7 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
         outcome.extra_text += fmt::format("# no event was built in the {:.6f} s window: each BU fills its {} credits with {} fragments of {} at once, so "
                                           "its first event is in after about c N f / b_eff = {:.3g} s simulated; run --duration {} or longer for event figures\n",
                                           r.window().seconds(), config.credits, config.ru_count(), format_size(config.fragment_size),
-                                          first_event_s, round_up_duration(2 * first_event_s + options.warmup.seconds()));
+                                          first_event_s, round_up_duration(2 * first_event_s + config.warmup.seconds()));
     // Until the first events are built and their credits come back, every BU walks all its credits
     // in step from the start: that traffic is the start-up's, and the links settle well below it
     // (README, "Start-up and steady state": 97 Gb/s per node in the first 10 ms at 512 nodes, 73 by

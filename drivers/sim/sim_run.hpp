@@ -20,7 +20,6 @@ struct SimRunOptions {
     netsim::FabricOptions fabric;   // k 0 (when --k is not given): the smallest fat tree that holds the hosts
     netsim::SimModelOptions model;
     bool all_ports = false;       // list every port, not only the most stalled
-    Picoseconds warmup{};         // rates count from here (the start fills every credit at once)
     std::vector<std::string> fail;   // NODE@TIME, each a failure injected at that simulated time
     FailKind fail_kind = FailKind::node;
 

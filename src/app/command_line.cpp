@@ -19,7 +19,7 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
     CLI::App app{"evbench: event-building network benchmark (RU/BU/EM over a pluggable transport; built: " + drivers.names() + ")",
                  "evbench"};
     app.set_version_flag("-V,--version", version_line(), "print the version, the git commit built from and the drivers compiled in");
-    app.set_config("--config", "", "read options from a TOML or INI file (keys = long flag names)");
+    app.set_config("--config", "", "read options from a TOML or INI file (keys = long flag names), or from a result of --json (its run's options again)");
     std::string transports = "\nTransports built (--transport NAME):\n";
     for (const auto& e : drivers.entries()) transports += "  " + std::string(e.driver->name()) + ": " + e.driver->help() + "\n";
     app.footer(transports + subcommands_help() + "\n" + quantity_units_help());
@@ -27,6 +27,12 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
     if (!options.parse(app, argc, argv, help_out)) return false;
     // With only --events, the run is not cut short by the default duration.
     if (config.events && !options.given("duration")) config.duration = Picoseconds(0);
+    // A timed run leaves its first tenth out of every count (connections, the first credits all at
+    // once), as OSU's -x and iperf3's -O do; a run of --events counts every event, and so does a
+    // run that survives failures (its report accounts for every event assigned since the start).
+    // The simulator sets its own (sim_driver.cpp).
+    if (!options.given("warmup") && !config.events && config.benchmark != Benchmark::shift_scan && !config.survives_failures())
+        config.warmup = Picoseconds(config.duration.count() / 10);
     if (config.layout == NodeLayout::split && !options.given("nodes")) config.nodes = config.readout_nodes + config.builder_nodes;
     // gather-cmd-meta is gather-cmd plus DAQPIPE's 10 KB metadata message, unless told otherwise.
     if (config.benchmark == Benchmark::gather_cmd_meta && !options.given("meta-segments") && !options.given("meta-size")) {
@@ -52,6 +58,10 @@ nlohmann::json CommandLine::echo(bool shared_only) const {
     nlohmann::json j = options.echo(groups_in_use(options, drivers, config.transport), shared_only);
     j.update(derived_json(config));
     return j;
+}
+
+nlohmann::json CommandLine::invocation(int argc, const char* const* argv, const std::string& launcher) const {
+    return {{"command_line", std::vector<std::string>(argv, argv + argc)}, {"options", options.given_texts()}, {"launcher", launcher}};
 }
 
 std::string CommandLine::fingerprint() const { return echo(true).dump(); }

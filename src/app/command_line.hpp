@@ -20,6 +20,9 @@ struct CommandLine {
     // The effective configuration: every echoed option and the derived values (shared_only: only
     // what every rank must agree on).
     nlohmann::json echo(bool shared_only = false) const;
+    // How the run was asked for, for its result: the command line, the options given (on it or in
+    // a config file) by flag name, which `--config RESULT.json` reads back, and the launcher.
+    nlohmann::json invocation(int argc, const char* const* argv, const std::string& launcher) const;
     // What every rank must share (checked at the bootstrap).
     std::string fingerprint() const;
     // Throws ConfigError on the first option given that this run would ignore: one of another

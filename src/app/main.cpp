@@ -85,6 +85,11 @@ int run(int argc, const char* const* argv) {
                              config.run_key_file},
                             argc, argv);
     }
+    // The local launcher's ranks run its very command line; a rank of another launcher's job
+    // cannot also launch.
+    if (config.launch_local && world && world->launcher != local_launcher_name)
+        return usage_error("--launch-local: this process is already rank " + std::to_string(world->rank) + " of " + std::to_string(world->size) +
+                           " launched by " + world->launcher + "; give one or the other");
     std::optional<RunKey> key;
     if (one_per_rank) {
         if (!world)
@@ -103,7 +108,8 @@ int run(int argc, const char* const* argv) {
     catch_interrupts();
     ConsoleReport console(std::cout, config, entry->simulated_time);
     RunOutcome outcome = entry->run(config, RunContext{world, cl.fingerprint(), key ? &*key : nullptr, console});
-    return report_outcome(std::cout, std::cerr, config, cl.echo(), outcome, console.samples());
+    return report_outcome(std::cout, std::cerr, config, cl.echo(), cl.invocation(argc, argv, world ? world->launcher : "none"), outcome,
+                          console.samples());
 }
 
 // `evbench help [COMMAND]`: that command's --help (the event builder's without one).

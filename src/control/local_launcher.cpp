@@ -23,20 +23,6 @@ namespace {
 volatile sig_atomic_t interrupted = 0;
 void on_signal(int sig) { interrupted = sig; }
 
-std::vector<std::string> child_arguments(int argc, const char* const* argv) {
-    std::vector<std::string> args;
-    for (int i = 0; i < argc; ++i) {
-        std::string a = argv[i];
-        if (a == "--launch-local") {
-            ++i;   // drop its value too
-            continue;
-        }
-        if (a.rfind("--launch-local=", 0) == 0) continue;
-        args.push_back(a);
-    }
-    return args;
-}
-
 } // namespace
 
 int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
@@ -64,7 +50,9 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
     }
     std::string endpoint = host + ":" + std::to_string(bound_port(listen_fd));
     hand_run_key_to_children(launch.run_key_file);
-    auto args = child_arguments(argc, argv);
+    // The very command line, --launch-local included: each rank knows it was launched so (its
+    // result records it), and a rank never launches (EVBENCH_RANK tells it it is one).
+    std::vector<std::string> args(argv, argv + argc);
     std::vector<char*> cargs;
     for (auto& a : args) cargs.push_back(a.data());
     cargs.push_back(nullptr);

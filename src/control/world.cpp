@@ -68,7 +68,7 @@ void set_local(World& w, const char* rank_var, const char* size_var) {
 } // namespace
 
 std::optional<World> detect_world() {
-    if (auto w = from("EVBENCH_RANK", "EVBENCH_SIZE", "evbench --launch-local")) {
+    if (auto w = from("EVBENCH_RANK", "EVBENCH_SIZE", local_launcher_name)) {
         w->single_host = true;
         w->job_key = env("EVBENCH_BOOTSTRAP") ? env("EVBENCH_BOOTSTRAP") : "local";
         w->local_rank = w->rank;

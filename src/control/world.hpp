@@ -7,6 +7,9 @@
 
 namespace evb {
 
+// World::launcher of the ranks evbench's own launcher (--launch-local) started.
+inline constexpr const char* local_launcher_name = "evbench --launch-local";
+
 struct World {
     std::uint32_t rank = 0;
     std::uint32_t size = 1;

@@ -5,12 +5,19 @@
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
 #include <net/if.h>
 #include <netdb.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -322,6 +329,52 @@ std::uint64_t available_memory_bytes() {
     for (std::string line; std::getline(meminfo, line);)
         if (line.rfind("MemAvailable:", 0) == 0) return std::stoull(line.substr(13)) * 1024;
     return static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+NicIdentity nic_identity(const NicName& nic) {
+    NicIdentity id;
+    if (!nic.rdma_device.empty() && nic.rdma_device.find('/') == std::string::npos) {
+        const fs::path dir = fs::path("/sys/class/infiniband") / nic.rdma_device;
+        id.firmware = read_attribute(dir / "fw_ver");
+        std::error_code ec;
+        const fs::path driver = fs::read_symlink(dir / "device" / "driver", ec);
+        if (!ec) id.driver = driver.filename().string();
+        return id;
+    }
+    if (nic.interface.empty() || nic.interface.size() >= IFNAMSIZ) return id;
+    const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return id;
+    ethtool_drvinfo info{};
+    info.cmd = ETHTOOL_GDRVINFO;
+    ifreq request{};
+    std::memcpy(request.ifr_name, nic.interface.c_str(), nic.interface.size());
+    request.ifr_data = reinterpret_cast<char*>(&info);
+    if (ioctl(fd, SIOCETHTOOL, &request) == 0) {
+        id.driver.assign(info.driver, strnlen(info.driver, sizeof info.driver));
+        id.firmware.assign(info.fw_version, strnlen(info.fw_version, sizeof info.fw_version));
+        if (id.firmware == "N/A") id.firmware.clear();
+    }
+    close(fd);
+    return id;
+}
+
+std::string kernel_text() {
+    utsname u{};
+    if (uname(&u) != 0) return "";
+    return std::string(u.sysname) + " " + u.release + " " + u.version;
+}
+
+std::string cpu_model() {
+    std::ifstream f("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.rfind("model name", 0) == 0) {
+            const auto colon = line.find(':');
+            if (colon == std::string::npos) return "";
+            const auto start = line.find_first_not_of(" \t", colon + 1);
+            return start == std::string::npos ? "" : line.substr(start);
+        }
+    return "";
 }
 
 } // namespace evb

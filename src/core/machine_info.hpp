@@ -78,6 +78,15 @@ std::string ipv4_of_interface(const std::string& interface);
 // A device name as a library reports it ("mlx5_0", "mlx5_0:1", "rxe0-dgram", "eth0"): an RDMA
 // device when sysfs knows one by that name (port and suffix dropped), else an interface.
 NicName nic_named(const std::string& name);
+// A NIC's driver and firmware as the system tells them (sysfs for RDMA devices, the ethtool
+// driver query for interfaces); empty where it tells nothing (loopback, a soft device).
+struct NicIdentity {
+    std::string driver, firmware;
+};
+NicIdentity nic_identity(const NicName& nic);
+// The kernel (uname: release and version) and the CPU model (/proc/cpuinfo); empty if unknown.
+std::string kernel_text();
+std::string cpu_model();
 // The CPUs of a NUMA node (sysfs), empty when it has none or does not exist.
 std::vector<int> cpus_of_numa_node(int node);
 // MemAvailable of /proc/meminfo (memory a new allocation can have without swapping), or the

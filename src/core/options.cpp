@@ -185,12 +185,14 @@ void OptionSet::attach(CLI::App& app) {
                 for (const auto& v : values) joined += (joined.empty() ? "" : ",") + v;
                 opt->set(joined);
                 opt->given = true;
+                opt->given_text = joined;
             }, o.help);
             cli->delimiter(',');
         } else {
             cli = app.add_option_function<std::string>(flag, [opt](const std::string& v) {
                 opt->set(v);
                 opt->given = true;
+                opt->given_text = v;
             }, o.help);
         }
         if (!o.value_name.empty()) cli->type_name(o.value_name);
@@ -222,6 +224,7 @@ public:
             text.append(chunk, static_cast<std::size_t>(in.gcount()));
             if (text.size() > config_file_limit) throw ConfigError("--config: the file has more than the 16 MiB a config file may have");
         }
+        if (const auto first = text.find_first_not_of(" \t\r\n"); first != std::string::npos && text[first] == '{') return result_options(text);
         std::istringstream bounded(text);
         std::vector<CLI::ConfigItem> read = CLI::ConfigBase::from_config(bounded);
         for (const auto& item : read)
@@ -230,6 +233,33 @@ public:
                                   "' is a section or a dotted key; evbench's config files have neither (keys are the long flag "
                                   "names, at the top of the file)");
         return read;
+    }
+
+private:
+    // A result of `evbench --json`: the options its run was given (invocation.options), by flag name.
+    static std::vector<CLI::ConfigItem> result_options(const std::string& text) {
+        nlohmann::json doc;
+        try {
+            doc = nlohmann::json::parse(text);
+        } catch (const nlohmann::json::exception& e) {
+            throw ConfigError("config file: not valid JSON (" + printable_text(e.what(), 200) + ")");
+        }
+        const nlohmann::json* given = nullptr;
+        if (doc.is_object() && doc.contains("invocation") && doc["invocation"].is_object() && doc["invocation"].contains("options"))
+            given = &doc["invocation"]["options"];
+        if (!given || !given->is_object())
+            throw ConfigError("config file: a JSON config file is a result of evbench --json, read for the options its run was given "
+                              "(invocation.options); this one has none");
+        std::vector<CLI::ConfigItem> items;
+        for (const auto& [name, value] : given->items()) {
+            if (!value.is_string())
+                throw ConfigError("config file: invocation.options." + printable_text(name, 60) + " is not text (options are given as on the command line)");
+            CLI::ConfigItem item;
+            item.name = name;
+            item.inputs = {value.get<std::string>()};
+            items.push_back(std::move(item));
+        }
+        return items;
     }
 };
 
@@ -311,7 +341,8 @@ bool OptionSet::parse(CLI::App& app, int argc, const char* const* argv, std::ost
     }
     for (auto& o : options_) {
         if (o.is_switch && o.cli && o.cli->count() > 0) {
-            o.set(o.switch_text.empty() ? "true" : o.switch_text);
+            o.given_text = o.switch_text.empty() ? "true" : o.switch_text;
+            o.set(o.given_text);
             o.given = true;
         }
     }
@@ -367,6 +398,13 @@ const Option* OptionSet::find(const std::string& name) const {
     for (const auto& o : options_)
         if (o.name == name) return &o;
     return nullptr;
+}
+
+nlohmann::json OptionSet::given_texts() const {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& o : options_)
+        if (o.given && !o.is_output_file) j[o.name] = o.given_text;
+    return j;
 }
 
 bool OptionSet::given(const std::string& name) const {

@@ -34,6 +34,7 @@ struct Option {
     bool is_list = false;       // comma-separated values (or a config-file array)
     bool same_on_every_rank = true;   // part of the configuration every rank must share
     bool given = false;         // set on the command line or in a config file
+    std::string given_text;     // as given (a list's values joined by ','; a switch's "true" or its value)
     bool is_input_file = false;    // names a file (or files) the run reads
     bool is_output_file = false;   // names a file the run writes: checked before the run (check_files)
     std::function<void(const std::string&)> set;   // parses and stores; throws ConfigError
@@ -108,6 +109,10 @@ public:
     // The options of `group` given on the command line or in the config file (but those declared
     // whatever_the_transport).
     std::vector<std::string> given_in(const std::string& group) const;
+
+    // Every option given (but the files the run writes), by flag name, as given: what a result
+    // records, and what `--config RESULT.json` gives again.
+    nlohmann::json given_texts() const;
 
     const Option* find(const std::string& name) const;
     bool given(const std::string& name) const;

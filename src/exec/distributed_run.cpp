@@ -131,7 +131,11 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     }
     std::vector<std::string> addresses;
     std::vector<RankPlacement> placements;
-    const auto setups = boot.allgather(nlohmann::json{{"addresses", my_addresses}, {"placements", my_placements}}.dump(), fingerprint);
+    std::vector<RankOrigin> origins;
+    const auto setups = boot.allgather(
+        nlohmann::json{{"addresses", my_addresses}, {"placements", my_placements}, {"origin", this_process_origin(world.rank, nic).to_json()}}
+            .dump(0, ' ', false, nlohmann::json::error_handler_t::replace),
+        fingerprint);
     for (std::size_t r = 0; r < setups.size(); ++r)
         read_setup_part(setups[r], r, "addresses and placements", [&](const nlohmann::json& j) {
             if (j.at("addresses").size() != layout.endpoints_of(static_cast<std::uint32_t>(r)))
@@ -139,6 +143,8 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
                                                         layout.endpoints_of(static_cast<std::uint32_t>(r))));
             for (const auto& a : j.at("addresses")) addresses.push_back(a.get<std::string>());
             for (const auto& p : j.at("placements")) placements.push_back(RankPlacement::from_json(p));
+            origins.push_back(RankOrigin::from_json(j.at("origin")));
+            if (origins.back().rank != r) throw std::invalid_argument(fmt::format("its origin names rank {}", origins.back().rank.value_or(0)));
         });
     // Every endpoint connects at once: one waiting for another's accept must not block it.
     for (auto& t : extra) t->connect(addresses);
@@ -171,6 +177,15 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
         std::vector<std::string> details;
         if (std::string d = transport->describe(); !d.empty()) details.push_back("# transport: " + d);
         details.push_back("# run key: " + key.origin());
+        // Ranks on several hosts: each line says which, and where its transport listens.
+        if (std::any_of(origins.begin(), origins.end(), [&](const RankOrigin& o) { return o.host != origins.front().host; })) {
+            std::size_t listening = 0;   // placements and addresses: one per endpoint, in rank order
+            for (auto& p : placements) {
+                const RankOrigin& o = origins.at(p.rank);
+                p.host = printable_text(o.host, 64) + (o.address.empty() ? "" : " (" + printable_text(o.address, 64) + ")") + " at " +
+                         printable_text(addresses.at(listening++), 80);
+            }
+        }
         for (const auto& line : placement_lines(placements)) details.push_back(line);
         observer.started(world.size, world.launcher, details);
     }
@@ -194,7 +209,10 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     bool fenced = false;   // rank 0 declared this rank lost: it ends at once and says nothing more
     int interrupted = 0;   // the signal that ended the run early, here or on another rank
     Picoseconds deadline = run_deadline(config);
-    Picoseconds next_progress = config.progress_interval, next_control{};
+    // Rank 0 prints a line every interval; the other ranks send it their counts ten times as
+    // often, so that a line counts every rank's work up to a tenth of an interval before its time.
+    const Picoseconds progress_period = root ? config.progress_interval : Picoseconds(config.progress_interval.count() / 10);
+    Picoseconds next_progress = progress_period, next_control{};
     const Picoseconds control_period = Picoseconds::from_seconds(0.001);
 
     // This rank as a whole: its first endpoint here and the others on their threads.
@@ -359,7 +377,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
                 finish = true;
             }
             if (now >= next_progress) {
-                next_progress += config.progress_interval;
+                next_progress += progress_period;
                 if (root) {
                     board.update(0, progress_record(rank_progress()));
                     observer.progress(now, board.sum());
@@ -457,6 +475,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     result.wall_seconds = now.seconds();
     result.started_unix_s = started_unix_s;
     result.placement = std::move(placements);
+    result.origins = std::move(origins);
     outcome.result = std::move(result);
     return outcome;
 }

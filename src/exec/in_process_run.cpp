@@ -67,6 +67,7 @@ RunOutcome run_in_process(const Config& config, std::vector<std::unique_ptr<Tran
     }
     result.cpu.push_back({std::nullopt, process_cpu_time() - cpu_at_start});
     result.placement = std::move(placements);
+    result.origins.push_back(this_process_origin(std::nullopt, nic));
     result.elapsed = now;
     result.wall_seconds = now.seconds();
     RunOutcome outcome;

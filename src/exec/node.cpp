@@ -60,6 +60,7 @@ private:
 Node::Node(UnitsOfRank units, const Layout& layout, Transport& transport, spdlog::logger& log)
     : layout_(layout), transport_(transport), log_(log), rank_(transport.rank()), hosted_(std::move(units)) {
     stats_.node = hosted_.node;
+    window_open_ = hosted_.count_from <= Picoseconds(0);
     for (std::size_t i = 0; i < hosted_.units.size(); ++i) {
         Unit& unit = *hosted_.units[i].unit;
         contexts_.push_back(std::make_unique<UnitContext>(*this, i, hosted_.units[i].address));
@@ -349,7 +350,14 @@ bool Node::finished() const {
     return backlogs_.empty();
 }
 
+void Node::open_window() {
+    window_open_ = true;
+    stats_.begin_window(hosted_.count_from);
+}
+
 void Node::stop(bool in_flight_is_missing) {
+    // A run that ended within its warm-up (--events, Ctrl-C) keeps its counts from the start
+    // (counted_from 0) rather than reporting nothing.
     for (std::size_t i = 0; i < hosted_.units.size(); ++i) hosted_.units[i].unit->on_stop(*contexts_[i], in_flight_is_missing);
 }
 

@@ -24,7 +24,11 @@ public:
 
     std::uint32_t rank() const { return rank_; }
     Transport& transport() { return transport_; }
-    void set_now(Picoseconds now) { now_ = now; }
+    // The run's clock here; the statistics' window opens once it reaches the warm-up's end.
+    void set_now(Picoseconds now) {
+        now_ = now;
+        if (!window_open_ && now_ >= hosted_.count_from) open_window();
+    }
     Picoseconds now() const { return now_; }
 
     void start();
@@ -58,6 +62,8 @@ public:
     void halt() { halted_ = true; }
     bool halted() const { return halted_; }
 
+    // What the units counted in the window: from the end of --warmup on, or from the start when
+    // the run ended before it (stats().counted_from says which).
     const NodeStats& stats() const { return stats_; }
     // Set when a connection broke or a post failed: the run must end with this message.
     const std::optional<std::string>& failure() const { return failure_; }
@@ -98,6 +104,7 @@ private:
         State state = State::free;
     };
 
+    void open_window();
     void post(const PendingPost& p);
     bool try_post(const PendingPost& p);
     void fail(std::string message);
@@ -133,6 +140,7 @@ private:
     bool survive_ = false;
     bool halted_ = false;
     bool ended_now_ = false;
+    bool window_open_ = false;
     std::vector<std::uint32_t> lost_;          // few: a list, not a flag per peer
     RingQueue<std::uint64_t> dropped_{0};      // retired write ids whose dropped completion is due
     std::vector<std::pair<std::uint32_t, std::string>> failed_peers_;   // posts failed: lost at the next retry

@@ -87,8 +87,8 @@ RankPlacement read_back_placement(std::uint32_t rank, const PlacementPlan& plan,
 
 std::string RankPlacement::line() const {
     std::string thread = thread_cpus.size() == 1 ? fmt::format("cpu {}", thread_cpus[0]) : "cpus " + format_cpu_list(thread_cpus);
-    std::string head = fmt::format("# rank {}{}: thread on {} ({})", rank, units.empty() ? "" : " (" + units + ")", thread,
-                                   pinned ? "pinned" : "not pinned");
+    std::string head = fmt::format("# rank {}{}{}: thread on {} ({})", rank, units.empty() ? "" : " (" + units + ")",
+                                   host.empty() ? "" : " on " + host, thread, pinned ? "pinned" : "not pinned");
     if (pool_bytes == 0) return head + ", no pools" + (nic.empty() ? "" : "; NIC " + nic);   // an EM on a thread of its own
     std::string nodes = page_nodes.empty() ? "unknown node" : "node " + format_cpu_list(page_nodes);
     double huge = 100.0 * static_cast<double>(huge_bytes) / static_cast<double>(pool_bytes);

@@ -25,6 +25,7 @@ struct RankPlacement {
     std::uint64_t pool_bytes = 0, huge_bytes = 0, locked_bytes = 0;   // from /proc/self/smaps
     std::string pages;                // what was set up: "huge pages", "transparent huge pages", "normal pages"
     std::string notice;               // why --placement auto fell back, or why pools are not locked
+    std::string host;                 // set at rank 0 when the ranks span hosts: "h2 (10.77.0.2) at h2:40011" (not sent)
 
     std::string line() const;         // "# rank 0: thread on cpu 3 (pinned), pools 96MiB on node 0 (bound), ..."
     nlohmann::json to_json() const;

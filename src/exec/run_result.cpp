@@ -9,10 +9,14 @@ RunResult make_result(const Config& config) {
     r.nodes.resize(config.nodes);
     for (std::uint32_t i = 0; i < config.nodes; ++i) r.nodes[i].node = i;
     r.manager.node = config.nodes;
+    r.window_start = config.warmup;   // each node counts from then on (Node::set_now)
     return r;
 }
 
 void RunResult::add(const NodeStats& s) {
+    // The window of every count: the earliest any rank counted from (a rank that ended within the
+    // warm-up counted from the start).
+    window_start = ranks_added_++ ? std::min(window_start, s.counted_from) : s.counted_from;
     if (s.node < nodes.size())
         nodes[s.node].merge(s);
     else

@@ -2,6 +2,7 @@
 #pragma once
 #include "config.hpp"
 #include "cpu_time.hpp"
+#include "rank_origin.hpp"
 #include "rank_placement.hpp"
 #include "node_stats.hpp"
 #include "transport.hpp"
@@ -34,7 +35,8 @@ struct RunResult {
     double started_unix_s = 0;         // wall clock at the run's start (real runs): lines up outside events, e.g. a kill
     bool cut = false;                  // stopped at `elapsed` with events in flight (simulated runs)
     int interrupted = 0;               // the signal that ended the run before its end (SIGINT, SIGTERM), or 0
-    Picoseconds window_start{};        // counts start here (after a simulated warm-up)
+    Picoseconds window_start{};        // counts start here: the end of --warmup, or 0 when a rank ended within it
+    std::size_t ranks_added_ = 0;      // statistics added so far (add)
     // Simulated runs: bytes are what crossed each host's link, counted per packet as its last
     // byte arrives, so byte rates take the span those bytes crossed in (events keep window()).
     struct Span {
@@ -51,6 +53,7 @@ struct RunResult {
     std::vector<ProcessCpu> cpu;       // real runs; empty in simulated time
     std::vector<RankPlacement> placement;   // real runs: where each rank's thread and pools are
     std::vector<RankRails> rails;           // --rails: per rank, bytes written per NIC
+    std::vector<RankOrigin> origins;        // where each rank ran (one entry when one process ran them all)
 
     // Sums every node (and the EM rank's counts).
     NodeStats system() const;

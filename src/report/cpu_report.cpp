@@ -15,12 +15,11 @@ CpuSummary summarise_cpu(const RunResult& r) {
         s.user_s += p.cpu.user_s;
         s.system_s += p.cpu.system_s;
     }
-    // CPU and bytes over the same span: the run's start to its end (not the window to the last
-    // event built, which the CPU figures cannot be cut to).
-    if (r.elapsed > Picoseconds(0)) {
-        s.cores_busy = (s.user_s + s.system_s) / r.elapsed.seconds();
-        s.moved_gbps = gbps(r.system().bytes_in, r.elapsed);
-    }
+    // The CPU over the run's start to its end (getrusage cannot be cut to a window); the bytes,
+    // counted from the warm-up's end, over the warm-up's end to the run's end: each a rate over
+    // the span it was counted in.
+    if (r.elapsed > Picoseconds(0)) s.cores_busy = (s.user_s + s.system_s) / r.elapsed.seconds();
+    if (r.elapsed > r.window_start) s.moved_gbps = gbps(r.system().bytes_in, r.elapsed - r.window_start);
     if (s.moved_gbps > 0) s.cores_per_100gbps = s.cores_busy / (s.moved_gbps / 100);
     return s;
 }

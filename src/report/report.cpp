@@ -24,6 +24,11 @@ std::string message_mix(const Config& c) {
     return fmt::format("  mix {} data + {} x {} meta writes", c.data_segments, c.meta_segments, format_size(c.meta_size));
 }
 
+// ", counted from 0.5 s (--warmup)": where the statistics' window opens, when not at the start.
+std::string warmup_text(const Config& c) {
+    return c.warmup > Picoseconds(0) ? fmt::format(", counted from {:g} s (--warmup)", c.warmup.seconds()) : "";
+}
+
 // A micro-benchmark's header: what each sender does instead of the event builder's parameters.
 void print_benchmark_header(std::ostream& out, const Config& c, std::uint32_t ranks, const std::string& launcher) {
     std::string what = to_string(c.benchmark);
@@ -35,7 +40,7 @@ void print_benchmark_header(std::ostream& out, const Config& c, std::uint32_t ra
                            ? (c.phase_messages ? fmt::format("{} shifts of {} messages per sender", c.nodes, c.phase_messages)
                                                : fmt::format("{} shifts of {:g} s", c.nodes, c.phase_time.seconds()))
                            : (c.events ? std::to_string(c.events) + " messages per sender or " : "") + fmt::format("{:g} s", c.duration.seconds());
-    fmt::print(out, "# stop after {}  machine: {}; events = messages received\n", stop, describe_topology());
+    fmt::print(out, "# stop after {}{}  machine: {}; events = messages received\n", stop, warmup_text(c), describe_topology());
 }
 } // namespace
 
@@ -55,8 +60,8 @@ void print_header(std::ostream& out, const Config& c, std::uint32_t ranks, const
                                            format_size(c.bu_slots() * c.ru_count() * c.wire_fragment_stride()))
                              : fmt::format("buffer per unit {} (eq. 3.1: m={} N c f = {})", format_size(c.effective_memory()),
                                            c.safety_margin, format_size(c.required_memory()));
-    fmt::print(out, "# stop after {}{}  {}  machine: {}\n", c.events ? std::to_string(c.events) + " events or " : "",
-               fmt::format("{:g} s", c.duration.seconds()), memory, describe_topology());
+    fmt::print(out, "# stop after {}{}{}  {}  machine: {}\n", c.events ? std::to_string(c.events) + " events or " : "",
+               fmt::format("{:g} s", c.duration.seconds()), warmup_text(c), memory, describe_topology());
     if (c.scheduling == Scheduling::a2a)
         fmt::print(out, "# a2a: send window {:g} us, idle window {:g} us, {} fragments per window at {:.2f} Gb/s; eq. 3.2: {:.2f} Gb/s per RU; "
                         "eq. 3.4: buffer m N b T_send = {}\n",
@@ -65,12 +70,19 @@ void print_header(std::ostream& out, const Config& c, std::uint32_t ranks, const
 }
 
 void ProgressPrinter::line(std::ostream& out, Picoseconds now, const NodeStats& s) {
+    // The nodes' counts start again at the warm-up's end: the first line after it takes its
+    // rates from there.
+    const bool warming_up = now < count_from_;
+    if (!warming_up && last_time_ < count_from_) {
+        last_time_ = count_from_;
+        last_ = NodeStats{};
+    }
     Picoseconds dt = now - last_time_;
     double per_bu = builders_ ? 1.0 / builders_ : 0, per_ru = readouts_ ? 1.0 / readouts_ : 0;
     double rate = dt > Picoseconds(0) ? static_cast<double>(s.events_built - last_.events_built) / dt.seconds() : 0;
-    fmt::print(out, "[{:7.{}f} s] events {:>10}  rate {:9.1f} Hz  in {:7.2f} Gb/s/node  out {:7.2f} Gb/s/node  in flight {}\n",
+    fmt::print(out, "[{:7.{}f} s] events {:>10}  rate {:9.1f} Hz  in {:7.2f} Gb/s/node  out {:7.2f} Gb/s/node  in flight {}{}\n",
                now.seconds(), decimals_, s.events_built, rate, gbps(s.bytes_in - last_.bytes_in, dt) * per_bu,
-               gbps(s.bytes_out - last_.bytes_out, dt) * per_ru, s.in_flight);
+               gbps(s.bytes_out - last_.bytes_out, dt) * per_ru, s.in_flight, warming_up ? "  (warm-up: not counted)" : "");
     out.flush();
     last_time_ = now;
     last_ = s;
@@ -136,6 +148,8 @@ void print_table(std::ostream& out, const Config& c, const RunResult& r, const s
     else if (r.interrupted)
         fmt::print(out, "# interrupted by {}: no event was begun after it and every one under way was built by {:.3f} s\n",
                    signal_name(r.interrupted), r.elapsed.seconds());
+    if (r.window_start < c.warmup)
+        fmt::print(out, "# the run ended within its warm-up ({:g} s): its counts are from the start\n", c.warmup.seconds());
     print_cpu(out, r);   // before the system line: scripts take that one with tail -1
     print_rails(out, r);
     fmt::print(out, "# system: {} events built in {:.3f} s, {:.2f} Gb/s aggregate, {:.2f} Gb/s per {}; errors: {}\n",
@@ -155,12 +169,12 @@ void ConsoleReport::started(std::uint32_t ranks, const std::string& where, const
 }
 
 void ConsoleReport::progress(Picoseconds now, const NodeStats& totals) {
-    samples_.push_back({now, totals.events_built});
+    if (now >= config_.warmup) samples_.push_back({now, totals.events_built});   // counts of the window only: they only grow
     if (!config_.quiet) progress_.line(out_, now, totals);
 }
 
-int report_outcome(std::ostream& out, std::ostream& err, const Config& config, const nlohmann::json& config_echo, const RunOutcome& outcome,
-                   const std::vector<ProgressSample>& samples) {
+int report_outcome(std::ostream& out, std::ostream& err, const Config& config, const nlohmann::json& config_echo, const nlohmann::json& invocation,
+                   const RunOutcome& outcome, const std::vector<ProgressSample>& samples) {
     if (!outcome.result) {
         if (outcome.rank_failure) err << fmt::format("evbench[rank {}]: error: {}\n", outcome.rank, printable_text(*outcome.rank_failure, error_line_limit));
         return outcome.exit_code();
@@ -169,7 +183,7 @@ int report_outcome(std::ostream& out, std::ostream& err, const Config& config, c
     out << outcome.extra_text;
     print_table(out, config, r, samples);
     if (!config.json_file.empty()) {
-        auto doc = result_json(config_echo, config, r, samples);
+        auto doc = result_json(config_echo, invocation, config, r, samples);
         for (const auto& [key, value] : outcome.extra_results.items()) doc["results"][key] = value;
         write_json_file(config.json_file, doc);
     }
@@ -183,7 +197,8 @@ int report_outcome(std::ostream& out, std::ostream& err, const Config& config, c
     return r.exit_code();
 }
 
-nlohmann::json result_json(const nlohmann::json& config_echo, const Config& c, const RunResult& r, const std::vector<ProgressSample>& samples) {
+nlohmann::json result_json(const nlohmann::json& config_echo, const nlohmann::json& invocation, const Config& c, const RunResult& r,
+                           const std::vector<ProgressSample>& samples) {
     Picoseconds window = r.window(), bytes = r.byte_window();
     NodeStats sys = r.rated_system();
     auto summary = [&](const NodeStats& s, double scale) {
@@ -216,9 +231,11 @@ nlohmann::json result_json(const nlohmann::json& config_echo, const Config& c, c
     system["events_assigned"] = sys.events_assigned;
     system["error_kinds"] = sys.to_json()["errors"];
     nlohmann::json doc = {{"config", config_echo},
+            {"invocation", invocation},
             {"results",
              {{"window_s", window.seconds()},
               {"bytes_window_s", bytes.seconds()},
+              {"counted_from_s", r.window_start.seconds()},   // --warmup: nothing before counts
               {"elapsed_s", r.elapsed.seconds()},
               {"wall_s", r.wall_seconds},
               {"ok", r.exit_code() == 0},
@@ -234,6 +251,7 @@ nlohmann::json result_json(const nlohmann::json& config_echo, const Config& c, c
         doc["results"]["placement"] = nlohmann::json::array();
         for (const auto& p : r.placement) doc["results"]["placement"].push_back(p.to_json());
     }
+    if (!r.origins.empty()) doc["origin"] = origins_json(r.origins);
     doc["results"]["exit_code"] = r.exit_code();
     if (r.started_unix_s > 0) doc["results"]["started_unix_s"] = r.started_unix_s;
     return doc;

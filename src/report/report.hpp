@@ -21,13 +21,15 @@ class ProgressPrinter {
 public:
     // decimals: of the time stamp in seconds (6 for simulated runs of milliseconds).
     // builders, readouts: the BUs and RUs the input and output rates are divided by.
-    ProgressPrinter(std::uint32_t builders, std::uint32_t readouts, int decimals = 2)
-        : builders_(builders), readouts_(readouts), decimals_(decimals) {}
+    // count_from: the end of --warmup, where the counts start again.
+    ProgressPrinter(std::uint32_t builders, std::uint32_t readouts, int decimals = 2, Picoseconds count_from = {})
+        : builders_(builders), readouts_(readouts), decimals_(decimals), count_from_(count_from) {}
     void line(std::ostream& out, Picoseconds now, const NodeStats& system);
 
 private:
     std::uint32_t builders_, readouts_;
     int decimals_;
+    Picoseconds count_from_;
     Picoseconds last_time_{};
     NodeStats last_{};
 };
@@ -36,7 +38,7 @@ private:
 class ConsoleReport final : public RunObserver {
 public:
     ConsoleReport(std::ostream& out, const Config& config, bool simulated_time)
-        : out_(out), config_(config), progress_(config.bu_count(), config.ru_count(), simulated_time ? 6 : 2) {}
+        : out_(out), config_(config), progress_(config.bu_count(), config.ru_count(), simulated_time ? 6 : 2, config.warmup) {}
     void started(std::uint32_t ranks, const std::string& where, const std::vector<std::string>& details) override;
     void progress(Picoseconds now, const NodeStats& totals) override;
     // Every progress interval's totals, printed or not (the failure report's recovery time).
@@ -54,14 +56,15 @@ private:
 std::vector<std::size_t> table_rows(const Config& config, const RunResult& result);
 void print_table(std::ostream& out, const Config& config, const RunResult& result, const std::vector<ProgressSample>& samples = {});
 
-// config_echo: the effective configuration (every declared option and derived values).
-nlohmann::json result_json(const nlohmann::json& config_echo, const Config& config, const RunResult& result,
+// config_echo: the effective configuration (every declared option and derived values);
+// invocation: how the run was asked for (CommandLine::invocation), which `--config` reads back.
+nlohmann::json result_json(const nlohmann::json& config_echo, const nlohmann::json& invocation, const Config& config, const RunResult& result,
                            const std::vector<ProgressSample>& samples = {});
 
 // Prints what the run produced and returns the exit code: at the reporting rank the driver's
 // extra text, the table, --json and, on failure or data errors, one "evbench: error:" line; at
 // another rank its failure as "evbench[rank R]: error: ...".
-int report_outcome(std::ostream& out, std::ostream& err, const Config& config, const nlohmann::json& config_echo, const RunOutcome& outcome,
-                   const std::vector<ProgressSample>& samples = {});
+int report_outcome(std::ostream& out, std::ostream& err, const Config& config, const nlohmann::json& config_echo, const nlohmann::json& invocation,
+                   const RunOutcome& outcome, const std::vector<ProgressSample>& samples = {});
 
 } // namespace evb

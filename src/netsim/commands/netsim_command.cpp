@@ -10,14 +10,45 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <chrono>
+#include <memory>
+
 
 namespace evb::netsim {
+
+namespace {
+
+// "[   2.000000 s] delivered 1234 messages  rx 45.31 Gb/s/host  wall 0.8 s": what arrived, and
+// the average receiving host's rate since the line before.
+std::function<void(Picoseconds, const std::vector<SimHostStats>&)> progress_printer(std::ostream& out, std::uint32_t hosts) {
+    struct Last {
+        Picoseconds at{};
+        std::uint64_t rx_bytes = 0;
+    };
+    auto last = std::make_shared<Last>();
+    const auto wall_start = std::chrono::steady_clock::now();
+    return [&out, hosts, last, wall_start](Picoseconds now, const std::vector<SimHostStats>& stats) {
+        std::uint64_t bytes = 0, messages = 0;
+        for (const auto& h : stats) {
+            bytes += h.rx_payload;
+            messages += h.rx_messages;
+        }
+        const double seconds = (now - last->at).seconds();
+        const double gbps = seconds > 0 && hosts ? static_cast<double>(bytes - last->rx_bytes) * 8 / seconds / 1e9 / hosts : 0;
+        fmt::print(out, "[{:10.6f} s] delivered {:>10} messages  rx {:7.2f} Gb/s/host  wall {:.1f} s\n", now.seconds(), messages, gbps,
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
+        out.flush();
+        *last = {now, bytes};
+    };
+}
+
+} // namespace
 
 int netsim_command(int argc, const char* const* argv, std::ostream& out) {
     FabricOptions fabric;
     TrafficSpec traffic;
     std::string pattern = "linear", json_file;
-    Picoseconds duration = 20_us, warmup{};
+    Picoseconds duration = 20_us, warmup{}, progress_interval{-1};
     bool all_ports = false;
     SimModelOptions model;
     SimOptions& sim = model.sim;
@@ -41,6 +72,8 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
     options.duration("idle-window", traffic.idle_window, "`a2a`: idle window per phase");
     options.duration("duration", duration, "simulated time (0: until every message is delivered)");
     options.duration("warmup", warmup, "throughput is measured from here to the end");
+    options.duration("progress-interval", progress_interval, "simulated time between progress lines (0: none)")
+        .shown_default("a tenth of --duration; 10us with --duration 0");
     options.on_off("ports", all_ports, "list every port, not only the 8 most stalled");
     options.text("json", json_file, "FILE", "configuration and results, with per-host throughput, every port and the latency histogram").writes_file();
     auto resolve = [&] {
@@ -49,6 +82,8 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
         traffic.seed = sim.seed;
         if (duration.count() > 0) traffic.stop = duration;
         if (duration.count() == 0 && traffic.messages == 0) throw std::invalid_argument("give --messages or a --duration above zero");
+        if (!options.given("progress-interval")) progress_interval = duration.count() > 0 ? Picoseconds(duration.count() / 10) : 10_us;
+        if (progress_interval.count() < 0) throw std::invalid_argument("--progress-interval cannot be negative");
         traffic.validate_window(sim.ib);   // before the header: a2a used to report 0 Gb/s instead
     };
     return run_subcommand(std::string("evbench netsim: ") + netsim_summary, options, argc, argv, out,
@@ -64,7 +99,7 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
         fmt::print(out, "# links {}, latency {} ns, credits {} ns, buffer {} per VL x {} VLs, MTU {}, host latency {}\n",
                    probe.link_rates(), ib.link_latency.nanoseconds(), ib.credit_latency.nanoseconds(), format_size(ib.buffer_bytes), ib.vls,
                    ib.mtu, model.host_latency);
-        TrafficRunResult r = run_traffic(f, sim, traffic, warmup, duration);
+        TrafficRunResult r = run_traffic(f, sim, traffic, warmup, duration, {progress_interval, progress_printer(out, probe.hosts())});
         print_traffic_result(out, f.topology, r, all_ports);
         if (!json_file.empty()) {
             nlohmann::json topology = fabric.topology_file.empty() ? nlohmann::json({{"k", fabric.tree.k}, {"levels", fabric.tree.levels}})

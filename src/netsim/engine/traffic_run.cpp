@@ -6,7 +6,7 @@
 namespace evb::netsim {
 
 TrafficRunResult run_traffic(const Fabric& fabric, const SimOptions& options, TrafficSpec traffic, Picoseconds warmup,
-                             Picoseconds duration) {
+                             Picoseconds duration, const TrafficProgress& progress) {
     if (duration.count() > 0) {
         if (warmup >= duration) throw std::invalid_argument("warm-up must end before the duration");
         traffic.stop = std::min(traffic.stop, duration);
@@ -18,11 +18,22 @@ TrafficRunResult run_traffic(const Fabric& fabric, const SimOptions& options, Tr
     const auto wall_start = std::chrono::steady_clock::now();
     const Picoseconds end = duration.count() > 0 ? duration : Picoseconds::max();
     std::vector<SimHostStats> at_start(sim.hosts());
+    // In steps of the progress interval, each step's end told.
+    Picoseconds next_line = progress.every.count() > 0 && progress.line ? progress.every : Picoseconds::max();
+    auto run_to = [&](Picoseconds until) {
+        for (;;) {
+            const Picoseconds step = std::min(until, next_line);
+            sim.run(injector, step);
+            if (sim.idle() || step == until) return;
+            progress.line(step, sim.host_stats());
+            next_line += progress.every;
+        }
+    };
     if (warmup.count() > 0) {
-        sim.run(injector, warmup);
+        run_to(warmup);
         at_start = sim.host_stats();
     }
-    sim.run(injector, end);
+    run_to(end);
     TrafficRunResult r;
     r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     r.window_start = warmup;

@@ -5,6 +5,7 @@
 #include "fabric_sim.hpp"
 #include "traffic.hpp"
 
+#include <functional>
 #include <vector>
 
 namespace evb::netsim {
@@ -23,10 +24,16 @@ struct TrafficRunResult {
     Picoseconds simulated{};
 };
 
+// Progress of a run: `line` is called every `every` of simulated time with the hosts' counters.
+struct TrafficProgress {
+    Picoseconds every{};   // 0: no progress
+    std::function<void(Picoseconds now, const std::vector<SimHostStats>& hosts)> line;
+};
+
 // Runs until `duration` (then stops, in-flight traffic is not counted) or, with a zero duration,
 // until all traffic is delivered; the window starts at `warmup`. With options.checks the fabric
 // must end quiescent (SimCheckError otherwise).
 TrafficRunResult run_traffic(const Fabric& fabric, const SimOptions& options, TrafficSpec traffic, Picoseconds warmup,
-                             Picoseconds duration);
+                             Picoseconds duration, const TrafficProgress& progress = {});
 
 } // namespace evb::netsim
