@@ -178,6 +178,9 @@ def main():
             print(f"{name}:{line}: run: {'ok' if ok else 'FAILED'} in {seconds:.1f} s")
             if not ok:
                 failures.append(f"{name}:{line}: the block failed; its output ends:\n" + "\n".join(out.splitlines()[-25:]))
+            elif "# no event was built in the" in out:   # an example a reader copies must show what it is for
+                failures.append(f"{name}:{line}: a documented run builds no event:\n" +
+                                "\n".join(l for l in out.splitlines() if l.startswith("# no event was built")))
         end_left_behind(tmp)
     for f in failures:
         print(f, file=sys.stderr)

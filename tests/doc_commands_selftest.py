@@ -22,6 +22,10 @@ evbench netsim --credits 2
 ```sh
 echo unmarked
 ```
+<!-- doc-test: run -->
+```sh
+evbench --transport sim --nodes 4 --duration 2us
+```
 """
 RIGHT = """# right
 <!-- doc-test: run -->
@@ -55,7 +59,8 @@ def main():
     if wrong.returncode != 1:
         problems.append(f"a wrong page exited {wrong.returncode}, not 1")
     for expected in ("doc-test: this command failed: false", "--no-such-flag is not a flag of evbench",
-                     "--credits is not a flag of evbench netsim", "a ```sh block without a <!-- doc-test"):
+                     "--credits is not a flag of evbench netsim", "a ```sh block without a <!-- doc-test",
+                     "a documented run builds no event"):
         if expected not in wrong.stderr:
             problems.append(f"a wrong page's report lacks '{expected}'")
     right = run(build, source, RIGHT)
