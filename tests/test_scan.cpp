@@ -183,9 +183,9 @@ TEST(Scan, AnOutputItCannotWriteIsRefusedFirstAndEachPointIsALineWhenItEnds) {
         EXPECT_NE(r.out.find(line), std::string::npos) << r.out;
 }
 
-// A scan over credits x fragment size: tools/plot_scan.py draws a heatmap per fragment size (it
-// drew them over each other, only the last size left), labels every bar with both, and refuses
-// runs it would draw over each other (the same file twice).
+// A scan over credits x fragment size: tools/plot_scan.py draws one heatmap of credits x fragment
+// size (it drew the sizes over each other on a credits x parallel map, only the last size left),
+// labels every bar with both, and refuses runs it would draw over each other (the same file twice).
 TEST(Scan, PlotDrawsEveryScannedDimensionAndRefusesRunsItWouldDrawOverEachOther) {
     const std::string out = temp_path("three_dims.jsonl");
     auto r = run_command(scan + " --out " + out + " --param credits=1,2 --param fragment-size=64KiB,256KiB -- --transport sim --nodes 8 --k 2 --duration 200us", 300);
@@ -194,10 +194,10 @@ TEST(Scan, PlotDrawsEveryScannedDimensionAndRefusesRunsItWouldDrawOverEachOther)
     const std::string dir = temp_path("three_dims_plots");
     auto drawn = run_command(plot + out + " --out " + dir, 120);
     ASSERT_EQ(drawn.exit_code, 0) << drawn.err;
-    for (const char* f : {"heatmap_nodes8_fragment_size64KiB.svg", "heatmap_nodes8_fragment_size256KiB.svg"}) {
-        const std::string svg = read_file(dir + "/" + f);
-        EXPECT_NE(svg.find("Gb/s per node"), std::string::npos) << f;   // the colour bar's unit
-    }
+    const std::string map = read_file(dir + "/heatmap_nodes8.svg");
+    EXPECT_NE(map.find("Gb/s per node"), std::string::npos);   // the colour bar's unit
+    for (const char* text : {"fragment size", "credits", "64KiB", "256KiB"}) EXPECT_NE(map.find(text), std::string::npos) << text;
+    EXPECT_EQ(map.find(">parallel<"), std::string::npos);   // not a scanned dimension
     const std::string bars = read_file(dir + "/per_node.svg");
     for (const char* bar : {"c1 f64KiB", "c1 f256KiB", "c2 f64KiB", "c2 f256KiB"}) EXPECT_EQ(count(bars, bar), 1u) << bar;
     auto twice = run_command(plot + out + " " + out + " --out " + temp_path("twice_plots"), 120);

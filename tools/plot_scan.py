@@ -3,8 +3,9 @@
 
   tools/plot_scan.py scan.jsonl [...] --out DIR
 Writes, as PNG and SVG (text kept as text):
-  heatmap_nodes<N>[_<dim><value>...].*  Gb/s per node over credits x parallel: one map per value
-                       of every other scanned dimension (nodes, fragment size, ppn, protocol, ...);
+  heatmap_nodes<N>[_<dim><value>...].*  Gb/s per node over credits x parallel, or over the two
+                       scanned dimensions that vary (credits first: credits x fragment size): one
+                       map per value of every other scanned dimension (nodes, fragment size, ...);
   vs_nodes.*           Gb/s per node against nodes, one line per setting of the other dimensions;
   per_node.*           min / avg / max over nodes for every run, as bars labelled by every
                        scanned dimension.
@@ -75,23 +76,34 @@ def duplicates(runs):
     return twice
 
 
+def heatmap_axes(runs):
+    """(x, y): credits and parallel, or, where one of them does not vary, the next scanned
+    dimension that does (nodes always makes its own maps)."""
+    scanned = [d for d in varied(runs) if d != "nodes"]
+    x = "credits" if "credits" in scanned or not scanned else scanned[0]
+    rest = [d for d in scanned if d != x]
+    y = "parallel" if "parallel" in rest or not rest else rest[0]
+    return x, y
+
+
 def heatmaps(runs, out):
     written = []
-    others = [d for d in varied(runs) if d not in ("nodes", "credits", "parallel")]
+    x_dim, y_dim = heatmap_axes(runs)
+    others = [d for d in varied(runs) if d not in ("nodes", x_dim, y_dim)]
     panels = sorted({(r["nodes"],) + tuple(r[d] for d in others) for r, _ in runs}, key=str)
     for panel in panels:
         sel = [r for r, _ in runs if (r["nodes"],) + tuple(r[d] for d in others) == panel]
-        credits = sorted({r["credits"] for r in sel})
-        parallel = sorted({r["parallel"] for r in sel})
-        grid = [[float("nan")] * len(credits) for _ in parallel]
+        xs = sorted({r[x_dim] for r in sel})
+        ys = sorted({r[y_dim] for r in sel})
+        grid = [[float("nan")] * len(xs) for _ in ys]
         for r in sel:
-            grid[parallel.index(r["parallel"])][credits.index(r["credits"])] = r["per_node_gbps"]
-        fig, ax = plt.subplots(figsize=(1.6 + 0.9 * len(credits), 1.2 + 0.7 * len(parallel)))
+            grid[ys.index(r[y_dim])][xs.index(r[x_dim])] = r["per_node_gbps"]
+        fig, ax = plt.subplots(figsize=(1.6 + 0.9 * len(xs), 1.2 + 0.7 * len(ys)))
         im = ax.imshow(grid, origin="lower", cmap="viridis", aspect="auto")
-        ax.set_xticks(range(len(credits)), [str(c) for c in credits])
-        ax.set_yticks(range(len(parallel)), [str(p) for p in parallel])
-        ax.set_xlabel("credits")
-        ax.set_ylabel("parallel")
+        ax.set_xticks(range(len(xs)), [value_text(x_dim, v) for v in xs])
+        ax.set_yticks(range(len(ys)), [value_text(y_dim, v) for v in ys])
+        ax.set_xlabel(x_dim.replace("_", " "))
+        ax.set_ylabel(y_dim.replace("_", " "))
         extra = ", ".join(f"{d.replace('_', ' ')} {value_text(d, v)}" for d, v in zip(others, panel[1:]))
         ax.set_title(f"{COLOUR_UNIT}, {panel[0]} nodes" + (f", {extra}" if extra else ""), fontsize=9)
         for y, row in enumerate(grid):
