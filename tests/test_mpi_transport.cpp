@@ -44,6 +44,21 @@ TEST(MpiTransport, BuildsAndVerifiesEveryEventWithSendReceiveAndRma) {
         }
 }
 
+// Open MPI between hosts: the tcp BTL, which reads a send's buffer when it writes to the socket,
+// later than MPI_Isend returns (shared memory copies at once). The driver kept its control packets
+// in a vector that moved when it grew: the tcp BTL sent freed memory, the receivers saw headers
+// outside every region ("a write outside the registered regions") and rank 0 died on SIGSEGV.
+// Found across the hosts of tests/netns; --mca btl tcp,self reproduces it on one host.
+TEST(MpiTransport, OverTheTcpBtlEveryEventIsBuiltAndVerified) {
+    const std::string json = temp_path("mpi_tcp_btl.json");
+    auto r = run_command(mpirun + "--mca btl tcp,self " + evbench_binary() + " --transport mpi --credits 4 --fragment-size 256KiB --events 2000 "
+                                  "--verify full --quiet --json " + json, 120);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    const auto doc = nlohmann::json::parse(read_file(json));
+    EXPECT_EQ(doc["results"]["system"]["events_built"], 2000);
+    EXPECT_EQ(doc["results"]["system"]["errors"], 0);
+}
+
 TEST(MpiTransport, TwoProcessesPerNodeAndOwnEm) {
     auto doc = run_mpi("--transport mpi --ppn 2 --nodes 2 --events 200 --fragment-size 64KiB --verify full", "mpi_ppn2");
     if (!doc.is_null()) {

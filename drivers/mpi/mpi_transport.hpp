@@ -12,6 +12,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -99,7 +100,11 @@ private:
     std::unique_ptr<RegionDirectory> directory_;
     std::vector<MPI_Aint> directory_at_;   // per peer: its table's address in the window
     std::vector<Peer> peers_;
-    std::vector<Control> recv_buffers_, send_buffers_;
+    std::vector<Control> recv_buffers_;           // control_receives of them, sized once: receives are posted into them
+    // A control send's packet stays where MPI_Isend was given it until the send completes (the tcp
+    // BTL reads it later, shared memory at once): a deque grows without moving its elements (a
+    // vector moved them, and the tcp BTL sent freed memory: headers outside every region, crashes).
+    std::deque<Control> send_buffers_;
     std::vector<std::uint32_t> free_send_;
     RingQueue<std::uint32_t> control_order_{0};   // control receive slots in the order they were posted
     std::vector<int> control_source_;             // per slot: the sender once it completed, else -1

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Each driver across four hosts of the cluster in a box (tests/netns/cluster.sh, root only) whose
+# links are shaped to 5 Gbit/s each way, against that line rate and against iperf3 on the same
+# links, in one run. The hosts sit on one non-blocking switch (tests/netns/fabrics/switch4.fabric);
+# mpirun on h1 starts one rank per host through tests/netns/rsh.sh.
+#   iperf3   a ring, each host sending one stream to the next: per-host Gb/s each way
+#   evbench  4 nodes, PULL, 4 credits of 256 KiB: per-node Gb/s that crossed its link inbound,
+#            in_Gbps x (N-1)/N (each BU's own fragment never leaves its host)
+# Ratios: evbench / 5 Gbit/s, and evbench / iperf3.
+# Usage: bash bench/netns_line_rate_bench.sh [seconds per point]   (results also in bench/results/)
+# EVB_BENCH_SMOKE=1: 1 s points, tcp and iperf3 only (bench/build_bench.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source bench/build_bench.sh
+T=${1:-$(smoke 5 1)}
+RATE=5
+bed=tests/netns/cluster.sh
+trap '$bed down >/dev/null 2>&1 || true' EXIT
+$bed down >/dev/null 2>&1 || true
+$bed up tests/netns/fabrics/switch4.fabric >/dev/null
+hosts=(h1 h2 h3 h4)
+
+# iperf3 ring: h1 -> h2 -> h3 -> h4 -> h1, all at once; the mean of the four receivers.
+for i in 0 1 2 3; do $bed exec "${hosts[$i]}" iperf3 -s -1 -D -p 5401 >/dev/null; done
+sleep 0.5
+pids=()
+for i in 0 1 2 3; do
+  next=${hosts[$(((i + 1) % 4))]}
+  $bed exec "${hosts[$i]}" iperf3 -c "$next" -p 5401 -t "$T" -J >"$OUT/netns_iperf3_$i.json" & pids+=($!)
+done
+wait "${pids[@]}"
+iperf=$(python3 -c "
+import sys; sys.path.insert(0, 'bench'); import peer_output
+print(sum(peer_output.iperf3(open('$OUT/netns_iperf3_%d.json' % i).read()) for i in range(4)) / 4)")
+
+# evbench under mpirun across the four hosts: Gb/s per node that crossed the network inbound.
+evbench_network() {   # name, transport flags...
+  local name=$1; shift
+  $bed exec h1 mpirun --allow-run-as-root --mca plm_rsh_agent "$PWD/tests/netns/rsh.sh" -H h1,h2,h3,h4 -np 4 \
+    "$EVB" "$@" --bootstrap h1:29000 --credits 4 --fragment-size 256KiB --duration "$T" --quiet --json "$OUT/netns_$name.json" >/dev/null
+  python3 -c "import json; print(json.load(open('$OUT/netns_$name.json'))['results']['system']['per_node_in_gbps'] * 3 / 4)"
+}
+line() { python3 -c "print(f'{\"$1\":<24} {float($2):6.2f} Gb/s per node   / line rate {float($2)/$RATE:.2f}   / iperf3 {float($2)/float($3):.2f}')"; }
+
+echo "== 4 hosts on one switch, links shaped to $RATE Gbit/s each way, ${T} s per point"
+line "iperf3 (ring)" "$iperf" "$iperf"
+line "evbench tcp" "$(evbench_network tcp --transport tcp)" "$iperf"
+if ! $SMOKE; then
+  line "evbench mpi" "$(evbench_network mpi --transport mpi)" "$iperf"
+  line "evbench ofi tcp;ofi_rxm" "$(evbench_network ofi --transport ofi --ofi-provider 'tcp;ofi_rxm')" "$iperf"
+  line "evbench ucx tcp" "$(evbench_network ucx --transport ucx --ucx-tls tcp)" "$iperf"
+fi
