@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <regex>
 #include <set>
 
@@ -99,6 +100,28 @@ TEST(NetnsCluster, MpirunAcrossTheHostsBuildsEveryEventAndNamesEachRanksHost) {
         EXPECT_EQ(rank["address"], "10.77.0." + rank["host"].get<std::string>().substr(1)) << rank;
     }
     EXPECT_EQ(hosts, (std::set<std::string>{"h1", "h2", "h3", "h4"}));
+}
+
+} // namespace
+
+namespace {
+
+// The test bed's fabric as an ibnetdiscover topology, as `evbench conflicts` reads it: on two
+// leaves joined by one uplink, shift 2 sends both of a leaf's hosts across it (2 flows on the
+// uplink: the 2:1 of the fabric file), shifts 1 and 3 one each way.
+TEST(NetnsCluster, TheFabricAsATopologyIsWhatTheAnalyserReadsAndPredicts) {
+    const std::string topo = temp_path("leaves2to1.net");
+    auto written = run_command(netns_script + " topology " + netns_fabrics + "leaves2to1.fabric", 30);
+    ASSERT_EQ(written.exit_code, 0) << written.err;
+    std::ofstream(topo) << written.out;
+    auto r = run_command(evbench_binary() + " conflicts --topology " + topo + " --routing minhop", 60);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("# 4 hosts, 2 switches, routing minhop"), std::string::npos) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n\s+2\s+2\s+leaf1:3\n)"))) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n\s+1\s+1\s+\S+\n)"))) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n\s+3\s+1\s+\S+\n)"))) << r.out;
+    EXPECT_EQ(count(written.out, "\nCa\t1 "), 4u);
+    EXPECT_EQ(count(written.out, "\nSwitch\t3 "), 2u);
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 #   tests/netns/cluster.sh down           remove them (whatever is left of them)
 #   tests/netns/cluster.sh exec HOST CMD  run CMD on HOST: its network, its host name, its /etc/hosts
 #   tests/netns/cluster.sh hosts          the hosts of the fabric that is up, one per line
+#   tests/netns/cluster.sh topology FABRIC  the fabric as an ibnetdiscover topology (evbench conflicts --topology)
 #
 # A fabric file (tests/netns/fabrics/): one declaration per line, '#' starts a comment.
 #   switch NAME           a switch (a bridge)
@@ -137,10 +138,65 @@ run_on() {
   exec ip netns exec "evb-$host" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$host" "$@"
 }
 
+# The fabric as an ibnetdiscover topology (what `evbench conflicts` and the simulator read, with
+# --topology): every switch and host, a port per cable in the file's order, host LIDs 1..H in
+# host order, then the switches. Bridges learn the one path of a tree, so any minimal routing
+# (--routing minhop) is theirs.
+topology() {
+  read_fabric "$1"
+  local -A port_count=() cable=() lid=()
+  local i s h a b rate
+  for i in "${!hosts[@]}"; do lid[${hosts[$i]}]=$((i + 1)); done
+  for i in "${!switches[@]}"; do lid[${switches[$i]}]=$((${#hosts[@]} + i + 1)); port_count[${switches[$i]}]=0; done
+  guid() {   # name -> its node GUID (switches 0x...1000 + i, hosts 0x...2000 + 2 i)
+    local j
+    for j in "${!switches[@]}"; do [ "${switches[$j]}" = "$1" ] && printf '0002c903%08x' $((0x1000 + j)) && return; done
+    for j in "${!hosts[@]}"; do [ "${hosts[$j]}" = "$1" ] && printf '0002c903%08x' $((0x2000 + 2 * j)) && return; done
+  }
+  for link in "${links[@]}"; do
+    read -r a b rate <<< "$link"
+    if is_host "$a"; then
+      port_count[$b]=$((port_count[$b] + 1))
+      cable[$b:${port_count[$b]}]="$a 1"
+      cable[$a:1]="$b ${port_count[$b]}"
+    else
+      port_count[$a]=$((port_count[$a] + 1)); port_count[$b]=$((port_count[$b] + 1))
+      cable[$a:${port_count[$a]}]="$b ${port_count[$b]}"
+      cable[$b:${port_count[$b]}]="$a ${port_count[$a]}"
+    fi
+  done
+  echo "#"
+  echo "# Topology file: the cluster in a box (tests/netns/cluster.sh topology $1)"
+  echo "#"
+  local g rg remote rport
+  for s in "${switches[@]}"; do
+    g=$(guid "$s")
+    printf '\nvendid=0x0\ndevid=0x0\nsysimgguid=0x%s\nswitchguid=0x%s(%s)\n' "$g" "$g" "$g"
+    printf 'Switch\t%d "S-%s"\t\t# "%s" base port 0 lid %d lmc 0\n' "${port_count[$s]}" "$g" "$s" "${lid[$s]}"
+    for ((i = 1; i <= port_count[$s]; i++)); do
+      read -r remote rport <<< "${cable[$s:$i]}"
+      rg=$(guid "$remote")
+      if is_host "$remote"; then
+        printf '[%d]\t"H-%s"[1](%x)\t\t# "%s" lid %d\n' "$i" "$rg" $((0x$rg + 1)) "$remote" "${lid[$remote]}"
+      else
+        printf '[%d]\t"S-%s"[%d]\t\t# "%s" lid %d\n' "$i" "$rg" "$rport" "$remote" "${lid[$remote]}"
+      fi
+    done
+  done
+  for h in "${hosts[@]}"; do
+    g=$(guid "$h")
+    read -r remote rport <<< "${cable[$h:1]}"
+    printf '\nvendid=0x0\ndevid=0x0\nsysimgguid=0x%s\ncaguid=0x%s\n' "$g" "$g"
+    printf 'Ca\t1 "H-%s"\t\t# "%s"\n' "$g" "$h"
+    printf '[1](%x) \t"S-%s"[%d]\t\t# lid %d lmc 0 "%s" lid %d\n' $((0x$g + 1)) "$(guid "$remote")" "$rport" "${lid[$h]}" "$remote" "${lid[$remote]}"
+  done
+}
+
 case "${1:-}" in
   up) [ $# = 2 ] || die "usage: $0 up FABRIC"; up "$2" ;;
   down) down ;;
   exec) [ $# -ge 2 ] || die "usage: $0 exec HOST COMMAND..."; shift; run_on "$@" ;;
   hosts) [ -e "$state/fabric" ] || die "no fabric is up"; read_fabric "$state/fabric"; printf '%s\n' "${hosts[@]}" ;;
-  *) die "usage: $0 up FABRIC | down | exec HOST COMMAND... | hosts" ;;
+  topology) [ $# = 2 ] || die "usage: $0 topology FABRIC"; topology "$2" ;;
+  *) die "usage: $0 up FABRIC | down | exec HOST COMMAND... | hosts | topology FABRIC" ;;
 esac
