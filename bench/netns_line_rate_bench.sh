@@ -12,12 +12,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/build_bench.sh
+source bench/netns_bed.sh
 T=${1:-$(smoke 5 1)}
 RATE=5
-bed=tests/netns/cluster.sh
-trap '$bed down >/dev/null 2>&1 || true' EXIT
-$bed down >/dev/null 2>&1 || true
-$bed up tests/netns/fabrics/switch4.fabric >/dev/null
+bed_up tests/netns/fabrics/switch4.fabric
 hosts=(h1 h2 h3 h4)
 
 # iperf3 ring: h1 -> h2 -> h3 -> h4 -> h1, all at once; the mean of the four receivers.
@@ -36,8 +34,7 @@ print(sum(peer_output.iperf3(open('$OUT/netns_iperf3_%d.json' % i).read()) for i
 # evbench under mpirun across the four hosts: Gb/s per node that crossed the network inbound.
 evbench_network() {   # name, transport flags...
   local name=$1; shift
-  $bed exec h1 mpirun --allow-run-as-root --mca plm_rsh_agent "$PWD/tests/netns/rsh.sh" -H h1,h2,h3,h4 -np 4 \
-    "$EVB" "$@" --bootstrap h1:29000 --credits 4 --fragment-size 256KiB --duration "$T" --quiet --json "$OUT/netns_$name.json" >/dev/null
+  bed_mpirun "$EVB" "$@" --bootstrap h1:29000 --credits 4 --fragment-size 256KiB --duration "$T" --quiet --json "$OUT/netns_$name.json" >/dev/null
   python3 -c "import json; print(json.load(open('$OUT/netns_$name.json'))['results']['system']['per_node_in_gbps'] * 3 / 4)"
 }
 line() { python3 -c "print(f'{\"$1\":<24} {float($2):6.2f} Gb/s per node   / line rate {float($2)/$RATE:.2f}   / iperf3 {float($2)/float($3):.2f}')"; }

@@ -10,17 +10,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/build_bench.sh
+source bench/netns_bed.sh
 T=${1:-$(smoke 2 0.3)}
 RATE=5
-bed=tests/netns/cluster.sh
 fabric=tests/netns/fabrics/leaves2to1.fabric
-trap '$bed down >/dev/null 2>&1 || true' EXIT
-$bed down >/dev/null 2>&1 || true
 $bed topology "$fabric" >"$OUT/netns_leaves2to1.net"
 "$EVB" conflicts --topology "$OUT/netns_leaves2to1.net" --routing minhop --json "$OUT/netns_conflicts.json" >/dev/null
-$bed up "$fabric" >/dev/null
-$bed exec h1 mpirun --allow-run-as-root --mca plm_rsh_agent "$PWD/tests/netns/rsh.sh" -H h1,h2,h3,h4 -np 4 \
-  "$EVB" --transport tcp --bootstrap h1:29000 --benchmark shift-scan --phase-time "${T}s" --fragment-size 256KiB \
+bed_up "$fabric"
+bed_mpirun "$EVB" --transport tcp --bootstrap h1:29000 --benchmark shift-scan --phase-time "${T}s" --fragment-size 256KiB \
   --quiet --json "$OUT/netns_shift_scan.json" >/dev/null
 python3 - "$OUT/netns_conflicts.json" "$OUT/netns_shift_scan.json" "$RATE" <<'EOF'
 import json, sys

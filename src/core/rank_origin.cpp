@@ -100,13 +100,9 @@ nlohmann::json origins_json(const std::vector<RankOrigin>& ranks) {
     nlohmann::json hosts = nlohmann::json::object(), list = nlohmann::json::array(), differs = nlohmann::json::object();
     for (const auto& o : ranks) {
         if (!hosts.contains(o.host)) hosts[o.host] = {{"kernel", o.kernel}, {"cpu_model", o.cpu_model}};
-        list.push_back({{"rank", o.rank ? nlohmann::json(*o.rank) : nlohmann::json(nullptr)},
-                        {"host", o.host},
-                        {"pid", o.pid},
-                        {"nic", o.nic},
-                        {"nic_driver", o.nic_driver},
-                        {"nic_firmware", o.nic_firmware},
-                        {"address", o.address}});
+        nlohmann::json rank = o.to_json();   // less what is per host, and the environment by difference
+        for (const char* key : {"kernel", "cpu_model", "environment"}) rank.erase(key);
+        list.push_back(std::move(rank));
     }
     const std::map<std::string, std::string> none;
     const auto& first = ranks.empty() ? none : ranks.front().environment;
