@@ -2,6 +2,7 @@
 
 #include "bootstrap.hpp"
 #include "config_error.hpp"
+#include "machine_info.hpp"
 #include "run_key_source.hpp"
 #include "socket_util.hpp"
 
@@ -98,6 +99,13 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
     // stopped or hung (a SIGSTOPped rank; a stopped rank 0 after the others gave up on it).
     Picoseconds kill_rest_at = Picoseconds::max();
     const char* kill_rest_why = "";
+    // A rank the launcher cannot reap a grace after SIGKILL (held by a debugger that attached to
+    // it, or stuck in the kernel) is named and left: the launcher still ends.
+    Picoseconds abandon_at = Picoseconds::max();
+    auto sigkill = [&](pid_t pid) {
+        kill(pid, SIGKILL);
+        abandon_at = std::min(abandon_at, steady_now() + launch.grace);
+    };
     while (running) {
         int status = 0;
         pid_t pid = waitpid(-1, &status, WNOHANG);
@@ -132,7 +140,7 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
                 if (pids[r] > 0) {
                     std::cerr << fmt::format("evbench: rank {} (pid {}) still runs {:g} s after {}; killing it\n", r, pids[r],
                                              launch.grace.seconds(), kill_rest_why);
-                    kill(pids[r], SIGKILL);
+                    sigkill(pids[r]);
                 }
             kill_rest_at = Picoseconds::max();
         }
@@ -144,9 +152,19 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
         if (!killed && steady_now() > limit) {
             std::cerr << "evbench: error: ranks still running past the run's deadline; killing them\n";
             for (pid_t p : pids)
-                if (p > 0) kill(p, SIGKILL);
+                if (p > 0) sigkill(p);
             killed = true;
             exit_code = std::max(exit_code, 1);
+        }
+        if (steady_now() > abandon_at) {
+            for (std::uint32_t r = 0; r < n; ++r)
+                if (pids[r] > 0) {
+                    std::cerr << fmt::format("evbench: error: rank {} (pid {}) did not end {:g} s after SIGKILL ({}); leaving it\n", r, pids[r],
+                                             launch.grace.seconds(), process_state_text(pids[r]));
+                    if (r == 0) rank0_code = 1;
+                }
+            exit_code = std::max(exit_code, 1);
+            break;
         }
         usleep(20000);
     }

@@ -377,4 +377,21 @@ std::string cpu_model() {
     return "";
 }
 
+std::string process_state_text(int pid) {
+    const fs::path dir = fs::path("/proc") / std::to_string(pid);
+    const std::string stat = read_attribute(dir / "stat");   // "PID (COMM) S ...": the state follows the last ')'
+    const auto paren = stat.rfind(')');
+    if (paren == std::string::npos || paren + 2 >= stat.size()) return "no such process";
+    std::string text = std::string("state ") + stat[paren + 2];
+    const std::string wchan = read_attribute(dir / "wchan");
+    if (!wchan.empty() && wchan != "0") text += ", in the kernel at " + wchan;
+    std::ifstream status(dir / "status");
+    for (std::string line; std::getline(status, line);)
+        if (line.starts_with("TracerPid:")) {
+            const auto tracer = line.substr(line.find_first_not_of(" \t", 10));
+            if (tracer != "0") text += ", traced by pid " + tracer;
+        }
+    return text;
+}
+
 } // namespace evb

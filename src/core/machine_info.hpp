@@ -93,5 +93,8 @@ std::vector<int> cpus_of_numa_node(int node);
 // physical memory where that is not to be read.
 std::uint64_t available_memory_bytes();
 std::string describe_memlock_limit(std::optional<std::uint64_t> bytes);   // "64 KiB" or "unlimited"
+// What a process is doing, for a launcher that cannot end it: "state Z, traced by pid 812" or
+// "state D, in the kernel at rxe_qp_cleanup" (/proc/PID/stat, wchan and status).
+std::string process_state_text(int pid);
 
 } // namespace evb

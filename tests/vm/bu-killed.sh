@@ -10,7 +10,7 @@ wait_for_progress /tmp/out.txt "$launcher"
 for d in /proc/[0-9]*; do
   if tr '\0' '\n' < "$d/environ" 2>/dev/null | grep -qx 'EVBENCH_RANK=3'; then kill -9 "${d#/proc/}"; echo "killed rank 3"; fi
 done
-wait "$launcher"
+wait_for_end "$launcher" 120
 echo "launcher_rc=$?"
 grep -E '^# (system|lost|failures)' /tmp/out.txt
 cat /tmp/err.txt

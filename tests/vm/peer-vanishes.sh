@@ -13,7 +13,7 @@ killed_at=$(date +%s)
 for d in /proc/[0-9]*; do
   if tr '\0' '\n' < "$d/environ" 2>/dev/null | grep -qx 'EVBENCH_RANK=1'; then kill -9 "${d#/proc/}"; echo "killed rank 1"; fi
 done
-wait "$launcher"
+wait_for_end "$launcher" 120
 echo "launcher_rc=$?"
 echo "seconds=$(( $(date +%s) - killed_at ))"
 cat /tmp/err.txt
