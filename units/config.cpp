@@ -212,6 +212,7 @@ std::string to_string(Scheduling s) {
 }
 std::string to_string(BarrelStart b) { return b == BarrelStart::own ? "own" : "staggered"; }
 std::string to_string(OnFailure f) { return f == OnFailure::stop ? "stop" : "continue"; }
+std::string to_string(PollMode m) { return m == PollMode::spin ? "spin" : m == PollMode::adaptive ? "adaptive" : "event"; }
 std::string to_string(Benchmark b) {
     switch (b) {
     case Benchmark::event_building: return "eb";

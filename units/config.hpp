@@ -32,6 +32,9 @@ enum class OnFailure { stop, continue_run };
 // Reactor threads of a process: one drives all its units, or one per unit, each with its own
 // transport endpoint (ppn 1 with the parallelism of ppn 2, without a second process).
 enum class UnitThreads { one, per_unit };
+// What a reactor thread does when a pass over its transport finds nothing: poll again (spin), sleep
+// in the transport's wait object at once (event), or spin a little first, then sleep (adaptive).
+enum class PollMode { spin, adaptive, event };
 // The final table's node rows: every node up to table_rows_in_full nodes, else the slowest, median
 // and fastest (automatic); every node (all).
 enum class TableRows { automatic, all };
@@ -96,6 +99,7 @@ struct Config {
     HugePages hugepages = HugePages::automatic;
     std::string rails;                       // NICs, comma-separated: one transport per NIC, writes spread over them
     UnitThreads threads = UnitThreads::one;  // per_unit: each unit its own reactor thread and transport endpoint
+    PollMode poll = PollMode::adaptive;      // when idle: spin, or sleep in the transport (Reactor::idle)
     std::uint32_t launch_local = 0;          // fork this many processes on this machine
     bool quiet = false;                      // the summary only: no header, progress lines or node rows
     TableRows rows = TableRows::automatic;
@@ -160,6 +164,7 @@ std::string to_string(SizeDistribution);
 std::string to_string(Benchmark);
 std::string to_string(BarrelStart);
 std::string to_string(OnFailure);
+std::string to_string(PollMode);
 
 // Values derived from the options that results carry next to them (memory_per_unit).
 nlohmann::json derived_json(const Config& config);

@@ -99,6 +99,12 @@ void declare_config_options(OptionSet& o, Config& c) {
     o.choice("threads", c.threads, {{"1", UnitThreads::one}, {"per-unit", UnitThreads::per_unit}},
              "1: one reactor thread drives every unit of a process; per-unit: each unit (RU, BU, EM) its own thread and "
              "transport endpoint, pinned apart (multi-process transports except mpi and psm2)");
+    o.choice("poll", c.poll, {{"spin", PollMode::spin}, {"adaptive", PollMode::adaptive}, {"event", PollMode::event}},
+             "when a rank finds nothing to do: spin (poll again, a core per rank), event (sleep on the transport's wait object "
+             "at once), adaptive (spin 50 us, then sleep; leaves the core to a neighbour). See docs/performance.md")
+        .applies_when("a multi-process transport (the in-process ones have no threads that wait)",
+                      [&c] { return c.transport != "local" && c.transport != "sim"; })
+        .per_rank();
 
     o.begin_group("control", "Launching and output");
     o.text("json", c.json_file, "FILE", "write configuration and results as JSON").writes_file().per_rank();

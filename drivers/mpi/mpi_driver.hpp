@@ -21,6 +21,10 @@ public:
                "data received straight into the BU's slot, or with --mpi-rma an MPI_Put into a dynamic window, flushed once per poll, then a notice";
     }
     Processes processes() const override { return Processes::one_per_rank; }
+    const char* no_wait_object() const override {
+        return "MPI has no wait object to sleep on; Open MPI yields by itself when oversubscribed (mpirun --oversubscribe, or "
+               "--mca mpi_yield_when_idle 1)";
+    }
     void declare_options(OptionSet& options) override;
     DriverProbe probe() const override;
     std::unique_ptr<Transport> make_one(std::uint32_t rank, std::uint32_t ranks, const std::string& listen_host) const override;

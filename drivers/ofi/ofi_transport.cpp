@@ -156,7 +156,15 @@ OfiTransport::OfiTransport(std::uint32_t rank, std::uint32_t size, const OfiOpti
     fi_cq_attr cq_attr{};
     cq_attr.format = FI_CQ_FORMAT_DATA;
     cq_attr.size = std::size_t{size} * writes_per_peer + receives + 64;
-    check(fi_cq_open(domain_, &cq_attr, &cq_, nullptr), "fi_cq_open");
+    // A wait object, so that an idle rank can sleep (--poll); a provider without one is polled
+    // and the executor sleeps briefly instead.
+    cq_attr.wait_obj = FI_WAIT_FD;
+    if (fi_cq_open(domain_, &cq_attr, &cq_, nullptr) != 0) {
+        cq_attr.wait_obj = FI_WAIT_NONE;
+        check(fi_cq_open(domain_, &cq_attr, &cq_, nullptr), "fi_cq_open");
+    } else if (fi_control(&cq_->fid, FI_GETWAIT, &wait_fd_) != 0) {
+        wait_fd_ = -1;
+    }
     fi_av_attr av_attr{};
     av_attr.type = FI_AV_TABLE;
     av_attr.count = size;
@@ -226,7 +234,8 @@ NicName OfiTransport::nic() const { return nic_named(info_->domain_attr->name ? 
 std::string OfiTransport::describe() const {
     const std::uint32_t v = fi_version();
     return "libfabric " + std::to_string(FI_MAJOR(v)) + "." + std::to_string(FI_MINOR(v)) + ", provider " +
-           info_->fabric_attr->prov_name + ", domain " + info_->domain_attr->name;
+           info_->fabric_attr->prov_name + ", domain " + info_->domain_attr->name +
+           (wait_fd_ < 0 ? ", no wait object: an idle rank spins" : "");
 }
 
 std::string OfiTransport::local_address() {
@@ -455,6 +464,14 @@ void OfiTransport::read_error() {
     } else if (op && op->kind == Operation::Kind::receive) {
         if (err.err != FI_ECANCELED) post_receive(op->index);
     }
+}
+
+bool OfiTransport::prepare_wait(std::vector<int>& fds) {
+    if (!ready_.empty() || !peers_with_notices_.empty() || wait_fd_ < 0) return false;
+    fid* cq = &cq_->fid;
+    if (fi_trywait(fabric_, &cq, 1) != FI_SUCCESS) return false;   // -FI_EAGAIN: completions are there
+    fds.push_back(wait_fd_);
+    return true;
 }
 
 std::size_t OfiTransport::poll(std::span<Completion> out) {

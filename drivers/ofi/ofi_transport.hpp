@@ -49,6 +49,7 @@ public:
                           std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
     std::string last_error() const override { return last_error_; }
     std::size_t poll(std::span<Completion> out) override;
+    bool prepare_wait(std::vector<int>& fds) override;
 
     // Why this machine cannot run the transport with `options`, or nothing.
     static std::optional<std::string> provider_problem(const OfiOptions& options);
@@ -101,6 +102,7 @@ private:
     fid_domain* domain_ = nullptr;
     fid_av* av_ = nullptr;
     fid_cq* cq_ = nullptr;
+    int wait_fd_ = -1;   // the completion queue's wait object (FI_WAIT_FD), -1 when the provider has none
     fid_ep* ep_ = nullptr;
     bool virtual_addresses_ = false;   // FI_MR_VIRT_ADDR: a remote address is the region's base + offset
     bool local_registration_ = false;  // FI_MR_LOCAL: buffers of receives and reads are registered too

@@ -420,19 +420,23 @@ std::size_t TcpTransport::poll(std::span<Completion> out) {
     return n;
 }
 
-void TcpTransport::wait(Picoseconds max) {
-    auto ms = static_cast<int>(std::clamp<std::int64_t>(max.count() / 1000'000'000, 0, 100));
-    if (!done_.empty()) return;
+bool TcpTransport::prepare_wait(std::vector<int>& fds) {
+    if (!done_.empty()) return false;
     if (!threaded()) {
-        if (lanes_[0]->dirty.empty()) progress(*lanes_[0], ms);
-        return;
+        if (!lanes_[0]->dirty.empty()) return false;   // writes to flush: the next poll does it
+        fds.push_back(lanes_[0]->epoll_fd);            // readable while a socket has an event
+        return true;
     }
-    pollfd ready{ready_fd_, POLLIN, 0};
-    if (::poll(&ready, 1, ms) > 0) {
-        std::uint64_t count = 0;
-        if (read(ready_fd_, &count, sizeof count) < 0) {   // EAGAIN: nothing to clear
-        }
+    std::uint64_t count = 0;
+    if (read(ready_fd_, &count, sizeof count) < 0) {   // EAGAIN: nothing to clear
     }
+    // Cleared first, then looked at: a lane that publishes after this look also writes the fd.
+    for (Lane* lane : threads_) {
+        std::lock_guard lock(lane->mutex);
+        if (!lane->outbox.empty()) return false;
+    }
+    fds.push_back(ready_fd_);
+    return true;
 }
 
 } // namespace evb

@@ -43,7 +43,7 @@ public:
                           std::uint64_t remote_key, std::uint64_t remote_offset, std::size_t length, std::uint32_t imm,
                           std::uint64_t cookie) override;
     std::size_t poll(std::span<Completion> out) override;
-    void wait(Picoseconds max) override;
+    bool prepare_wait(std::vector<int>& fds) override;
     void fence(std::uint32_t peer) override;
     std::string last_error() const override { return last_error_; }
 
@@ -113,7 +113,7 @@ private:
     std::vector<std::unique_ptr<Lane>> lanes_;
     std::vector<Lane*> threads_;          // the lanes with a thread of their own (K > 1)
     std::atomic<bool> stop_{false};
-    int ready_fd_ = -1;                   // eventfd: a lane published completions (wait() sleeps on it)
+    int ready_fd_ = -1;                   // eventfd: a lane published completions (prepare_wait offers it)
     std::vector<Completion> collected_;   // an outbox taken by poll() (swapped, so no allocation per poll)
     RingQueue<Completion> done_{4096};
     std::size_t read_chunk_ = 0;

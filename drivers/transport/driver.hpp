@@ -48,6 +48,9 @@ public:
     // Throws ConfigError, one line, when this machine has no NIC `nic` for a rail (before launching).
     virtual void preflight_rail(const std::string& nic) const { (void)nic; }
     virtual std::unique_ptr<Transport> make_rail(std::uint32_t rank, std::uint32_t ranks, const std::string& nic) const;
+    // Why an idle rank of this driver cannot sleep (it has no wait object): its ranks spin, and
+    // --poll adaptive or event is refused with this reason. Empty when its transports can sleep.
+    virtual const char* no_wait_object() const { return ""; }
 
     // The run's key, which the connections a driver opens itself prove (tcp's, rdma_cm's);
     // given before make_one. run_key() throws std::logic_error before.

@@ -45,6 +45,11 @@ public:
                           std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
     std::string last_error() const override { return last_error_; }
     std::size_t poll(std::span<Completion> out) override;
+    bool prepare_wait(std::vector<int>& fds) override {   // sleeps when every rail can, woken by any
+        for (auto& r : rails_)
+            if (!r->prepare_wait(fds)) return false;
+        return true;
+    }
     std::vector<RailBytes> rail_bytes() const override;
     void fence(std::uint32_t peer) override {
         for (auto& r : rails_) r->fence(peer);

@@ -107,8 +107,15 @@ public:
 
     // Non-blocking progress: fills `out`, returns how many completions it wrote.
     virtual std::size_t poll(std::span<Completion> out) = 0;
-    // Called by the executor when poll() found nothing: may sleep up to `max` waiting for activity.
-    virtual void wait(Picoseconds max) { (void)max; }
+    // Called by the executor when poll() found nothing and it wants to sleep (--poll event or
+    // adaptive): arms the transport's wait objects and appends the descriptors that become
+    // readable when there is work (the executor sleeps in poll(2) on them). Returns false when work
+    // may be there already, or when the transport has no wait object (Driver::no_wait_object):
+    // the executor then polls again.
+    virtual bool prepare_wait(std::vector<int>& fds) {
+        (void)fds;
+        return false;
+    }
     // The executor declared `peer` lost (--on-failure continue): nothing more from it may land
     // in this rank's memory or count, even if it wakes up. tcp stops reading its connection;
     // the default relies on the executor dropping the peer's completions (an RDMA write of a

@@ -44,7 +44,7 @@ Started start_ucx(const UcxOptions& o) {
     if (s == UCS_OK) {
         ucp_params_t params{};
         params.field_mask = UCP_PARAM_FIELD_FEATURES;
-        params.features = UCP_FEATURE_RMA | UCP_FEATURE_AM;
+        params.features = UCP_FEATURE_RMA | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;   // wakeup: an idle rank can sleep (--poll)
         s = ucp_init(&params, config, &started.context);
     }
     ucp_config_release(config);
@@ -119,6 +119,7 @@ UcxTransport::UcxTransport(std::uint32_t rank, std::uint32_t size, const UcxOpti
     Started s = start_ucx(options);
     context_ = s.context;
     worker_ = s.worker;
+    if (ucp_worker_get_efd(worker_, &wait_fd_) != UCS_OK) wait_fd_ = -1;
     using Callback = ucp_am_recv_callback_t;
     const std::pair<unsigned, Callback> handlers[] = {
         {am_command, on_active_message<am_command>},       {am_notice, on_active_message<am_notice>},
@@ -184,7 +185,8 @@ std::string UcxTransport::describe() const {
     ucp_get_version(&major, &minor, &release);
     return "UCX " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release) +
            ", UCX_TLS=" + setting(options_.tls, "UCX_TLS", "all") + ", UCX_NET_DEVICES=" + setting(options_.devices, "UCX_NET_DEVICES", "all") +
-           (peer_failure_handled_ ? "" : ", no peer failure handler: a dead peer is found by heartbeat");
+           (peer_failure_handled_ ? "" : ", no peer failure handler: a dead peer is found by heartbeat") +
+           (wait_fd_ < 0 ? ", no wait object: an idle rank spins" : "");
 }
 
 std::string UcxTransport::local_address() {
@@ -597,6 +599,13 @@ void UcxTransport::take_table(std::uint32_t peer) {
         return;
     }
     directory_.fetched(peer);
+}
+
+bool UcxTransport::prepare_wait(std::vector<int>& fds) {
+    if (!ready_.empty() || !tables_arrived_.empty() || !table_requests_.empty() || wait_fd_ < 0) return false;
+    if (ucp_worker_arm(worker_) != UCS_OK) return false;   // UCS_ERR_BUSY: events are there, progress first
+    fds.push_back(wait_fd_);
+    return true;
 }
 
 std::size_t UcxTransport::poll(std::span<Completion> out) {

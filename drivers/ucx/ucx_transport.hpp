@@ -50,6 +50,7 @@ public:
                           std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
     std::string last_error() const override { return last_error_; }
     std::size_t poll(std::span<Completion> out) override;
+    bool prepare_wait(std::vector<int>& fds) override;
 
     // Why this machine cannot run the transport with `options` (UCX cannot start a worker), or nothing.
     static std::optional<std::string> start_problem(const UcxOptions& options);
@@ -147,6 +148,7 @@ private:
     bool put_ = false;                   // --ucx-write put
     ucp_context_h context_ = nullptr;
     ucp_worker_h worker_ = nullptr;
+    int wait_fd_ = -1;   // the worker's event fd (ucp_worker_get_efd), -1 without one
     std::vector<Peer> peers_;
     std::vector<ucp_mem_h> memhs_;
     std::vector<std::vector<std::byte>> packed_rkeys_;   // per own region, packed once

@@ -142,7 +142,10 @@ VerbsTransport::VerbsTransport(std::uint32_t rank, std::uint32_t size, VerbsOpti
         throw std::runtime_error("address " + ip + " belongs to RDMA device " + ibv_get_device_name(context_->device) + ", not " + options_.device);
     address_ = ip + ":" + std::to_string(ntohs(rdma_get_src_port(listener_)));
     pd_ = ibv_alloc_pd(context_);
-    cq_ = ibv_create_cq(context_, static_cast<int>(size_ * (send_depth + recv_depth) + 16), nullptr, nullptr, 0);
+    completion_channel_ = ibv_create_comp_channel(context_);   // an idle rank sleeps on it (--poll)
+    if (!completion_channel_) throw std::runtime_error("ibv_create_comp_channel failed: " + errno_text());
+    fcntl(completion_channel_->fd, F_SETFL, fcntl(completion_channel_->fd, F_GETFL) | O_NONBLOCK);
+    cq_ = ibv_create_cq(context_, static_cast<int>(size_ * (send_depth + recv_depth) + 16), nullptr, completion_channel_, 0);
     if (!pd_ || !cq_) throw std::runtime_error("ibv_alloc_pd / ibv_create_cq failed: " + errno_text());
 }
 
@@ -156,7 +159,11 @@ VerbsTransport::~VerbsTransport() {
         if (p.recv_mr) ibv_dereg_mr(p.recv_mr);
     }
     for (auto* mr : mrs_) ibv_dereg_mr(mr);
-    if (cq_) ibv_destroy_cq(cq_);
+    if (cq_) {
+        acknowledge_cq_events();   // ibv_destroy_cq waits for every event to be acknowledged
+        ibv_destroy_cq(cq_);
+    }
+    if (completion_channel_) ibv_destroy_comp_channel(completion_channel_);
     if (pd_) ibv_dealloc_pd(pd_);
     if (listener_) rdma_destroy_id(listener_);
     if (channel_) rdma_destroy_event_channel(channel_);
@@ -446,52 +453,11 @@ void VerbsTransport::check_connection_events() {
 std::size_t VerbsTransport::poll(std::span<Completion> out) {
     check_connection_events();
     std::size_t n = hand_out(ready_, out, 0);
+    for (const ibv_wc& wc : taken_while_arming_) take(wc, out, n);
+    taken_while_arming_.clear();
     ibv_wc wcs[32];
     int got = ibv_poll_cq(cq_, 32, wcs);
-    for (int i = 0; i < got; ++i) {
-        const ibv_wc& wc = wcs[i];
-        const std::uint32_t peer = peer_of(wc.wr_id);
-        Peer& p = peers_[peer];
-        Completion c;
-        c.peer = peer;
-        if (wc.status != IBV_WC_SUCCESS) {
-            if (kind_of(wc.wr_id) == kind_write) free_cookies_.push_back(index_of(wc.wr_id));
-            lose(peer, wc.status == IBV_WC_REM_ACCESS_ERR ? "it refused a write outside its registered regions (remote access error)"
-                                                           : std::string("completion error ") + ibv_wc_status_str(wc.status));
-            continue;
-        }
-        switch (kind_of(wc.wr_id)) {
-        case kind_recv: {
-            const std::uint32_t slot = index_of(wc.wr_id);
-            if (wc.wc_flags & IBV_WC_WITH_IMM) {   // a write's notice: its data is in place
-                std::uint64_t where[2];
-                std::memcpy(where, p.recv_buffers[slot].data(), sizeof where);
-                c.kind = Completion::Kind::write_arrived;
-                c.imm = ntohl(wc.imm_data);
-                c.offset = where[0];
-                c.length = where[1];
-            } else {
-                c.kind = Completion::Kind::message;
-                c.command = p.recv_buffers[slot];
-            }
-            if (p.reposts.empty()) peers_to_repost_.push_back(peer);
-            p.reposts.push_back(slot);
-            break;
-        }
-        case kind_send: p.sends_outstanding -= index_of(wc.wr_id); continue;
-        case kind_write: {
-            const WriteSlot& w = write_slots_[index_of(wc.wr_id)];
-            p.sends_outstanding -= w.retires;
-            c.kind = Completion::Kind::write_done;
-            c.cookie = w.cookie;
-            free_cookies_.push_back(index_of(wc.wr_id));
-            break;
-        }
-        default: continue;
-        }
-        if (n < out.size()) out[n++] = c;
-        else ready_.push(c);
-    }
+    for (int i = 0; i < got; ++i) take(wcs[i], out, n);
     for (std::uint32_t peer : peers_to_repost_) {   // one chain per peer
         post_recvs(peer, peers_[peer].reposts);
         peers_[peer].reposts.clear();
@@ -499,6 +465,74 @@ std::size_t VerbsTransport::poll(std::span<Completion> out) {
     peers_to_repost_.clear();
     n = hand_out(ready_, out, n);
     return n;
+}
+
+void VerbsTransport::take(const ibv_wc& wc, std::span<Completion> out, std::size_t& n) {
+    const std::uint32_t peer = peer_of(wc.wr_id);
+    Peer& p = peers_[peer];
+    Completion c;
+    c.peer = peer;
+    if (wc.status != IBV_WC_SUCCESS) {
+        if (kind_of(wc.wr_id) == kind_write) free_cookies_.push_back(index_of(wc.wr_id));
+        lose(peer, wc.status == IBV_WC_REM_ACCESS_ERR ? "it refused a write outside its registered regions (remote access error)"
+                                                       : std::string("completion error ") + ibv_wc_status_str(wc.status));
+        return;
+    }
+    switch (kind_of(wc.wr_id)) {
+    case kind_recv: {
+        const std::uint32_t slot = index_of(wc.wr_id);
+        if (wc.wc_flags & IBV_WC_WITH_IMM) {   // a write's notice: its data is in place
+            std::uint64_t where[2];
+            std::memcpy(where, p.recv_buffers[slot].data(), sizeof where);
+            c.kind = Completion::Kind::write_arrived;
+            c.imm = ntohl(wc.imm_data);
+            c.offset = where[0];
+            c.length = where[1];
+        } else {
+            c.kind = Completion::Kind::message;
+            c.command = p.recv_buffers[slot];
+        }
+        if (p.reposts.empty()) peers_to_repost_.push_back(peer);
+        p.reposts.push_back(slot);
+        break;
+    }
+    case kind_send: p.sends_outstanding -= index_of(wc.wr_id); return;
+    case kind_write: {
+        const WriteSlot& w = write_slots_[index_of(wc.wr_id)];
+        p.sends_outstanding -= w.retires;
+        c.kind = Completion::Kind::write_done;
+        c.cookie = w.cookie;
+        free_cookies_.push_back(index_of(wc.wr_id));
+        break;
+    }
+    default: return;
+    }
+    if (n < out.size()) out[n++] = c;
+    else ready_.push(c);
+}
+
+void VerbsTransport::acknowledge_cq_events() {
+    ibv_cq* cq = nullptr;
+    void* context = nullptr;
+    unsigned events = 0;
+    while (ibv_get_cq_event(completion_channel_, &cq, &context) == 0) ++events;   // non-blocking
+    if (events) ibv_ack_cq_events(cq_, events);
+}
+
+bool VerbsTransport::prepare_wait(std::vector<int>& fds) {
+    if (!ready_.empty() || !taken_while_arming_.empty()) return false;
+    // Armed, then looked at once more: a completion that came before the arming raises no event.
+    acknowledge_cq_events();
+    if (ibv_req_notify_cq(cq_, 0) != 0) return false;   // cannot arm: poll again
+    ibv_wc wcs[32];
+    const int got = ibv_poll_cq(cq_, 32, wcs);
+    if (got > 0) {
+        taken_while_arming_.assign(wcs, wcs + got);
+        return false;
+    }
+    fds.push_back(completion_channel_->fd);
+    fds.push_back(channel_->fd);   // a peer that disconnects
+    return true;
 }
 
 } // namespace evb

@@ -52,6 +52,7 @@ public:
                           std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
     std::string last_error() const override { return last_error_; }
     std::size_t poll(std::span<Completion> out) override;
+    bool prepare_wait(std::vector<int>& fds) override;
 
     // Why this machine cannot run the transport with `device` (empty: any), or nothing.
     static std::optional<std::string> device_problem(const std::string& device);
@@ -77,6 +78,8 @@ private:
     // Whether the next send to `peer` must be signalled; counts it either way.
     bool take_signal(Peer& p);
     void check_connection_events();
+    void take(const ibv_wc& wc, std::span<Completion> out, std::size_t& n);   // one work completion
+    void acknowledge_cq_events();
     void handle_cm_event(rdma_cm_event* event);
     void lose(std::uint32_t peer, const std::string& why);
     // ok, no_resource (send queue full) or error (connection lost, last_error_ says so).
@@ -89,7 +92,9 @@ private:
     rdma_cm_id* listener_ = nullptr;
     ibv_context* context_ = nullptr;
     ibv_pd* pd_ = nullptr;
+    ibv_comp_channel* completion_channel_ = nullptr;   // the CQ's events, for prepare_wait
     ibv_cq* cq_ = nullptr;
+    std::vector<ibv_wc> taken_while_arming_;          // completions prepare_wait found, for the next poll
     std::vector<Peer> peers_;
     std::vector<ibv_mr*> mrs_;
     std::vector<MemoryRegion> regions_;   // key: page offset << 48 | (index + 1) << 32 | rkey

@@ -170,7 +170,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
         transport->learn_registrations(cards);
         for (auto& t : extra) t->transport().learn_registrations(cards);
     }
-    Reactor reactor;
+    Reactor reactor(config.poll);
     reactor.add(node);
     bool root = world.rank == 0;
     if (root) {
@@ -389,7 +389,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
                 failure = fmt::format("run did not finish within {:g} s (duration + grace); {} fragments in flight here",
                                       deadline.seconds(), rank_progress().in_flight);
         }
-        if (work == 0 && !finish) reactor.wait(std::min(control_period, reactor.next_timer() - now));
+        if (work == 0 && !finish) reactor.idle(now, std::min(control_period, reactor.next_timer() - now));
     }
     watchdog->ending();
     node.stop();

@@ -43,7 +43,7 @@ std::vector<MemoryPool*> pools_of(const UnitsOfRank& units) {
 }
 
 EndpointThread::EndpointThread(Setup setup, std::unique_ptr<Transport> transport, UnitsOfRank units)
-    : setup_(std::move(setup)), transport_(std::move(transport)), units_(std::move(units)) {
+    : setup_(std::move(setup)), transport_(std::move(transport)), units_(std::move(units)), reactor_(setup_.config.poll) {
     placed_future_ = placed_.get_future();
     connected_future_ = connected_.get_future();
     thread_ = std::thread([this] {
@@ -88,7 +88,7 @@ void EndpointThread::run() {
             next_publish = now + publish_period;
             publish();
         }
-        if (work == 0) reactor_.wait(std::min(publish_period, reactor_.next_timer() - now));
+        if (work == 0) reactor_.idle(now, std::min(publish_period, reactor_.next_timer() - now));
     }
     node_->stop();
 }

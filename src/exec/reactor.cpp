@@ -1,5 +1,8 @@
 #include "reactor.hpp"
 
+#include <poll.h>
+
+
 namespace evb {
 
 std::size_t Reactor::run_once(Picoseconds now) {
@@ -12,11 +15,21 @@ std::size_t Reactor::run_once(Picoseconds now) {
         node->run_due_timers();
         work += node->retry_pending();
     }
+    if (work) idle_since_ = Picoseconds::max();
     return work;
 }
 
-void Reactor::wait(Picoseconds max) {
-    if (nodes_.size() == 1) nodes_.front()->transport().wait(max);
+void Reactor::idle(Picoseconds now, Picoseconds max) {
+    if (mode_ == PollMode::spin || nodes_.size() != 1) return;
+    if (idle_since_ == Picoseconds::max()) idle_since_ = now;
+    if (mode_ == PollMode::adaptive && now - idle_since_ < adaptive_spin) return;
+    fds_.clear();
+    if (!nodes_.front()->transport().prepare_wait(fds_)) return;
+    const std::int64_t ns = std::max<std::int64_t>(max.count() / 1000, 0);
+    const timespec timeout{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+    pollfds_.clear();
+    for (int fd : fds_) pollfds_.push_back(pollfd{fd, POLLIN, 0});
+    (void)ppoll(pollfds_.data(), pollfds_.size(), &timeout, nullptr);   // EINTR (a signal): the loop looks again
 }
 
 bool Reactor::all_finished() const {

@@ -3,6 +3,8 @@
 #pragma once
 #include "node.hpp"
 
+#include <poll.h>
+
 #include <array>
 #include <optional>
 #include <string>
@@ -12,10 +14,14 @@ namespace evb {
 
 class Reactor {
 public:
+    explicit Reactor(PollMode mode = PollMode::spin) : mode_(mode) {}
     void add(Node& node) { nodes_.push_back(&node); }
     std::size_t run_once(Picoseconds now);
-    // Idle backoff: sleeps in the transport up to `max` (single-node reactors only).
-    void wait(Picoseconds max);
+    // After a pass that found no work (the policy of --poll): returns at once (spin, or adaptive
+    // within its first adaptive_spin of idleness), else sleeps in the transport's wait object up to
+    // `max` (single-node reactors only; several nodes share no wait object).
+    void idle(Picoseconds now, Picoseconds max);
+    static constexpr Picoseconds adaptive_spin{50'000'000};   // 50 us
     bool all_finished() const;
     std::optional<std::string> failure() const;
     Picoseconds next_timer() const;
@@ -23,7 +29,11 @@ public:
     const std::vector<Node*>& nodes() const { return nodes_; }
 
 private:
+    PollMode mode_;
+    Picoseconds idle_since_ = Picoseconds::max();   // max: the last pass found work
     std::vector<Node*> nodes_;
+    std::vector<int> fds_;
+    std::vector<pollfd> pollfds_;
     std::array<Completion, 64> completions_{};
 };
 

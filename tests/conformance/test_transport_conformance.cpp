@@ -4,9 +4,12 @@
 // conformance matrix); verbs runs it in the soft-RoCE VM and mpi under mpirun (see README).
 // Each test body reads the same for every driver: a process posts only from its own ranks
 // (mine()) and checks only its own ranks, so mpi runs it in every process of mpirun (SPMD).
+#include "registry.hpp"
 #include "transport_world.hpp"
 
 #include <gtest/gtest.h>
+
+#include <poll.h>
 
 #include <chrono>
 #include <cstring>
@@ -479,6 +482,53 @@ TEST_P(Conformance, StressManyPeersRandomSizesEveryByteVerified) {
             }
         }
     }
+}
+
+// Why a driver's idle ranks never sleep (empty: they can).
+std::string no_wait_reason(const std::string& driver) {
+    DriverRegistry registry;
+    const DriverEntry* e = registry.find(driver);
+    if (!e) return "no driver " + driver;
+    if (e->driver->processes() == Driver::Processes::all_in_one) return "its ranks share one reactor in one process, which never sleeps";
+    return e->driver->no_wait_object();
+}
+
+// Whether one of `fds` becomes readable within `ms`.
+bool readable(const std::vector<int>& fds, int ms) {
+    std::vector<pollfd> p;
+    for (int fd : fds) p.push_back(pollfd{fd, POLLIN, 0});
+    return ::poll(p.data(), p.size(), ms) > 0;
+}
+
+// --poll adaptive and event: an idle rank arms its transport and sleeps on the descriptors it
+// offers; they stay quiet while nothing comes and wake it when a peer's command arrives.
+TEST_P(Conformance, AnArmedRankIsWokenByThePeersNextCommand) {
+    if (const std::string why = no_wait_reason(GetParam().driver); !why.empty()) GTEST_SKIP() << why;
+    OPEN_WORLD(w, 2);
+    for (std::uint32_t src = 0; src < 2; ++src)   // connected both ways, then quiet
+        ASSERT_EQ(post_until_taken(*w, [&] { return w->at(src).post_send(1 - src, command(src, 1 - src, 0)); }), PostStatus::ok);
+    ASSERT_TRUE(w->drive([&] { return count(w->got[0], Completion::Kind::message) == 1 && count(w->got[1], Completion::Kind::message) == 1; }));
+    Transport& sleeper = w->at(1);
+    std::vector<int> fds;
+    bool armed = false;
+    for (int tries = 0; tries < 200 && !armed; ++tries) {
+        fds.clear();
+        armed = sleeper.prepare_wait(fds) && !readable(fds, 20);
+        if (!armed) w->progress({1});
+    }
+    if (!armed && sleeper.describe().find("no wait object") != std::string::npos) GTEST_SKIP() << sleeper.describe();
+    ASSERT_TRUE(armed) << "rank 1 never offered a quiet wait object (" << fds.size() << " descriptors)";
+    ASSERT_FALSE(fds.empty());
+    ASSERT_EQ(post_until_taken(*w, [&] { return w->at(0).post_send(1, command(0, 1, 1)); }), PostStatus::ok);
+    bool woken = false;
+    const auto start = std::chrono::steady_clock::now();
+    while (!woken && std::chrono::steady_clock::now() - start < std::chrono::seconds(10)) {
+        w->progress({0});
+        woken = readable(fds, 10);
+    }
+    EXPECT_TRUE(woken) << "the command did not wake rank 1 within 10 s";
+    ASSERT_TRUE(w->drive([&] { return count(w->got[1], Completion::Kind::message) == 2; }));
+    EXPECT_EQ(w->got[1].back().completion.command, command(0, 1, 1));
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryDriver, Conformance, ::testing::ValuesIn(kDrivers),
