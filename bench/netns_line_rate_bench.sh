@@ -4,9 +4,10 @@
 # links, in one run. The hosts sit on one non-blocking switch (tests/netns/fabrics/switch4.fabric);
 # mpirun on h1 starts one rank per host through tests/netns/rsh.sh.
 #   iperf3   a ring, each host sending one stream to the next: per-host Gb/s each way
-#   evbench  4 nodes, PULL, 4 credits of 256 KiB: per-node Gb/s that crossed its link inbound,
+#   evbench  4 nodes, PUSH, 4 credits of 256 KiB: per-node Gb/s that crossed its link inbound,
 #            in_Gbps x (N-1)/N (each BU's own fragment never leaves its host)
-# Ratios: evbench / 5 Gbit/s, and evbench / iperf3.
+# Ratios: evbench / 5 Gbit/s, and evbench / iperf3; then each driver beside a CPU hog against its
+# quiet figure, at its default --poll and spinning.
 # Usage: bash bench/netns_line_rate_bench.sh [seconds per point]   (results also in bench/results/)
 # EVB_BENCH_SMOKE=1: 1 s points, tcp and iperf3 only (bench/build_bench.sh).
 set -euo pipefail
@@ -32,18 +33,39 @@ import sys; sys.path.insert(0, 'bench'); import peer_output
 print(sum(peer_output.iperf3(open('$OUT/netns_iperf3_%d.json' % i).read()) for i in range(4)) / 4)")
 
 # evbench under mpirun across the four hosts: Gb/s per node that crossed the network inbound.
+# MCA: mpirun options of a point (Open MPI's ranks spin unless told to yield: four ranks share two
+# cores here, which mpirun cannot know of hosts that are namespaces).
 evbench_network() {   # name, transport flags...
   local name=$1; shift
-  bed_mpirun "$EVB" "$@" --bootstrap h1:29000 --credits 4 --fragment-size 256KiB --duration "$T" --quiet --json "$OUT/netns_$name.json" >/dev/null
+  bed_mpirun ${MCA:-} "$EVB" "$@" --bootstrap h1:29000 --protocol push --credits 4 --fragment-size 256KiB --duration "$T" --quiet --json "$OUT/netns_$name.json" >/dev/null
   python3 -c "import json; print(json.load(open('$OUT/netns_$name.json'))['results']['system']['per_node_in_gbps'] * 3 / 4)"
 }
 line() { python3 -c "print(f'{\"$1\":<24} {float($2):6.2f} Gb/s per node   / line rate {float($2)/$RATE:.2f}   / iperf3 {float($2)/float($3):.2f}')"; }
 
 echo "== 4 hosts on one switch, links shaped to $RATE Gbit/s each way, ${T} s per point"
 line "iperf3 (ring)" "$iperf" "$iperf"
-line "evbench tcp" "$(evbench_network tcp --transport tcp)" "$iperf"
-if ! $SMOKE; then
-  line "evbench mpi" "$(evbench_network mpi --transport mpi)" "$iperf"
-  line "evbench ofi tcp;ofi_rxm" "$(evbench_network ofi --transport ofi --ofi-provider 'tcp;ofi_rxm')" "$iperf"
-  line "evbench ucx tcp" "$(evbench_network ucx --transport ucx --ucx-tls tcp)" "$iperf"
-fi
+# Each driver's points: name|transport flags (mpi: its mpirun options after a second |).
+drivers=("tcp|--transport tcp")
+$SMOKE || drivers+=("mpi|--transport mpi|--mca mpi_yield_when_idle 1" "ofi|--transport ofi --ofi-provider tcp;ofi_rxm"
+                    "ucx|--transport ucx --ucx-tls tcp")
+declare -A quiet
+for d in "${drivers[@]}"; do
+  IFS='|' read -r name flags mca <<< "$d"; read -r -a flags <<< "$flags"
+  quiet[$name]=$(MCA=$mca evbench_network "$name" "${flags[@]}")
+  line "evbench $name" "${quiet[$name]}" "$iperf"
+done
+
+# Beside a busy process (one `yes`, not pinned), as on a node that also runs the trigger: each
+# driver at its default --poll and with --poll spin (mpi has no wait object: Open MPI's yield only).
+echo "== the same beside a CPU hog; ratio to the quiet figure above"
+yes > /dev/null & hog=$!
+trap 'kill $hog 2>/dev/null; $bed down >/dev/null 2>&1 || true' EXIT
+for d in "${drivers[@]}"; do
+  IFS='|' read -r name flags mca <<< "$d"; read -r -a flags <<< "$flags"
+  polls=(default spin); [ "$name" = mpi ] && polls=(default)
+  for poll in "${polls[@]}"; do
+    extra=(); [ "$poll" = spin ] && extra=(--poll spin)
+    g=$(MCA=$mca evbench_network "${name}_hog_$poll" "${flags[@]}" "${extra[@]}")
+    python3 -c "print(f'{\"evbench $name, --poll $poll\":<32} {float($g):6.2f} Gb/s per node   / quiet {float($g)/float(${quiet[$name]}):.2f}')"
+  done
+done

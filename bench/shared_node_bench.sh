@@ -2,8 +2,9 @@
 # Each driver on a shared node, in one run: the bytes its ranks move across the transport when
 # they have the machine to themselves (one process per core: 2 processes), when there are twice
 # as many processes as cores (4), and when a busy process (a CPU hog, `yes`) runs beside them,
-# for --poll spin (every idle rank spins) and the default (adaptive: spin 50 us, then sleep on
-# the transport's wait object). Ratio = the figure / the same driver's quiet spin figure.
+# for each --poll: spin (every idle rank spins), adaptive (the default: spin 20 us, then sleep on
+# the transport's wait object) and event (sleep at once). Ratio = the figure / the same driver's
+# quiet spin figure.
 # PUSH, 256 KiB fragments, 4 credits; a figure is the network's bytes (Gb/s into the builders
 # times (N-1)/N: the fragment a node builds from itself never crosses the transport).
 # mpi has no wait object (evbench refuses --poll adaptive with it): its ranks always spin, and
@@ -39,7 +40,7 @@ printf '%-9s %-9s %8s %8s %6s %8s %6s\n' driver poll quiet 2x_procs ratio hog ra
 for d in "${drivers[@]}"; do
   label=${d%%|*}; read -r -a transport <<< "${d#*|}"
   quiet=""
-  polls=(spin adaptive); [ "$label" = mpi ] && polls=(spin)
+  polls=(spin adaptive event); $SMOKE && polls=(spin adaptive); [ "$label" = mpi ] && polls=(spin)
   for poll in "${polls[@]}"; do
     q=$(point "$label" 2 "$poll" "${transport[@]}")
     [ -n "$quiet" ] || quiet=$q

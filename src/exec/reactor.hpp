@@ -21,7 +21,7 @@ public:
     // within its first adaptive_spin of idleness), else sleeps in the transport's wait object up to
     // `max` (single-node reactors only; several nodes share no wait object).
     void idle(Picoseconds now, Picoseconds max);
-    static constexpr Picoseconds adaptive_spin{50'000'000};   // 50 us
+    static constexpr Picoseconds adaptive_spin{20'000'000};   // 20 us
     bool all_finished() const;
     std::optional<std::string> failure() const;
     Picoseconds next_timer() const;
