@@ -125,3 +125,89 @@ TEST(NetnsCluster, TheFabricAsATopologyIsWhatTheAnalyserReadsAndPredicts) {
 }
 
 } // namespace
+
+namespace {
+
+// Faults across hosts: mpirun on h1 starts 2 ranks per host (--ppn 2: rank 6 is RU 3 and rank 7
+// BU 3, both on h4); once rank 0 printed its first progress line, `fault` runs on the bed, and
+// once rank 0 printed its report or its error (or mpirun ended), `after`. The output is mpirun's, then "mpirun rc=N".
+CommandResult run_with_fault(const std::string& flags, const std::string& json, const std::string& fault, const std::string& after = "true") {
+    const std::string script =
+        "out=$(mktemp); " + on_host("h1", "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --mca plm_rsh_agent " +
+                                              std::string(EVBENCH_SOURCE_DIR) + "/tests/netns/rsh.sh -H h1:2,h2:2,h3:2,h4:2 -np 8 " +
+                                              evbench_binary() + " --transport tcp --bootstrap h1:7792 --ppn 2 --credits 4 --fragment-size 64KiB " +
+                                              "--progress-interval 250ms --json " + json + " " + flags) +
+        " >$out 2>&1 & m=$!; "
+        "for i in $(seq 600); do grep -q '^\\[' $out && break; sleep 0.1; done; " + fault + "; "
+        "for i in $(seq 600); do grep -qE '^(# system|evbench.rank 0.: error)' $out && break; kill -0 $m 2>/dev/null || break; sleep 0.1; done; " + after + "; "
+        "wait $m; echo \"mpirun rc=$?\" >>$out; cat $out";
+    return run_command("bash -c \"$(cat <<'SCRIPT'\n" + script + "\nSCRIPT\n)\"", 180);
+}
+
+// A cable cut mid-run (the host's port on its switch down): with --on-failure continue rank 0
+// finds h4's two ranks by the heartbeat, the run goes on without them and reports them lost from
+// when it last heard them; h4's ranks, cut off, end with one line each.
+TEST(NetnsCluster, ACutCableIsFoundByTheHeartbeatAndTheRunGoesOnWithoutTheHost) {
+    NetnsTestBed bed("switch4.fabric");
+    ASSERT_EQ(bed.up().exit_code, 0) << bed.up().err;
+    const std::string json = temp_path("netns_cut.json");
+    auto r = run_with_fault("--duration 4s --heartbeat 1s --on-failure continue", json, netns_script + " cut h4", netns_script + " mend h4");
+    for (const char* lost : {"# lost: rank 6 (RU 3) at ", "# lost: rank 7 (BU 3) at "})
+        EXPECT_NE(r.out.find(lost), std::string::npos) << r.out;
+    // Each lost from when rank 0 last heard it.
+    EXPECT_EQ(count(r.out, "(--heartbeat)\n# lost: rank 7") + count(r.out, "(--heartbeat)\n# failures:"), 2u) << r.out;
+    for (int rank : {6, 7})
+        EXPECT_EQ(count(r.out, "evbench[rank " + std::to_string(rank) + "]: error: lost contact with rank 0: it sent nothing for 1 s (--heartbeat)\n"), 1u) << r.out;
+    EXPECT_NE(r.out.find("errors: none"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("mpirun rc=3"), std::string::npos) << r.out;   // rank 0: data of a lost RU is missing
+    const auto doc = nlohmann::json::parse(read_file(json));
+    const auto& failures = doc["results"]["failures"];
+    EXPECT_GT(failures["events_incomplete"].get<double>(), 0) << failures;
+    ASSERT_EQ(failures["nodes_lost"].size(), 2u) << failures;
+    for (const auto& lost : failures["nodes_lost"]) {
+        ASSERT_TRUE(lost["failed_s"].is_number()) << lost;   // last heard
+        EXPECT_GE(lost["detected_s"].get<double>() - lost["failed_s"].get<double>(), 1.0) << lost;
+    }
+    // The rate before the loss is measured before the cable was cut, not over the stall after it.
+    if (failures["rate_before_hz"].is_number()) {
+        EXPECT_GT(failures["rate_before_hz"].get<double>(), 0) << failures;
+    }
+}
+
+// Without --on-failure continue the same cut ends the run: rank 0 names the silent rank in one
+// line, and h4's ranks end with theirs.
+TEST(NetnsCluster, ACutCableWithoutContinueEndsTheRunWithOneLinePerRank) {
+    NetnsTestBed bed("switch4.fabric");
+    ASSERT_EQ(bed.up().exit_code, 0) << bed.up().err;
+    auto r = run_with_fault("--duration 20s --heartbeat 1s", temp_path("netns_cut_stop.json"), netns_script + " cut h4", netns_script + " mend h4");
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(evbench\[rank 0\]: error: [^\n]*rank [67][^\n]*sent nothing for 1 s \(--heartbeat\)\n)"))) << r.out;
+    for (int rank : {6, 7})
+        EXPECT_EQ(count(r.out, "evbench[rank " + std::to_string(rank) + "]: error: "), 1u) << r.out;
+    EXPECT_EQ(r.out.find("# system:"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("mpirun rc=0"), std::string::npos) << r.out;
+}
+
+// A link shaped to a tenth of its rate mid-run: nothing is lost and the run ends as configured,
+// at the pace of the slow host's readout unit: every event needs its fragment, so every builder
+// then receives at most what that link carries (RU 3 sends 3 of its 4 fragments over it).
+TEST(NetnsCluster, ALinkSlowedToATenthMidRunSlowsEveryBuilderToItsPaceAndLosesNothing) {
+    NetnsTestBed bed("switch4.fabric");
+    ASSERT_EQ(bed.up().exit_code, 0) << bed.up().err;
+    const std::string json = temp_path("netns_slow.json");
+    auto r = run_with_fault("--duration 4s --protocol push", json, netns_script + " shape h4 500mbit");
+    EXPECT_NE(r.out.find("mpirun rc=0"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("errors: none"), std::string::npos) << r.out;
+    const auto doc = nlohmann::json::parse(read_file(json));
+    EXPECT_FALSE(doc["results"].contains("failures")) << doc["results"];
+    for (const auto& node : doc["results"]["nodes"]) EXPECT_GT(node["events_built"].get<double>(), 0) << node;
+    // The progress lines: fast before the shaping, then no faster than the slow link allows
+    // (0.5 Gbit/s x 4/3 per builder, its token bucket's burst aside).
+    std::vector<double> rates;
+    const std::regex line(R"(\n\[ *[0-9.]+ s\] events +\d+ +rate +[0-9.]+ Hz +in +([0-9.]+) Gb/s/node)");
+    for (std::sregex_iterator i(r.out.begin(), r.out.end(), line), end; i != end; ++i) rates.push_back(std::stod((*i)[1]));
+    ASSERT_GE(rates.size(), 8u) << r.out;
+    EXPECT_GT(rates.front(), 2.0) << r.out;
+    EXPECT_LE(rates.back(), 0.5 * 4 / 3 * 1.1) << r.out;
+}
+
+} // namespace

@@ -42,7 +42,7 @@ struct NodeLoss {
     std::uint32_t rank = 0;
     Picoseconds at{};     // since the run started
     std::string how;      // "connection closed", "no heartbeat for 1 s", "injected failure"
-    Picoseconds failed_at{-1};   // when it failed, where known (the simulator's --fail); -1: unknown
+    Picoseconds failed_at{-1};   // when it failed, where known (the simulator's --fail), or fell silent (--heartbeat: last heard); -1: unknown
 };
 
 struct NodeStats {

@@ -240,8 +240,9 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
         return s;
     };
     // A lost rank is each of its endpoints lost (one, unless --threads per-unit).
-    auto lose_endpoints_of = [&](std::uint32_t r, const std::string& how) {
-        for (std::uint32_t e = layout.first_endpoint_of(r); e < layout.first_endpoint_of(r) + layout.endpoints_of(r); ++e) node.lose_rank(e, how);
+    auto lose_endpoints_of = [&](std::uint32_t r, const std::string& how, Picoseconds failed_at = Picoseconds(-1)) {
+        for (std::uint32_t e = layout.first_endpoint_of(r); e < layout.first_endpoint_of(r) + layout.endpoints_of(r); ++e)
+            node.lose_rank(e, how, failed_at);
     };
     auto mark_done = [&](std::uint32_t r) {
         if (!done[r]) {
@@ -251,7 +252,8 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
     };
     // Rank 0 learned that rank r is gone: it no longer waits for it, and tells every survivor
     // (a heartbeat loss is seen by no transport). Without --on-failure continue the run ends.
-    auto rank_lost = [&](std::uint32_t r, const std::string& how) {
+    // failed_at: when it fell silent, for a heartbeat loss (-1: unknown).
+    auto rank_lost = [&](std::uint32_t r, const std::string& how, Picoseconds failed_at = Picoseconds(-1)) {
         if (lost[r]) return;
         if (!config.survives_failures()) {
             failure = Node::lost_connection_line(r, how);
@@ -266,7 +268,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
             }
         mark_done(r);
         sent_done = false;
-        lose_endpoints_of(r, how);
+        lose_endpoints_of(r, how, failed_at);
         boot.broadcast(ControlType::lost_rank, {{"rank", r}, {"how", cut_text(how, max_text_field)}});
     };
     Picoseconds origin = steady_now(), now{};
@@ -369,7 +371,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
             if (root && config.heartbeat > Picoseconds(0))
                 for (std::uint32_t r = 1; r < world.size; ++r)
                     if (!lost[r] && now - last_heard[r] > config.heartbeat)
-                        rank_lost(r, fmt::format("sent nothing for {:g} s (--heartbeat)", config.heartbeat.seconds()));
+                        rank_lost(r, fmt::format("sent nothing for {:g} s (--heartbeat)", config.heartbeat.seconds()), last_heard[r]);
             if (!root && config.heartbeat > Picoseconds(0) && !failure && now - last_heard[0] > config.heartbeat)
                 failure = fmt::format("lost contact with rank 0: it sent nothing for {:g} s (--heartbeat)", config.heartbeat.seconds());
             if (root && done_count == world.size) {

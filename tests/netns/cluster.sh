@@ -8,6 +8,9 @@
 #   tests/netns/cluster.sh exec HOST CMD  run CMD on HOST: its network, its host name, its /etc/hosts
 #   tests/netns/cluster.sh hosts          the hosts of the fabric that is up, one per line
 #   tests/netns/cluster.sh topology FABRIC  the fabric as an ibnetdiscover topology (evbench conflicts --topology)
+#   tests/netns/cluster.sh cut HOST       faults: pull HOST's cable out of its switch ...
+#   tests/netns/cluster.sh mend HOST      ... and plug it back in
+#   tests/netns/cluster.sh shape HOST RATE  re-shape HOST's cable, both ways, to RATE (a slow link)
 #
 # A fabric file (tests/netns/fabrics/): one declaration per line, '#' starts a comment.
 #   switch NAME           a switch (a bridge)
@@ -192,11 +195,22 @@ topology() {
   done
 }
 
+# The host HOST of the fabric that is up, or die.
+up_host() {
+  [ -e "$state/fabric" ] || die "no fabric is up"
+  read_fabric "$state/fabric"
+  is_host "$1" || die "no host '$1' in the fabric that is up (hosts: ${hosts[*]})"
+}
+
 case "${1:-}" in
+  cut | mend) [ $# = 2 ] || die "usage: $0 $1 HOST"; up_host "$2"
+    ip -n "$fabric_ns" link set "$2" "$([ "$1" = cut ] && echo down || echo up)" ;;
+  shape) [ $# = 3 ] || die "usage: $0 shape HOST RATE"; up_host "$2"
+    shape "$fabric_ns" "$2" "$3"; shape "evb-$2" eth0 "$3" ;;
   up) [ $# = 2 ] || die "usage: $0 up FABRIC"; up "$2" ;;
   down) down ;;
   exec) [ $# -ge 2 ] || die "usage: $0 exec HOST COMMAND..."; shift; run_on "$@" ;;
   hosts) [ -e "$state/fabric" ] || die "no fabric is up"; read_fabric "$state/fabric"; printf '%s\n' "${hosts[@]}" ;;
   topology) [ $# = 2 ] || die "usage: $0 topology FABRIC"; topology "$2" ;;
-  *) die "usage: $0 up FABRIC | down | exec HOST COMMAND... | hosts | topology FABRIC" ;;
+  *) die "usage: $0 up FABRIC | down | exec HOST COMMAND... | hosts | topology FABRIC | cut HOST | mend HOST | shape HOST RATE" ;;
 esac
