@@ -200,14 +200,45 @@ TEST(NetnsCluster, ALinkSlowedToATenthMidRunSlowsEveryBuilderToItsPaceAndLosesNo
     const auto doc = nlohmann::json::parse(read_file(json));
     EXPECT_FALSE(doc["results"].contains("failures")) << doc["results"];
     for (const auto& node : doc["results"]["nodes"]) EXPECT_GT(node["events_built"].get<double>(), 0) << node;
-    // The progress lines: fast before the shaping, then no faster than the slow link allows
-    // (0.5 Gbit/s x 4/3 per builder, its token bucket's burst aside).
+    // The last progress line: no faster than the slow link allows (0.5 Gbit/s x 4/3 per builder,
+    // its token bucket's burst aside; unshaped, the bed gives some 4).
     std::vector<double> rates;
     const std::regex line(R"(\n\[ *[0-9.]+ s\] events +\d+ +rate +[0-9.]+ Hz +in +([0-9.]+) Gb/s/node)");
     for (std::sregex_iterator i(r.out.begin(), r.out.end(), line), end; i != end; ++i) rates.push_back(std::stod((*i)[1]));
     ASSERT_GE(rates.size(), 8u) << r.out;
-    EXPECT_GT(rates.front(), 2.0) << r.out;
     EXPECT_LE(rates.back(), 0.5 * 4 / 3 * 1.1) << r.out;
+}
+
+} // namespace
+
+namespace {
+
+// Slurm as on a cluster: a slurmd on each host and slurmctld on h1 (tests/slurm/cluster.sh start
+// DIR --netns), srun from h1; each rank finds rank 0's host, the job's first node, by itself.
+TEST(NetnsCluster, SrunAcrossTheHostsWithASlurmdEachBuildsEveryEventAndNamesEachRanksHost) {
+    NetnsTestBed bed("switch4.fabric");
+    ASSERT_EQ(bed.up().exit_code, 0) << bed.up().err;
+    const std::string slurm = std::string(EVBENCH_SOURCE_DIR) + "/tests/slurm/cluster.sh";
+    const std::string dir = temp_path("netns_slurm");
+    struct Stop {   // before the bed goes down
+        std::string command;
+        ~Stop() { (void)run_command(command, 60); }
+    } stop{slurm + " stop " + dir};
+    auto started = run_command(slurm + " start " + dir + " --netns", 90);
+    ASSERT_EQ(started.exit_code, 0) << started.out << started.err;
+    const std::string json = temp_path("netns_srun.json");
+    auto r = run_command(on_host("h1", "env SLURM_CONF=" + dir + "/slurm.conf srun -N4 -n4 " + evbench_binary() +
+                                           " --transport tcp --events 300 --fragment-size 64KiB --verify full --json " + json),
+                         120);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    for (int rank = 0; rank < 4; ++rank)
+        EXPECT_TRUE(std::regex_search(r.out, std::regex("\n# rank " + std::to_string(rank) + " on h" + std::to_string(rank + 1) + " \\(10\\.77\\.0\\." +
+                                                        std::to_string(rank + 1) + "\\) at h" + std::to_string(rank + 1) + ":\\d+: ")))
+            << r.out;
+    const auto doc = nlohmann::json::parse(read_file(json));
+    EXPECT_EQ(doc["results"]["system"]["events_built"], 300);
+    EXPECT_EQ(doc["results"]["system"]["errors"], 0);
+    EXPECT_EQ(doc["invocation"]["launcher"], "srun");
 }
 
 } // namespace
