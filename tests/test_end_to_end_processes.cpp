@@ -190,3 +190,18 @@ TEST_P(ProcessFailure, KilledRankEndsTheRunWithAClearErrorOnEverySurvivor) {
 INSTANTIATE_TEST_SUITE_P(Loopback, ProcessFailure, ::testing::ValuesIn(kTransports), [](const auto& i) { return i.param.first; });
 
 } // namespace
+
+#ifdef EVB_HAVE_UCX
+// UCX 1.13's shared-memory transports have no peer failure handler. The run goes on without one
+// (a dead peer is then found by the heartbeat, and the transport line says so), so UCX's own
+// error line about it, printed by every rank at start-up, looked like a failure: it is dropped.
+TEST(Ucx, OverSharedMemoryTheStartPrintsNoErrorAndTheTransportLineSaysHowADeadPeerIsFound) {
+    for (const char* tls : {"posix,cma", "sysv,cma,self"}) {
+        auto r = run_command(evbench_binary() + " --transport ucx --ucx-tls " + tls + " --launch-local 2 --events 50", 60);
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_EQ(r.err, "") << tls;
+        EXPECT_NE(r.out.find("no peer failure handler: a dead peer is found by heartbeat"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("# system: 50 events built in "), std::string::npos) << r.out;
+    }
+}
+#endif
