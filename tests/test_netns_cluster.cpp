@@ -33,6 +33,20 @@ private:
 
 std::string on_host(const std::string& host, const std::string& command) { return netns_script + " exec " + host + " " + command; }
 
+// mpirun on h1 across the hosts `hosts` (-H), through the namespaces' launch agent.
+std::string bed_mpirun(const std::string& hosts, int ranks, const std::string& command) {
+    return on_host("h1", "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --mca plm_rsh_agent " + std::string(EVBENCH_SOURCE_DIR) +
+                             "/tests/netns/rsh.sh -H " + hosts + " -np " + std::to_string(ranks) + " " + command);
+}
+
+// A run of one rank per host h1..h4 says in its header where each rank is.
+void expect_each_rank_on_its_host(const std::string& out) {
+    for (int rank = 0; rank < 4; ++rank)
+        EXPECT_TRUE(std::regex_search(out, std::regex("\n# rank " + std::to_string(rank) + " on h" + std::to_string(rank + 1) + " \\(10\\.77\\.0\\." +
+                                                      std::to_string(rank + 1) + "\\) at h" + std::to_string(rank + 1) + ":\\d+: thread on ")))
+            << out;
+}
+
 TEST(NetnsCluster, HostsReachEachOtherByNameThroughLinksNoFasterThanTheirRate) {
     NetnsTestBed bed("switch4.fabric");
     ASSERT_EQ(bed.up().exit_code, 0) << bed.up().err;
@@ -80,15 +94,10 @@ TEST(NetnsCluster, MpirunAcrossTheHostsBuildsEveryEventAndNamesEachRanksHost) {
     NetnsTestBed bed("switch4.fabric");
     ASSERT_EQ(bed.up().exit_code, 0) << bed.up().err;
     const std::string json = temp_path("netns_mpirun.json");
-    auto r = run_command(on_host("h1", "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --mca plm_rsh_agent " +
-                                      std::string(EVBENCH_SOURCE_DIR) + "/tests/netns/rsh.sh -H h1,h2,h3,h4 -np 4 " + evbench_binary() +
-                                      " --transport tcp --bootstrap h1:7790 --events 300 --fragment-size 64KiB --verify full --json " + json),
+    auto r = run_command(bed_mpirun("h1,h2,h3,h4", 4, evbench_binary() + " --transport tcp --bootstrap h1:7790 --events 300 --fragment-size 64KiB --verify full --json " + json),
                          120);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-    for (int rank = 0; rank < 4; ++rank)   // the header says where each rank is
-        EXPECT_TRUE(std::regex_search(r.out, std::regex("\n# rank " + std::to_string(rank) + " on h" + std::to_string(rank + 1) + " \\(10\\.77\\.0\\." +
-                                                        std::to_string(rank + 1) + "\\) at h" + std::to_string(rank + 1) + ":\\d+: thread on ")))
-            << r.out;
+    expect_each_rank_on_its_host(r.out);
     const auto doc = nlohmann::json::parse(read_file(json));
     EXPECT_EQ(doc["results"]["system"]["events_built"], 300);
     EXPECT_EQ(doc["results"]["system"]["errors"], 0);
@@ -133,10 +142,8 @@ namespace {
 // once rank 0 printed its report or its error (or mpirun ended), `after`. The output is mpirun's, then "mpirun rc=N".
 CommandResult run_with_fault(const std::string& flags, const std::string& json, const std::string& fault, const std::string& after = "true") {
     const std::string script =
-        "out=$(mktemp); " + on_host("h1", "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --mca plm_rsh_agent " +
-                                              std::string(EVBENCH_SOURCE_DIR) + "/tests/netns/rsh.sh -H h1:2,h2:2,h3:2,h4:2 -np 8 " +
-                                              evbench_binary() + " --transport tcp --bootstrap h1:7792 --ppn 2 --credits 4 --fragment-size 64KiB " +
-                                              "--progress-interval 250ms --json " + json + " " + flags) +
+        "out=$(mktemp); " + bed_mpirun("h1:2,h2:2,h3:2,h4:2", 8, evbench_binary() + " --transport tcp --bootstrap h1:7792 --ppn 2 --credits 4 --fragment-size 64KiB " +
+                                                                      "--progress-interval 250ms --json " + json + " " + flags) +
         " >$out 2>&1 & m=$!; "
         "for i in $(seq 600); do grep -q '^\\[' $out && break; sleep 0.1; done; " + fault + "; "
         "for i in $(seq 600); do grep -qE '^(# system|evbench.rank 0.: error)' $out && break; kill -0 $m 2>/dev/null || break; sleep 0.1; done; " + after + "; "
@@ -231,10 +238,7 @@ TEST(NetnsCluster, SrunAcrossTheHostsWithASlurmdEachBuildsEveryEventAndNamesEach
                                            " --transport tcp --events 300 --fragment-size 64KiB --verify full --json " + json),
                          120);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-    for (int rank = 0; rank < 4; ++rank)
-        EXPECT_TRUE(std::regex_search(r.out, std::regex("\n# rank " + std::to_string(rank) + " on h" + std::to_string(rank + 1) + " \\(10\\.77\\.0\\." +
-                                                        std::to_string(rank + 1) + "\\) at h" + std::to_string(rank + 1) + ":\\d+: ")))
-            << r.out;
+    expect_each_rank_on_its_host(r.out);
     const auto doc = nlohmann::json::parse(read_file(json));
     EXPECT_EQ(doc["results"]["system"]["events_built"], 300);
     EXPECT_EQ(doc["results"]["system"]["errors"], 0);

@@ -156,8 +156,8 @@ OfiTransport::OfiTransport(std::uint32_t rank, std::uint32_t size, const OfiOpti
     fi_cq_attr cq_attr{};
     cq_attr.format = FI_CQ_FORMAT_DATA;
     cq_attr.size = std::size_t{size} * writes_per_peer + receives + 64;
-    // A wait object, so that an idle rank can sleep (--poll); a provider without one is polled
-    // and the executor sleeps briefly instead.
+    // A wait object, so that an idle rank can sleep (--poll); a provider without one spins (its
+    // transport line says so).
     cq_attr.wait_obj = FI_WAIT_FD;
     if (fi_cq_open(domain_, &cq_attr, &cq_, nullptr) != 0) {
         cq_attr.wait_obj = FI_WAIT_NONE;

@@ -21,6 +21,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <string_view>
+#include <optional>
 
 #ifdef EVB_HAVE_HWLOC
 #include <hwloc.h>
@@ -39,6 +41,22 @@ std::string read_attribute(const fs::path& path) {
     std::string line;
     if (!f || !std::getline(f, line)) return "";
     return line;
+}
+
+// The value of the first "KEY: value" line of a /proc file (/proc/meminfo, /proc/cpuinfo,
+// /proc/PID/status; the key may be padded before its colon), trimmed; nullopt when no line has it.
+std::optional<std::string> proc_field(const fs::path& path, std::string_view key) {
+    std::ifstream f(path);
+    for (std::string line; std::getline(f, line);) {
+        const auto colon = line.find(':');
+        if (colon == std::string::npos) continue;
+        std::string_view name(line.data(), colon);
+        while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.remove_suffix(1);
+        if (name != key) continue;
+        const auto start = line.find_first_not_of(" \t", colon + 1);
+        return start == std::string::npos ? "" : line.substr(start);
+    }
+    return std::nullopt;
 }
 
 int read_int(const fs::path& path, int fallback) {
@@ -325,9 +343,7 @@ void print_machine(std::ostream& out, const MachineInfo& m) {
 }
 
 std::uint64_t available_memory_bytes() {
-    std::ifstream meminfo("/proc/meminfo");
-    for (std::string line; std::getline(meminfo, line);)
-        if (line.rfind("MemAvailable:", 0) == 0) return std::stoull(line.substr(13)) * 1024;
+    if (const auto kib = proc_field("/proc/meminfo", "MemAvailable")) return std::stoull(*kib) * 1024;   // "1234 kB"
     return static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
 }
 
@@ -364,18 +380,7 @@ std::string kernel_text() {
     return std::string(u.sysname) + " " + u.release + " " + u.version;
 }
 
-std::string cpu_model() {
-    std::ifstream f("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(f, line))
-        if (line.rfind("model name", 0) == 0) {
-            const auto colon = line.find(':');
-            if (colon == std::string::npos) return "";
-            const auto start = line.find_first_not_of(" \t", colon + 1);
-            return start == std::string::npos ? "" : line.substr(start);
-        }
-    return "";
-}
+std::string cpu_model() { return proc_field("/proc/cpuinfo", "model name").value_or(""); }
 
 std::string process_state_text(int pid) {
     const fs::path dir = fs::path("/proc") / std::to_string(pid);
@@ -385,12 +390,8 @@ std::string process_state_text(int pid) {
     std::string text = std::string("state ") + stat[paren + 2];
     const std::string wchan = read_attribute(dir / "wchan");
     if (!wchan.empty() && wchan != "0") text += ", in the kernel at " + wchan;
-    std::ifstream status(dir / "status");
-    for (std::string line; std::getline(status, line);)
-        if (line.starts_with("TracerPid:")) {
-            const auto tracer = line.substr(line.find_first_not_of(" \t", 10));
-            if (tracer != "0") text += ", traced by pid " + tracer;
-        }
+    if (const auto tracer = proc_field(dir / "status", "TracerPid"); tracer && !tracer->empty() && *tracer != "0")
+        text += ", traced by pid " + *tracer;
     return text;
 }
 
