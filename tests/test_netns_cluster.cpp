@@ -138,14 +138,15 @@ TEST(NetnsCluster, TheFabricAsATopologyIsWhatTheAnalyserReadsAndPredicts) {
 namespace {
 
 // Faults across hosts: mpirun on h1 starts 2 ranks per host (--ppn 2: rank 6 is RU 3 and rank 7
-// BU 3, both on h4); once rank 0 printed its first progress line, `fault` runs on the bed, and
+// BU 3, both on h4); once rank 0 printed its first progress line (not mpirun's own "[h1:PID]"
+// warnings, which the same output carries), `fault` runs on the bed, and
 // once rank 0 printed its report or its error (or mpirun ended), `after`. The output is mpirun's, then "mpirun rc=N".
 CommandResult run_with_fault(const std::string& flags, const std::string& json, const std::string& fault, const std::string& after = "true") {
     const std::string script =
         "out=$(mktemp); " + bed_mpirun("h1:2,h2:2,h3:2,h4:2", 8, evbench_binary() + " --transport tcp --bootstrap h1:7792 --ppn 2 --credits 4 --fragment-size 64KiB " +
                                                                       "--progress-interval 250ms --json " + json + " " + flags) +
         " >$out 2>&1 & m=$!; "
-        "for i in $(seq 600); do grep -q '^\\[' $out && break; sleep 0.1; done; " + fault + "; "
+        "for i in $(seq 600); do grep -qE '^\\[ *[0-9.]+ s\\] events' $out && break; sleep 0.1; done; " + fault + "; "
         "for i in $(seq 600); do grep -qE '^(# system|evbench.rank 0.: error)' $out && break; kill -0 $m 2>/dev/null || break; sleep 0.1; done; " + after + "; "
         "wait $m; echo \"mpirun rc=$?\" >>$out; cat $out";
     return run_command("bash -c \"$(cat <<'SCRIPT'\n" + script + "\nSCRIPT\n)\"", 180);
