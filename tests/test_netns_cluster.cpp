@@ -247,3 +247,77 @@ TEST(NetnsCluster, SrunAcrossTheHostsWithASlurmdEachBuildsEveryEventAndNamesEach
 }
 
 } // namespace
+
+namespace {
+
+// evbench's own launcher on each host (--launch-local N --launch-hosts M --host-index I), as
+// without mpirun or Slurm: every host's launcher starts at once, each writes to its own file;
+// once rank 0 printed its first progress line, `fault` runs on the bed. The output is each
+// host's, after "== hI rc=N".
+CommandResult run_on_each_host(int hosts, int per_host, const std::string& flags, const std::string& fault = "true") {
+    const std::string key = temp_path("netns_run.key");
+    std::ofstream(key) << "a secret every host of the bed shares, 48 characters\n";
+    const std::string launcher = evbench_binary() + " --transport tcp --launch-local " + std::to_string(per_host) + " --launch-hosts " +
+                                 std::to_string(hosts) + " --bootstrap h1:7794 --run-key-file " + key + " " + flags;
+    const std::string script =
+        "chmod 600 " + key + "; dir=$(mktemp -d); for i in $(seq " + std::to_string(hosts) + "); do " + netns_script +
+        " exec h$i " + launcher + " --host-index $((i - 1)) >$dir/h$i 2>&1 & pid[$i]=$!; done; "
+        "for i in $(seq 600); do grep -qE '^\\[ *[0-9.]+ s\\] events' $dir/h1 && break; kill -0 ${pid[1]} 2>/dev/null || break; sleep 0.1; done; " +
+        fault + "; "
+        "for i in $(seq " + std::to_string(hosts) + "); do wait ${pid[$i]}; echo \"== h$i rc=$?\"; cat $dir/h$i; done; rm -r $dir";
+    return run_command("bash -c \"$(cat <<'SCRIPT'\n" + script + "\nSCRIPT\n)\"", 180);
+}
+
+// Two hosts of two ranks each, joined through the bootstrap on h1's address: the header names each
+// rank's host and address, and every event is built and checked.
+TEST(NetnsCluster, TheLocalLauncherOnEachHostJoinsOneRunThroughTheBootstrapOnTheFirstHost) {
+    NetnsTestBed bed("switch4.fabric");
+    ASSERT_EQ(bed.up().exit_code, 0) << bed.up().err;
+    const std::string json = temp_path("netns_hosts.json");
+    auto r = run_on_each_host(2, 2, "--events 300 --fragment-size 64KiB --verify full --json " + json);
+    EXPECT_NE(r.out.find("== h1 rc=0\n"), std::string::npos) << r.out;
+    EXPECT_TRUE(r.out.ends_with("\n== h2 rc=0\n")) << r.out;   // the second host prints nothing of its own
+    for (int rank = 0; rank < 4; ++rank) {
+        const std::string host = rank < 2 ? "1" : "2";
+        EXPECT_TRUE(std::regex_search(r.out, std::regex("\n# rank " + std::to_string(rank) + " on h" + host + " \\(10\\.77\\.0\\." + host + "\\) at h" + host +
+                                                        ":\\d+: thread on ")))
+            << r.out;
+    }
+    const auto doc = nlohmann::json::parse(read_file(json));
+    EXPECT_EQ(doc["results"]["system"]["events_built"], 300);
+    EXPECT_EQ(doc["results"]["system"]["errors"], 0);
+    EXPECT_EQ(doc["invocation"]["launcher"], "evbench --launch-local");
+}
+
+// A host's processes killed mid-run (h3: rank 4 is RU 2, rank 5 BU 2): with --on-failure continue
+// rank 0 reports both lost and the run goes on to its end on the other hosts.
+TEST(NetnsCluster, AHostWhoseProcessesAreKilledIsLeftBehindAndTheRunGoesOn) {
+    NetnsTestBed bed("switch4.fabric");
+    ASSERT_EQ(bed.up().exit_code, 0) << bed.up().err;
+    const std::string json = temp_path("netns_killed.json");
+    auto r = run_on_each_host(4, 2, "--ppn 2 --credits 4 --fragment-size 64KiB --progress-interval 250ms --duration 4s --heartbeat 1s --on-failure continue --json " + json,
+                              netns_script + " kill h3");
+    EXPECT_NE(r.out.find("== h1 rc=3\n"), std::string::npos) << r.out;   // data of a lost RU is missing
+    for (const char* host : {"h2", "h4"}) EXPECT_NE(r.out.find(std::string("== ") + host + " rc=0\n"), std::string::npos) << r.out;
+    for (const char* lost : {"# lost: rank 4 (RU 2) at ", "# lost: rank 5 (BU 2) at "}) EXPECT_NE(r.out.find(lost), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("errors: none"), std::string::npos) << r.out;
+    const auto doc = nlohmann::json::parse(read_file(json));
+    ASSERT_EQ(doc["results"]["failures"]["nodes_lost"].size(), 2u) << doc["results"]["failures"];
+    for (int node : {0, 1, 3}) EXPECT_GT(doc["results"]["nodes"][node]["events_built"].get<double>(), 0) << doc["results"]["nodes"][node];
+}
+
+// Without --on-failure continue the same kill ends the run: every surviving rank, on every host,
+// ends with one line naming the rank it lost, and no report claims a result.
+TEST(NetnsCluster, AHostWhoseProcessesAreKilledWithoutContinueEndsEverySurvivorWithOneLine) {
+    NetnsTestBed bed("switch4.fabric");
+    ASSERT_EQ(bed.up().exit_code, 0) << bed.up().err;
+    auto r = run_on_each_host(4, 2, "--ppn 2 --credits 4 --fragment-size 64KiB --progress-interval 250ms --duration 20s --heartbeat 1s", netns_script + " kill h3");
+    for (const char* host : {"h1", "h2", "h4"}) EXPECT_NE(r.out.find(std::string("== ") + host + " rc=1\n"), std::string::npos) << r.out;
+    for (int rank : {0, 1, 2, 3, 6, 7})
+        EXPECT_TRUE(std::regex_search(r.out, std::regex("\nevbench\\[rank " + std::to_string(rank) + "\\]: error: [^\n]*rank \\d")) &&
+                    count(r.out, "evbench[rank " + std::to_string(rank) + "]: ") == 1u)
+            << rank << "\n" << r.out;
+    EXPECT_EQ(r.out.find("# system:"), std::string::npos) << r.out;
+}
+
+} // namespace

@@ -101,6 +101,8 @@ struct Config {
     UnitThreads threads = UnitThreads::one;  // per_unit: each unit its own reactor thread and transport endpoint
     PollMode poll = PollMode::adaptive;      // when idle: spin, or sleep in the transport (Reactor::idle)
     std::uint32_t launch_local = 0;          // fork this many processes on this machine
+    std::uint32_t launch_hosts = 1;          // hosts that each run --launch-local with the same count
+    std::uint32_t host_index = 0;            // this host's place among them (0: rank 0's, the bootstrap's)
     bool quiet = false;                      // the summary only: no header, progress lines or node rows
     TableRows rows = TableRows::automatic;
     std::string log_level = "warn";

@@ -121,6 +121,14 @@ void declare_config_options(OptionSet& o, Config& c) {
         .shown_default("127.0.0.1 on one host, else the hostname")
         .per_rank();
     o.whole("launch-local", c.launch_local, "N", "fork N ranks on this machine (multi-process transports)").shown_default("").per_rank();
+    o.whole("launch-hosts", c.launch_hosts, "M",
+            "a run of M hosts that each run --launch-local N with the same --bootstrap and run key: M x N ranks, host I launches "
+            "ranks I N .. I N + N - 1 (docs/cluster.md)")
+        .applies_when("--launch-local", [&c] { return c.launch_local > 0; })
+        .per_rank();
+    o.whole("host-index", c.host_index, "I", "with --launch-hosts M: this host's place, 0..M-1; host 0 runs rank 0 and serves --bootstrap")
+        .applies_when("--launch-hosts", [&c] { return c.launch_hosts > 1; })
+        .per_rank();
     o.on_off("quiet", c.quiet, "only the summary: no header, progress lines or table rows (the # lines at the end)").per_rank();
     o.choice("rows", c.rows, {{"auto", TableRows::automatic}, {"all", TableRows::all}},
              "the final table's node rows: auto lists every node up to 32, above that the slowest, median and fastest by in_Gbps; "

@@ -80,15 +80,20 @@ int run(int argc, const char* const* argv) {
     if (config.launch_local && !world) {
         if (!one_per_rank)
             return usage_error("--launch-local needs a multi-process transport; '" + config.transport + "' runs in one process");
-        if (config.nodes == 0) config.nodes = Layout::nodes_for_ranks(config.launch_local, config.ppn, with_manager, config.em);
+        if (auto refusal = multi_host_refusal(config.launch_local, config.launch_hosts, config.host_index, config.bootstrap, config.run_key_file))
+            return usage_error(*refusal);
+        const std::uint32_t ranks = config.launch_local * config.launch_hosts;   // bounded by the refusal: no overflow
+        if (config.nodes == 0) config.nodes = Layout::nodes_for_ranks(ranks, config.ppn, with_manager, config.em);
         validate(config);
         Layout layout = Layout::from_config(config);
-        if (layout.ranks() != config.launch_local)
-            return usage_error("--launch-local " + std::to_string(config.launch_local) + " does not match --nodes " +
-                               std::to_string(config.nodes) + " (needs " + std::to_string(layout.ranks()) + " processes)");
+        if (layout.ranks() != ranks)
+            return usage_error("--launch-local " + std::to_string(config.launch_local) +
+                               (config.launch_hosts > 1 ? " on " + std::to_string(config.launch_hosts) + " hosts" : std::string()) +
+                               " does not match --nodes " + std::to_string(config.nodes) + " (needs " + std::to_string(layout.ranks()) +
+                               " processes)");
         if (!config.run_key_file.empty()) choose_run_key(World{}, config.run_key_file);   // one line here, not one per rank
-        return launch_local({config.launch_local, run_deadline(config), config.grace, config.survives_failures(), config.bootstrap,
-                             config.run_key_file},
+        return launch_local({config.launch_local, config.host_index * config.launch_local, ranks, run_deadline(config), config.grace,
+                             config.survives_failures(), config.bootstrap, config.run_key_file},
                             argc, argv);
     }
     // The local launcher's ranks run its very command line; a rank of another launcher's job

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -24,11 +25,47 @@ namespace {
 volatile sig_atomic_t interrupted = 0;
 void on_signal(int sig) { interrupted = sig; }
 
+const char* env_text(const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v ? v : nullptr;
+}
+
 } // namespace
+
+std::optional<std::string> multi_host_refusal(std::uint32_t per_host, std::uint32_t hosts, std::uint32_t index, const std::string& bootstrap,
+                                              const std::string& run_key_file) {
+    constexpr std::uint32_t most = max_launched_ranks;
+    if (per_host > most) return fmt::format("--launch-local {}: at most {} ranks", per_host, most);
+    if (hosts < 1 || hosts > most / std::max(per_host, 1u))
+        return fmt::format("--launch-hosts {}: between 1 and {} hosts of {} ranks", hosts, most / std::max(per_host, 1u), per_host);
+    if (index >= hosts) return fmt::format("--host-index {} is not below --launch-hosts {} (host 0 runs rank 0)", index, hosts);
+    if (hosts == 1) return std::nullopt;
+    if (bootstrap.empty() && !env_text("EVBENCH_BOOTSTRAP"))
+        return fmt::format("--launch-hosts {}: give --bootstrap HOST:PORT, an address of host 0 (rank 0's) that every host reaches, the same "
+                           "on every host",
+                           hosts);
+    const std::string endpoint = bootstrap.empty() ? env_text("EVBENCH_BOOTSTRAP") : bootstrap;
+    try {
+        if (resolves_to_loopback(split_host_port(endpoint).first))
+            return fmt::format("--bootstrap {}: a loopback address, which the other hosts cannot reach: give an address of host 0 on the network "
+                               "the hosts share",
+                               endpoint);
+    } catch (const std::exception& e) {
+        return fmt::format("--bootstrap {}: {}", endpoint, e.what());
+    }
+    if (run_key_file.empty() && !env_text("EVBENCH_RUN_KEY"))
+        return fmt::format("--launch-hosts {}: every host must prove the same run key: give --run-key-file FILE (the same secret on every host) "
+                           "or set EVBENCH_RUN_KEY (docs/security.md)",
+                           hosts);
+    return std::nullopt;
+}
 
 int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
     const std::uint32_t n = launch.ranks;
-    const std::string& bootstrap = launch.bootstrap;
+    const bool serves_bootstrap = launch.first_rank == 0;   // rank 0 is here
+    const std::string bootstrap = launch.bootstrap.empty() && launch.run_size > n && env_text("EVBENCH_BOOTSTRAP")
+                                      ? std::string(env_text("EVBENCH_BOOTSTRAP"))
+                                      : launch.bootstrap;
     // Rank 0 inherits this socket; every rank is told the same endpoint (and --bootstrap, when
     // given, names it too), so the launcher listens where the user asked.
     std::string host = "127.0.0.1";
@@ -41,15 +78,18 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
         }
     }
     int listen_fd = -1;
-    try {
-        listen_fd = listen_on_when_free(host, port, static_cast<int>(n) + 16, bootstrap_setup_time, [&](const std::string& why) {
-            std::cerr << "evbench: " << why << ": waiting up to " << static_cast<int>(bootstrap_setup_time.seconds())
-                      << " s for it (another run?)\n";
-        });
-    } catch (const std::exception& e) {
-        throw ConfigError("--bootstrap " + bootstrap + ": the local launcher cannot serve there: " + e.what());
+    std::string endpoint = bootstrap;   // another host's rank 0 serves it
+    if (serves_bootstrap) {
+        try {
+            listen_fd = listen_on_when_free(host, port, static_cast<int>(launch.run_size) + 16, bootstrap_setup_time, [&](const std::string& why) {
+                std::cerr << "evbench: " << why << ": waiting up to " << static_cast<int>(bootstrap_setup_time.seconds())
+                          << " s for it (another run?)\n";
+            });
+        } catch (const std::exception& e) {
+            throw ConfigError("--bootstrap " + bootstrap + ": the local launcher cannot serve there: " + e.what());
+        }
+        endpoint = host + ":" + std::to_string(bound_port(listen_fd));
     }
-    std::string endpoint = host + ":" + std::to_string(bound_port(listen_fd));
     hand_run_key_to_children(launch.run_key_file);
     // The very command line, --launch-local included: each rank knows it was launched so (its
     // result records it), and a rank never launches (EVBENCH_RANK tells it it is one).
@@ -68,10 +108,12 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
             return 1;
         }
         if (pid == 0) {
-            setenv("EVBENCH_RANK", std::to_string(r).c_str(), 1);
-            setenv("EVBENCH_SIZE", std::to_string(n).c_str(), 1);
+            setenv("EVBENCH_RANK", std::to_string(launch.first_rank + r).c_str(), 1);
+            setenv("EVBENCH_SIZE", std::to_string(launch.run_size).c_str(), 1);
+            setenv("EVBENCH_LOCAL_RANK", std::to_string(r).c_str(), 1);
+            setenv("EVBENCH_LOCAL_SIZE", std::to_string(n).c_str(), 1);
             setenv("EVBENCH_BOOTSTRAP", endpoint.c_str(), 1);
-            if (r == 0) {
+            if (r == 0 && serves_bootstrap) {
                 int fd = dup(listen_fd);   // dup drops FD_CLOEXEC: rank 0 inherits the socket
                 setenv("EVBENCH_BOOTSTRAP_FD", std::to_string(fd).c_str(), 1);
             } else {
@@ -83,7 +125,7 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
         }
         pids[r] = pid;
     }
-    close(listen_fd);
+    if (listen_fd >= 0) close(listen_fd);
 
     struct sigaction sa {};
     sa.sa_handler = on_signal;
@@ -106,30 +148,33 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
         kill(pid, SIGKILL);
         abandon_at = std::min(abandon_at, steady_now() + launch.grace);
     };
+    // pids[0] is rank 0 where this host serves the bootstrap; the rank 0 rules apply only there.
+    auto rank_of = [&](std::uint32_t i) { return launch.first_rank + i; };
+    auto rank0_runs = [&] { return serves_bootstrap && pids[0] > 0; };
     while (running) {
         int status = 0;
         pid_t pid = waitpid(-1, &status, WNOHANG);
         if (pid > 0) {
-            std::uint32_t rank = 0;
-            while (rank < n && pids[rank] != pid) ++rank;
-            if (rank == n) continue;
-            pids[rank] = -1;
+            std::uint32_t i = 0;
+            while (i < n && pids[i] != pid) ++i;
+            if (i == n) continue;
+            pids[i] = -1;
             --running;
             int code = 0;
             if (WIFSIGNALED(status)) {
-                std::cerr << fmt::format("evbench: rank {} (pid {}) was killed by signal {} ({}){}\n", rank, pid,
+                std::cerr << fmt::format("evbench: rank {} (pid {}) was killed by signal {} ({}){}\n", rank_of(i), pid,
                                          WTERMSIG(status), strsignal(WTERMSIG(status)),
-                                         launch.survive && rank != 0 && pids[0] > 0 ? "; the run goes on without it" : "");
+                                         launch.survive && rank_of(i) != 0 && (rank0_runs() || !serves_bootstrap) ? "; the run goes on without it" : "");
                 code = 1;
             } else {
                 code = WEXITSTATUS(status);
             }
             exit_code = std::max(exit_code, code);
-            if (rank == 0) {
+            if (rank_of(i) == 0) {
                 rank0_code = code;
                 kill_rest_at = steady_now() + launch.grace;
                 kill_rest_why = "rank 0 ended";
-            } else if (running == 1 && pids[0] > 0) {
+            } else if (running == 1 && rank0_runs() && launch.run_size == n) {
                 kill_rest_at = steady_now() + launch.grace;
                 kill_rest_why = "every other rank ended";
             }
@@ -138,7 +183,7 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
         if (steady_now() > kill_rest_at) {
             for (std::uint32_t r = 0; r < n; ++r)
                 if (pids[r] > 0) {
-                    std::cerr << fmt::format("evbench: rank {} (pid {}) still runs {:g} s after {}; killing it\n", r, pids[r],
+                    std::cerr << fmt::format("evbench: rank {} (pid {}) still runs {:g} s after {}; killing it\n", rank_of(r), pids[r],
                                              launch.grace.seconds(), kill_rest_why);
                     sigkill(pids[r]);
                 }
@@ -159,17 +204,18 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
         if (steady_now() > abandon_at) {
             for (std::uint32_t r = 0; r < n; ++r)
                 if (pids[r] > 0) {
-                    std::cerr << fmt::format("evbench: error: rank {} (pid {}) did not end {:g} s after SIGKILL ({}); leaving it\n", r, pids[r],
+                    std::cerr << fmt::format("evbench: error: rank {} (pid {}) did not end {:g} s after SIGKILL ({}); leaving it\n", rank_of(r), pids[r],
                                              launch.grace.seconds(), process_state_text(pids[r]));
-                    if (r == 0) rank0_code = 1;
+                    if (rank_of(r) == 0) rank0_code = 1;
                 }
             exit_code = std::max(exit_code, 1);
             break;
         }
         usleep(20000);
     }
-    // Surviving, the run's outcome is what rank 0 reported (0, or 3 when data was lost).
-    return launch.survive ? rank0_code : exit_code;
+    // Surviving, the run's outcome is what rank 0 reported (0, or 3 when data was lost); on another
+    // host, what its own ranks ended with.
+    return launch.survive && serves_bootstrap ? rank0_code : exit_code;
 }
 
 } // namespace evb

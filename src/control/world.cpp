@@ -69,10 +69,11 @@ void set_local(World& w, const char* rank_var, const char* size_var) {
 
 std::optional<World> detect_world() {
     if (auto w = from("EVBENCH_RANK", "EVBENCH_SIZE", local_launcher_name)) {
-        w->single_host = true;
         w->job_key = env("EVBENCH_BOOTSTRAP") ? env("EVBENCH_BOOTSTRAP") : "local";
         w->local_rank = w->rank;
         w->local_ranks = w->size;
+        set_local(*w, "EVBENCH_LOCAL_RANK", "EVBENCH_LOCAL_SIZE");   // one of several hosts' launchers (--launch-hosts)
+        w->single_host = w->local_ranks == w->size;
         return w;
     }
     if (auto w = from("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "mpirun")) {

@@ -11,6 +11,7 @@
 #   tests/netns/cluster.sh cut HOST       faults: pull HOST's cable out of its switch ...
 #   tests/netns/cluster.sh mend HOST      ... and plug it back in
 #   tests/netns/cluster.sh shape HOST RATE  re-shape HOST's cable, both ways, to RATE (a slow link)
+#   tests/netns/cluster.sh kill HOST      SIGKILL every process on HOST (a host that lost power)
 #
 # A fabric file (tests/netns/fabrics/): one declaration per line, '#' starts a comment.
 #   switch NAME           a switch (a bridge)
@@ -207,10 +208,12 @@ case "${1:-}" in
     ip -n "$fabric_ns" link set "$2" "$([ "$1" = cut ] && echo down || echo up)" ;;
   shape) [ $# = 3 ] || die "usage: $0 shape HOST RATE"; up_host "$2"
     shape "$fabric_ns" "$2" "$3"; shape "evb-$2" eth0 "$3" ;;
+  kill) [ $# = 2 ] || die "usage: $0 kill HOST"; up_host "$2"
+    ip netns pids "evb-$2" | xargs -r kill -KILL ;;
   up) [ $# = 2 ] || die "usage: $0 up FABRIC"; up "$2" ;;
   down) down ;;
   exec) [ $# -ge 2 ] || die "usage: $0 exec HOST COMMAND..."; shift; run_on "$@" ;;
   hosts) [ -e "$state/fabric" ] || die "no fabric is up"; read_fabric "$state/fabric"; printf '%s\n' "${hosts[@]}" ;;
   topology) [ $# = 2 ] || die "usage: $0 topology FABRIC"; topology "$2" ;;
-  *) die "usage: $0 up FABRIC | down | exec HOST COMMAND... | hosts | topology FABRIC | cut HOST | mend HOST | shape HOST RATE" ;;
+  *) die "usage: $0 up FABRIC | down | exec HOST COMMAND... | hosts | topology FABRIC | cut HOST | mend HOST | shape HOST RATE | kill HOST" ;;
 esac
