@@ -37,3 +37,14 @@ print("no rank 1", flush=True)
         << r.out;
     EXPECT_NE(r.out.find("rc=1"), std::string::npos) << r.out;
 }
+
+// The ranks carry the program's name, as ps, top and perf show it: they were "exe" (the launcher
+// ran them through /proc/self/exe).
+TEST(LocalLauncher, ItsRanksAreNamedAfterTheProgram) {
+    const std::string script = evbench_binary() + " --transport tcp --launch-local 2 --duration 2s --quiet >/dev/null 2>&1 & L=$!; "
+                               "for i in $(seq 100); do [ $(pgrep -c -P $L) = 2 ] && break; sleep 0.05; done; "
+                               "for p in $(pgrep -P $L); do echo \"comm=$(cat /proc/$p/comm)\"; done; wait $L; echo rc=$?";
+    auto r = run_command("bash -c \"$(cat <<'SCRIPT'\n" + script + "\nSCRIPT\n)\"", 60);
+    EXPECT_EQ(count(r.out, "comm=evbench\n"), 2u) << r.out;
+    EXPECT_NE(r.out.find("rc=0"), std::string::npos) << r.out;
+}

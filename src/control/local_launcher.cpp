@@ -98,6 +98,14 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
     for (auto& a : args) cargs.push_back(a.data());
     cargs.push_back(nullptr);
 
+    // The binary by its own path, so the ranks are named evbench in ps, top and perf (through
+    // /proc/self/exe they were "exe"); that link itself when the file is gone (rebuilt meanwhile).
+    std::string binary = "/proc/self/exe";
+    char path[4096];
+    if (const ssize_t len = readlink("/proc/self/exe", path, sizeof path); len > 0 && static_cast<std::size_t>(len) < sizeof path) {
+        const std::string resolved(path, static_cast<std::size_t>(len));
+        if (access(resolved.c_str(), X_OK) == 0) binary = resolved;
+    }
     std::vector<pid_t> pids(n, -1);
     for (std::uint32_t r = 0; r < n; ++r) {
         pid_t pid = fork();
@@ -119,7 +127,7 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
             } else {
                 unsetenv("EVBENCH_BOOTSTRAP_FD");
             }
-            execv("/proc/self/exe", cargs.data());
+            execv(binary.c_str(), cargs.data());
             std::cerr << "evbench: error: exec failed: " << errno_text() << "\n";
             _exit(127);
         }
