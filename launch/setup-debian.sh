@@ -6,7 +6,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config clang libclang-rt-14-dev
   libcli11-dev libspdlog-dev libfmt-dev libgtest-dev nlohmann-json3-dev
   libhwloc-dev libnuma-dev libssl-dev
-  iperf3 python3 valgrind
+  iperf3 python3 valgrind linux-perf
   ibsim-utils opensm infiniband-diags
   openmpi-bin libopenmpi-dev python3-matplotlib
   slurm-wlm munge
