@@ -297,3 +297,61 @@ TEST_F(IbsimTools, MinhopAndUpdnOnParallelCablesEqualOpenSm) {
         EXPECT_EQ(ours.conflicting, opensm.conflicting);
     }
 }
+
+namespace {
+
+struct GeneratedFabric {
+    std::string name;
+    FatTreeSpec spec;
+};
+
+// 2- and 3-level trees as a site has them: full, with hosts missing on the first or a later leaf of
+// a pod, with swapped cables, and both.
+std::vector<GeneratedFabric> generated_fabrics() {
+    std::vector<GeneratedFabric> out;
+    auto tree = [](std::uint32_t k, std::uint32_t levels, std::vector<std::uint32_t> missing = {},
+                   std::vector<std::pair<std::uint32_t, std::uint32_t>> swapped = {}) {
+        FatTreeSpec s = full(k);
+        s.levels = levels;
+        s.missing_hosts = std::move(missing);
+        s.swapped_hosts = std::move(swapped);
+        return s;
+    };
+    out.push_back({"k2 L3 full", tree(2, 3)});
+    out.push_back({"k2 L3 no slot 4 (pod 1, first leaf)", tree(2, 3, {4})});
+    out.push_back({"k2 L3 no slot 6 (pod 1, second leaf)", tree(2, 3, {6})});
+    out.push_back({"k2 L3 no slot 0", tree(2, 3, {0})});
+    out.push_back({"k2 L3 no slots 1 and 13", tree(2, 3, {1, 13})});
+    out.push_back({"k2 L3 swapped 1:6", tree(2, 3, {}, {{1, 6}})});
+    out.push_back({"k2 L3 no slot 4, swapped 0:9", tree(2, 3, {4}, {{0, 9}})});
+    out.push_back({"k4 L3 full", tree(4, 3)});
+    out.push_back({"k4 L3 no slot 0", tree(4, 3, {0})});
+    out.push_back({"k4 L3 no slot 16 (pod 1, first leaf)", tree(4, 3, {16})});
+    out.push_back({"k4 L3 no slot 21 (pod 1, second leaf)", tree(4, 3, {21})});
+    out.push_back({"k4 L3 no slots 5, 38, 100", tree(4, 3, {5, 38, 100})});
+    out.push_back({"k4 L3 swapped 3:70, 12:13", tree(4, 3, {}, {{3, 70}, {12, 13}})});
+    out.push_back({"k4 L3 no slot 17, swapped 2:33", tree(4, 3, {17}, {{2, 33}})});
+    out.push_back({"k4 L2 full", tree(4, 2)});
+    out.push_back({"k4 L2 no slot 0", tree(4, 2, {0})});
+    out.push_back({"k4 L2 no slot 5", tree(4, 2, {5})});
+    out.push_back({"k4 L2 no slots 1, 9, 30, swapped 2:17", tree(4, 2, {1, 9, 30}, {{2, 17}})});
+    out.push_back({"k6 L2 no slots 7, 8, swapped 0:35", tree(6, 2, {7, 8}, {{0, 35}})});
+    out.push_back({"k4 L2 leaves of 4, 3, 2 hosts", partial()});
+    FatTreeSpec few = full(6);
+    few.leaves = 4;
+    few.spines = 3;
+    few.missing_hosts = {0, 7};
+    out.push_back({"k6 L2 4 leaves, 3 spines (parallel cables), no slots 0 and 7", few});
+    return out;
+}
+
+} // namespace
+
+// Issue 58: evbench's ftree equals OpenSM's entry for entry on every generated fabric.
+TEST_F(IbsimTools, OpenSmFtreeEqualsEvbenchFtreeOnGeneratedFabrics) {
+    for (const auto& f : generated_fabrics()) {
+        SCOPED_TRACE(f.name);
+        Routed r = route_both(build_fat_tree(f.spec), "ftree");
+        expect_same_tables(r);
+    }
+}

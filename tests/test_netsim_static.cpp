@@ -138,7 +138,11 @@ TEST(FatTree, ThreeLevelCounts) {
         EXPECT_EQ(t.hosts().size(), 2 * k * k * k);
         EXPECT_EQ(t.switches().size(), 2 * k * k + 2 * k * k + k * k);   // leaves, aggregation, cores
         Routing r = route(t, RoutingEngine::ftree);
-        EXPECT_EQ(worst_phase(analyse_linear_shift(t, r)), 1u) << "k = " << k;
+        // As OpenSM routes it (tests/test_netsim_ibsim.cpp): from k = 4 on, the first leaf of its
+        // switch table (GUIDs in network byte order) is not the first host's, and a shift in host
+        // order shares channels in some phases.
+        const auto phases = analyse_linear_shift(t, r);
+        EXPECT_EQ(worst_phase(phases), k == 2 ? 1u : 2u) << "k = " << k;
     }
 }
 

@@ -94,10 +94,30 @@ chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1) > "$root.cpio.gz"
 trap 'rm -rf "$root" "$root.cpio.gz"' EXIT
 log=$(mktemp)
+# Under TCG on a loaded host the guest kernel can hang before it runs init (soft lockups of CPU#0
+# in swapper, minutes on end): a VM that has not reached init within the boot limit is booted
+# again, within the run's own limit.
+boot_limit=${EVB_VM_BOOT_LIMIT:-120}
+deadline=$((SECONDS + limit))
+qemu_status=124
 set +e
-timeout "$limit" qemu-system-x86_64 -accel tcg -m 2048 -smp 2 -kernel "$vmlinuz" -initrd "$root.cpio.gz" \
-  -append "console=ttyS0 panic=-1 quiet loglevel=3" -nographic -no-reboot < /dev/null > "$log" 2>&1
-qemu_status=$?
+for attempt in 1 2 3; do
+  left=$((deadline - SECONDS))
+  [ "$left" -gt 0 ] || break
+  started=$SECONDS
+  timeout "$left" qemu-system-x86_64 -accel tcg -m 2048 -smp 2 -kernel "$vmlinuz" -initrd "$root.cpio.gz" \
+    -append "console=ttyS0 panic=-1 quiet loglevel=3" -nographic -no-reboot < /dev/null > "$log" 2>&1 &
+  qemu=$!
+  while kill -0 "$qemu" 2>/dev/null && ! grep -q EVB_VM_BEGIN "$log" && [ $((SECONDS - started)) -lt "$boot_limit" ]; do sleep 1; done
+  if grep -q EVB_VM_BEGIN "$log" || ! kill -0 "$qemu" 2>/dev/null; then
+    wait "$qemu"
+    qemu_status=$?
+    break
+  fi
+  echo "run-in-vm.sh: the VM did not reach its init within $boot_limit s (boot $attempt of 3); its console ends: $(tr -d '\r' < "$log" | tail -2 | tr '\n' ' ' | tr -cd '[:print:]')" >&2
+  kill "$qemu" 2>/dev/null
+  wait "$qemu"
+done
 set -e
 [ -n "${EVB_VM_LOG:-}" ] && cp "$log" "$EVB_VM_LOG"   # the whole console, for debugging
 tr -d '\r' < "$log" | sed -n '/EVB_VM_BEGIN$/,/^EVB_VM_EXIT=/p' | sed '1d;$d'

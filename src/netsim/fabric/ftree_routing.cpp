@@ -10,6 +10,11 @@ namespace {
 
 constexpr std::uint8_t no_hops = 0xFF;
 
+// The order of OpenSM's switch table: keyed by GUIDs in network byte order compared as integers
+// of the machine, so on a little-endian machine a GUID's last byte weighs most. Its tables on x86
+// are the reference (the ibsim tests tell the orders apart once GUIDs cross a byte).
+std::uint64_t opensm_guid_rank(std::uint64_t guid) { return __builtin_bswap64(guid); }
+
 struct Cable {
     std::uint16_t port, remote_port;   // port indices (IB port - 1 on switches)
     std::uint32_t up_routes = 0, down_routes = 0;
@@ -116,11 +121,12 @@ private:
     }
     const Tuple& index_of(const PortGroup& g) const { return g.to_switch ? sw_[g.remote].index : unindexed; }
 
-    // A breadth-first walk from the first leaf in GUID order gives every
+    // A breadth-first walk from the first leaf in the switch table's order gives every
     // switch its index; each switch's port groups are then ordered by their neighbours' indexes.
     void index_switches() {
         std::vector<std::uint32_t> by_guid = t_.switches();
-        std::sort(by_guid.begin(), by_guid.end(), [&](auto a, auto b) { return t_.device(a).guid < t_.device(b).guid; });
+        std::sort(by_guid.begin(), by_guid.end(),
+                  [&](auto a, auto b) { return opensm_guid_rank(t_.device(a).guid) < opensm_guid_rank(t_.device(b).guid); });
         auto first_leaf = std::find_if(by_guid.begin(), by_guid.end(), [&](auto s) { return sw_[s].leaf; });
         if (first_leaf == by_guid.end()) return;   // no hosts: nothing to route
         leaf_rank_ = sw_[*first_leaf].rank;
@@ -157,7 +163,8 @@ private:
     }
 
     // Leaf by leaf, host by host in port order; then as many dummy destinations as this leaf
-    // lacks against the fullest leaf, which only move the counters.
+    // lacks against the fullest leaf, which only move the counters, on their main path up to the
+    // roots (on 3-level trees the aggregation switches' counters too).
     void route_to_hosts() {
         std::size_t most_hosts = 0;
         for (auto leaf : leaves_) most_hosts = std::max(most_hosts, host_groups(leaf));
@@ -268,6 +275,8 @@ private:
             if (real && (r_.lft[group.remote][lid] == no_port || next < above.hops[lid])) {
                 r_.lft[group.remote][lid] = cable.remote_port;
                 above.hops[lid] = next;
+                created |= down_by_going_up(group.remote, s, lid, real, main, next);
+            } else if (!real) {
                 created |= down_by_going_up(group.remote, s, lid, real, main, next);
             }
         }
