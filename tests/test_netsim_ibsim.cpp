@@ -355,3 +355,4 @@ TEST_F(IbsimTools, OpenSmFtreeEqualsEvbenchFtreeOnGeneratedFabrics) {
         expect_same_tables(r);
     }
 }
+
