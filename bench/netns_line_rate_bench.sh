@@ -6,8 +6,9 @@
 #   iperf3   a ring, each host sending one stream to the next: per-host Gb/s each way
 #   evbench  4 nodes, PUSH, 4 credits of 256 KiB: per-node Gb/s that crossed its link inbound,
 #            in_Gbps x (N-1)/N (each BU's own fragment never leaves its host)
-# Ratios: evbench / 5 Gbit/s, and evbench / iperf3; then each driver beside a CPU hog against its
-# quiet figure, at its default --poll and spinning.
+# Ratios: evbench / 5 Gbit/s, and evbench / iperf3, with each driver's CPU (the hosts share this
+# machine's cores); then each driver beside a CPU hog against its quiet figure, at its default
+# --poll and spinning.
 # Usage: bash bench/netns_line_rate_bench.sh [seconds per point]   (results also in bench/results/)
 # EVB_BENCH_SMOKE=1: 1 s points, tcp and iperf3 only (bench/build_bench.sh).
 set -euo pipefail
@@ -53,6 +54,9 @@ for d in "${drivers[@]}"; do
   IFS='|' read -r name flags mca <<< "$d"; read -r -a flags <<< "$flags"
   quiet[$name]=$(MCA=$mca evbench_network "$name" "${flags[@]}")
   line "evbench $name" "${quiet[$name]}" "$iperf"
+  # The four hosts share this machine's cores: a driver that needs more CPU per byte meets them first.
+  python3 -c "import json; c = json.load(open('$OUT/netns_$name.json'))['results']['cpu']
+print(f'{\"\":<24} cores busy {c[\"cores_busy\"]:.2f} of $(nproc), {c[\"cores_per_100gbps\"]:.2f} cores per 100 Gb/s moved')"
 done
 
 # Beside a busy process (one `yes`, not pinned), as on a node that also runs the trigger: each

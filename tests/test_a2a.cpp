@@ -4,6 +4,8 @@
 // one fragment are refused.
 #include "run_command.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -65,6 +67,33 @@ TEST(A2a, BuildsAndVerifiesEveryEventOnLocalAndTcp) {
         EXPECT_EQ(doc["results"]["system"]["events_built"], 200) << name;
         EXPECT_EQ(doc["results"]["system"]["errors"], 0) << name;
     }
+}
+
+// Credits that cannot feed a window are said, not left to be guessed from a low rate: with 2
+// credits a builder has at most 4 fragments from one RU in a window of 19, so each RU sends at most
+// 4/19 of eq. 3.2 (before, the run reached a fraction of it without a word).
+TEST(A2a, TheHeaderSaysWhenTheCreditsCannotFeedTheWindow) {
+    const std::string json = temp_path("a2a_few_credits.json");
+    auto r = run_command(evbench_binary() + " --nodes 4 --protocol push --scheduling a2a --send-window 1ms --idle-window 100us --line-rate 10 "
+                                            "--credits 2 --fragment-size 64KiB --duration 500ms --json " + json,
+                         60);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string report = r.out;
+    const auto doc = nlohmann::json::parse(read_file(json));
+    EXPECT_NE(report.find("# a2a: 2 credits per builder feed at most 4 of the 19 fragments of a window (each credit's event, and the one its "
+                          "completion lets in): at most 0.21 of eq. 3.2; --credits 10 fills it\n"),
+              std::string::npos)
+        << report;
+    const auto& a2a = doc["config"]["a2a"];
+    EXPECT_NEAR(a2a["window_fill_bound"].get<double>(), 4.0 / 19, 1e-9) << a2a;
+    // A bound indeed: every RU sends less (its own BU's fragments included, in their phases).
+    for (const auto& node : doc["results"]["nodes"])
+        EXPECT_LE(node["out_gbps"].get<double>(), a2a["window_fill_bound"].get<double>() * a2a["eq_3_2_gbps_per_ru"].get<double>()) << node;
+    auto enough = run_evbench_json("--nodes 4 --protocol push --scheduling a2a --send-window 1ms --idle-window 100us --line-rate 10 "
+                                   "--credits 10 --fragment-size 64KiB --events 100",
+                                   "a2a_enough_credits", report);
+    EXPECT_EQ(report.find("credits per builder feed"), std::string::npos) << report;
+    EXPECT_EQ(enough["config"]["a2a"]["window_fill_bound"], 1.0);
 }
 
 #include "readout_unit.hpp"

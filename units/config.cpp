@@ -51,6 +51,15 @@ double Config::a2a_rate_gbps() const {
     return line_gbps * send_window.seconds() / (send_window + idle_window).seconds();   // eq. 3.2
 }
 
+std::uint64_t Config::a2a_fragments_per_window() const {
+    return static_cast<std::uint64_t>(send_window.count() / a2a_message_time().count());
+}
+
+double Config::a2a_window_fill_bound() const {
+    const std::uint64_t per_window = a2a_fragments_per_window(), fed = 2 * std::uint64_t{credits};
+    return per_window > fed ? static_cast<double>(fed) / static_cast<double>(per_window) : 1.0;
+}
+
 std::uint64_t Config::a2a_buffer_bytes() const {
     return static_cast<std::uint64_t>(safety_margin * nodes * line_gbps * 1e9 / 8 * send_window.seconds());   // eq. 3.4
 }
@@ -241,8 +250,9 @@ std::string to_string(SizeDistribution d) {
 nlohmann::json derived_json(const Config& c) {
     nlohmann::json j = {{"memory_per_unit", c.effective_memory()}};
     if (c.scheduling == Scheduling::a2a)
-        j["a2a"] = {{"fragments_per_window", c.send_window.count() / c.a2a_message_time().count()},
+        j["a2a"] = {{"fragments_per_window", c.a2a_fragments_per_window()},
                     {"eq_3_2_gbps_per_ru", c.a2a_rate_gbps()},
+                    {"window_fill_bound", c.a2a_window_fill_bound()},
                     {"eq_3_4_buffer_bytes", c.a2a_buffer_bytes()}};
     return j;
 }

@@ -150,6 +150,13 @@ struct Config {
     // 3.2 and 3.4 give for the windows: the rate per RU and the buffer per unit.
     Picoseconds a2a_message_time() const;
     double a2a_rate_gbps() const;
+    // Fragments one RU sends its phase's BU in a send window, at --line-rate.
+    std::uint64_t a2a_fragments_per_window() const;
+    // The share of a window the BU's credits can fill. In a window only this RU sends to the
+    // phase's BU, which holds at most --credits unbuilt events: each may wait for this RU's
+    // fragment, and each it completes frees a credit for one more event, whose other fragments
+    // come in later phases. So at most 2 c fragments per window (1: the credits are enough).
+    double a2a_window_fill_bound() const;
     std::uint64_t a2a_buffer_bytes() const;
     static std::uint64_t align64(std::uint64_t bytes) { return (bytes + 63) & ~std::uint64_t{63}; }
 };

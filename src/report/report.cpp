@@ -62,11 +62,17 @@ void print_header(std::ostream& out, const Config& c, std::uint32_t ranks, const
                                            c.safety_margin, format_size(c.required_memory()));
     fmt::print(out, "# stop after {}{}{}  {}  machine: {}\n", c.events ? std::to_string(c.events) + " events or " : "",
                fmt::format("{:g} s", c.duration.seconds()), warmup_text(c), memory, describe_topology());
-    if (c.scheduling == Scheduling::a2a)
+    if (c.scheduling == Scheduling::a2a) {
         fmt::print(out, "# a2a: send window {:g} us, idle window {:g} us, {} fragments per window at {:.2f} Gb/s; eq. 3.2: {:.2f} Gb/s per RU; "
                         "eq. 3.4: buffer m N b T_send = {}\n",
-                   c.send_window.microseconds(), c.idle_window.microseconds(), c.send_window.count() / c.a2a_message_time().count(),
-                   c.line_gbps, c.a2a_rate_gbps(), format_size(c.a2a_buffer_bytes()));
+                   c.send_window.microseconds(), c.idle_window.microseconds(), c.a2a_fragments_per_window(), c.line_gbps, c.a2a_rate_gbps(),
+                   format_size(c.a2a_buffer_bytes()));
+        if (c.a2a_window_fill_bound() < 1)
+            fmt::print(out, "# a2a: {} credits per builder feed at most {} of the {} fragments of a window (each credit's event, and the "
+                            "one its completion lets in): at most {:.2f} of eq. 3.2; --credits {} fills it\n",
+                       c.credits, 2 * std::uint64_t{c.credits}, c.a2a_fragments_per_window(), c.a2a_window_fill_bound(),
+                       (c.a2a_fragments_per_window() + 1) / 2);
+    }
 }
 
 void ProgressPrinter::line(std::ostream& out, Picoseconds now, const NodeStats& s) {
