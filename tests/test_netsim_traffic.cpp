@@ -77,8 +77,11 @@ TEST(NetsimTraffic, ThreeFlowsOnAChannelRunAtOneThird) {
     EXPECT_TRUE(seen) << "random routing on k=4 should put 3 flows on a channel in some phase";
 }
 
-TEST(NetsimTraffic, MinhopWithShuffledLidsConflictsWhereFtreeDoesNot) {
-    Fabric ftree = fabric(4, {}, "ftree", 11), minhop = fabric(4, {}, "minhop", 11);
+// A phase the analyser finds shared (random routing) is slower in the simulator, and the same
+// phase under ftree runs at b_eff. (It used minhop with shuffled LIDs, which OpenSM, balancing
+// leaf by leaf in port order, routes without conflict: tests/test_netsim_ibsim.cpp.)
+TEST(NetsimTraffic, APhaseTheAnalyserFindsSharedIsSlowerWhereFtreeIsNot) {
+    Fabric ftree = fabric(4, {}, "ftree", 11), minhop = fabric(4, {}, "random", 11);
     auto ft = analyse_linear_shift(ftree.topology, ftree.routing);
     auto mh = analyse_linear_shift(minhop.topology, minhop.routing);
     for (std::size_t i = 0; i < mh.size(); ++i) {
@@ -88,7 +91,7 @@ TEST(NetsimTraffic, MinhopWithShuffledLidsConflictsWhereFtreeDoesNot) {
         EXPECT_LT(shift(minhop, mh[i].shift).rx_min, 0.6 * effective_bandwidth_gbps(IbParams{}, 256 * 1024));
         return;
     }
-    FAIL() << "minhop with shuffled LIDs showed no conflict";
+    FAIL() << "random routing showed no conflict";
 }
 
 TEST(NetsimTraffic, TimeWindowShifterDeliversSendFraction) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
+#include <tuple>
 
 namespace evb::netsim {
 namespace {
@@ -69,10 +70,21 @@ Routing route_minimal(const Topology& t, RoutingEngine engine, std::uint64_t see
     Routing r = empty_tables(t);
     Usage usage(t);
     bool updn = engine == RoutingEngine::updn;
-    // Destinations in LID order, as OpenSM balances: the port counters then follow the LIDs.
-    std::vector<std::uint32_t> by_lid = t.hosts();
-    std::sort(by_lid.begin(), by_lid.end(), [&](auto a, auto b) { return t.device(a).lid < t.device(b).lid; });
-    for (auto dst : by_lid) {
+    // Destinations in OpenSM's order, which the port counters follow: leaf by leaf, the leaves
+    // with the most hosts first (then by their lowest LID), each leaf's hosts in port order.
+    std::vector<std::uint32_t> destinations = t.hosts();
+    auto leaf_of = [&](std::uint32_t h) { return t.device(h).ports[0] ? t.device(h).ports[0]->device : 0u; };
+    std::vector<std::uint32_t> hosts_on(t.devices().size(), 0), first_lid(t.devices().size(), UINT32_MAX);
+    for (auto h : destinations) {
+        ++hosts_on[leaf_of(h)];
+        first_lid[leaf_of(h)] = std::min<std::uint32_t>(first_lid[leaf_of(h)], t.device(h).lid);
+    }
+    auto order = [&](std::uint32_t h) {
+        const std::uint32_t port = t.device(h).ports[0] ? t.device(h).ports[0]->port : 0u;
+        return std::tuple(-static_cast<std::int64_t>(hosts_on[leaf_of(h)]), first_lid[leaf_of(h)], port, t.device(h).lid);
+    };
+    std::sort(destinations.begin(), destinations.end(), [&](auto a, auto b) { return order(a) < order(b); });
+    for (auto dst : destinations) {
         auto dist = distances_to(t, dst, updn);
         std::uint32_t lid = t.device(dst).lid;
         for (auto s : t.switches()) {
