@@ -2,7 +2,8 @@
 # Paper 003's message mix against one write per fragment, on tcp (evbench's launcher) and on mpi
 # (mpirun), 4 processes each, side by side in one run: 1 MiB fragments as one write, and the
 # paper's mix (two 0.5 MiB data segments and two 10 KB metadata segments; 1.02 MiB per fragment).
-# Figures are per-node Gb/s into the BUs (metadata included); ratio = mix / one write.
+# Figures are per-node Gb/s built (every byte into the BUs, each node's own fragment and the
+# metadata included: built_gbps); ratio = mix / one write.
 # Usage: bash bench/message_mix_bench.sh [seconds per point]   (results also in bench/results/)
 # EVB_BENCH_SMOKE=1: 1 s points (bench/build_bench.sh).
 set -euo pipefail
@@ -18,7 +19,7 @@ point() {   # name, launcher-and-transport words..., then the mix flags or nothi
   python3 -c "
 import json; r = json.load(open('$OUT/mix_$name.json'))['results']; s = r['system']
 n = r['nodes']; w = sum(x['raw']['writes_in'] for x in n); f = sum(x['raw']['fragments_in'] for x in n)
-print(f\"{s['per_node_in_gbps']:.3f} {w / max(f, 1):.0f} {s['errors']}\")"
+print(f\"{s['per_node_built_gbps']:.3f} {w / max(f, 1):.0f} {s['errors']}\")"
 }
 row() {   # label, single result, mix result
   python3 -c "

@@ -39,7 +39,7 @@ print(sum(peer_output.iperf3(open('$OUT/netns_iperf3_%d.json' % i).read()) for i
 evbench_network() {   # name, transport flags...
   local name=$1; shift
   bed_mpirun ${MCA:-} "$EVB" "$@" --bootstrap h1:29000 --protocol push --credits 4 --fragment-size 256KiB --duration "$T" --quiet --json "$OUT/netns_$name.json" >/dev/null
-  python3 -c "import json; print(json.load(open('$OUT/netns_$name.json'))['results']['system']['per_node_in_gbps'] * 3 / 4)"
+  python3 -c "import json; print(json.load(open('$OUT/netns_$name.json'))['results']['system']['per_node_in_gbps'])"
 }
 line() { python3 -c "print(f'{\"$1\":<24} {float($2):6.2f} Gb/s per node   / line rate {float($2)/$RATE:.2f}   / iperf3 {float($2)/float($3):.2f}')"; }
 

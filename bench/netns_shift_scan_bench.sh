@@ -8,7 +8,7 @@
 # Then event building on the same fabric (tcp, PUSH, 4 credits of 256 KiB, barrel and random
 # scheduling) beside the simulator's prediction for the same topology and link rate (--transport
 # sim --topology, every link at 5 Gb/s); both figures Gb/s per node that crossed the network
-# inbound (evbench on the hosts: in_Gbps x 3/4; the simulator counts no loopback).
+# inbound (in_Gbps: each node's own fragment left out, as the simulator leaves out loopback).
 # Usage: bash bench/netns_shift_scan_bench.sh [seconds per phase]   (results also in bench/results/)
 # EVB_BENCH_SMOKE=1: 0.3 s phases (bench/build_bench.sh).
 set -euo pipefail
@@ -50,7 +50,7 @@ for sched in barrel random; do
   python3 - "$OUT/netns_sim_$sched.json" "$OUT/netns_eb_$sched.json" "$sched" <<'EOF'
 import json, sys
 sim, eb = (json.load(open(f))["results"]["system"] for f in sys.argv[1:3])
-predicted, measured = sim["per_node_in_gbps"], eb["per_node_in_gbps"] * 3 / 4
+predicted, measured = sim["per_node_in_gbps"], eb["per_node_in_gbps"]
 print(f"{sys.argv[3]:<10} {predicted:>9.2f} {measured:>9.2f} {measured / predicted:>6.2f}")
 EOF
 done

@@ -15,11 +15,11 @@ source bench/build_bench.sh
 T=${1:-$(smoke 5 1)}
 SIZE=1048576
 
-# evbench's bytes over the transport, Gb/s: aggregate input * (N-1)/N with N = 2.
+# evbench's bytes over the transport, Gb/s (in_gbps: what crossed it, each node's own fragment left out).
 evbench_wire() {   # name, transport flags...
   local name=$1; shift
   $EVB --launch-local 2 "$@" --credits 2 --fragment-size 1MiB --duration "$T" --quiet --json "$OUT/peer_$name.json" >/dev/null 2>&1
-  python3 -c "import json; print(json.load(open('$OUT/peer_$name.json'))['results']['system']['in_gbps'] / 2)"
+  python3 -c "import json; print(json.load(open('$OUT/peer_$name.json'))['results']['system']['in_gbps'])"
 }
 ratio() { python3 -c "print(f'{float($1):8.2f} Gb/s   {\"$3\"} {float($2):8.2f} Gb/s   ratio {float($1)/float($2):.2f}')"; }
 sum() { python3 -c "import sys; print(sum(float(x) for x in sys.argv[1:]))" "$@"; }

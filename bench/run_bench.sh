@@ -12,7 +12,7 @@ field() { python3 -c "import json,sys; d=json.load(open('$1')); print(d$2)"; }
 
 echo "== local: 4 nodes, credits 2, 1 MiB fragments, one thread =="
 $EVB --transport local --nodes 4 --credits 2 --fragment-size 1MiB --duration "$T" --quiet --json "$OUT/local.json" >/dev/null
-eb=$(field "$OUT/local.json" "['results']['system']['in_gbps']")
+eb=$(field "$OUT/local.json" "['results']['system']['built_gbps']")   # every copy, each node's own fragment's too
 # Same footprint: every RU pool block (m N c per RU) as source, every BU slot in use as target.
 src_blocks=$((4 * 2 * 4 * 2)); dst_blocks=$((4 * 2 * 4))
 mc=$("$MEMCPY" 1048576 $src_blocks $dst_blocks "$T")
@@ -24,9 +24,9 @@ for n in 2 4; do
   echo "== tcp: $n processes, 1 MiB fragments, $streams streams =="
   $EVB --transport tcp --launch-local $n --credits 2 --parallel 1 --fragment-size 1MiB --duration "$T" --quiet \
        --json "$OUT/tcp$n.json" >/dev/null
-  eb=$(field "$OUT/tcp$n.json" "['results']['system']['in_gbps']")
-  # Only the (N-1)/N of each node's input that crossed a socket; the own-node fragment is a memcpy.
-  wire=$(python3 -c "print(float($eb) * ($n - 1) / $n)")
+  eb=$(field "$OUT/tcp$n.json" "['results']['system']['built_gbps']")
+  # Only what crossed a socket (in_gbps leaves the own-node fragment, a memcpy, out).
+  wire=$(field "$OUT/tcp$n.json" "['results']['system']['in_gbps']")
   iperf3 -s -1 -p 5299 -D >/dev/null 2>&1; sleep 0.5
   iperf3 -c 127.0.0.1 -p 5299 -P $streams -t "$T" -J >"$OUT/tcp${n}_iperf3.json" || true
   ip=$(python3 bench/peer_output.py iperf3 "$OUT/tcp${n}_iperf3.json")

@@ -42,6 +42,9 @@ def main():
     phases = doc.get("results", {}).get("phases") if isinstance(doc, dict) else None
     if not phases:
         fail(f"{a.scan}: no results.phases (not a --benchmark shift-scan result)")
+    # Shift 0 is each node to itself: no network rate (results written before over_network
+    # existed mark it by its shift).
+    phases = [p for p in phases if p.get("over_network", p["shift"] != 0)]
     shifts = [p["shift"] for p in phases]
     fig, ax = plt.subplots(figsize=(8, 4.5))
     ax.plot(shifts, [p["max_gbps"] for p in phases], "^-", color="tab:green", label="max")
@@ -52,11 +55,11 @@ def main():
         b_eff = doc["results"].get("network", {}).get("effective_gbps")
         if b_eff is None:
             fail(f"{a.scan}: no results.network.effective_gbps: the prediction needs a --transport sim result")
-        rows = analysis.get("phases", [])
+        rows = [r for r in analysis.get("phases", []) if r["shift"] != 0]
         ax.step([r["shift"] for r in rows], [b_eff / r["max_flows"] for r in rows], where="mid", color="black",
                 linestyle="--", label="b_eff / max flows (evbench conflicts)")
     cfg = doc.get("config", {})
-    ax.set_xlabel("shift s (node i sends to node i + s)")
+    ax.set_xlabel("shift s (node i sends to node i + s; shift 0, each node to itself, is not on the network)")
     ax.set_ylabel("per-node bandwidth, Gb/s")
     ax.set_title(f"shift scan: {cfg.get('nodes', '?')} nodes, transport {cfg.get('transport', '?')}, "
                  f"message {cfg.get('fragment_size', '?')} B")

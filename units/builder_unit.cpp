@@ -372,6 +372,7 @@ void BuilderUnit::on_completion(Context& ctx, const WriteCompletion& c) {
     received_.set(slot, source, got);
     ++st.writes_in;
     st.bytes_in += c.length;
+    if (config_.same_node(source, index_)) st.bytes_in_local += c.length;
     if (c.head) {
         heads_handed_over_ = true;
         if (s.assigned)

@@ -131,6 +131,8 @@ struct Config {
     // RUs and BUs: N each when folded, R and B when split.
     std::uint32_t ru_count() const { return layout == NodeLayout::split ? readout_nodes : nodes; }
     std::uint32_t bu_count() const { return layout == NodeLayout::split ? builder_nodes : nodes; }
+    // RU `ru`'s fragments for BU `bu` stay inside one node (folded: node i holds RU i and BU i).
+    bool same_node(std::uint32_t ru, std::uint32_t bu) const { return layout == NodeLayout::folded && ru == bu; }
     // Eq. 3.1 on each side: an RU's buffer holds m c fragments for every BU (m B c f), a BU's
     // slots m c events of R fragments (m R c f); with --memory, that budget on each side.
     std::uint64_t ru_buffer_fragments() const;

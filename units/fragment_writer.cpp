@@ -5,7 +5,7 @@
 namespace evb {
 
 FragmentWriter::FragmentWriter(const Config& config, std::uint32_t source, std::uint32_t max_size, MemoryPool& pool)
-    : pool_(pool), source_(source), mix_(config), generator_(source, max_size, mix_.data_memory()),
+    : config_(config), pool_(pool), source_(source), mix_(config), generator_(source, max_size, mix_.data_memory()),
       meta_generator_(source, std::max(mix_.meta_size(), min_fragment_size), std::max(mix_.meta_memory(), min_fragment_size)),
       pieces_left_() {
     if (pool_.touched() == pool_.blocks()) prefill_up_to(pool_.blocks() - 1);
@@ -16,6 +16,7 @@ void FragmentWriter::prefill_up_to(std::uint32_t block) {
         generator_.prefill(pool_.block(b));
         for (std::uint32_t p = mix_.data_pieces(); p < mix_.pieces(); ++p) meta_generator_.prefill(pool_.block(b) + mix_.piece(p, 0).offset);
         pieces_left_.push_back(0);
+        to_own_node_.push_back(false);
     }
 }
 
@@ -27,6 +28,7 @@ void FragmentWriter::write(Context& ctx, UnitAddress to, std::uint32_t block, st
     for (std::uint32_t p = mix_.data_pieces(); p < mix_.pieces(); ++p)
         meta_generator_.stamp(memory + mix_.piece(p, size).offset, event, mix_.meta_size(), mix_.tag(p));
     pieces_left_[block] = static_cast<std::uint8_t>(mix_.pieces());
+    to_own_node_[block] = config_.same_node(source_, to.index);
     for (std::uint32_t p = 0; p < mix_.pieces(); ++p) {
         Piece piece = mix_.piece(p, size);
         ctx.write(to, pool_, block, piece.offset, piece.length, rkey, remote_offset + piece.offset, WriteImm::encode(slot, p, source_),
@@ -43,6 +45,7 @@ std::optional<std::uint32_t> FragmentWriter::done(Context& ctx, const WriteCompl
     }
     if (!c.dropped) {
         st.bytes_out += c.cookie >> 32;
+        if (to_own_node_[block]) st.bytes_out_local += c.cookie >> 32;
         ++st.writes_out;
     }
     if (--pieces_left_[block] > 0) return std::nullopt;

@@ -27,6 +27,7 @@ public:
     std::optional<std::uint32_t> done(Context& ctx, const WriteCompletion& c);
 
 private:
+    const Config& config_;
     MemoryPool& pool_;
     std::uint32_t source_;
     MessageMix mix_;
@@ -36,6 +37,7 @@ private:
     // touched from the start, else as they are first loaned (in index order).
     void prefill_up_to(std::uint32_t block);
     std::vector<std::uint8_t> pieces_left_;   // per pool block prefilled so far
+    std::vector<bool> to_own_node_;           // per block: its fragment went to this node's own BU
 };
 
 } // namespace evb

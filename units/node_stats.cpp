@@ -65,6 +65,7 @@ void NodeStats::begin_window(Picoseconds at) {
     counted_from = at;
     bytes_out = fragments_out = writes_out = 0;
     bytes_in = fragments_in = writes_in = 0;
+    bytes_out_local = bytes_in_local = 0;
     events_built = 0;
     first_build = last_build = Picoseconds(0);
     latency = LatencyHistogram{};
@@ -87,6 +88,8 @@ void NodeStats::merge(const NodeStats& o) {
     writes_out += o.writes_out;
     writes_in += o.writes_in;
     bytes_in += o.bytes_in;
+    bytes_out_local += o.bytes_out_local;
+    bytes_in_local += o.bytes_in_local;
     fragments_in += o.fragments_in;
     events_assigned += o.events_assigned;
     in_flight += o.in_flight;
@@ -117,6 +120,8 @@ nlohmann::json NodeStats::to_json() const {
             {"writes_out", writes_out},
             {"writes_in", writes_in},
             {"bytes_in", bytes_in},
+            {"bytes_out_local", bytes_out_local},
+            {"bytes_in_local", bytes_in_local},
             {"fragments_in", fragments_in},
             {"events_built", events_built},
             {"events_assigned", events_assigned},
@@ -158,6 +163,10 @@ NodeStats NodeStats::from_json(const nlohmann::json& j) {
     s.writes_out = whole_field(j, "writes_out");
     s.writes_in = whole_field(j, "writes_in");
     s.bytes_in = whole_field(j, "bytes_in");
+    s.bytes_out_local = whole_field(j, "bytes_out_local");
+    s.bytes_in_local = whole_field(j, "bytes_in_local");
+    if (s.bytes_out_local > s.bytes_out) throw std::invalid_argument("the field 'bytes_out_local' exceeds 'bytes_out'");
+    if (s.bytes_in_local > s.bytes_in) throw std::invalid_argument("the field 'bytes_in_local' exceeds 'bytes_in'");
     s.fragments_in = whole_field(j, "fragments_in");
     s.events_built = whole_field(j, "events_built");
     s.events_assigned = whole_field(j, "events_assigned");

@@ -52,6 +52,9 @@ struct NodeStats {
     std::uint64_t writes_out = 0;       // RU: writes done (data and metadata segments of the message mix)
     std::uint64_t writes_in = 0;        // BU: writes that landed
     std::uint64_t bytes_in = 0;         // BU: fragment bytes received, metadata included
+    // Of bytes_out and bytes_in, what the node's own RU wrote to its own BU (folded layout): it
+    // never crosses the network. network_*() leave it out.
+    std::uint64_t bytes_out_local = 0, bytes_in_local = 0;
     std::uint64_t fragments_in = 0;
     std::uint64_t events_built = 0;
     std::uint64_t events_assigned = 0;  // EM (counted on the EM's node) or self-assigned (no EM)
@@ -72,6 +75,8 @@ struct NodeStats {
     std::vector<NodeLoss> losses;            // earliest sighting per lost rank
     void add_loss(const NodeLoss& loss);     // keeps the earliest sighting of each rank
 
+    std::uint64_t network_bytes_in() const { return bytes_in - bytes_in_local; }
+    std::uint64_t network_bytes_out() const { return bytes_out - bytes_out_local; }
     void merge(const NodeStats& o);
     // The measurement window starts now, at `at` (the end of --warmup): bytes, fragments, writes,
     // events built, their latencies and build times count from zero; errors, losses, failover

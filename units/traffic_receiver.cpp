@@ -72,6 +72,7 @@ void TrafficReceiver::on_completion(Context& ctx, const WriteCompletion& c) {
     got |= 1u << piece;
     ++st.writes_in;
     st.bytes_in += c.length;
+    if (config_.same_node(sender, index_)) st.bytes_in_local += c.length;
     if (got == mix_.all_pieces()) take(ctx, sender, slot);
 }
 

@@ -33,8 +33,9 @@ const Picoseconds setup_timeout = bootstrap_setup_time;
 const Picoseconds stall_limit_floor = Picoseconds::from_seconds(5);
 const Picoseconds closing_allowance = Picoseconds::from_seconds(10);
 
+// Progress carries the bytes that crossed the network (what the progress lines show).
 nlohmann::json progress_record(const NodeStats& s) {
-    return {{"bytes_in", s.bytes_in}, {"bytes_out", s.bytes_out}, {"events", s.events_built}, {"in_flight", s.in_flight}};
+    return {{"bytes_in", s.network_bytes_in()}, {"bytes_out", s.network_bytes_out()}, {"events", s.events_built}, {"in_flight", s.in_flight}};
 }
 
 std::string auto_listen_host(const World& world) {

@@ -95,8 +95,8 @@ void EndpointThread::run() {
 
 void EndpointThread::publish() {
     const NodeStats& s = node_->stats();
-    bytes_in_.store(s.bytes_in, std::memory_order_relaxed);
-    bytes_out_.store(s.bytes_out, std::memory_order_relaxed);
+    bytes_in_.store(s.network_bytes_in(), std::memory_order_relaxed);
+    bytes_out_.store(s.network_bytes_out(), std::memory_order_relaxed);
     events_.store(s.events_built, std::memory_order_relaxed);
     in_flight_.store(s.in_flight, std::memory_order_relaxed);
     if (node_->failure() && !failed_.load(std::memory_order_relaxed)) {

@@ -25,7 +25,8 @@ struct ThreadSlot {
     std::uint32_t slot = 0, slots = 1;
 };
 
-// What an endpoint's thread publishes while it runs: the figures of a progress line.
+// What an endpoint's thread publishes while it runs: the figures of a progress line (bytes that
+// crossed the network).
 struct EndpointProgress {
     std::uint64_t bytes_in = 0, bytes_out = 0, events = 0, in_flight = 0;
 };

@@ -41,18 +41,27 @@ NodeStats RunResult::rated(std::size_t node) const {
     if (node < link_bytes.size()) {
         s.bytes_in = link_bytes[node].rx;
         s.bytes_out = link_bytes[node].tx;
+    } else {
+        s.bytes_in = s.network_bytes_in();
+        s.bytes_out = s.network_bytes_out();
     }
+    s.bytes_in_local = s.bytes_out_local = 0;
     return s;
 }
 
 NodeStats RunResult::rated_system() const {
     NodeStats sum = system();
-    if (link_bytes.empty()) return sum;
-    sum.bytes_in = sum.bytes_out = 0;
-    for (const auto& l : link_bytes) {
-        sum.bytes_in += l.rx;
-        sum.bytes_out += l.tx;
+    if (link_bytes.empty()) {
+        sum.bytes_in = sum.network_bytes_in();
+        sum.bytes_out = sum.network_bytes_out();
+    } else {
+        sum.bytes_in = sum.bytes_out = 0;
+        for (const auto& l : link_bytes) {
+            sum.bytes_in += l.rx;
+            sum.bytes_out += l.tx;
+        }
     }
+    sum.bytes_in_local = sum.bytes_out_local = 0;
     return sum;
 }
 

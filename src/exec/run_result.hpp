@@ -57,7 +57,9 @@ struct RunResult {
 
     // Sums every node (and the EM rank's counts).
     NodeStats system() const;
-    // What rates show: nodes[i] and system(), with the links' bytes where the run has them.
+    // What network rates show: nodes[i] and system() with bytes that crossed the network, the
+    // links' bytes where the run has them, else the units' bytes less what stayed on a node
+    // (its own RU's fragments for its own BU). The units' whole counts stay in `nodes`.
     NodeStats rated(std::size_t node) const;
     NodeStats rated_system() const;
     // Measurement window for rates: start of the run to the last event built (to `elapsed` when cut).

@@ -17,9 +17,9 @@ CpuSummary summarise_cpu(const RunResult& r) {
     }
     // The CPU over the run's start to its end (getrusage cannot be cut to a window); the bytes,
     // counted from the warm-up's end, over the warm-up's end to the run's end: each a rate over
-    // the span it was counted in.
+    // the span it was counted in. Bytes that crossed the network, as the rates.
     if (r.elapsed > Picoseconds(0)) s.cores_busy = (s.user_s + s.system_s) / r.elapsed.seconds();
-    if (r.elapsed > r.window_start) s.moved_gbps = gbps(r.system().bytes_in, r.elapsed - r.window_start);
+    if (r.elapsed > r.window_start) s.moved_gbps = gbps(r.rated_system().bytes_in, r.elapsed - r.window_start);
     if (s.moved_gbps > 0) s.cores_per_100gbps = s.cores_busy / (s.moved_gbps / 100);
     return s;
 }

@@ -87,8 +87,8 @@ void ProgressPrinter::line(std::ostream& out, Picoseconds now, const NodeStats& 
     double per_bu = builders_ ? 1.0 / builders_ : 0, per_ru = readouts_ ? 1.0 / readouts_ : 0;
     double rate = dt > Picoseconds(0) ? static_cast<double>(s.events_built - last_.events_built) / dt.seconds() : 0;
     fmt::print(out, "[{:7.{}f} s] events {:>10}  rate {:9.1f} Hz  in {:7.2f} Gb/s/node  out {:7.2f} Gb/s/node  in flight {}{}\n",
-               now.seconds(), decimals_, s.events_built, rate, gbps(s.bytes_in - last_.bytes_in, dt) * per_bu,
-               gbps(s.bytes_out - last_.bytes_out, dt) * per_ru, s.in_flight, warming_up ? "  (warm-up: not counted)" : "");
+               now.seconds(), decimals_, s.events_built, rate, gbps(s.network_bytes_in() - last_.network_bytes_in(), dt) * per_bu,
+               gbps(s.network_bytes_out() - last_.network_bytes_out(), dt) * per_ru, s.in_flight, warming_up ? "  (warm-up: not counted)" : "");
     out.flush();
     last_time_ = now;
     last_ = s;
@@ -98,14 +98,16 @@ namespace {
 // A latency of no event is unknown, not zero.
 std::string latency_cell(const NodeStats& s, double us) { return s.events_built ? fmt::format("{:.1f}", us) : "-"; }
 
-// in_scale, out_scale: 1, or 1 / (BUs) and 1 / (RUs) for the average row. Events count over
-// `window`, bytes over `bytes` (the same span except in simulated runs).
-void table_row(std::ostream& out, const std::string& label, const NodeStats& s, Picoseconds window, Picoseconds bytes, double in_scale,
-               double out_scale) {
+// `s`: rated (bytes that crossed the network); `built_in`: every fragment byte the BU received,
+// its own node's included. in_scale, out_scale: 1, or 1 / (BUs) and 1 / (RUs) for the average
+// row. Events and built bytes count over `window`, network bytes over `bytes` (the same span
+// except in simulated runs).
+void table_row(std::ostream& out, const std::string& label, const NodeStats& s, std::uint64_t built_in, Picoseconds window, Picoseconds bytes,
+               double in_scale, double out_scale) {
     double seconds = window.seconds();
-    fmt::print(out, "{:>6} {:>10} {:>11.1f} {:>9.2f} {:>9.2f} {:>10} {:>10} {:>10} {:>10} {:>7}\n", label, s.events_built,
+    fmt::print(out, "{:>6} {:>10} {:>11.1f} {:>9.2f} {:>9.2f} {:>10.2f} {:>10} {:>10} {:>10} {:>10} {:>7}\n", label, s.events_built,
                seconds > 0 ? static_cast<double>(s.events_built) / seconds : 0.0, gbps(s.bytes_in, bytes) * in_scale,
-               gbps(s.bytes_out, bytes) * out_scale, latency_cell(s, s.latency.mean_us()), latency_cell(s, s.latency.percentile_us(50)),
+               gbps(s.bytes_out, bytes) * out_scale, gbps(built_in, window) * in_scale, latency_cell(s, s.latency.mean_us()), latency_cell(s, s.latency.percentile_us(50)),
                latency_cell(s, s.latency.percentile_us(99)), latency_cell(s, s.latency.max_us()), s.errors.total());
 }
 } // namespace
@@ -143,10 +145,10 @@ void print_table(std::ostream& out, const Config& c, const RunResult& r, const s
         if (rows.size() < r.nodes.size())
             fmt::print(out, "# {} nodes: the rows of the slowest, median and fastest{} (--rows all lists every node)\n", r.nodes.size(),
                        c.layout == NodeLayout::split ? " readout node by out_Gbps and builder node by in_Gbps" : " node by in_Gbps");
-        fmt::print(out, "{:>6} {:>10} {:>11} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10} {:>7}\n", "node", "events", "rate_Hz",
-                   "in_Gbps", "out_Gbps", "lat_avg_us", "lat_p50_us", "lat_p99_us", "lat_max_us", "errors");
-        for (std::size_t i : rows) table_row(out, std::to_string(r.nodes[i].node), r.rated(i), window, bytes, 1.0, 1.0);
-        table_row(out, "avg", sys, window, bytes, 1.0 / c.bu_count(), 1.0 / c.ru_count());
+        fmt::print(out, "{:>6} {:>10} {:>11} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>7}\n", "node", "events", "rate_Hz",
+                   "in_Gbps", "out_Gbps", "built_Gbps", "lat_avg_us", "lat_p50_us", "lat_p99_us", "lat_max_us", "errors");
+        for (std::size_t i : rows) table_row(out, std::to_string(r.nodes[i].node), r.rated(i), r.nodes[i].bytes_in, window, bytes, 1.0, 1.0);
+        table_row(out, "avg", sys, r.system().bytes_in, window, bytes, 1.0 / c.bu_count(), 1.0 / c.ru_count());
     }
     if (r.interrupted && r.cut)
         fmt::print(out, "# interrupted by {} at {:.6f} s simulated: the run was cut there, as at its duration\n", signal_name(r.interrupted),
@@ -207,11 +209,12 @@ nlohmann::json result_json(const nlohmann::json& config_echo, const nlohmann::js
                            const std::vector<ProgressSample>& samples) {
     Picoseconds window = r.window(), bytes = r.byte_window();
     NodeStats sys = r.rated_system();
-    auto summary = [&](const NodeStats& s, double scale) {
+    auto summary = [&](const NodeStats& s, std::uint64_t built_in, double scale) {
         return nlohmann::json{{"events_built", s.events_built},
                               {"event_rate_hz", window.seconds() > 0 ? static_cast<double>(s.events_built) / window.seconds() : 0.0},
                               {"in_gbps", gbps(s.bytes_in, bytes) * scale},
                               {"out_gbps", gbps(s.bytes_out, bytes) * scale},
+                              {"built_gbps", gbps(built_in, window) * scale},
                               {"latency_us",   // null: no event built, so no latency
                                s.events_built ? nlohmann::json{{"avg", s.latency.mean_us()},
                                                                {"p50", s.latency.percentile_us(50)},
@@ -226,13 +229,15 @@ nlohmann::json result_json(const nlohmann::json& config_echo, const nlohmann::js
     auto phases = phase_rows(r);
     for (std::size_t i = 0; i < r.nodes.size(); ++i) {
         const NodeStats& n = r.nodes[i];
-        auto j = summary(r.rated(i), 1.0);
+        auto j = summary(r.rated(i), n.bytes_in, 1.0);
         j["node"] = n.node;
         j["raw"] = n.to_json();   // the units' own counts (bytes of whole fragments, also in simulated runs)
         nodes.push_back(j);
     }
-    auto system = summary(sys, 1.0);
+    const std::uint64_t built_in = r.system().bytes_in;
+    auto system = summary(sys, built_in, 1.0);
     system["per_node_in_gbps"] = gbps(sys.bytes_in, bytes) / c.bu_count();     // per BU
+    system["per_node_built_gbps"] = gbps(built_in, window) / c.bu_count();
     system["per_node_out_gbps"] = gbps(sys.bytes_out, bytes) / c.ru_count();   // per RU
     system["events_assigned"] = sys.events_assigned;
     system["error_kinds"] = sys.to_json()["errors"];
