@@ -28,13 +28,13 @@ text = sys.stdin.read()
 bi = peer_output.figure_of("bi.ib_write_bw", peer_output.sections(text).get("bi.ib_write_bw", "")) / 2   # per direction
 print(f"limit  ib_write_bw -b on rxe0, 1 MiB: {bi:.3f} Gb/s per direction")
 base = None
-runs = re.findall(r"^evb (.*?) .*# system: .*?, ([0-9.]+) Gb/s per node", text, re.M)
+runs = re.findall(r"^evb (.*?) .*# system: .*?, ([0-9.]+) Gb/s per node", text, re.M)   # over the network
 if len(runs) != 2:
     sys.exit(f"rails_bench.sh: {len(runs)} of the 2 evbench runs printed a system line")
 for cfg, per_node in runs:
-    net = float(per_node) / 2   # N = 2: half of what a BU receives crosses the network
+    net = float(per_node)   # each BU's own fragment left out: N = 2, half of what it builds
     base = base or net
     label = "two rails (--rails rxe0,rxe1)" if "rails" in cfg else "one rail (rxe0)"
-    print(f"{label:30}: {per_node} Gb/s in per node, {net:.3f} over the network per direction = {net / bi:.2f}x ib_write_bw -b, {net / base:.3f}x one rail")
+    print(f"{label:30}: {2 * net:.3f} Gb/s built per node, {net:.3f} over the network per direction = {net / bi:.2f}x ib_write_bw -b, {net / base:.3f}x one rail")
 for line in re.findall(r"# rails: .*?(?=# system)", text): print(line.strip())
 '
