@@ -25,11 +25,6 @@ namespace {
 volatile sig_atomic_t interrupted = 0;
 void on_signal(int sig) { interrupted = sig; }
 
-const char* env_text(const char* name) {
-    const char* v = std::getenv(name);
-    return v && *v ? v : nullptr;
-}
-
 } // namespace
 
 std::optional<std::string> multi_host_refusal(std::uint32_t per_host, std::uint32_t hosts, std::uint32_t index, const std::string& bootstrap,
@@ -40,11 +35,11 @@ std::optional<std::string> multi_host_refusal(std::uint32_t per_host, std::uint3
         return fmt::format("--launch-hosts {}: between 1 and {} hosts of {} ranks", hosts, most / std::max(per_host, 1u), per_host);
     if (index >= hosts) return fmt::format("--host-index {} is not below --launch-hosts {} (host 0 runs rank 0)", index, hosts);
     if (hosts == 1) return std::nullopt;
-    if (bootstrap.empty() && !env_text("EVBENCH_BOOTSTRAP"))
+    const std::string endpoint = given_bootstrap(bootstrap);
+    if (endpoint.empty())
         return fmt::format("--launch-hosts {}: give --bootstrap HOST:PORT, an address of host 0 (rank 0's) that every host reaches, the same "
                            "on every host",
                            hosts);
-    const std::string endpoint = bootstrap.empty() ? env_text("EVBENCH_BOOTSTRAP") : bootstrap;
     try {
         if (resolves_to_loopback(split_host_port(endpoint).first))
             return fmt::format("--bootstrap {}: a loopback address, which the other hosts cannot reach: give an address of host 0 on the network "
@@ -53,7 +48,7 @@ std::optional<std::string> multi_host_refusal(std::uint32_t per_host, std::uint3
     } catch (const std::exception& e) {
         return fmt::format("--bootstrap {}: {}", endpoint, e.what());
     }
-    if (run_key_file.empty() && !env_text("EVBENCH_RUN_KEY"))
+    if (!run_key_given(run_key_file))
         return fmt::format("--launch-hosts {}: every host must prove the same run key: give --run-key-file FILE (the same secret on every host) "
                            "or set EVBENCH_RUN_KEY (docs/security.md)",
                            hosts);
@@ -63,9 +58,7 @@ std::optional<std::string> multi_host_refusal(std::uint32_t per_host, std::uint3
 int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
     const std::uint32_t n = launch.ranks;
     const bool serves_bootstrap = launch.first_rank == 0;   // rank 0 is here
-    const std::string bootstrap = launch.bootstrap.empty() && launch.run_size > n && env_text("EVBENCH_BOOTSTRAP")
-                                      ? std::string(env_text("EVBENCH_BOOTSTRAP"))
-                                      : launch.bootstrap;
+    const std::string bootstrap = launch.run_size > n ? given_bootstrap(launch.bootstrap) : launch.bootstrap;
     // Rank 0 inherits this socket; every rank is told the same endpoint (and --bootstrap, when
     // given, names it too), so the launcher listens where the user asked.
     std::string host = "127.0.0.1";

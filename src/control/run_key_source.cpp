@@ -22,7 +22,7 @@ RunKey choose_run_key(const World& world, const std::string& key_file) {
             throw ConfigError("--run-key-file '" + key_file + "' may be read or written by others than its owner: chmod 600 it");
         return RunKey::given(text, "--run-key-file " + key_file);
     }
-    if (const char* k = std::getenv(key_variable); k && *k) {
+    if (const char* k = environment_value(key_variable)) {
         RunKey key = RunKey::given(k, key_variable);
         if (const char* made = std::getenv(made_variable); made && std::string(made) == "1") return RunKey::made_by_launcher(key);
         return key;
@@ -30,9 +30,10 @@ RunKey choose_run_key(const World& world, const std::string& key_file) {
     return RunKey::from_job(world.launcher + " " + world.job_key);
 }
 
+bool run_key_given(const std::string& key_file) { return !key_file.empty() || environment_value(key_variable); }
+
 void hand_run_key_to_children(const std::string& key_file) {
-    if (!key_file.empty()) return;   // every rank reads the file itself
-    if (const char* k = std::getenv(key_variable); k && *k) return;
+    if (run_key_given(key_file)) return;   // every rank reads the file or the variable itself
     setenv(key_variable, RunKey::random().text().c_str(), 1);
     setenv(made_variable, "1", 1);
 }

@@ -10,11 +10,6 @@
 namespace evb {
 namespace {
 
-const char* env(const char* name) {
-    const char* v = std::getenv(name);
-    return v && *v ? v : nullptr;
-}
-
 std::uint32_t number(const char* name, const char* text) {
     std::uint64_t v = 0;
     for (const char* p = text; *p; ++p) {
@@ -25,8 +20,8 @@ std::uint32_t number(const char* name, const char* text) {
 }
 
 std::optional<World> from(const char* rank_var, const char* size_var, const char* launcher) {
-    const char* r = env(rank_var);
-    const char* s = env(size_var);
+    const char* r = environment_value(rank_var);
+    const char* s = environment_value(size_var);
     if (!r || !s) return std::nullopt;
     World w;
     w.rank = number(rank_var, r);
@@ -39,7 +34,7 @@ std::optional<World> from(const char* rank_var, const char* size_var, const char
 
 // First host of a Slurm node list, through scontrol (it knows every compressed form).
 std::string first_slurm_host() {
-    const char* list = env("SLURM_STEP_NODELIST") ? env("SLURM_STEP_NODELIST") : env("SLURM_JOB_NODELIST");
+    const char* list = environment_value("SLURM_STEP_NODELIST") ? environment_value("SLURM_STEP_NODELIST") : environment_value("SLURM_JOB_NODELIST");
     if (!list) return "";
     std::string cmd = std::string("scontrol show hostnames '") + list + "' 2>/dev/null";
     FILE* p = popen(cmd.c_str(), "r");
@@ -53,8 +48,8 @@ std::string first_slurm_host() {
 
 // The rank among those of its host, when the launcher says (else every rank alone).
 void set_local(World& w, const char* rank_var, const char* size_var) {
-    const char* r = env(rank_var);
-    const char* s = env(size_var);
+    const char* r = environment_value(rank_var);
+    const char* s = environment_value(size_var);
     if (!r || !s) return;
     // Slurm writes tasks per node as "4(x2),3": the first count is this node's on a uniform job.
     std::string size(s);
@@ -67,9 +62,14 @@ void set_local(World& w, const char* rank_var, const char* size_var) {
 
 } // namespace
 
+const char* environment_value(const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v ? v : nullptr;
+}
+
 std::optional<World> detect_world() {
     if (auto w = from("EVBENCH_RANK", "EVBENCH_SIZE", local_launcher_name)) {
-        w->job_key = env("EVBENCH_BOOTSTRAP") ? env("EVBENCH_BOOTSTRAP") : "local";
+        w->job_key = environment_value("EVBENCH_BOOTSTRAP") ? environment_value("EVBENCH_BOOTSTRAP") : "local";
         w->local_rank = w->rank;
         w->local_ranks = w->size;
         set_local(*w, "EVBENCH_LOCAL_RANK", "EVBENCH_LOCAL_SIZE");   // one of several hosts' launchers (--launch-hosts)
@@ -77,31 +77,36 @@ std::optional<World> detect_world() {
         return w;
     }
     if (auto w = from("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "mpirun")) {
-        const char* local = env("OMPI_COMM_WORLD_LOCAL_SIZE");
+        const char* local = environment_value("OMPI_COMM_WORLD_LOCAL_SIZE");
         w->single_host = local && number("OMPI_COMM_WORLD_LOCAL_SIZE", local) == w->size;
-        const char* ns = env("PMIX_NAMESPACE") ? env("PMIX_NAMESPACE") : env("OMPI_MCA_ess_base_jobid");
+        const char* ns = environment_value("PMIX_NAMESPACE") ? environment_value("PMIX_NAMESPACE") : environment_value("OMPI_MCA_ess_base_jobid");
         w->job_key = ns ? ns : "ompi";
         set_local(*w, "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE");
         return w;
     }
     if (auto w = from("SLURM_PROCID", "SLURM_NTASKS", "srun")) {
-        const char* nodes = env("SLURM_STEP_NUM_NODES") ? env("SLURM_STEP_NUM_NODES") : env("SLURM_NNODES");
+        const char* nodes = environment_value("SLURM_STEP_NUM_NODES") ? environment_value("SLURM_STEP_NUM_NODES") : environment_value("SLURM_NNODES");
         w->single_host = nodes && std::string(nodes) == "1";
-        w->job_key = std::string(env("SLURM_JOB_ID") ? env("SLURM_JOB_ID") : "0") + "." +
-                     (env("SLURM_STEP_ID") ? env("SLURM_STEP_ID") : "0");
-        set_local(*w, "SLURM_LOCALID", env("SLURM_STEP_TASKS_PER_NODE") ? "SLURM_STEP_TASKS_PER_NODE" : "SLURM_TASKS_PER_NODE");
+        w->job_key = std::string(environment_value("SLURM_JOB_ID") ? environment_value("SLURM_JOB_ID") : "0") + "." +
+                     (environment_value("SLURM_STEP_ID") ? environment_value("SLURM_STEP_ID") : "0");
+        set_local(*w, "SLURM_LOCALID", environment_value("SLURM_STEP_TASKS_PER_NODE") ? "SLURM_STEP_TASKS_PER_NODE" : "SLURM_TASKS_PER_NODE");
         return w;
     }
     if (auto w = from("PMIX_RANK", "PMIX_SIZE", "pmix")) {
-        w->job_key = env("PMIX_NAMESPACE") ? env("PMIX_NAMESPACE") : "pmix";
+        w->job_key = environment_value("PMIX_NAMESPACE") ? environment_value("PMIX_NAMESPACE") : "pmix";
         return w;
     }
     return std::nullopt;
 }
 
-std::string bootstrap_endpoint(const std::string& flag, const World& world) {
+std::string given_bootstrap(const std::string& flag) {
     if (!flag.empty()) return flag;
-    if (const char* e = env("EVBENCH_BOOTSTRAP")) return e;
+    const char* e = environment_value("EVBENCH_BOOTSTRAP");
+    return e ? e : "";
+}
+
+std::string bootstrap_endpoint(const std::string& flag, const World& world) {
+    if (std::string given = given_bootstrap(flag); !given.empty()) return given;
     // A port per job, so concurrent jobs on shared nodes do not collide. Below 32768, where
     // Linux's ephemeral ports start by default (ip_local_port_range 32768..60999): inside that
     // range any outgoing connection on the node may hold the port (seen in CI). Every rank must

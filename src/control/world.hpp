@@ -20,11 +20,16 @@ struct World {
     std::uint32_t local_ranks = 1;
 };
 
+// An environment variable's value, or null when it is unset or empty.
+const char* environment_value(const char* name);
+
 // nullopt when no launcher environment is present; throws ConfigError on a malformed one.
 std::optional<World> detect_world();
 
 // Endpoint of rank 0's bootstrap service: --bootstrap, else $EVBENCH_BOOTSTRAP, else (single
 // host or Slurm) a host plus a port derived from the job. Throws ConfigError if it cannot tell.
 std::string bootstrap_endpoint(const std::string& flag, const World& world);
+// The endpoint the user gave: --bootstrap, else $EVBENCH_BOOTSTRAP, else empty.
+std::string given_bootstrap(const std::string& flag);
 
 } // namespace evb
