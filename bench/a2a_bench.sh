@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The time-window linear shifter (--scheduling a2a) on real transports against eq. 3.2, in one run:
 # per transport (tcp and ofi tcp;ofi_rxm under evbench's launcher, mpi under mpirun; 4 ranks, PUSH,
-# 256 KiB, 16 credits, 4 parallel), first the plain barrel shift, whose rate over the network per
+# 256 KiB, 16 credits or w if more, 4 parallel), first the plain barrel shift, whose rate over the network per
 # node is taken as the line rate b (what the transport carries per node with every node sending);
-# then a2a at --line-rate b with a send window of w = 10 fragments and an idle window of one
-# (eq. 3.2: b T_send / (T_send + T_idle) = 10/11 b per RU). The a2a figure is built Gb/s per node
+# then a2a at --line-rate b with a send window of w = 10 fragments (EVB_A2A_WINDOW=w) and an idle
+# window of one (eq. 3.2: b T_send / (T_send + T_idle) = w/(w+1) b per RU). The a2a figure is built Gb/s per node
 # (every RU sends in every phase, its own node's too), and the ratio is that over eq. 3.2.
 # Usage: bash bench/a2a_bench.sh [seconds per run]   (results also in bench/results/)
 # EVB_BENCH_SMOKE=1: 1 s runs (bench/build_bench.sh).
@@ -13,16 +13,18 @@ cd "$(dirname "$0")/.."
 source bench/build_bench.sh
 T=${1:-$(smoke 5 1)}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-FLAGS=(--protocol push --fragment-size 256KiB --credits 16 --parallel 4 --duration "$T" --quiet)
-W=10
+W=${EVB_A2A_WINDOW:-10}   # fragments per send window
+# Credits that feed the window twice over (a BU's c credits give one RU at most 2 c fragments per window).
+FLAGS=(--protocol push --fragment-size 256KiB --credits $((W > 16 ? W : 16)) --parallel 4 --duration "$T" --quiet)
 
 run() {   # transport name, json, flags...
   local name=$1 json=$2; shift 2
   case $name in
-    mpi) mpirun -np 4 --oversubscribe "$EVB" --transport mpi "${FLAGS[@]}" "$@" --json "$json" >/dev/null 2>&1 ;;
-    ofi) "$EVB" --launch-local 4 --transport ofi --ofi-provider "tcp;ofi_rxm" "${FLAGS[@]}" "$@" --json "$json" >/dev/null 2>&1 ;;
-    *) "$EVB" --launch-local 4 --transport "$name" "${FLAGS[@]}" "$@" --json "$json" >/dev/null 2>&1 ;;
+    mpi) set -- mpirun -np 4 --oversubscribe "$EVB" --transport mpi "${FLAGS[@]}" "$@" ;;
+    ofi) set -- "$EVB" --launch-local 4 --transport ofi --ofi-provider "tcp;ofi_rxm" "${FLAGS[@]}" "$@" ;;
+    *) set -- "$EVB" --launch-local 4 --transport "$name" "${FLAGS[@]}" "$@" ;;
   esac
+  "$@" --json "$json" >"$json.log" 2>&1 || { echo "a2a_bench.sh: $name failed: $(tail -3 "$json.log")" >&2; exit 1; }
 }
 field() { python3 -c "import json; print(json.load(open('$1'))['results']['system']['$2'])"; }
 
