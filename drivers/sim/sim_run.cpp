@@ -269,7 +269,7 @@ void SimRunOptions::resolve(std::uint64_t seed, bool k_given, bool levels_given)
 
 RunOutcome run_simulated(const Config& config, const SimRunOptions& options, RunObserver& observer) {
     // The units' and the simulator's small tables, on huge pages (core/huge_page_heap.hpp): room
-    // ahead now, the advice once they are set up. A 512-node run grows its heap by 4 MiB after.
+    // ahead now, the advice once they are set up (the run grows its heap little after that).
     grow_heap_ahead(64 << 20);
     auto units = make_run_units(config);
     const Layout& layout = units->layout();

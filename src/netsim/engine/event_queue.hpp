@@ -6,10 +6,9 @@
 // A timing wheel: nearly every event of a fabric lands within a packet's time on a link and a
 // hop's latency ahead, so that span is cut into 256 slots (2.048 ns each for EDR), each a vector;
 // a push is an append, and a slot is sorted once, when time reaches it. Later events (timers)
-// wait in a binary heap and move into the wheel as it turns. A radix heap before it moved each
-// event through several buckets (a fifth of a 512-node run's instructions). The wheel is kept
-// short so its slots stay in cache: 4 us of slots ran 7% slower than the radix heap, 0.5 us 10%
-// faster (512 nodes, README's speed table).
+// wait in a binary heap and move into the wheel as it turns, so an event is moved at most once
+// (a radix heap moves it through several buckets). The wheel is kept short so its slots stay in
+// cache.
 //
 // An event carries no insertion number: a slot receives its events in insertion order (those
 // from the heap first, in order, when the wheel reaches their slot; then those pushed directly),
@@ -129,9 +128,8 @@ private:
     }
     // Into slot `s` (absolute, within the wheel, not the one being taken out), unsorted. Built in
     // the slot, field by field: a SimEvent built on the stack and copied in is read back as one
-    // 16 B load over three smaller stores, which waits for every earlier store to reach the cache
-    // (3% of a 512-node run, perf annotate). (clang 14 has no emplace_back(time, a, kind) of an
-    // aggregate.)
+    // 16 B load over three smaller stores, which waits for every earlier store to reach the cache.
+    // (clang 14 has no emplace_back(time, a, kind) of an aggregate.)
     void append(std::int64_t time, std::uint8_t kind, std::uint32_t a, std::uint64_t s) {
         SimEvent& e = slots_[s & mask].emplace_back();
         e.time = time;

@@ -163,8 +163,8 @@ private:
     };
     static_assert(sizeof(QueueEntry) == 16);
     // One cache line: what arbitration and sending a packet read. Its link's times are shared by
-    // all links of its rate (LinkTimes), its counters live beside (PortCounters): in two lines
-    // (the second a miss per packet), a 512-node run was 2% slower.
+    // all links of its rate (LinkTimes), its counters live beside (PortCounters): a second line
+    // would be a miss per packet.
     struct alignas(64) Port {
         std::uint32_t device = 0;
         std::uint32_t peer = none;          // global index of the cabled port
@@ -216,7 +216,7 @@ private:
     // last fold, and the ramps of credits coming back) and its round robin; two cache lines.
     // The ramps are folded as new ones come, so a link holds the few of the packets its peer's
     // buffer is sending on: in packet mode they fit inside (flit mode, a ramp per flit, spills
-    // to the heap). Kept in their own ring they were a fifth of a 512-node run's time, missed.
+    // to the heap). In a ring of their own they would be a cache miss per credit return.
     struct alignas(64) OutputVl {
         std::int64_t credits = 0;
         union {
@@ -249,8 +249,8 @@ private:
     };
     // One cache line: a packet is touched at every hop, far apart in time. What only flit and
     // aggregated modes (chunks arrived per hop) or slower links (more paces) need lives beside.
-    // Not smaller (32 B, two to a line, creation time and message in an array beside: a 512-node
-    // run was 13% slower) and not split (64 B, those two in an array beside: 8% slower).
+    // Creation time and message stay in the line too: in an array beside, they were a second
+    // miss per hop.
     struct Pace {
         std::int64_t head;
         double gbps;
@@ -274,7 +274,7 @@ private:
     // The messages a host has queued for one destination, in posting order, the bytes of the
     // head message still to be cut into packets, and the blocks of the next packet. The adapter
     // cuts its packets from the flow alone: its round robin visits every flow between two packets
-    // of one, so the head message's line would be a miss per packet (9% of a 512-node run).
+    // of one, so the head message's line would be a miss per packet.
     struct Flow {
         std::uint32_t dst, head, tail, need;
         std::uint64_t left;
@@ -400,7 +400,7 @@ private:
 
     std::uint32_t alloc_packet();
     // Per (port, VL) state is laid out VL by VL, so the VLs that carry traffic (often one of four)
-    // are dense in memory (interleaved, a 512-node run was 3% slower). A queue's port and VL are
+    // are dense in memory (interleaved, idle VLs would share their cache lines). A queue's port and VL are
     // a division apart: the paths run per packet know the VL (input_of), the others divide.
     std::uint32_t queue_index(std::uint32_t port, std::uint32_t vl) const { return vl * port_count_ + port; }
     std::uint32_t input_of(std::uint32_t queue, std::uint32_t vl) const { return queue - vl * port_count_; }
@@ -420,9 +420,8 @@ private:
     const Routing& routing_;
     // Memory read per packet and hop is in 2 MiB huge pages: the input queues' rings side by
     // side in this arena (declared before them: destroyed after), the per-port and per-packet
-    // tables below in HugePageVectors. A 512-node run was 1.088x faster so; with those tables on
-    // 4 KiB pages 0.917x of that, and with everything packed so but on 4 KiB pages 0.928x (the
-    // gain is the TLB's, most of it only once nearly all the hot state is in huge pages).
+    // tables below in HugePageVectors: the gain is the TLB's, and most of it comes only once
+    // nearly all the hot state is in huge pages.
     HugePageArena arena_;
     SimOptions options_;
     std::uint32_t vls_;
