@@ -32,7 +32,7 @@ runs = re.findall(r"^evb (.*?) .*# system: .*?, ([0-9.]+) Gb/s per node", text, 
 if len(runs) != 2:
     sys.exit(f"rails_bench.sh: {len(runs)} of the 2 evbench runs printed a system line")
 for cfg, per_node in runs:
-    net = float(per_node)   # each BU's own fragment left out: N = 2, half of what it builds
+    net = float(per_node)   # each BU own fragment left out: N = 2, half of what it builds
     base = base or net
     label = "two rails (--rails rxe0,rxe1)" if "rails" in cfg else "one rail (rxe0)"
     print(f"{label:30}: {2 * net:.3f} Gb/s built per node, {net:.3f} over the network per direction = {net / bi:.2f}x ib_write_bw -b, {net / base:.3f}x one rail")

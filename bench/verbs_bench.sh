@@ -45,6 +45,6 @@ for cfg, body in runs.items():
     m = re.search(r"# system: .*?, ([0-9.]+) Gb/s per node", body)
     if not m:
         sys.exit(f"verbs_bench.sh: evbench {cfg} printed no system line: {body.strip()[:200]!r}")
-    net = float(m.group(1))   # per node, over the network: each BU's own fragment left out
+    net = float(m.group(1))   # per node, over the network: the BU own fragment left out
     print(f"evbench verbs {cfg}: {net:.3f} Gb/s over the network per node and direction = {net / (bi / 2):.2f}x ib_write_bw -b, {net / uni:.2f}x one-way, {net / qp:.2f}x qperf")
 '
