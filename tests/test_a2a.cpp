@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <map>
+#include <memory>
 #include <regex>
 
 using namespace evb::test;
@@ -102,60 +103,80 @@ TEST(A2a, TheHeaderSaysWhenTheCreditsCannotFeedTheWindow) {
 #include "readout_unit.hpp"
 #include "recording_context.hpp"
 
+namespace {
+
+// A readout unit under a2a driven by hand: fragments of 1 us at 1000 Gb/s, idle windows of 1 us,
+// 8 credits, and `events` events assigned to it for every BU at time 0.
+struct HandDrivenA2a {
+    static evb::Config config(std::uint32_t nodes, std::uint32_t parallel, std::int64_t send_window_ps) {
+        evb::Config c;
+        c.nodes = nodes;
+        c.protocol = evb::Protocol::push;
+        c.scheduling = evb::Scheduling::a2a;
+        c.credits = 8;
+        c.parallel = parallel;
+        c.fragment_size = 125000;   // 1 us at 1000 Gb/s
+        c.line_gbps = 1000;
+        c.send_window = evb::Picoseconds(send_window_ps);
+        c.idle_window = evb::Picoseconds(1'000'000);
+        c.events = 0;
+        c.duration = evb::Picoseconds(0);
+        return c;
+    }
+    HandDrivenA2a(std::uint32_t nodes, std::uint32_t parallel, std::int64_t send_window_ps, std::uint32_t index, std::uint64_t events)
+        : c(config(nodes, parallel, send_window_ps)), sizer(c), schedule(evb::make_schedule(c.scheduling, 1)), setup{c, sizer, *schedule},
+          pool(c.fragment_stride(), 64), ru(setup, index, pool) {
+        for (std::uint64_t e = 0; e < events; ++e)
+            for (std::uint32_t bu = 0; bu < nodes; ++bu) {
+                evb::Message m{};
+                m.type = evb::MessageType::push_assign;
+                m.event = e * nodes + bu;
+                m.peer_index = bu;
+                m.slot = static_cast<std::uint32_t>(e);
+                ru.on_message(ctx, m);
+            }
+    }
+    // Write `write` of ctx.writes completes at `at_ps`.
+    void complete(std::size_t write, std::int64_t at_ps) {
+        evb::WriteCompletion done;
+        done.kind = evb::WriteCompletion::Kind::write_done;
+        done.cookie = ctx.writes[write].cookie;
+        ctx.now_ = evb::Picoseconds(at_ps);
+        ru.on_completion(ctx, done);
+    }
+    evb::Config c;
+    evb::FragmentSizer sizer;
+    std::unique_ptr<evb::Schedule> schedule;
+    evb::UnitSetup setup;
+    evb::MemoryPool pool;
+    evb::ReadoutUnit ru;
+    RecordingContext ctx;
+};
+
+} // namespace
+
 // The RU under a2a, driven by hand: in phase p it writes only to BU (i + p) mod B, only inside
 // the send window and only what finishes in it at the line rate; the next window's timer moves it on.
 TEST(A2a, TheReadoutUnitSendsOnlyToThePhasesBuilderInsideItsWindow) {
-    evb::Config c;
-    c.nodes = 4;
-    c.protocol = evb::Protocol::push;
-    c.scheduling = evb::Scheduling::a2a;
-    c.credits = 8;
-    c.parallel = 8;
-    c.fragment_size = 125000;                               // 1 us at 1000 Gb/s
-    c.line_gbps = 1000;
-    c.send_window = evb::Picoseconds(2'500'000);            // 2.5 us: 2 fragments fit, not 3
-    c.idle_window = evb::Picoseconds(1'000'000);
-    c.events = 0;
-    c.duration = evb::Picoseconds(0);
-    evb::FragmentSizer sizer(c);
-    auto schedule = evb::make_schedule(c.scheduling, 1);
-    evb::UnitSetup setup{c, sizer, *schedule};
-    evb::MemoryPool pool(c.fragment_stride(), 64);
-    evb::ReadoutUnit ru(setup, 1, pool);
-    RecordingContext ctx;
-    // Three events for every BU.
-    for (std::uint64_t e = 0; e < 3; ++e)
-        for (std::uint32_t bu = 0; bu < 4; ++bu) {
-            evb::Message m{};
-            m.type = evb::MessageType::push_assign;
-            m.event = e * 4 + bu;
-            m.peer_index = bu;
-            m.slot = static_cast<std::uint32_t>(e);
-            ctx.now_ = evb::Picoseconds(0);
-            ru.on_message(ctx, m);
-        }
+    // 4 nodes, 8 in flight, a 2.5 us window (2 fragments fit, not 3), RU 1, three events for every BU.
+    HandDrivenA2a a(4, 8, 2'500'000, 1, 3);
+    auto& ctx = a.ctx;
     // Phase 0 (0..3.5 us): BU 1, two fragments.
     ASSERT_EQ(ctx.writes.size(), 2u);
     for (const auto& w : ctx.writes) EXPECT_EQ(w.to.index, 1u);
     // A completion inside the window posts nothing more: a third would end after 2.5 us.
-    evb::WriteCompletion done;
-    done.kind = evb::WriteCompletion::Kind::write_done;
-    done.cookie = ctx.writes[0].cookie;
-    ctx.now_ = evb::Picoseconds(1'000'000);
-    ru.on_completion(ctx, done);
+    a.complete(0, 1'000'000);
     EXPECT_EQ(ctx.writes.size(), 2u);
     // The timer for the next window (3.5 us) was armed; phase 1 goes to BU 2.
     ASSERT_FALSE(ctx.timers.empty());
     EXPECT_EQ(ctx.timers.back().first, evb::Picoseconds(3'500'000));
     ctx.now_ = evb::Picoseconds(3'500'000);
-    ru.on_timer(ctx, ctx.timers.back().second);
+    a.ru.on_timer(ctx, ctx.timers.back().second);
     ASSERT_EQ(ctx.writes.size(), 4u);
     EXPECT_EQ(ctx.writes[2].to.index, 2u);
     EXPECT_EQ(ctx.writes[3].to.index, 2u);
     // In the idle window nothing goes out, whatever completes.
-    ctx.now_ = evb::Picoseconds(6'200'000);
-    done.cookie = ctx.writes[2].cookie;
-    ru.on_completion(ctx, done);
+    a.complete(2, 6'200'000);
     EXPECT_EQ(ctx.writes.size(), 4u);
 }
 
@@ -164,50 +185,20 @@ TEST(A2a, TheReadoutUnitSendsOnlyToThePhasesBuilderInsideItsWindow) {
 // count ran from the wake-up, so a window of exactly w fragments carried w - 1 whenever anything
 // was late: 0.90 of eq. 3.2 in one process, 0.62 to 0.79 over tcp.
 TEST(A2a, ALateWakeUpCostsTheWindowNoFragment) {
-    evb::Config c;
-    c.nodes = 2;
-    c.protocol = evb::Protocol::push;
-    c.scheduling = evb::Scheduling::a2a;
-    c.credits = 8;
-    c.parallel = 1;                                         // the next fragment waits for the last one's completion
-    c.fragment_size = 125000;                               // 1 us at 1000 Gb/s
-    c.line_gbps = 1000;
-    c.send_window = evb::Picoseconds(2'000'000);            // exactly 2 fragments
-    c.idle_window = evb::Picoseconds(1'000'000);
-    c.events = 0;
-    c.duration = evb::Picoseconds(0);
-    evb::FragmentSizer sizer(c);
-    auto schedule = evb::make_schedule(c.scheduling, 1);
-    evb::UnitSetup setup{c, sizer, *schedule};
-    evb::MemoryPool pool(c.fragment_stride(), 64);
-    evb::ReadoutUnit ru(setup, 0, pool);
-    RecordingContext ctx;
-    for (std::uint64_t e = 0; e < 4; ++e)
-        for (std::uint32_t bu = 0; bu < 2; ++bu) {
-            evb::Message m{};
-            m.type = evb::MessageType::push_assign;
-            m.event = e * 2 + bu;
-            m.peer_index = bu;
-            m.slot = static_cast<std::uint32_t>(e);
-            ru.on_message(ctx, m);
-        }
+    // 2 nodes, one in flight (the next fragment waits for the last one's completion), a 2 us
+    // window (exactly 2 fragments), RU 0, four events for every BU.
+    HandDrivenA2a a(2, 1, 2'000'000, 0, 4);
+    auto& ctx = a.ctx;
     ASSERT_EQ(ctx.writes.size(), 1u);   // phase 0, BU 0
-    auto complete = [&](std::size_t write, std::int64_t at_ps) {
-        evb::WriteCompletion done;
-        done.kind = evb::WriteCompletion::Kind::write_done;
-        done.cookie = ctx.writes[write].cookie;
-        ctx.now_ = evb::Picoseconds(at_ps);
-        ru.on_completion(ctx, done);
-    };
-    complete(0, 1'300'000);   // 0.3 us late: the second fragment still ends at 2 us
+    a.complete(0, 1'300'000);   // 0.3 us late: the second fragment still ends at 2 us
     ASSERT_EQ(ctx.writes.size(), 2u);
     EXPECT_EQ(ctx.writes[1].to.index, 0u);
-    complete(1, 2'100'000);   // in the idle window: nothing
+    a.complete(1, 2'100'000);   // in the idle window: nothing
     EXPECT_EQ(ctx.writes.size(), 2u);
     ctx.now_ = evb::Picoseconds(3'200'000);   // phase 1's timer, 0.2 us late
-    ru.on_timer(ctx, ctx.timers.back().second);
+    a.ru.on_timer(ctx, ctx.timers.back().second);
     ASSERT_EQ(ctx.writes.size(), 3u);
-    complete(2, 4'100'000);   // the window's second fragment ends at 5 us, its end
+    a.complete(2, 4'100'000);   // the window's second fragment ends at 5 us, its end
     ASSERT_EQ(ctx.writes.size(), 4u);
     EXPECT_EQ(ctx.writes[2].to.index, 1u);
     EXPECT_EQ(ctx.writes[3].to.index, 1u);
