@@ -5,10 +5,18 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <string>
 
 namespace evb {
 namespace {
+
+// The value of the first of `names` that is set, else `fallback`.
+const char* first_set(std::initializer_list<const char*> names, const char* fallback = nullptr) {
+    for (const char* name : names)
+        if (const char* v = environment_value(name)) return v;
+    return fallback;
+}
 
 std::uint32_t number(const char* name, const char* text) {
     std::uint64_t v = 0;
@@ -34,7 +42,7 @@ std::optional<World> from(const char* rank_var, const char* size_var, const char
 
 // First host of a Slurm node list, through scontrol (it knows every compressed form).
 std::string first_slurm_host() {
-    const char* list = environment_value("SLURM_STEP_NODELIST") ? environment_value("SLURM_STEP_NODELIST") : environment_value("SLURM_JOB_NODELIST");
+    const char* list = first_set({"SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST"});
     if (!list) return "";
     std::string cmd = std::string("scontrol show hostnames '") + list + "' 2>/dev/null";
     FILE* p = popen(cmd.c_str(), "r");
@@ -69,7 +77,7 @@ const char* environment_value(const char* name) {
 
 std::optional<World> detect_world() {
     if (auto w = from("EVBENCH_RANK", "EVBENCH_SIZE", local_launcher_name)) {
-        w->job_key = environment_value("EVBENCH_BOOTSTRAP") ? environment_value("EVBENCH_BOOTSTRAP") : "local";
+        w->job_key = first_set({"EVBENCH_BOOTSTRAP"}, "local");
         w->local_rank = w->rank;
         w->local_ranks = w->size;
         set_local(*w, "EVBENCH_LOCAL_RANK", "EVBENCH_LOCAL_SIZE");   // one of several hosts' launchers (--launch-hosts)
@@ -79,21 +87,19 @@ std::optional<World> detect_world() {
     if (auto w = from("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "mpirun")) {
         const char* local = environment_value("OMPI_COMM_WORLD_LOCAL_SIZE");
         w->single_host = local && number("OMPI_COMM_WORLD_LOCAL_SIZE", local) == w->size;
-        const char* ns = environment_value("PMIX_NAMESPACE") ? environment_value("PMIX_NAMESPACE") : environment_value("OMPI_MCA_ess_base_jobid");
-        w->job_key = ns ? ns : "ompi";
+        w->job_key = first_set({"PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid"}, "ompi");
         set_local(*w, "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE");
         return w;
     }
     if (auto w = from("SLURM_PROCID", "SLURM_NTASKS", "srun")) {
-        const char* nodes = environment_value("SLURM_STEP_NUM_NODES") ? environment_value("SLURM_STEP_NUM_NODES") : environment_value("SLURM_NNODES");
+        const char* nodes = first_set({"SLURM_STEP_NUM_NODES", "SLURM_NNODES"});
         w->single_host = nodes && std::string(nodes) == "1";
-        w->job_key = std::string(environment_value("SLURM_JOB_ID") ? environment_value("SLURM_JOB_ID") : "0") + "." +
-                     (environment_value("SLURM_STEP_ID") ? environment_value("SLURM_STEP_ID") : "0");
+        w->job_key = std::string(first_set({"SLURM_JOB_ID"}, "0")) + "." + first_set({"SLURM_STEP_ID"}, "0");
         set_local(*w, "SLURM_LOCALID", environment_value("SLURM_STEP_TASKS_PER_NODE") ? "SLURM_STEP_TASKS_PER_NODE" : "SLURM_TASKS_PER_NODE");
         return w;
     }
     if (auto w = from("PMIX_RANK", "PMIX_SIZE", "pmix")) {
-        w->job_key = environment_value("PMIX_NAMESPACE") ? environment_value("PMIX_NAMESPACE") : "pmix";
+        w->job_key = first_set({"PMIX_NAMESPACE"}, "pmix");
         return w;
     }
     return std::nullopt;
