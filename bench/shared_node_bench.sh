@@ -5,10 +5,10 @@
 # for each --poll: spin (every idle rank spins), adaptive (the default: spin 20 us, then sleep on
 # the transport's wait object) and event (sleep at once). Ratio = the figure / the same driver's
 # quiet spin figure.
-# PUSH, 256 KiB fragments, 4 credits; a figure is the network's bytes (Gb/s into the builders
-# times (N-1)/N: the fragment a node builds from itself never crosses the transport).
-# mpi has no wait object (evbench refuses --poll adaptive with it): its ranks always spin, and
-# Open MPI yields by itself when mpirun oversubscribes.
+# PUSH, 256 KiB fragments, 4 credits; a figure is the bytes that crossed the transport (in_Gbps:
+# the fragment a node builds from itself never does).
+# mpi has no wait object (evbench refuses --poll event with it): adaptive yields, then naps; with
+# spin, Open MPI yields by itself when mpirun oversubscribes.
 # Usage: bash bench/shared_node_bench.sh [seconds per point]   (results also in bench/results/)
 # EVB_BENCH_SMOKE=1: 1 s points, tcp and mpi only.
 set -euo pipefail
@@ -25,7 +25,7 @@ point() {   # label, ranks, poll, transport flags...
   local label=$1 n=$2 poll=$3; shift 3
   local json="$OUT/shared_${label}_${n}_${poll}${HOG:+_hog}.json"
   if [ "$1" = mpi ]; then
-    mpirun -np "$n" --oversubscribe "$EVB" --transport mpi "${FLAGS[@]}" --json "$json" >/dev/null 2>&1
+    mpirun -np "$n" --oversubscribe "$EVB" --transport mpi --poll "$poll" "${FLAGS[@]}" --json "$json" >/dev/null 2>&1
   else
     "$EVB" --launch-local "$n" --poll "$poll" --transport "$@" "${FLAGS[@]}" --json "$json" >/dev/null 2>&1
   fi
@@ -40,7 +40,7 @@ printf '%-9s %-9s %8s %8s %6s %8s %6s\n' driver poll quiet 2x_procs ratio hog ra
 for d in "${drivers[@]}"; do
   label=${d%%|*}; read -r -a transport <<< "${d#*|}"
   quiet=""
-  polls=(spin adaptive event); $SMOKE && polls=(spin adaptive); [ "$label" = mpi ] && polls=(spin)
+  polls=(spin adaptive event); $SMOKE && polls=(spin adaptive); [ "$label" = mpi ] && polls=(spin adaptive)
   for poll in "${polls[@]}"; do
     q=$(point "$label" 2 "$poll" "${transport[@]}")
     [ -n "$quiet" ] || quiet=$q

@@ -82,6 +82,24 @@ TEST(MpiTransport, AlltoallBaselineMovesNFragmentsPerIterationNMinusOneOverTheNe
     EXPECT_NEAR(r["system"]["per_node_in_gbps"].get<double>(), built * 3 / 4, 1e-6 * built);
 }
 
+// MPI has no wait object: with --poll adaptive (the default) a rank with nothing in flight naps
+// instead of spinning. Ranks idle nine tenths of the time (a2a: 1 ms windows to send, 9 ms
+// idle) keep fewer than half the cores busy that spinning ranks do, and build every event they
+// start. Before, evbench refused --poll adaptive with mpi and its ranks always spun.
+TEST(MpiTransport, IdleRanksLeaveTheirCoresWithPollAdaptive) {
+    const std::string idle = "--transport mpi --protocol push --scheduling a2a --line-rate 10 --send-window 1ms --idle-window 9ms "
+                             "--fragment-size 64KiB --credits 16 --duration 2s --verify full --poll ";
+    auto spin = run_mpi(idle + "spin", "mpi_idle_spin");
+    auto adaptive = run_mpi(idle + "adaptive", "mpi_idle_adaptive");
+    ASSERT_FALSE(spin.is_null() || adaptive.is_null());
+    for (const auto* doc : {&spin, &adaptive}) {
+        EXPECT_GT((*doc)["results"]["system"]["events_built"].get<std::uint64_t>(), 0u) << (*doc)["config"]["poll"];
+        EXPECT_EQ((*doc)["results"]["system"]["errors"], 0) << (*doc)["config"]["poll"];
+    }
+    const double spinning = spin["results"]["cpu"]["cores_busy"].get<double>(), napping = adaptive["results"]["cpu"]["cores_busy"].get<double>();
+    EXPECT_LT(napping, 0.5 * spinning) << "cores busy: spin " << spinning << ", adaptive " << napping;
+}
+
 TEST(MpiTransport, TcpTransportUnderMpirun) {
     auto doc = run_mpi("--transport tcp --events 200 --fragment-size 64KiB --verify full", "tcp_mpirun");
     if (!doc.is_null()) {

@@ -22,8 +22,7 @@ public:
     }
     Processes processes() const override { return Processes::one_per_rank; }
     const char* no_wait_object() const override {
-        return "MPI has no wait object to sleep on; Open MPI yields by itself when oversubscribed (mpirun --oversubscribe, or "
-               "--mca mpi_yield_when_idle 1)";
+        return "MPI has no wait object to sleep on (with --poll adaptive a rank with nothing in flight naps)";
     }
     void declare_options(OptionSet& options) override;
     DriverProbe probe() const override;

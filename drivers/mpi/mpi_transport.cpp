@@ -69,7 +69,9 @@ void MpiTransport::init(MPI_Comm comm) {
     peers_.resize(size_);
     if (rma_) {
         code = MPI_Win_create_dynamic(MPI_INFO_NULL, comm_, &window_);
-        if (code != MPI_SUCCESS) throw std::runtime_error("MPI_Win_create_dynamic failed: " + mpi_error(code));
+        if (code != MPI_SUCCESS) throw std::runtime_error("MPI_Win_create_dynamic failed: " + mpi_error(code) +
+                                                         " (--mpi-rma needs a one-sided component that reaches every rank: Open MPI has "
+                                                         "none across hosts joined by tcp only; leave out --mpi-rma)");
         MPI_Win_set_errhandler(window_, MPI_ERRORS_RETURN);
         directory_ = std::make_unique<RegionDirectory>(size_, directory_capacity);
         code = MPI_Win_attach(window_, directory_->table(), static_cast<MPI_Aint>(directory_->table_bytes()));
@@ -117,6 +119,7 @@ MemoryRegion MpiTransport::register_memory(std::byte* base, std::size_t length) 
 }
 
 void MpiTransport::track(MPI_Request request, const Pending& info) {
+    if (info.op != Op::control_recv) ++transfers_;
     if (free_requests_.empty()) {
         requests_.push_back(request);
         pending_.push_back(info);
@@ -282,6 +285,7 @@ std::size_t MpiTransport::poll(std::span<Completion> out) {
     for (int k = 0; k < count; ++k) {
         const auto i = static_cast<std::uint32_t>(done_indices_[static_cast<std::size_t>(k)]);
         finished_.push_back({pending_[i], statuses_[static_cast<std::size_t>(k)].MPI_SOURCE});
+        if (pending_[i].op != Op::control_recv) --transfers_;
         free_requests_.push_back(i);
     }
     for (const auto& [p, source] : finished_) {

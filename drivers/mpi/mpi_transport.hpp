@@ -45,6 +45,9 @@ public:
                           std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
     std::string last_error() const override { return last_error_; }
     std::size_t poll(std::span<Completion> out) override;
+    // MPI has no wait object: a rank naps (Reactor::idle) when it only waits for its peers. Not
+    // while a transfer of its own is in flight: MPI moves its data only inside our calls to it.
+    bool prepare_wait(std::vector<int>&) override { return ready_.empty() && unflushed_peers_.empty() && transfers_ == 0; }
 
     static constexpr std::uint32_t queue_depth = 256;          // posts in flight per peer
     static constexpr std::uint32_t directory_capacity = 256;   // --mpi-rma: regions per rank
@@ -115,6 +118,7 @@ private:
     std::vector<MPI_Status> statuses_;
     std::vector<std::pair<Pending, int>> finished_;   // this poll's completed requests and their sources
     std::vector<std::uint32_t> unflushed_peers_;
+    std::uint32_t transfers_ = 0;   // requests in flight other than the pre-posted control receives
     RingQueue<Completion> ready_{0};
     std::string last_error_;
 };

@@ -210,7 +210,7 @@ OfiTransport::~OfiTransport() {
     if (ep_ && !addresses_.empty()) {
         const auto start = std::chrono::steady_clock::now();
         std::array<Completion, 64> scratch;
-        while ((free_writes_.size() < write_slots_.size() || reads_in_flight_ > 0) && std::chrono::steady_clock::now() < start + std::chrono::seconds(2))
+        while (!nothing_in_flight() && std::chrono::steady_clock::now() < start + std::chrono::seconds(2))
             (void)poll(scratch);
         closing_ = true;
         const auto settled = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
@@ -235,7 +235,7 @@ std::string OfiTransport::describe() const {
     const std::uint32_t v = fi_version();
     return "libfabric " + std::to_string(FI_MAJOR(v)) + "." + std::to_string(FI_MINOR(v)) + ", provider " +
            info_->fabric_attr->prov_name + ", domain " + info_->domain_attr->name +
-           (wait_fd_ < 0 ? ", no wait object: an idle rank spins" : "");
+           (wait_fd_ < 0 ? ", no wait object: a rank with nothing in flight naps" : "");
 }
 
 std::string OfiTransport::local_address() {
@@ -467,7 +467,10 @@ void OfiTransport::read_error() {
 }
 
 bool OfiTransport::prepare_wait(std::vector<int>& fds) {
-    if (!ready_.empty() || !peers_with_notices_.empty() || wait_fd_ < 0) return false;
+    if (!ready_.empty() || !peers_with_notices_.empty()) return false;
+    // No wait object: the executor naps (Reactor::idle) while the rank only waits for its peers,
+    // not while its own writes need our calls to progress.
+    if (wait_fd_ < 0) return nothing_in_flight();
     fid* cq = &cq_->fid;
     if (fi_trywait(fabric_, &cq, 1) != FI_SUCCESS) return false;   // -FI_EAGAIN: completions are there
     fds.push_back(wait_fd_);

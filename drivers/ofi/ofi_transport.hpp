@@ -87,6 +87,7 @@ private:
     void send_notices(std::uint32_t peer);
     PostStatus read_table(std::uint32_t peer);
     void release_table_read(std::uint32_t peer);
+    bool nothing_in_flight() const { return free_writes_.size() == write_slots_.size() && reads_in_flight_ == 0; }
     // Registers memory (bound to the endpoint where the provider asks); throws naming `what`.
     fid_mr* reg(void* base, std::size_t length, std::uint64_t access, std::uint64_t key, const char* what);
     void post_receive(std::uint32_t slot);

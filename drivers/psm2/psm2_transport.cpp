@@ -168,6 +168,7 @@ PostStatus Psm2Transport::send_control(std::uint32_t peer, const Control& contro
     }
     free_sends_.pop_back();
     ++peers_[peer].in_flight;
+    ++transfers_;
     return PostStatus::ok;
 }
 
@@ -210,6 +211,7 @@ PostStatus Psm2Transport::post_write(std::uint32_t peer, const MemoryRegion& loc
         return PostStatus::ok;
     }
     ++p.in_flight;
+    ++transfers_;
     return PostStatus::ok;
 }
 
@@ -241,7 +243,9 @@ void Psm2Transport::handle_control(std::uint32_t slot, std::uint32_t source) {
     if (e != PSM2_OK) {
         pending_.release(i);
         lose(source, "psm2_mq_irecv2 of a write's data failed: " + psm2_text(e));
+        return;
     }
+    ++transfers_;
 }
 
 std::size_t Psm2Transport::poll(std::span<Completion> out) {
@@ -262,6 +266,7 @@ std::size_t Psm2Transport::poll(std::span<Completion> out) {
         psm2_mq_test2(&request, &status);
         const std::uint32_t i = index_of(status.context);
         const Pending p = pending_.take(i);
+        if (p.op != Pending::Op::control_recv) --transfers_;
         if (status.error_code != PSM2_OK && p.op != Pending::Op::control_recv) {
             if (p.op == Pending::Op::control_send) free_sends_.push_back(p.slot);
             lose(p.peer, psm2_text(status.error_code));

@@ -45,6 +45,9 @@ public:
                           std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
     std::string last_error() const override { return last_error_; }
     std::size_t poll(std::span<Completion> out) override;
+    // PSM2 has no wait object: a rank naps (Reactor::idle) when it only waits for its peers. Not
+    // while a transfer of its own is in flight: PSM2 progresses only inside our calls to it.
+    bool prepare_wait(std::vector<int>&) override { return ready_.empty() && transfers_ == 0; }
 
     // Why PSM2 cannot start on this machine (psm2_init or opening an endpoint fails), or nothing.
     static std::optional<std::string> start_problem();
@@ -92,6 +95,7 @@ private:
     std::vector<std::int64_t> control_source_;    // per slot: the sender once it completed, else -1
     IndexPool<Pending> pending_;   // by the index a request's context carries
     Heartbeat heartbeat_;
+    std::uint32_t transfers_ = 0;   // requests in flight other than the pre-posted control receives
     RingQueue<Completion> ready_{0};
     std::string last_error_;
 };

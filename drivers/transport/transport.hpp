@@ -110,8 +110,10 @@ public:
     // Called by the executor when poll() found nothing and it wants to sleep (--poll event or
     // adaptive): arms the transport's wait objects and appends the descriptors that become
     // readable when there is work (the executor sleeps in poll(2) on them). Returns false when work
-    // may be there already, or when the transport has no wait object (Driver::no_wait_object):
-    // the executor then polls again.
+    // may be there already: the executor then polls again. A transport with no wait object
+    // (Driver::no_wait_object) returns true and appends nothing when it only waits for its peers
+    // (nothing of its own in flight, which would need our calls to progress): the executor naps
+    // briefly (Reactor::idle) and polls again, which leaves the core to a neighbour.
     virtual bool prepare_wait(std::vector<int>& fds) {
         (void)fds;
         return false;

@@ -189,7 +189,7 @@ std::string UcxTransport::describe() const {
     return "UCX " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release) +
            ", UCX_TLS=" + setting(options_.tls, "UCX_TLS", "all") + ", UCX_NET_DEVICES=" + setting(options_.devices, "UCX_NET_DEVICES", "all") +
            (peer_failure_handled_ ? "" : ", no peer failure handler: a dead peer is found by heartbeat") +
-           (wait_fd_ < 0 ? ", no wait object: an idle rank spins" : "");
+           (wait_fd_ < 0 ? ", no wait object: a rank with nothing in flight naps" : "");
 }
 
 std::string UcxTransport::local_address() {
@@ -627,7 +627,10 @@ void UcxTransport::take_table(std::uint32_t peer) {
 }
 
 bool UcxTransport::prepare_wait(std::vector<int>& fds) {
-    if (!ready_.empty() || !tables_arrived_.empty() || !table_requests_.empty() || wait_fd_ < 0) return false;
+    if (!ready_.empty() || !tables_arrived_.empty() || !table_requests_.empty()) return false;
+    // No wait object: the executor naps (Reactor::idle) while the rank only waits for its peers,
+    // not while its own writes need our calls to progress.
+    if (wait_fd_ < 0) return free_writes_.size() == write_slots_.size();
     if (ucp_worker_arm(worker_) != UCS_OK) return false;   // UCS_ERR_BUSY: events are there, progress first
     fds.push_back(wait_fd_);
     return true;

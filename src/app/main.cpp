@@ -39,12 +39,9 @@ int run(int argc, const char* const* argv) {
     cl.refuse_what_does_not_apply();
     if (!config.rails.empty() && !driver.takes_rails())
         return usage_error("--rails: --transport " + config.transport + " takes one NIC (rails work with verbs, ofi, ucx and tcp)");
-    if (*driver.no_wait_object()) {   // its ranks spin: waiting is refused, not ignored
-        if (cl.options.given("poll") && config.poll != PollMode::spin)
-            return usage_error("--poll " + to_string(config.poll) + ": not with --transport " + config.transport + ": " + driver.no_wait_object() +
-                               "; use --poll spin");
-        config.poll = PollMode::spin;
-    }
+    if (*driver.no_wait_object() && config.poll == PollMode::event)   // nothing would wake it: refused, not ignored
+        return usage_error("--poll event: not with --transport " + config.transport + ": " + driver.no_wait_object() +
+                           "; use --poll adaptive (naps when idle) or spin");
     if (config.threads == UnitThreads::per_unit && !entry->per_unit_refusal.empty())
         return usage_error("--threads per-unit: not with --transport " + config.transport + ": " + entry->per_unit_refusal);
     const bool with_manager = config.has_manager();

@@ -25,6 +25,7 @@ void Reactor::idle(Picoseconds now, Picoseconds max) {
     if (mode_ == PollMode::adaptive && now - idle_since_ < adaptive_spin) return;
     fds_.clear();
     if (!nodes_.front()->transport().prepare_wait(fds_)) return;
+    if (fds_.empty()) max = std::min(max, nap);   // no wait object: nothing would wake it
     const std::int64_t ns = std::max<std::int64_t>(max.count() / 1000, 0);
     const timespec timeout{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
     pollfds_.clear();

@@ -19,9 +19,13 @@ public:
     std::size_t run_once(Picoseconds now);
     // After a pass that found no work (the policy of --poll): returns at once (spin, or adaptive
     // within its first adaptive_spin of idleness), else sleeps in the transport's wait object up to
-    // `max` (single-node reactors only; several nodes share no wait object).
+    // `max` (single-node reactors only; several nodes share no wait object). A transport with no
+    // wait object (mpi, psm2) has nothing to wake it: it offers no descriptor when it only waits for
+    // its peers, and the rank naps up to `nap` at a time (the kernel's timer slack adds up to 50 us).
+    // Not sched_yield: beside a busy process it hands the core over for a whole time slice.
     void idle(Picoseconds now, Picoseconds max);
     static constexpr Picoseconds adaptive_spin{20'000'000};   // 20 us
+    static constexpr Picoseconds nap{50'000'000};             // 50 us
     bool all_finished() const;
     std::optional<std::string> failure() const;
     Picoseconds next_timer() const;

@@ -516,9 +516,11 @@ TEST_P(Conformance, AnArmedRankIsWokenByThePeersNextCommand) {
         armed = sleeper.prepare_wait(fds) && !readable(fds, 20);
         if (!armed) w->progress({1});
     }
-    if (!armed && sleeper.describe().find("no wait object") != std::string::npos) GTEST_SKIP() << sleeper.describe();
     ASSERT_TRUE(armed) << "rank 1 never offered a quiet wait object (" << fds.size() << " descriptors)";
-    ASSERT_FALSE(fds.empty());
+    if (fds.empty()) {   // nothing to sleep on: the executor naps instead (Reactor::idle), and says so
+        EXPECT_NE(sleeper.describe().find("no wait object"), std::string::npos) << sleeper.describe();
+        GTEST_SKIP() << sleeper.describe();
+    }
     ASSERT_EQ(post_until_taken(*w, [&] { return w->at(0).post_send(1, command(0, 1, 1)); }), PostStatus::ok);
     bool woken = false;
     const auto start = std::chrono::steady_clock::now();
