@@ -32,8 +32,12 @@ printf "%-5s %12s %12s %12s %12s %8s %7s\n" transport "plain_b_Gbps" "eq3.2_Gbps
 for t in tcp mpi ofi; do
   run "$t" "$OUT/a2a_${t}_plain.json"
   b=$(field "$OUT/a2a_${t}_plain.json" per_node_in_gbps)
-  # w fragments at b in the send window, one fragment's time idle.
-  read -r send idle < <(python3 -c "t = 256 * 1024 * 8 / ($b * 1e9); print(f'{$W * t * 1e6:.3f}us', f'{t * 1e6:.3f}us')")
+  # w fragments at b in the send window, one fragment's time idle. evbench rounds a fragment's time
+  # up to a whole picosecond; the window is rounded up to a whole nanosecond, so that w fit (a
+  # window a picosecond short holds w - 1, a tenth less at w = 10).
+  read -r send idle < <(python3 -c "
+import math; t = math.ceil(256 * 1024 * 8 / $b * 1e3)   # ps
+print(f'{math.ceil($W * t / 1000)}ns', f'{math.ceil(t / 1000)}ns')")
   run "$t" "$OUT/a2a_${t}.json" --scheduling a2a --line-rate "$b" --send-window "$send" --idle-window "$idle"
   python3 - "$t" "$b" "$OUT/a2a_${t}.json" <<'PY'
 import json, sys

@@ -15,6 +15,19 @@
 
 using namespace evb::test;
 
+namespace {
+
+// A run with its header printed (--quiet leaves it out): the JSON, and what it printed in `report`.
+nlohmann::json run_with_header(const std::string& args, const std::string& name, std::string& report) {
+    const std::string json = temp_path(name + ".json");
+    auto r = run_command(evbench_binary() + " " + args + " --json " + json, 60);
+    report = r.out;
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(read_file(json)) : nlohmann::json{};
+}
+
+} // namespace
+
 TEST(A2a, OnTheSimulatorEachRuRunsAtEquation32) {
     const std::uint64_t size = 256 * 1024;
     auto probe = run_evbench_json("--transport sim --k 4 --nodes 32 --events 10 --fragment-size 256KiB", "a2a_beff");
@@ -72,6 +85,26 @@ TEST(A2a, BuildsAndVerifiesEveryEventOnLocalAndTcp) {
     }
 }
 
+// A window a hair short of n + 1 fragments holds n: 10 fragments at the line rate plus their
+// headers take a little more than 3008 us, so that window holds 9 and the run can reach 0.90 of
+// eq. 3.2 at most. The header says so and names the window that holds 10 (before, nothing did,
+// and a bench that sized its window from the same arithmetic, rounded down, lost a tenth).
+TEST(A2a, TheHeaderSaysWhenTheWindowHoldsOneFragmentLessThanItsTime) {
+    const std::string flags = "--nodes 4 --protocol push --scheduling a2a --idle-window 300us --line-rate 6.97 --credits 16 "
+                              "--fragment-size 256KiB --events 40 --send-window ";
+    std::string report;
+    auto short_window = run_with_header(flags + "3008us", "a2a_short_window", report);
+    EXPECT_EQ(short_window["config"]["a2a"]["fragments_per_window"], 9);
+    EXPECT_NEAR(short_window["config"]["a2a"]["window_fill"].get<double>(), 0.90, 0.005);
+    const std::string said = "# a2a: the 9 fragments of a window fill 0.90 of it (one takes 300.883 us at --line-rate, its headers "
+                             "included): at most 0.90 of eq. 3.2; --send-window 3008827ns holds 10\n";
+    EXPECT_NE(report.find(said), std::string::npos) << report;
+    auto named = run_with_header(flags + "3008827ns", "a2a_named_window", report);
+    EXPECT_EQ(named["config"]["a2a"]["fragments_per_window"], 10);
+    EXPECT_GT(named["config"]["a2a"]["window_fill"].get<double>(), 0.99);
+    EXPECT_EQ(report.find("fragments of a window fill"), std::string::npos) << report;
+}
+
 // Credits that cannot feed a window are said, not left to be guessed from a low rate: with 2
 // credits a builder has at most 4 fragments from one RU in a window of 19, so each RU sends at most
 // 4/19 of eq. 3.2 (before, the run reached a fraction of it without a word).
@@ -93,9 +126,10 @@ TEST(A2a, TheHeaderSaysWhenTheCreditsCannotFeedTheWindow) {
     // fragments, which stay on its node).
     for (const auto& node : doc["results"]["nodes"])
         EXPECT_LE(node["out_gbps"].get<double>(), a2a["window_fill_bound"].get<double>() * a2a["eq_3_2_gbps_per_ru"].get<double>()) << node;
-    auto enough = run_evbench_json("--nodes 4 --protocol push --scheduling a2a --send-window 1ms --idle-window 100us --line-rate 10 "
-                                   "--credits 10 --fragment-size 64KiB --events 100",
-                                   "a2a_enough_credits", report);
+    auto enough = run_with_header("--nodes 4 --protocol push --scheduling a2a --send-window 1ms --idle-window 100us --line-rate 10 "
+                                  "--credits 10 --fragment-size 64KiB --events 100",
+                                  "a2a_enough_credits", report);
+    EXPECT_NE(report.find("# a2a: send window"), std::string::npos) << report;   // the header is there
     EXPECT_EQ(report.find("credits per builder feed"), std::string::npos) << report;
     EXPECT_EQ(enough["config"]["a2a"]["window_fill_bound"], 1.0);
 }

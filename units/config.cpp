@@ -60,6 +60,10 @@ double Config::a2a_window_fill_bound() const {
     return per_window > fed ? static_cast<double>(fed) / static_cast<double>(per_window) : 1.0;
 }
 
+double Config::a2a_window_fill() const {
+    return static_cast<double>(a2a_fragments_per_window() * a2a_message_time().count()) / static_cast<double>(send_window.count());
+}
+
 std::uint64_t Config::a2a_buffer_bytes() const {
     return static_cast<std::uint64_t>(safety_margin * nodes * line_gbps * 1e9 / 8 * send_window.seconds());   // eq. 3.4
 }
@@ -253,6 +257,7 @@ nlohmann::json derived_json(const Config& c) {
         j["a2a"] = {{"fragments_per_window", c.a2a_fragments_per_window()},
                     {"eq_3_2_gbps_per_ru", c.a2a_rate_gbps()},
                     {"window_fill_bound", c.a2a_window_fill_bound()},
+                    {"window_fill", c.a2a_window_fill()},
                     {"eq_3_4_buffer_bytes", c.a2a_buffer_bytes()}};
     return j;
 }

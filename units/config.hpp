@@ -159,6 +159,9 @@ struct Config {
     // fragment, and each it completes frees a credit for one more event, whose other fragments
     // come in later phases. So at most 2 c fragments per window (1: the credits are enough).
     double a2a_window_fill_bound() const;
+    // The share of a send window its whole fragments take at --line-rate: what is left of a
+    // window after the last fragment that fits stays idle.
+    double a2a_window_fill() const;
     std::uint64_t a2a_buffer_bytes() const;
     static std::uint64_t align64(std::uint64_t bytes) { return (bytes + 63) & ~std::uint64_t{63}; }
 };
