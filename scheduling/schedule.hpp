@@ -10,7 +10,7 @@
 namespace evb {
 
 // barrel_sync: the barrel shift's order with an in-band barrier per phase (units/phase_barrier.hpp);
-// a2a: the time-window linear shifter (thesis 3.2.3; the PUSH RU keeps its windows).
+// a2a: the time-window linear shifter (thesis 3.2.3; its windows in time_windows.hpp).
 enum class Scheduling { barrel_shift, random, barrel_sync, a2a };
 // Where each credit's barrel walk begins: at the unit's own peer (all credits in step) or
 // staggered over the peers (barrel_shift.hpp).

@@ -1,5 +1,6 @@
 #include "barrel_shift.hpp"
 #include "random_order.hpp"
+#include "time_windows.hpp"
 
 #include <gtest/gtest.h>
 
@@ -50,4 +51,52 @@ TEST(RandomOrder, PermutationsSeededAndVarying) {
     EXPECT_EQ(a, b);
     EXPECT_NE(a, c);
     EXPECT_NE(a, d);
+}
+
+// a2a's windows: 100 us to send, 10 us idle, 30 us messages.
+TEST(TimeWindows, PhasesAndTheirSendWindowsFollowTheClock) {
+    auto us = [](std::int64_t n) { return Picoseconds(n * 1'000'000); };
+    const TimeWindows w(us(100), us(10), us(30));
+    const auto first = w.at(Picoseconds(0));
+    EXPECT_EQ(first.phase, 0);
+    EXPECT_EQ(first.start, Picoseconds(0));
+    EXPECT_EQ(first.end, us(100));
+    EXPECT_EQ(first.next, us(110));
+    EXPECT_EQ(w.at(us(105)).phase, 0);   // in phase 0's idle window
+    EXPECT_EQ(w.at(us(110)).phase, 1);
+    const auto third = w.at(us(225));
+    EXPECT_EQ(third.phase, 2);
+    EXPECT_EQ(third.start, us(220));
+    EXPECT_EQ(third.end, us(320));
+    // Every phase is a permutation of the peers, shifted by one from the last.
+    for (std::int64_t phase = 0; phase < 5; ++phase) {
+        std::set<std::uint32_t> peers;
+        for (std::uint32_t self = 0; self < 4; ++self) peers.insert(TimeWindows::peer(self, phase, 4));
+        EXPECT_EQ(peers.size(), 4u);
+        EXPECT_EQ(TimeWindows::peer(1, phase, 4), (1 + phase) % 4);
+    }
+}
+
+TEST(TimeWindows, MessagesFitBackToBackFromTheWindowsStartAndNeverSpillIntoTheIdleWindow) {
+    auto us = [](std::int64_t n) { return Picoseconds(n * 1'000'000); };
+    const TimeWindows w(us(100), us(10), us(30));
+    EXPECT_EQ(w.per_window(), 3u);
+    EXPECT_NEAR(w.fill(), 0.9, 1e-12);
+    EXPECT_NEAR(w.rate(100), 100.0 * 100 / 110, 1e-9);   // eq. 3.2
+    const auto win = w.at(us(150));   // phase 1: 110-210 us
+    // A sender idle since long ago, woken late (at 150 us), still counts from the start: 140 us.
+    std::optional<Picoseconds> done = w.fit(win, Picoseconds(0));
+    ASSERT_TRUE(done);
+    EXPECT_EQ(*done, us(140));
+    done = w.fit(win, *done);
+    ASSERT_TRUE(done);
+    EXPECT_EQ(*done, us(170));
+    done = w.fit(win, *done);
+    ASSERT_TRUE(done);
+    EXPECT_EQ(*done, us(200));
+    EXPECT_FALSE(w.fit(win, *done));   // a fourth would end at 230 us, in the idle window
+    // A window one picosecond short of 4 messages holds 3.
+    const TimeWindows short_one(us(120) - Picoseconds(1), Picoseconds(0), us(30));
+    EXPECT_EQ(short_one.per_window(), 3u);
+    EXPECT_LT(short_one.fill(), 0.751);
 }

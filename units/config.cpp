@@ -47,22 +47,16 @@ Picoseconds Config::a2a_message_time() const {
     return line_gbps > 0 ? Picoseconds(static_cast<std::int64_t>(std::ceil(bytes * 8 / line_gbps * 1e3))) : Picoseconds(0);
 }
 
-double Config::a2a_rate_gbps() const {
-    return line_gbps * send_window.seconds() / (send_window + idle_window).seconds();   // eq. 3.2
-}
+double Config::a2a_rate_gbps() const { return a2a_windows().rate(line_gbps); }
 
-std::uint64_t Config::a2a_fragments_per_window() const {
-    return static_cast<std::uint64_t>(send_window.count() / a2a_message_time().count());
-}
+std::uint64_t Config::a2a_fragments_per_window() const { return a2a_windows().per_window(); }
 
 double Config::a2a_window_fill_bound() const {
     const std::uint64_t per_window = a2a_fragments_per_window(), fed = 2 * std::uint64_t{credits};
     return per_window > fed ? static_cast<double>(fed) / static_cast<double>(per_window) : 1.0;
 }
 
-double Config::a2a_window_fill() const {
-    return static_cast<double>(a2a_fragments_per_window() * a2a_message_time().count()) / static_cast<double>(send_window.count());
-}
+double Config::a2a_window_fill() const { return a2a_windows().fill(); }
 
 std::uint64_t Config::a2a_buffer_bytes() const {
     return static_cast<std::uint64_t>(safety_margin * nodes * line_gbps * 1e9 / 8 * send_window.seconds());   // eq. 3.4

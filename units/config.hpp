@@ -8,6 +8,7 @@
 #include "schedule.hpp"
 #include "traffic_pattern.hpp"
 #include "time.hpp"
+#include "time_windows.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -151,6 +152,8 @@ struct Config {
     // a2a: a fragment's (and its metadata's) time on the wire at line_gbps, and what thesis eq.
     // 3.2 and 3.4 give for the windows: the rate per RU and the buffer per unit.
     Picoseconds a2a_message_time() const;
+    // a2a: the windows of --send-window and --idle-window for fragments at --line-rate.
+    TimeWindows a2a_windows() const { return {send_window, idle_window, a2a_message_time()}; }
     double a2a_rate_gbps() const;
     // Fragments one RU sends its phase's BU in a send window, at --line-rate.
     std::uint64_t a2a_fragments_per_window() const;

@@ -111,35 +111,29 @@ bool ReadoutUnit::next_push_job(Job& job) {
 
 void ReadoutUnit::pump_a2a(Context& ctx) {
     const Config& c = setup_.config;
-    const std::int64_t period = (c.send_window + c.idle_window).count();
+    const TimeWindows windows = c.a2a_windows();
     const Picoseconds now = ctx.now();
-    const std::int64_t phase = now.count() / period;
-    const Picoseconds window_start(phase * period), window_end(window_start.count() + c.send_window.count());
-    const Picoseconds next_window((phase + 1) * period);
-    if (now < window_end) {
-        auto& queue = push_pending_[static_cast<std::uint32_t>((index_ + static_cast<std::uint64_t>(phase)) % push_pending_.size())];
-        const Picoseconds message = c.a2a_message_time();
+    const TimeWindows::Window w = windows.at(now);
+    if (now < w.end) {
+        auto& queue = push_pending_[TimeWindows::peer(index_, w.phase, static_cast<std::uint32_t>(push_pending_.size()))];
         while (!queue.empty() && fragments_outstanding_ < c.parallel) {
-            // The window's fragments at the line rate from its start: what the NIC sends back to
-            // back. Counted from `now` instead, a timer or a completion that comes late (a real
-            // process's wake-up, a peer's delay) would cost the window fragments it has room for.
-            Picoseconds done = std::max(window_start, a2a_busy_until_) + message;
-            if (done > window_end) break;   // would spill into the idle window
+            const std::optional<Picoseconds> done = windows.fit(w, a2a_busy_until_);
+            if (!done) break;               // would spill into the idle window
             auto block = pool_.acquire();
             if (!block) break;              // buffers come back with write completions
-            a2a_busy_until_ = done;
+            a2a_busy_until_ = *done;
             Job job = queue.front();
             queue.pop();
             --push_jobs_;
-            ctx.log().trace("RU {} a2a phase {} window {}-{} ps posts event {} to BU {} at {} ps", index_, phase, window_start.count(),
-                            window_end.count(), job.event, job.bu, now.count());
+            ctx.log().trace("RU {} a2a phase {} window {}-{} ps posts event {} to BU {} at {} ps", index_, w.phase, w.start.count(),
+                            w.end.count(), job.event, job.bu, now.count());
             serve(ctx, job, *block);
         }
     }
     const bool pending = push_jobs_ > 0;
-    if (pending && a2a_timer_ != next_window) {   // no timer without work: a run must be able to end
-        a2a_timer_ = next_window;
-        ctx.arm_timer(next_window, 1);
+    if (pending && a2a_timer_ != w.next) {   // no timer without work: a run must be able to end
+        a2a_timer_ = w.next;
+        ctx.arm_timer(w.next, 1);
     }
 }
 
