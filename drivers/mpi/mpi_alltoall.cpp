@@ -11,18 +11,18 @@
 
 namespace evb {
 
-int run_alltoall_baseline(const Config& config, const nlohmann::json& config_echo, const World& world, std::ostream& out) {
+int run_alltoall_baseline(const AlltoallRun& run, std::ostream& out) {
     int provided = 0;
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
     int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (static_cast<std::uint32_t>(size) != world.size) {
-        if (rank == 0) fmt::print(stderr, "evbench: error: MPI sees {} ranks, the launcher {}: start with mpirun or srun --mpi=pmix\n", size, world.size);
+    if (static_cast<std::uint32_t>(size) != run.launched_ranks) {
+        if (rank == 0) fmt::print(stderr, "evbench: error: MPI sees {} ranks, the launcher {}: start with mpirun or srun --mpi=pmix\n", size, run.launched_ranks);
         MPI_Finalize();
         return 2;
     }
-    const auto block = static_cast<int>(config.fragment_size);
+    const auto block = static_cast<int>(run.block_bytes);
     std::vector<char> send(static_cast<std::size_t>(block) * static_cast<std::size_t>(size), 1), recv(send.size());
     MPI_Alltoall(send.data(), block, MPI_BYTE, recv.data(), block, MPI_BYTE, MPI_COMM_WORLD);   // warm-up
     MPI_Barrier(MPI_COMM_WORLD);
@@ -33,7 +33,7 @@ int run_alltoall_baseline(const Config& config, const nlohmann::json& config_ech
         ++iterations;
         if (rank == 0) {
             double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            go = config.events ? iterations < config.events : elapsed < config.duration.seconds();
+            go = run.iterations ? iterations < run.iterations : elapsed < run.seconds;
         }
         MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);   // every rank stops after the same iteration
     }
@@ -50,8 +50,8 @@ int run_alltoall_baseline(const Config& config, const nlohmann::json& config_ech
         fmt::print(out, "# system: {:.2f} Gb/s aggregate, {:.2f} Gb/s per node over the network ((N - 1) f bytes in per iteration); "
                         "built {:.2f} Gb/s per node (N f, as a BU per event)\n",
                    per_node * size, per_node, built_per_node);
-        if (!config.json_file.empty())
-            write_json_file(config.json_file, {{"config", config_echo},
+        if (!run.json_file.empty())
+            write_json_file(run.json_file, {{"config", run.config_echo},
                                                {"results",
                                                 {{"baseline", "alltoall"},
                                                  {"ranks", size},

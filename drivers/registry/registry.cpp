@@ -100,7 +100,7 @@ DriverRegistry::DriverRegistry() {
         if (baseline != "alltoall") throw ConfigError("--baseline: unknown baseline '" + baseline + "' (choose alltoall)");
         if (!world || world->launcher == "evbench --launch-local") throw ConfigError("--baseline alltoall runs under mpirun or srun --mpi=pmix");
         if (c.nodes == 0) c.nodes = world->size;
-        return run_alltoall_baseline(c, echo(), *world, out);
+        return run_alltoall_baseline({c.fragment_size, c.events, c.duration.seconds(), world->size, c.json_file, echo()}, out);
     };
     // Paper 003 sec. 2.3: why DAQPIPE is not built on MPI collectives. Open MPI aborts the whole
     // job when a rank dies, so surviving is refused up front rather than promised.
