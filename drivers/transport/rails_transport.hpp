@@ -45,9 +45,17 @@ public:
                           std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
     std::string last_error() const override { return last_error_; }
     std::size_t poll(std::span<Completion> out) override;
-    bool prepare_wait(std::vector<int>& fds) override {   // sleeps when every rail can, woken by any
-        for (auto& r : rails_)
+    // Sleeps when every rail can, woken by any; a rail with no wait object (it offers none) makes
+    // the whole a nap, so that it is polled again soon.
+    bool prepare_wait(std::vector<int>& fds) override {
+        const std::size_t first = fds.size();
+        bool nap = false;
+        for (auto& r : rails_) {
+            const std::size_t before = fds.size();
             if (!r->prepare_wait(fds)) return false;
+            nap = nap || fds.size() == before;
+        }
+        if (nap) fds.resize(first);
         return true;
     }
     std::vector<RailBytes> rail_bytes() const override;
