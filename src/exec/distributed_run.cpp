@@ -394,6 +394,13 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
         }
         if (work == 0 && !finish) reactor.idle(now, std::min(control_period, reactor.next_timer() - now));
     }
+    // A rank says "done" when it has nothing in flight, and may get work after (an assignment, a
+    // request): rank 0 ends the run once every event is built, when what this rank posted since
+    // may still await its completion. Counted before the statistics are taken.
+    while (finish && !failure && !interrupted && !fenced && !rank_finished() && now < deadline) {
+        now = steady_now() - origin;
+        reactor.run_once(now);
+    }
     watchdog->ending();
     node.stop();
     for (auto& t : extra) t->stop();
