@@ -92,7 +92,9 @@ function(evb_tier_tests)
 
   # Every benchmark (bench/*.sh but the ones they source) in its smoke mode (bench/smoke.sh):
   # one short point of each kind through every parser of its peer tools' output, on this build's
-  # evbench. One at a time, as they share iperf3's ports; the two on soft-RoCE boot a VM and run alone.
+  # evbench. The ones that start a peer tool (iperf3, qperf, fi_pingpong, ucx_perftest: fixed
+  # ports) one at a time; evbench's own runs take free ports, so the others run beside them. The
+  # two on soft-RoCE boot a VM and run alone.
   file(GLOB benches RELATIVE ${PROJECT_SOURCE_DIR}/bench CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/bench/*.sh)
   list(REMOVE_ITEM benches build_bench.sh smoke.sh netns_bed.sh ib_write_bw_in_vm.sh)
   foreach(script ${benches})
@@ -114,7 +116,11 @@ function(evb_tier_tests)
       set(locks bench_ports netns_cluster)
     else()
       math(EXPR t "300 * ${EVB_TIMEOUT_SCALE}")
-      set(props PROCESSORS 2 RESOURCE_LOCK bench_ports)
+      set(props PROCESSORS 2)
+      file(READ ${PROJECT_SOURCE_DIR}/bench/${script} text)
+      if(text MATCHES "iperf3|qperf|fi_pingpong|ucx_perftest")
+        set(locks bench_ports)
+      endif()
     endif()
     set_tests_properties(BenchSmoke.${name} PROPERTIES LABELS system TIMEOUT ${t} ${props}
                          ENVIRONMENT "EVB_BENCH_SMOKE=1;EVB_BENCH_BUILD=${PROJECT_BINARY_DIR}")
