@@ -1,6 +1,8 @@
 // The verbs transport on a real verbs stack: soft-RoCE (rdma_rxe) in a QEMU VM with a Debian
 // kernel (tests/vm/run-in-vm.sh), since this machine's kernel has no RDMA. Every event built and
-// verified by 2 and 4 processes, PULL and PUSH; a peer that vanishes is named and ends the run.
+// verified by 2 and 4 processes, PULL and PUSH, progress lines that agree with the table; a peer
+// that vanishes is named and ends the run.
+#include "progress_agreement.hpp"
 #include "run_command.hpp"
 
 #include <nlohmann/json.hpp>
@@ -39,13 +41,21 @@ TEST(Verbs, EventBuildingOnSoftRoceBuildsAndVerifiesEveryEvent) {
         e + " --transport verbs --verbs-device rxe0 --launch-local 4 --ppn 2 --nodes 2 --events 300 --fragment-size 256KiB --quiet | tail -1; echo rc=$?; " +
         // Each unit its own thread and QPs: 5 endpoints in 2 processes connect at once through rdma_cm.
         e + " --transport verbs --launch-local 2 --threads per-unit --events 300 --fragment-size 64KiB --verify full --quiet | tail -1; echo rc=$?; " +
-        e + " --transport verbs --verbs-device mlx5_9 --launch-local 2 --events 10 2>&1 | tail -1";
+        e + " --transport verbs --verbs-device mlx5_9 --launch-local 2 --events 10 2>&1 | tail -1; " +
+        // A timed run's progress lines against its table (as tests/test_progress_lines.cpp on the
+        // other transports), in this VM's boot.
+        "echo ===progress; " + e + " --transport verbs --launch-local 4 --duration 3s --warmup 0s --progress-interval 1s --fragment-size 64KiB " +
+        "--json /tmp/progress.json; echo ===json; cat /tmp/progress.json";
     auto r = run_in_vm("-- '" + script + "'", 900);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-    EXPECT_EQ(count(r.out, "# system: 300 events built in"), 5u) << r.out;
-    EXPECT_EQ(count(r.out, "errors: none"), 5u) << r.out;
-    EXPECT_EQ(count(r.out, "rc=0"), 5u) << r.out;
-    EXPECT_NE(r.out.find("no RDMA device named 'mlx5_9' (have: rxe0)"), std::string::npos) << r.out;
+    const auto progress = r.out.find("===progress"), json = r.out.find("===json");
+    ASSERT_TRUE(progress != std::string::npos && json != std::string::npos && progress < json) << r.out;
+    expect_last_progress_line_agrees_with_the_table(r.out.substr(progress, json - progress), nlohmann::json::parse(r.out.substr(json + 7)));
+    const std::string counted = r.out.substr(0, progress);   // the runs before the timed one
+    EXPECT_EQ(count(counted, "# system: 300 events built in"), 5u) << r.out;
+    EXPECT_EQ(count(counted, "errors: none"), 5u) << r.out;
+    EXPECT_EQ(count(counted, "rc=0"), 5u) << r.out;
+    EXPECT_NE(counted.find("no RDMA device named 'mlx5_9' (have: rxe0)"), std::string::npos) << r.out;
 }
 
 TEST(Verbs, InfoShowsTheSoftRoceDeviceWithItsPortAndGid) {
