@@ -34,6 +34,12 @@ public:
     // Whole messages per send window, and the share of the window they take.
     std::uint64_t per_window() const { return static_cast<std::uint64_t>(send_.count() / message_.count()); }
     double fill() const { return static_cast<double>(per_window() * message_.count()) / static_cast<double>(send_.count()); }
+    // The shortest send window, in whole nanoseconds (what --send-window can name), that holds
+    // `messages` messages.
+    Picoseconds send_window_holding(std::uint64_t messages) const {
+        const std::int64_t ns = (static_cast<std::int64_t>(messages) * message_.count() + 999) / 1000;
+        return Picoseconds(ns * 1000);
+    }
     // Eq. 3.2: the rate per sender at line rate b, b T_send / (T_send + T_idle).
     double rate(double line_gbps) const { return line_gbps * send_.seconds() / (send_ + idle_).seconds(); }
 

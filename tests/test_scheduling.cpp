@@ -100,3 +100,17 @@ TEST(TimeWindows, MessagesFitBackToBackFromTheWindowsStartAndNeverSpillIntoTheId
     EXPECT_EQ(short_one.per_window(), 3u);
     EXPECT_LT(short_one.fill(), 0.751);
 }
+
+// The window a user can give (--send-window takes whole nanoseconds) that holds n messages: ten
+// messages of 300.883123 us need 3008832 ns; a window rounded to the nanosecond below (3008831 ns)
+// holds 9.
+TEST(TimeWindows, TheSendWindowThatHoldsNMessagesIsRoundedUpToANanosecond) {
+    const Picoseconds message(300'883'123);
+    const TimeWindows w(Picoseconds(3'008'000'000), Picoseconds(0), message);
+    EXPECT_EQ(w.per_window(), 9u);
+    const Picoseconds ten = w.send_window_holding(10);
+    EXPECT_EQ(ten, Picoseconds(3'008'832'000));
+    EXPECT_EQ(TimeWindows(ten, Picoseconds(0), message).per_window(), 10u);
+    EXPECT_EQ(TimeWindows(ten - Picoseconds(1000), Picoseconds(0), message).per_window(), 9u);
+    EXPECT_EQ(w.send_window_holding(4), Picoseconds(1'203'533'000));   // 1203532.492 ns, up
+}

@@ -9,6 +9,7 @@ ReadoutUnit::ReadoutUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool
       slot_stride_(setup.config.fragment_stride()), waiting_(std::size_t{2} * setup.config.credits * setup.config.parallel),
       track_classes_(setup.config.survives_failures() && setup.config.protocol == Protocol::pull_no_em),
       delivered_(track_classes_ ? setup.config.bu_count() : 0), block_job_(track_classes_ ? pool.blocks() : 0) {
+    if (setup_.config.scheduling == Scheduling::a2a) a2a_windows_ = setup_.config.a2a_windows();
     if (setup_.config.protocol == Protocol::push) {
         push_pending_.assign(setup_.config.bu_count(), RingQueue<Job>(setup_.config.credits));
         push_order_.resize(setup_.config.bu_count());
@@ -111,7 +112,7 @@ bool ReadoutUnit::next_push_job(Job& job) {
 
 void ReadoutUnit::pump_a2a(Context& ctx) {
     const Config& c = setup_.config;
-    const TimeWindows windows = c.a2a_windows();
+    const TimeWindows& windows = *a2a_windows_;
     const Picoseconds now = ctx.now();
     const TimeWindows::Window w = windows.at(now);
     if (now < w.end) {

@@ -8,6 +8,7 @@
 #include "ring_queue.hpp"
 #include "unit.hpp"
 
+#include <optional>
 #include <vector>
 
 namespace evb {
@@ -61,6 +62,7 @@ private:
     std::uint64_t push_round_ = 0, push_order_round_ = 0;
     std::uint64_t push_jobs_ = 0;             // pending in push_pending_, over all BUs
     std::uint32_t fragments_outstanding_ = 0;   // fragments with writes in flight
+    std::optional<TimeWindows> a2a_windows_;    // a2a: the send and idle windows (none otherwise)
     Picoseconds a2a_busy_until_{};              // a2a: when what was posted will have left at line rate
     Picoseconds a2a_timer_{};                   // a2a: the window start a timer is armed for (0: none)
     // PULL without EM, --on-failure continue: what a lost BU's class had from this RU.

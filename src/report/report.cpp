@@ -67,12 +67,12 @@ void print_header(std::ostream& out, const Config& c, std::uint32_t ranks, const
                         "eq. 3.4: buffer m N b T_send = {}\n",
                    c.send_window.microseconds(), c.idle_window.microseconds(), c.a2a_fragments_per_window(), c.line_gbps, c.a2a_rate_gbps(),
                    format_size(c.a2a_buffer_bytes()));
-        if (c.a2a_window_fill() < 0.99)   // a window a hair short of n + 1 fragments loses one
+        const TimeWindows windows = c.a2a_windows();
+        if (windows.fill() < 0.99)   // a window a hair short of n + 1 fragments loses one
             fmt::print(out, "# a2a: the {} fragments of a window fill {:.2f} of it (one takes {:.3f} us at --line-rate, its headers "
                             "included): at most {:.2f} of eq. 3.2; --send-window {}ns holds {}\n",
-                       c.a2a_fragments_per_window(), c.a2a_window_fill(), c.a2a_message_time().microseconds(), c.a2a_window_fill(),
-                       (static_cast<std::int64_t>(c.a2a_fragments_per_window() + 1) * c.a2a_message_time().count() + 999) / 1000,
-                       c.a2a_fragments_per_window() + 1);
+                       windows.per_window(), windows.fill(), c.a2a_message_time().microseconds(), windows.fill(),
+                       windows.send_window_holding(windows.per_window() + 1).count() / 1000, windows.per_window() + 1);
         if (c.a2a_window_fill_bound() < 1)
             fmt::print(out, "# a2a: {} credits per builder feed at most {} of the {} fragments of a window (each credit's event, and the "
                             "one its completion lets in): at most {:.2f} of eq. 3.2; --credits {} fills it\n",
