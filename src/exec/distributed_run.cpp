@@ -1,17 +1,16 @@
 #include "distributed_run.hpp"
 
-#include "rank_statistics.hpp"
-
 #include "bootstrap.hpp"
 #include "endpoint_thread.hpp"
 #include "interrupt.hpp"
 #include "log.hpp"
 #include "machine_info.hpp"
 #include "printable_text.hpp"
+#include "rank_control.hpp"
 #include "rank_placement.hpp"
 #include "rank_statistics.hpp"
 #include "reactor.hpp"
-#include "run_deadline.hpp"
+#include "run_loop.hpp"
 #include "stall_watchdog.hpp"
 
 #include <fmt/format.h>
@@ -32,11 +31,7 @@ const Picoseconds setup_timeout = bootstrap_setup_time;
 // transport this allowance (ofi drains for 2 s at most).
 const Picoseconds stall_limit_floor = Picoseconds::from_seconds(5);
 const Picoseconds closing_allowance = Picoseconds::from_seconds(10);
-
-// Progress carries the bytes that crossed the network (what the progress lines show).
-nlohmann::json progress_record(const NodeStats& s) {
-    return {{"bytes_in", s.network_bytes_in()}, {"bytes_out", s.network_bytes_out()}, {"events", s.events_built}, {"in_flight", s.in_flight}};
-}
+const Picoseconds control_period = Picoseconds::from_seconds(0.001);
 
 std::string auto_listen_host(const World& world) {
     if (world.single_host) return "127.0.0.1";
@@ -56,408 +51,276 @@ void read_setup_part(const std::string& text, std::size_t rank, const char* what
     }
 }
 
-// Rank 0's view of everyone's progress, from the latest record of each rank.
-struct ProgressBoard {
-    std::vector<NodeStats> latest;
-    NodeStats sum() const {
-        NodeStats s;
-        for (const auto& r : latest) {
-            s.bytes_in += r.bytes_in;
-            s.bytes_out += r.bytes_out;
-            s.events_built += r.events_built;
-            s.in_flight += r.in_flight;
-        }
-        return s;
-    }
-    void update(std::uint32_t rank, const nlohmann::json& j) {
-        auto& r = latest[rank];
-        r.bytes_in = j.at("bytes_in");
-        r.bytes_out = j.at("bytes_out");
-        r.events_built = j.at("events");
-        r.in_flight = j.at("in_flight");
-    }
+// One rank of a distributed run, phase by phase: its endpoints and their placement, the
+// exchange of addresses and registration cards through rank 0, the header, the run, and the
+// statistics gathered at rank 0. Members in the order they must outlive each other.
+class DistributedRank {
+public:
+    DistributedRank(const Config& config, const World& world, const std::string& fingerprint, const RunKey& key,
+                    const RankTransportFactory& make_transport, RunObserver& observer);
+    void make_endpoints();
+    void exchange_addresses_and_connect();
+    void exchange_registration_cards();
+    void announce();
+    void run();
+    RunOutcome finish();
+
+private:
+    NodeStats rank_statistics(std::vector<Transport::RailBytes>& rails);
+    RunOutcome send_statistics(const NodeStats& stats, const std::vector<Transport::RailBytes>& rails, RunOutcome outcome);
+    RunOutcome gather_statistics(const NodeStats& stats, std::vector<Transport::RailBytes> rails, RunOutcome outcome);
+
+    const Config& config_;
+    const World& world_;
+    const std::string& fingerprint_;
+    RunObserver& observer_;
+    spdlog::logger& log_;
+    std::unique_ptr<RunUnits> units_;
+    const Layout& layout_;
+    const std::string listen_host_;
+    const RankTransportFactory& make_transport_;
+    const RunKey& key_;
+    Bootstrap boot_;
+    // Pools first, so they outlive every transport: closing may still land data in the pools a
+    // transport registered (libfabric's tcp provider does, in fi_close, after a peer died). For
+    // the same reason the node is declared before its transport.
+    std::vector<std::unique_ptr<MemoryPool>> pools_;
+    std::unique_ptr<Node> node_;
+    // Declared before the transport, so it still watches while the transport closes.
+    std::optional<StallWatchdog> watchdog_;
+    const std::uint32_t first_endpoint_;
+    std::unique_ptr<Transport> transport_;
+    NicName nic_;
+    UnitsOfRank first_units_;
+    RankPlacement placed_;
+    // --threads per-unit: the first endpoint's units stay on this thread, each further one gets
+    // its own thread and transport.
+    std::vector<std::unique_ptr<EndpointThread>> threads_;
+    std::vector<std::string> addresses_;
+    std::vector<RankPlacement> placements_;
+    std::vector<RankOrigin> origins_;
+    std::optional<RankEndpoints> endpoints_;
+    std::optional<RankControl> control_;
+    Picoseconds now_{};
+    double started_unix_s_ = 0;
+    CpuTime cpu_at_start_{};
 };
 
-} // namespace
+int inherited_bootstrap_fd(const World& world) {
+    const char* fd = std::getenv("EVBENCH_BOOTSTRAP_FD");
+    return fd && world.rank == 0 ? std::atoi(fd) : -1;
+}
 
-RunOutcome run_distributed(const Config& config, const World& world, const std::string& fingerprint, const RunKey& key,
-                           const RankTransportFactory& make_transport, RunObserver& observer) {
-    auto& log = logger("evb");
+std::unique_ptr<RunUnits> units_for(const Config& config, const World& world) {
     auto units = make_run_units(config);
     const Layout& layout = units->layout();
     if (layout.ranks() != world.size)
-        throw ConfigError(fmt::format("{} ranks were started but nodes={} ppn={} em={} needs {}", world.size, config.nodes,
-                                      config.ppn, to_string(config.em), layout.ranks()));
-    const std::string listen_host = config.listen_host.empty() ? auto_listen_host(world) : config.listen_host;
-    std::string endpoint = bootstrap_endpoint(config.bootstrap, world);
-    int inherited = -1;
-    if (const char* fd = std::getenv("EVBENCH_BOOTSTRAP_FD"); fd && world.rank == 0) inherited = std::atoi(fd);
+        throw ConfigError(fmt::format("{} ranks were started but nodes={} ppn={} em={} needs {}", world.size, config.nodes, config.ppn,
+                                      to_string(config.em), layout.ranks()));
+    return units;
+}
 
-    Bootstrap boot(world, endpoint, inherited, key, setup_timeout);
-    // Pools first, so they outlive every transport: closing may still land data in the pools a
-    // transport registered (libfabric's tcp provider does, in fi_close, after a peer died). For
-    // the same reason each node is declared before its transport.
-    std::vector<std::unique_ptr<MemoryPool>> pools;
-    std::unique_ptr<Node> node_owner;
-    // Declared before the transport, so it still watches while the transport closes.
-    std::optional<StallWatchdog> watchdog;
-    const std::uint32_t first_endpoint = layout.first_endpoint_of(world.rank), endpoint_count = layout.endpoints_of(world.rank);
-    auto transport = make_transport(listen_host, first_endpoint, layout.endpoints());
+DistributedRank::DistributedRank(const Config& config, const World& world, const std::string& fingerprint, const RunKey& key,
+                                 const RankTransportFactory& make_transport, RunObserver& observer)
+    : config_(config), world_(world), fingerprint_(fingerprint), observer_(observer), log_(logger("evb")), units_(units_for(config, world)),
+      layout_(units_->layout()), listen_host_(config.listen_host.empty() ? auto_listen_host(world) : config.listen_host),
+      make_transport_(make_transport), key_(key),
+      boot_(world, bootstrap_endpoint(config.bootstrap, world), inherited_bootstrap_fd(world), key, setup_timeout),
+      first_endpoint_(layout_.first_endpoint_of(world.rank)) {}
+
+// The transport of each endpoint, this thread placed near its NIC, the pools born there.
+void DistributedRank::make_endpoints() {
+    transport_ = make_transport_(listen_host_, first_endpoint_, layout_.endpoints());
     // Placement before the pools exist, so their pages are born on the chosen node; every rank's
     // read-back travels with its address to rank 0, for the header.
-    NicName nic = transport->nic();
-    if (nic.empty()) nic.interface = interface_with_address(listen_host);
-    const ThreadSlot slot = thread_slot(layout, world.rank, world.local_rank, world.local_ranks, first_endpoint);
-    const PlacementPlan plan = place_this_thread(config, slot.slot, slot.slots, nic);
-    UnitsOfRank mine = units->units_of(world.rank, pool_memory(config, plan));
-    pools = std::move(mine.pools);
-    // --threads per-unit: the first endpoint's units stay on this thread, each further one gets
-    // its own thread and transport.
-    std::vector<std::unique_ptr<EndpointThread>> extra;
-    const bool per_unit = layout.endpoint_per_unit();
-    UnitsOfRank first_units = per_unit ? take_units(mine, layout.units_on_endpoint(first_endpoint)) : std::move(mine);
-    for (std::uint32_t e = first_endpoint + 1; e < first_endpoint + endpoint_count; ++e) {
-        const RankUnits which = layout.units_on_endpoint(e);
-        EndpointThread::Setup setup{config, layout, log, thread_slot(layout, world.rank, world.local_rank, world.local_ranks, e), nic,
+    nic_ = transport_->nic();
+    if (nic_.empty()) nic_.interface = interface_with_address(listen_host_);
+    const ThreadSlot slot = thread_slot(layout_, world_.rank, world_.local_rank, world_.local_ranks, first_endpoint_);
+    const PlacementPlan plan = place_this_thread(config_, slot.slot, slot.slots, nic_);
+    UnitsOfRank mine = units_->units_of(world_.rank, pool_memory(config_, plan));
+    pools_ = std::move(mine.pools);
+    const bool per_unit = layout_.endpoint_per_unit();
+    first_units_ = per_unit ? take_units(mine, layout_.units_on_endpoint(first_endpoint_)) : std::move(mine);
+    for (std::uint32_t e = first_endpoint_ + 1; e < first_endpoint_ + layout_.endpoints_of(world_.rank); ++e) {
+        const RankUnits which = layout_.units_on_endpoint(e);
+        EndpointThread::Setup setup{config_, layout_, log_, thread_slot(layout_, world_.rank, world_.local_rank, world_.local_ranks, e), nic_,
                                     units_text(which)};
-        extra.push_back(std::make_unique<EndpointThread>(setup, make_transport(listen_host, e, layout.endpoints()), take_units(mine, which)));
+        threads_.push_back(std::make_unique<EndpointThread>(setup, make_transport_(listen_host_, e, layout_.endpoints()), take_units(mine, which)));
     }
-    RankPlacement placed = read_back_placement(world.rank, plan, nic, pools_of(first_units), transport->capabilities().pins_memory);
-    if (per_unit) placed.units = units_text(layout.units_on_endpoint(first_endpoint));
-    nlohmann::json my_addresses = nlohmann::json::array({transport->local_address()});
-    nlohmann::json my_placements = nlohmann::json::array({placed.to_json()});
-    for (auto& t : extra) {
+    placed_ = read_back_placement(world_.rank, plan, nic_, pools_of(first_units_), transport_->capabilities().pins_memory);
+    if (per_unit) placed_.units = units_text(layout_.units_on_endpoint(first_endpoint_));
+}
+
+// Every rank's addresses, placements and origin through rank 0; then every endpoint connects.
+void DistributedRank::exchange_addresses_and_connect() {
+    nlohmann::json my_addresses = nlohmann::json::array({transport_->local_address()});
+    nlohmann::json my_placements = nlohmann::json::array({placed_.to_json()});
+    for (auto& t : threads_) {
         my_placements.push_back(t->placement().to_json());   // first: the thread is done with its transport until connect
         my_addresses.push_back(t->transport().local_address());
     }
-    std::vector<std::string> addresses;
-    std::vector<RankPlacement> placements;
-    std::vector<RankOrigin> origins;
-    const auto setups = boot.allgather(
-        nlohmann::json{{"addresses", my_addresses}, {"placements", my_placements}, {"origin", this_process_origin(world.rank, nic).to_json()}}
+    const auto setups = boot_.allgather(
+        nlohmann::json{{"addresses", my_addresses}, {"placements", my_placements}, {"origin", this_process_origin(world_.rank, nic_).to_json()}}
             .dump(0, ' ', false, nlohmann::json::error_handler_t::replace),
-        fingerprint);
+        fingerprint_);
     for (std::size_t r = 0; r < setups.size(); ++r)
         read_setup_part(setups[r], r, "addresses and placements", [&](const nlohmann::json& j) {
-            if (j.at("addresses").size() != layout.endpoints_of(static_cast<std::uint32_t>(r)))
+            if (j.at("addresses").size() != layout_.endpoints_of(static_cast<std::uint32_t>(r)))
                 throw std::invalid_argument(fmt::format("{} addresses for its {} endpoints", j.at("addresses").size(),
-                                                        layout.endpoints_of(static_cast<std::uint32_t>(r))));
-            for (const auto& a : j.at("addresses")) addresses.push_back(a.get<std::string>());
-            for (const auto& p : j.at("placements")) placements.push_back(RankPlacement::from_json(p));
-            origins.push_back(RankOrigin::from_json(j.at("origin")));
-            if (origins.back().rank != r) throw std::invalid_argument(fmt::format("its origin names rank {}", origins.back().rank.value_or(0)));
+                                                        layout_.endpoints_of(static_cast<std::uint32_t>(r))));
+            for (const auto& a : j.at("addresses")) addresses_.push_back(a.get<std::string>());
+            for (const auto& p : j.at("placements")) placements_.push_back(RankPlacement::from_json(p));
+            origins_.push_back(RankOrigin::from_json(j.at("origin")));
+            if (origins_.back().rank != r) throw std::invalid_argument(fmt::format("its origin names rank {}", origins_.back().rank.value_or(0)));
         });
     // Every endpoint connects at once: one waiting for another's accept must not block it.
-    for (auto& t : extra) t->connect(addresses);
-    transport->connect(addresses, setup_timeout);
-    for (auto& t : extra) t->wait_connected();
+    for (auto& t : threads_) t->connect(addresses_);
+    transport_->connect(addresses_, setup_timeout);
+    for (auto& t : threads_) t->wait_connected();
+    node_ = std::make_unique<Node>(std::move(first_units_), layout_, *transport_, log_);
+    node_->survive_failures(config_.survives_failures());
+}
 
-    node_owner = std::make_unique<Node>(std::move(first_units), layout, *transport, log);
-    Node& node = *node_owner;
-    node.survive_failures(config.survives_failures());
-    // Every region is registered now: the cards of transports that need them (--rails) go round.
-    {
-        nlohmann::json my_cards = nlohmann::json::array({transport->registration_card()});
-        for (auto& t : extra) my_cards.push_back(t->transport().registration_card());
-        std::vector<std::string> cards;
-        const auto parts = boot.allgather(my_cards.dump(), fingerprint);
-        for (std::size_t r = 0; r < parts.size(); ++r)
-            read_setup_part(parts[r], r, "registration cards", [&](const nlohmann::json& j) {
-                if (j.size() != layout.endpoints_of(static_cast<std::uint32_t>(r)))
-                    throw std::invalid_argument(fmt::format("{} cards for its {} endpoints", j.size(),
-                                                            layout.endpoints_of(static_cast<std::uint32_t>(r))));
-                for (const auto& c : j) cards.push_back(c.get<std::string>());
-            });
-        transport->learn_registrations(cards);
-        for (auto& t : extra) t->transport().learn_registrations(cards);
-    }
-    Reactor reactor(config.poll);
-    reactor.add(node);
-    bool root = world.rank == 0;
-    if (root) {
+// Every region is registered now: the cards of transports that need them (--rails) go round.
+void DistributedRank::exchange_registration_cards() {
+    nlohmann::json my_cards = nlohmann::json::array({transport_->registration_card()});
+    for (auto& t : threads_) my_cards.push_back(t->transport().registration_card());
+    std::vector<std::string> cards;
+    const auto parts = boot_.allgather(my_cards.dump(), fingerprint_);
+    for (std::size_t r = 0; r < parts.size(); ++r)
+        read_setup_part(parts[r], r, "registration cards", [&](const nlohmann::json& j) {
+            if (j.size() != layout_.endpoints_of(static_cast<std::uint32_t>(r)))
+                throw std::invalid_argument(
+                    fmt::format("{} cards for its {} endpoints", j.size(), layout_.endpoints_of(static_cast<std::uint32_t>(r))));
+            for (const auto& c : j) cards.push_back(c.get<std::string>());
+        });
+    transport_->learn_registrations(cards);
+    for (auto& t : threads_) t->transport().learn_registrations(cards);
+}
+
+// Rank 0's header: the transport, the run key, and where each rank runs; then all start together.
+void DistributedRank::announce() {
+    if (world_.rank == 0) {
         std::vector<std::string> details;
-        if (std::string d = transport->describe(); !d.empty()) details.push_back("# transport: " + d);
-        details.push_back("# run key: " + key.origin());
+        if (std::string d = transport_->describe(); !d.empty()) details.push_back("# transport: " + d);
+        details.push_back("# run key: " + key_.origin());
         // Ranks on several hosts: each line says which, and where its transport listens.
-        if (std::any_of(origins.begin(), origins.end(), [&](const RankOrigin& o) { return o.host != origins.front().host; })) {
+        if (std::any_of(origins_.begin(), origins_.end(), [&](const RankOrigin& o) { return o.host != origins_.front().host; })) {
             std::size_t listening = 0;   // placements and addresses: one per endpoint, in rank order
-            for (auto& p : placements) {
-                const RankOrigin& o = origins.at(p.rank);
+            for (auto& p : placements_) {
+                const RankOrigin& o = origins_.at(p.rank);
                 p.host = printable_text(o.host, 64) + (o.address.empty() ? "" : " (" + printable_text(o.address, 64) + ")") + " at " +
-                         printable_text(addresses.at(listening++), 80);
+                         printable_text(addresses_.at(listening++), 80);
             }
         }
-        for (const auto& line : placement_lines(placements)) details.push_back(line);
-        observer.started(world.size, world.launcher, details);
+        for (const auto& line : placement_lines(placements_)) details.push_back(line);
+        observer_.started(world_.size, world_.launcher, details);
     }
-    boot.barrier();
+    boot_.barrier();
+}
 
-    ProgressBoard board{std::vector<NodeStats>(world.size)};
-    std::vector<bool> done(world.size, false), lost(world.size, false);
-    std::uint32_t done_count = 0, lost_count = 0;
-    // Rank 0 hears from every rank at least every beat_period (progress, done or a beat); one
-    // silent for --heartbeat is lost. Rank 0 beats to every rank too: a rank that no longer
-    // hears it (stopped or hung, its connections open) ends the run, as on rank 0's loss.
-    const Picoseconds beat_period(config.heartbeat.count() / 4);
-    Picoseconds next_beat{};
-    std::vector<Picoseconds> last_heard(world.size, Picoseconds(0));
-    bool sent_done = false, finish = false;
-    // Losses this rank has been told of by rank 0. A loss may hand a finished rank new work (a
-    // lost BU's events), so rank 0 forgets who was done and counts only "done" sent after the
-    // rank heard of every loss so far.
-    std::uint32_t losses_heard = 0;
-    std::optional<std::string> failure;
-    bool fenced = false;   // rank 0 declared this rank lost: it ends at once and says nothing more
-    int interrupted = 0;   // the signal that ended the run early, here or on another rank
-    Picoseconds deadline = run_deadline(config);
-    // Rank 0 prints a line every interval; the other ranks send it their counts ten times as
-    // often, so that a line counts every rank's work up to a tenth of an interval before its time.
-    const Picoseconds progress_period = root ? config.progress_interval : Picoseconds(config.progress_interval.count() / 10);
-    Picoseconds next_progress = progress_period, next_control{};
-    const Picoseconds control_period = Picoseconds::from_seconds(0.001);
+// The run: this rank's units on the run loop, the control plane every millisecond. A rank says
+// "done" when it has nothing in flight, and may get work after (an assignment, a request): rank 0
+// ends the run once every event is built, when what this rank posted since may still await its
+// completion. After the finish the loop only completes that, before the statistics are taken;
+// the control plane is left to the gather.
+void DistributedRank::run() {
+    Reactor reactor(config_.poll);
+    reactor.add(*node_);
+    endpoints_.emplace(*node_, threads_, layout_);
+    control_.emplace(config_, world_, boot_, observer_, *endpoints_);
+    RankControl& control = *control_;
+    const Picoseconds origin = steady_now();
+    started_unix_s_ = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    cpu_at_start_ = process_cpu_time();
+    for (auto& t : threads_) t->go(origin);
+    watchdog_.emplace(world_.rank, transport_->describe(), std::max(config_.grace, stall_limit_floor), config_.grace + closing_allowance);
+    node_->start();
+    auto drained = [&] { return control.interrupted() || control.fenced() || endpoints_->finished() || now_ >= control.deadline(); };
+    RunLoop loop(reactor, origin);
+    loop.every(Picoseconds(0), [&](Picoseconds now) {
+        now_ = now;
+        watchdog_->beat();
+        if (control.finish()) return;
+        if (!control.interrupted() && interrupt_signal()) control.end_now(interrupt_signal(), now, true);
+        if (node_->failure()) {
+            control.fail(*node_->failure());
+            loop.end();
+        }
+    });
+    loop.every(control_period, [&](Picoseconds now) {
+        if (!control.finish()) control.tick(now);
+        if (control.failure() || (control.finish() && drained())) loop.end();
+    });
+    loop.run();
+    watchdog_->ending();
+}
 
-    // This rank as a whole: its first endpoint here and the others on their threads.
-    auto rank_finished = [&] {
-        if (!node.finished()) return false;
-        for (const auto& t : extra)
-            if (!t->finished()) return false;
-        return true;
-    };
-    auto rank_failure = [&]() -> std::optional<std::string> {
-        if (node.failure()) return node.failure();
-        for (const auto& t : extra)
-            if (auto f = t->failure()) return f;
-        return std::nullopt;
-    };
-    auto rank_progress = [&] {
-        NodeStats s = node.stats();
-        for (const auto& t : extra) {
-            const EndpointProgress p = t->progress();
-            s.bytes_in += p.bytes_in;
-            s.bytes_out += p.bytes_out;
-            s.events_built += p.events;
-            s.in_flight += p.in_flight;
-        }
-        return s;
-    };
-    // A lost rank is each of its endpoints lost (one, unless --threads per-unit).
-    auto lose_endpoints_of = [&](std::uint32_t r, const std::string& how, Picoseconds failed_at = Picoseconds(-1)) {
-        for (std::uint32_t e = layout.first_endpoint_of(r); e < layout.first_endpoint_of(r) + layout.endpoints_of(r); ++e)
-            node.lose_rank(e, how, failed_at);
-    };
-    auto mark_done = [&](std::uint32_t r) {
-        if (!done[r]) {
-            done[r] = true;
-            ++done_count;
-        }
-    };
-    // Rank 0 learned that rank r is gone: it no longer waits for it, and tells every survivor
-    // (a heartbeat loss is seen by no transport). Without --on-failure continue the run ends.
-    // failed_at: when it fell silent, for a heartbeat loss (-1: unknown).
-    auto rank_lost = [&](std::uint32_t r, const std::string& how, Picoseconds failed_at = Picoseconds(-1)) {
-        if (lost[r]) return;
-        if (!config.survives_failures()) {
-            failure = Node::lost_connection_line(r, how);
-            return;
-        }
-        lost[r] = true;
-        ++lost_count;
-        for (std::uint32_t i = 0; i < world.size; ++i)
-            if (done[i] && !lost[i]) {
-                done[i] = false;
-                --done_count;
-            }
-        mark_done(r);
-        sent_done = false;
-        lose_endpoints_of(r, how, failed_at);
-        boot.broadcast(ControlType::lost_rank, {{"rank", r}, {"how", cut_text(how, max_text_field)}});
-    };
-    Picoseconds origin = steady_now(), now{};
-    // Interrupted (Ctrl-C, SIGTERM; here, or rank 0 said so): every rank's units start nothing
-    // new, as at the duration's end, and the run drains and reports as usual. Rank 0 tells every
-    // rank; another rank tells rank 0.
-    auto end_run_now = [&](int sig, bool tell) {
-        if (interrupted) return;
-        interrupted = sig;
-        note_interrupt(sig);
-        node.end_now();
-        for (auto& t : extra) t->end_now();
-        deadline = std::min(deadline, now + config.grace);
-        if (!tell) return;
-        if (root) boot.broadcast(ControlType::end_now, {{"signal", sig}});
-        else boot.send_to_root(ControlType::end_now, {{"signal", sig}});
-    };
-    const double started_unix_s = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    const CpuTime cpu_at_start = process_cpu_time();
-    for (auto& t : extra) t->go(origin);
-    watchdog.emplace(world.rank, transport->describe(), std::max(config.grace, stall_limit_floor), config.grace + closing_allowance);
-    node.start();
-    while (!finish && !failure) {
-        watchdog->beat();
-        now = steady_now() - origin;
-        std::size_t work = reactor.run_once(now);
-        if (!interrupted && interrupt_signal()) end_run_now(interrupt_signal(), true);
-        if (node.failure()) {
-            failure = node.failure();
-            break;
-        }
-        if (now >= next_control) {
-            next_control = now + control_period;
-            if (auto f = rank_failure()) {
-                failure = f;
-                break;
-            }
-            if (rank_finished() && !sent_done) {
-                sent_done = true;
-                if (root)
-                    mark_done(0);
-                else
-                    boot.send_to_root(ControlType::done, {{"losses", losses_heard}});
-            }
-            if (config.heartbeat > Picoseconds(0) && now >= next_beat) {
-                next_beat = now + beat_period;
-                if (root) boot.broadcast(ControlType::beat);
-                else boot.send_to_root(ControlType::beat);
-            }
-            for (auto& in : boot.poll()) {
-                const nlohmann::json& body = in.message.body;
-                // Fenced: nothing a rank declared lost says counts any more, not even its abort
-                // (it was told, in the lost_rank about itself, and ends by itself).
-                if (root && in.from != 0 && lost[in.from]) continue;
-                if (in.from < world.size) last_heard[in.from] = now;   // a non-root rank hears only rank 0
-                switch (in.message.type) {
-                case ControlType::link_lost:
-                    if (root && in.from != 0) rank_lost(in.from, "its control connection closed: " + body.at("error").get<std::string>());
-                    else failure = fmt::format("lost contact with rank 0: {}", body.at("error").get<std::string>());
-                    break;
-                case ControlType::lost_rank: {
-                    const auto r = body.at("rank").get<std::uint32_t>();
-                    if (r >= world.size) {
-                        failure = fmt::format("{} declared rank {} lost, but the run has {} ranks", boot.peer_name(in.from), r, world.size);
-                        break;
-                    }
-                    if (r == world.rank) {   // woken after the survivors went on without it (stopped, hung, cut off)
-                        fenced = true;
-                        failure = fmt::format("rank 0 declared this rank lost ({}) and the run went on without it: what it did since "
-                                              "does not count; ending",
-                                              body.at("how").get<std::string>());
-                        break;
-                    }
-                    lose_endpoints_of(r, body.at("how").get<std::string>());
-                    ++losses_heard;
-                    sent_done = false;   // said again once finished with what the loss brought
-                    break;
-                }
-                case ControlType::abort: failure = body.at("error").get<std::string>(); break;
-                case ControlType::done:
-                    if (body.at("losses").get<std::uint32_t>() == lost_count) mark_done(in.from);
-                    break;
-                case ControlType::progress: board.update(in.from, body); break;
-                case ControlType::finish: finish = true; break;
-                case ControlType::end_now: {
-                    const auto sig = body.at("signal").get<std::uint32_t>();
-                    if (sig == 0 || sig > 64) {
-                        failure = fmt::format("{} sent an end_now for signal {}, which is no signal", boot.peer_name(in.from), sig);
-                        break;
-                    }
-                    end_run_now(static_cast<int>(sig), root);   // rank 0 passes it on to every rank
-                    break;
-                }
-                case ControlType::beat: break;
-                default:
-                    if (root && in.from != 0) rank_lost(in.from, fmt::format("it sent a {} message during the run", to_string(in.message.type)));
-                    else failure = fmt::format("rank 0 sent a {} message during the run", to_string(in.message.type));
-                }
-            }
-            if (root && config.heartbeat > Picoseconds(0))
-                for (std::uint32_t r = 1; r < world.size; ++r)
-                    if (!lost[r] && now - last_heard[r] > config.heartbeat)
-                        rank_lost(r, fmt::format("sent nothing for {:g} s (--heartbeat)", config.heartbeat.seconds()), last_heard[r]);
-            if (!root && config.heartbeat > Picoseconds(0) && !failure && now - last_heard[0] > config.heartbeat)
-                failure = fmt::format("lost contact with rank 0: it sent nothing for {:g} s (--heartbeat)", config.heartbeat.seconds());
-            if (root && done_count == world.size) {
-                boot.broadcast(ControlType::finish);
-                finish = true;
-            }
-            if (now >= next_progress) {
-                next_progress += progress_period;
-                if (root) {
-                    board.update(0, progress_record(rank_progress()));
-                    observer.progress(now, board.sum());
-                } else {
-                    boot.send_to_root(ControlType::progress, progress_record(rank_progress()));
-                }
-            }
-            if (now >= deadline)
-                failure = fmt::format("run did not finish within {:g} s (duration + grace); {} fragments in flight here",
-                                      deadline.seconds(), rank_progress().in_flight);
-        }
-        if (work == 0 && !finish) reactor.idle(now, std::min(control_period, reactor.next_timer() - now));
-    }
-    // A rank says "done" when it has nothing in flight, and may get work after (an assignment, a
-    // request): rank 0 ends the run once every event is built, when what this rank posted since
-    // may still await its completion. Counted before the statistics are taken.
-    while (finish && !failure && !interrupted && !fenced && !rank_finished() && now < deadline) {
-        now = steady_now() - origin;
-        reactor.run_once(now);
-    }
-    watchdog->ending();
-    node.stop();
-    for (auto& t : extra) t->stop();
-    NodeStats rank_stats = node.stats();
-    for (const auto& t : extra) rank_stats.merge(t->stats());
-    // --rails: this rank's bytes per NIC, its endpoints summed.
-    std::vector<Transport::RailBytes> rails = transport->rail_bytes();
-    for (auto& t : extra) {
+// This rank's counts, its endpoints summed; `rails`: its bytes per NIC (--rails).
+NodeStats DistributedRank::rank_statistics(std::vector<Transport::RailBytes>& rails) {
+    node_->stop();
+    for (auto& t : threads_) t->stop();
+    NodeStats stats = node_->stats();
+    for (const auto& t : threads_) stats.merge(t->stats());
+    rails = transport_->rail_bytes();
+    for (auto& t : threads_) {
         const auto more = t->transport().rail_bytes();
         for (std::size_t i = 0; i < rails.size(); ++i) rails[i].bytes += more.at(i).bytes;
     }
+    return stats;
+}
+
+RunOutcome DistributedRank::finish() {
+    std::vector<Transport::RailBytes> rails;
+    const NodeStats stats = rank_statistics(rails);
     RunOutcome outcome;
-    outcome.rank = world.rank;
-    if (failure) {
-        if (fenced) {
-            outcome.rank_failure = failure;
-            return outcome;
-        }
-        if (root) boot.broadcast(ControlType::abort, {{"error", cut_text("rank 0: " + *failure, max_text_field)}});
-        else boot.send_to_root(ControlType::abort, {{"error", cut_text(fmt::format("rank {}: {}", world.rank, *failure), max_text_field)}});
+    outcome.rank = world_.rank;
+    if (const auto& failure = control_->failure()) {
         outcome.rank_failure = failure;
+        if (control_->fenced()) return outcome;
+        if (world_.rank == 0) boot_.broadcast(ControlType::abort, {{"error", cut_text("rank 0: " + *failure, max_text_field)}});
+        else boot_.send_to_root(ControlType::abort, {{"error", cut_text(fmt::format("rank {}: {}", world_.rank, *failure), max_text_field)}});
         return outcome;
     }
-
-    // Gather: every rank sends its statistics to rank 0, which prints the run's result.
     // Nobody closes its data connections before everyone has stopped using them: ranks wait for
     // rank 0's "bye", which it sends once every rank's statistics are in.
-    if (!root) {
-        const CpuTime cpu = process_cpu_time() - cpu_at_start;
-        boot.send_to_root(ControlType::stats, rank_statistics_body(rank_stats, started_unix_s, rails, cpu));
-        Picoseconds bye_deadline = steady_now() + config.grace;
-        while (steady_now() < bye_deadline) {
-            for (auto& in : boot.poll())
-                if (in.message.type == ControlType::bye || in.message.type == ControlType::link_lost) return outcome;
-            usleep(1000);
-        }
-        return outcome;
+    if (world_.rank != 0) return send_statistics(stats, rails, std::move(outcome));
+    return gather_statistics(stats, std::move(rails), std::move(outcome));
+}
+
+RunOutcome DistributedRank::send_statistics(const NodeStats& stats, const std::vector<Transport::RailBytes>& rails, RunOutcome outcome) {
+    const CpuTime cpu = process_cpu_time() - cpu_at_start_;
+    boot_.send_to_root(ControlType::stats, rank_statistics_body(stats, started_unix_s_, rails, cpu));
+    Picoseconds bye_deadline = steady_now() + config_.grace;
+    while (steady_now() < bye_deadline) {
+        for (auto& in : boot_.poll())
+            if (in.message.type == ControlType::bye || in.message.type == ControlType::link_lost) return outcome;
+        usleep(1000);
     }
-    RunResult result = make_result(config);
-    result.interrupted = interrupted;
-    result.add(rank_stats);
-    if (!rails.empty()) result.rails.push_back({0, rails});
-    result.cpu.push_back({world.rank, process_cpu_time() - cpu_at_start});
+    return outcome;
+}
+
+// Rank 0: every surviving rank's statistics, or one line per rank that sent none or bad ones.
+RunOutcome DistributedRank::gather_statistics(const NodeStats& stats, std::vector<Transport::RailBytes> rails, RunOutcome outcome) {
+    RunResult result = make_result(config_);
+    result.interrupted = control_->interrupted();
+    result.add(stats);
+    if (!rails.empty()) result.rails.push_back({0, std::move(rails)});
+    result.cpu.push_back({world_.rank, process_cpu_time() - cpu_at_start_});
     std::uint32_t gathered = 1;
-    const std::uint32_t survivors = world.size - lost_count;
-    std::vector<bool> heard(world.size, false);
+    const std::uint32_t survivors = world_.size - control_->lost_count();
+    std::vector<bool> heard(world_.size, false);
     heard[0] = true;
     std::vector<std::string> refusals;   // ranks whose statistics cannot count, and why
-    Picoseconds gather_deadline = steady_now() + config.grace;
+    Picoseconds gather_deadline = steady_now() + config_.grace;
     auto refuse = [&](std::uint32_t from, const std::string& why) {
         heard[from] = true;
-        refusals.push_back(fmt::format("{} {}", boot.peer_name(from), why));
-        log.warn("{}: {}", boot.peer_name(from), why);
+        refusals.push_back(fmt::format("{} {}", boot_.peer_name(from), why));
+        log_.warn("{}: {}", boot_.peer_name(from), why);
     };
     while (gathered + refusals.size() < survivors && steady_now() < gather_deadline) {
-        for (auto& in : boot.poll()) {
-            if (lost[in.from] || heard[in.from]) continue;   // fenced: a rank declared lost counts no more
+        for (auto& in : boot_.poll()) {
+            if (control_->lost(in.from) || heard[in.from]) continue;   // fenced: a rank declared lost counts no more
             const nlohmann::json& body = in.message.body;
             if (in.message.type == ControlType::link_lost) {
                 refuse(in.from, "closed its control connection before its statistics came: " + body.at("error").get<std::string>());
@@ -465,7 +328,7 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
             }
             if (in.message.type != ControlType::stats) continue;
             try {
-                RankStatistics r = read_rank_statistics(body, started_unix_s);
+                RankStatistics r = read_rank_statistics(body, started_unix_s_);
                 result.add(r.stats);
                 if (!r.rails.empty()) result.rails.push_back({in.from, std::move(r.rails)});
                 result.cpu.push_back({in.from, r.cpu});
@@ -477,17 +340,31 @@ RunOutcome run_distributed(const Config& config, const World& world, const std::
         }
         usleep(1000);
     }
-    boot.broadcast(ControlType::bye);
+    boot_.broadcast(ControlType::bye);
     if (gathered < survivors)
-        result.failure = fmt::format("only {} of {} {}ranks sent their statistics{}", gathered, survivors, lost_count ? "surviving " : "",
+        result.failure = fmt::format("only {} of {} {}ranks sent their statistics{}", gathered, survivors,
+                                     control_->lost_count() ? "surviving " : "",
                                      refusals.empty() ? "" : fmt::format(" ({})", fmt::join(refusals, "; ")));
-    result.elapsed = now;
-    result.wall_seconds = now.seconds();
-    result.started_unix_s = started_unix_s;
-    result.placement = std::move(placements);
-    result.origins = std::move(origins);
+    result.elapsed = now_;
+    result.wall_seconds = now_.seconds();
+    result.started_unix_s = started_unix_s_;
+    result.placement = std::move(placements_);
+    result.origins = std::move(origins_);
     outcome.result = std::move(result);
     return outcome;
+}
+
+} // namespace
+
+RunOutcome run_distributed(const Config& config, const World& world, const std::string& fingerprint, const RunKey& key,
+                           const RankTransportFactory& make_transport, RunObserver& observer) {
+    DistributedRank rank(config, world, fingerprint, key, make_transport, observer);
+    rank.make_endpoints();
+    rank.exchange_addresses_and_connect();
+    rank.exchange_registration_cards();
+    rank.announce();
+    rank.run();
+    return rank.finish();
 }
 
 } // namespace evb

@@ -1,5 +1,6 @@
 #include "endpoint_thread.hpp"
 
+#include "run_loop.hpp"
 #include "time.hpp"
 
 #include <algorithm>
@@ -77,19 +78,15 @@ void EndpointThread::run() {
     const std::optional<Picoseconds> origin = go_.get_future().get();
     if (!origin) return;
     reactor_.add(*node_);
-    Picoseconds next_publish{};
     node_->set_now(steady_now() - *origin);
     node_->start();
-    while (!stopping_.load(std::memory_order_acquire)) {
-        const Picoseconds now = steady_now() - *origin;
-        const std::size_t work = reactor_.run_once(now);
+    RunLoop loop(reactor_, *origin);
+    loop.every(Picoseconds(0), [&](Picoseconds) {
+        if (stopping_.load(std::memory_order_acquire)) return loop.end();
         if (end_now_.load(std::memory_order_acquire) && !node_->ended_now()) node_->end_now();
-        if (now >= next_publish) {
-            next_publish = now + publish_period;
-            publish();
-        }
-        if (work == 0) reactor_.idle(now, std::min(publish_period, reactor_.next_timer() - now));
-    }
+    });
+    loop.every(publish_period, [&](Picoseconds) { publish(); });
+    loop.run();
     node_->stop();
 }
 

@@ -3,6 +3,7 @@
 #include "interrupt.hpp"
 #include "log.hpp"
 #include "reactor.hpp"
+#include "run_loop.hpp"
 #include "run_deadline.hpp"
 
 #include <fmt/format.h>
@@ -31,21 +32,20 @@ RunOutcome run_in_process(const Config& config, std::vector<std::unique_ptr<Tran
 
     Picoseconds deadline = run_deadline(config);
     Picoseconds next_progress = config.progress_interval;
-    Picoseconds origin = steady_now();
+    const Picoseconds origin = steady_now();
     const CpuTime cpu_at_start = process_cpu_time();
     for (auto& n : nodes) n->start();
 
     RunResult result = make_result(config);
-    Picoseconds now{};
-    // Checking the clock costs little next to a poll pass; check completion only now and then.
-    for (std::uint64_t pass = 0;; ++pass) {
-        now = steady_now() - origin;
-        reactor.run_once(now);
+    RunLoop loop(reactor, origin);
+    std::uint64_t pass = 0;
+    loop.every(Picoseconds(0), [&](Picoseconds now) {
         if (auto f = reactor.failure()) {
             result.failure = f;
-            break;
+            return loop.end();
         }
-        if ((pass & 63) == 0 && reactor.all_finished()) break;
+        // Checking the clock costs little next to a poll pass; check completion only now and then.
+        if ((pass++ & 63) == 0 && reactor.all_finished()) return loop.end();
         if (!result.interrupted && interrupt_signal()) {   // as at --duration's end, now: what is under way finishes
             result.interrupted = interrupt_signal();
             for (auto& n : nodes) n->end_now();
@@ -58,9 +58,11 @@ RunOutcome run_in_process(const Config& config, std::vector<std::unique_ptr<Tran
         if (now >= deadline) {
             result.failure = fmt::format("run did not finish within {:g} s (duration + grace); {} fragments in flight",
                                          deadline.seconds(), reactor.totals().in_flight);
-            break;
+            loop.end();
         }
-    }
+    });
+    loop.run();
+    const Picoseconds now = loop.now();
     for (auto& n : nodes) {
         n->stop();
         result.add(n->stats());

@@ -20,7 +20,7 @@ std::size_t Reactor::run_once(Picoseconds now) {
 }
 
 void Reactor::idle(Picoseconds now, Picoseconds max) {
-    if (mode_ == PollMode::spin || nodes_.size() != 1) return;
+    if (!may_idle()) return;
     if (idle_since_ == Picoseconds::max()) idle_since_ = now;
     if (mode_ == PollMode::adaptive && now - idle_since_ < adaptive_spin) return;
     fds_.clear();

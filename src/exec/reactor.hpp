@@ -24,6 +24,8 @@ public:
     // its peers, and the rank naps up to `nap` at a time (the kernel's timer slack adds up to 50 us).
     // Not sched_yield: beside a busy process it hands the core over for a whole time slice.
     void idle(Picoseconds now, Picoseconds max);
+    // Whether idle() may ever sleep: not spinning, and one node.
+    bool may_idle() const { return mode_ != PollMode::spin && nodes_.size() == 1; }
     static constexpr Picoseconds adaptive_spin{20'000'000};   // 20 us
     static constexpr Picoseconds nap{50'000'000};             // 50 us
     bool all_finished() const;

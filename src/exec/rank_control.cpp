@@ -1,0 +1,221 @@
+#include "rank_control.hpp"
+
+#include "interrupt.hpp"
+#include "printable_text.hpp"
+#include "run_deadline.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace evb {
+namespace {
+
+// Progress carries the bytes that crossed the network (what the progress lines show).
+nlohmann::json progress_record(const NodeStats& s) {
+    return {{"bytes_in", s.network_bytes_in()}, {"bytes_out", s.network_bytes_out()}, {"events", s.events_built}, {"in_flight", s.in_flight}};
+}
+
+void read_progress_record(NodeStats& r, const nlohmann::json& j) {
+    r.bytes_in = j.at("bytes_in");
+    r.bytes_out = j.at("bytes_out");
+    r.events_built = j.at("events");
+    r.in_flight = j.at("in_flight");
+}
+
+} // namespace
+
+bool RankEndpoints::finished() const {
+    if (!node_.finished()) return false;
+    for (const auto& t : threads_)
+        if (!t->finished()) return false;
+    return true;
+}
+
+std::optional<std::string> RankEndpoints::failure() const {
+    if (node_.failure()) return node_.failure();
+    for (const auto& t : threads_)
+        if (auto f = t->failure()) return f;
+    return std::nullopt;
+}
+
+NodeStats RankEndpoints::progress() const {
+    NodeStats s = node_.stats();
+    for (const auto& t : threads_) {
+        const EndpointProgress p = t->progress();
+        s.bytes_in += p.bytes_in;
+        s.bytes_out += p.bytes_out;
+        s.events_built += p.events;
+        s.in_flight += p.in_flight;
+    }
+    return s;
+}
+
+void RankEndpoints::lose_rank(std::uint32_t rank, const std::string& how, Picoseconds failed_at) {
+    for (std::uint32_t e = layout_.first_endpoint_of(rank); e < layout_.first_endpoint_of(rank) + layout_.endpoints_of(rank); ++e)
+        node_.lose_rank(e, how, failed_at);
+}
+
+void RankEndpoints::end_now() {
+    node_.end_now();
+    for (auto& t : threads_) t->end_now();
+}
+
+RankControl::RankControl(const Config& config, const World& world, Bootstrap& boot, RunObserver& observer, RankEndpoints& rank)
+    : config_(config), world_(world), boot_(boot), observer_(observer), rank_(rank), root_(world.rank == 0), board_(world.size),
+      done_(world.size, false), lost_(world.size, false), beat_period_(config.heartbeat.count() / 4), last_heard_(world.size, Picoseconds(0)),
+      deadline_(run_deadline(config)),
+      progress_period_(root_ ? config.progress_interval : Picoseconds(config.progress_interval.count() / 10)),
+      next_progress_(progress_period_) {}
+
+void RankControl::tick(Picoseconds now) {
+    if (auto f = rank_.failure()) {
+        failure_ = f;
+        return;
+    }
+    say_done_and_beat(now);
+    for (auto& in : boot_.poll()) handle(in, now);
+    find_the_silent(now);
+    if (root_ && done_count_ == world_.size) {
+        boot_.broadcast(ControlType::finish);
+        finish_ = true;
+    }
+    report_progress(now);
+    if (now >= deadline_)
+        failure_ = fmt::format("run did not finish within {:g} s (duration + grace); {} fragments in flight here", deadline_.seconds(),
+                               rank_.progress().in_flight);
+}
+
+void RankControl::say_done_and_beat(Picoseconds now) {
+    if (rank_.finished() && !sent_done_) {
+        sent_done_ = true;
+        if (root_)
+            mark_done(0);
+        else
+            boot_.send_to_root(ControlType::done, {{"losses", losses_heard_}});
+    }
+    if (config_.heartbeat > Picoseconds(0) && now >= next_beat_) {
+        next_beat_ = now + beat_period_;
+        if (root_) boot_.broadcast(ControlType::beat);
+        else boot_.send_to_root(ControlType::beat);
+    }
+}
+
+void RankControl::handle(const Bootstrap::Incoming& in, Picoseconds now) {
+    const nlohmann::json& body = in.message.body;
+    // Fenced: nothing a rank declared lost says counts any more, not even its abort (it was
+    // told, in the lost_rank about itself, and ends by itself).
+    if (root_ && in.from != 0 && lost_[in.from]) return;
+    if (in.from < world_.size) last_heard_[in.from] = now;   // a non-root rank hears only rank 0
+    switch (in.message.type) {
+    case ControlType::link_lost:
+        if (root_ && in.from != 0) rank_lost(in.from, "its control connection closed: " + body.at("error").get<std::string>());
+        else failure_ = fmt::format("lost contact with rank 0: {}", body.at("error").get<std::string>());
+        break;
+    case ControlType::lost_rank: {
+        const auto r = body.at("rank").get<std::uint32_t>();
+        if (r >= world_.size) {
+            failure_ = fmt::format("{} declared rank {} lost, but the run has {} ranks", boot_.peer_name(in.from), r, world_.size);
+            break;
+        }
+        if (r == world_.rank) {   // woken after the survivors went on without it (stopped, hung, cut off)
+            fenced_ = true;
+            failure_ = fmt::format("rank 0 declared this rank lost ({}) and the run went on without it: what it did since "
+                                   "does not count; ending",
+                                   body.at("how").get<std::string>());
+            break;
+        }
+        rank_.lose_rank(r, body.at("how").get<std::string>());
+        ++losses_heard_;
+        sent_done_ = false;   // said again once finished with what the loss brought
+        break;
+    }
+    case ControlType::abort: failure_ = body.at("error").get<std::string>(); break;
+    case ControlType::done:
+        if (body.at("losses").get<std::uint32_t>() == lost_count_) mark_done(in.from);
+        break;
+    case ControlType::progress: read_progress_record(board_[in.from], body); break;
+    case ControlType::finish: finish_ = true; break;
+    case ControlType::end_now: {
+        const auto sig = body.at("signal").get<std::uint32_t>();
+        if (sig == 0 || sig > 64) {
+            failure_ = fmt::format("{} sent an end_now for signal {}, which is no signal", boot_.peer_name(in.from), sig);
+            break;
+        }
+        end_now(static_cast<int>(sig), now, root_);   // rank 0 passes it on to every rank
+        break;
+    }
+    case ControlType::beat: break;
+    default:
+        if (root_ && in.from != 0) rank_lost(in.from, fmt::format("it sent a {} message during the run", to_string(in.message.type)));
+        else failure_ = fmt::format("rank 0 sent a {} message during the run", to_string(in.message.type));
+    }
+}
+
+void RankControl::find_the_silent(Picoseconds now) {
+    if (config_.heartbeat <= Picoseconds(0)) return;
+    if (root_) {
+        for (std::uint32_t r = 1; r < world_.size; ++r)
+            if (!lost_[r] && now - last_heard_[r] > config_.heartbeat)
+                rank_lost(r, fmt::format("sent nothing for {:g} s (--heartbeat)", config_.heartbeat.seconds()), last_heard_[r]);
+    } else if (!failure_ && now - last_heard_[0] > config_.heartbeat) {
+        failure_ = fmt::format("lost contact with rank 0: it sent nothing for {:g} s (--heartbeat)", config_.heartbeat.seconds());
+    }
+}
+
+void RankControl::report_progress(Picoseconds now) {
+    if (now < next_progress_) return;
+    next_progress_ += progress_period_;
+    if (root_) {
+        read_progress_record(board_[0], progress_record(rank_.progress()));
+        NodeStats sum;
+        for (const auto& r : board_) {
+            sum.bytes_in += r.bytes_in;
+            sum.bytes_out += r.bytes_out;
+            sum.events_built += r.events_built;
+            sum.in_flight += r.in_flight;
+        }
+        observer_.progress(now, sum);
+    } else {
+        boot_.send_to_root(ControlType::progress, progress_record(rank_.progress()));
+    }
+}
+
+void RankControl::end_now(int signal, Picoseconds now, bool tell) {
+    if (interrupted_) return;
+    interrupted_ = signal;
+    note_interrupt(signal);
+    rank_.end_now();
+    deadline_ = std::min(deadline_, now + config_.grace);
+    if (!tell) return;
+    if (root_) boot_.broadcast(ControlType::end_now, {{"signal", signal}});
+    else boot_.send_to_root(ControlType::end_now, {{"signal", signal}});
+}
+
+void RankControl::rank_lost(std::uint32_t r, const std::string& how, Picoseconds failed_at) {
+    if (lost_[r]) return;
+    if (!config_.survives_failures()) {
+        failure_ = Node::lost_connection_line(r, how);
+        return;
+    }
+    lost_[r] = true;
+    ++lost_count_;
+    for (std::uint32_t i = 0; i < world_.size; ++i)
+        if (done_[i] && !lost_[i]) {
+            done_[i] = false;
+            --done_count_;
+        }
+    mark_done(r);
+    sent_done_ = false;
+    rank_.lose_rank(r, how, failed_at);
+    boot_.broadcast(ControlType::lost_rank, {{"rank", r}, {"how", cut_text(how, max_text_field)}});
+}
+
+void RankControl::mark_done(std::uint32_t r) {
+    if (!done_[r]) {
+        done_[r] = true;
+        ++done_count_;
+    }
+}
+
+} // namespace evb
