@@ -41,7 +41,7 @@ void mpi_init_once() {
     if (provided < MPI_THREAD_FUNNELED) throw std::runtime_error("MPI provides no MPI_THREAD_FUNNELED support");
 }
 
-MpiTransport::MpiTransport(std::uint32_t rank, std::uint32_t size, bool rma) : rma_(rma) {
+MpiTransport::MpiTransport(std::uint32_t rank, std::uint32_t size, bool rma) : PeerTransport(rank, size), rma_(rma) {
     mpi_init_once();
     int r = 0, s = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
@@ -52,7 +52,7 @@ MpiTransport::MpiTransport(std::uint32_t rank, std::uint32_t size, bool rma) : r
     init(MPI_COMM_WORLD);
 }
 
-MpiTransport::MpiTransport(MPI_Comm comm, bool rma) : rma_(rma) {
+MpiTransport::MpiTransport(MPI_Comm comm, bool rma) : PeerTransport(0, 0), rma_(rma) {
     mpi_init_once();
     init(comm);
 }
@@ -153,12 +153,11 @@ std::uint32_t MpiTransport::take_send_slot() {
 void MpiTransport::fail(const std::string& what, int code) { last_error_ = what + ": " + mpi_error(code); }
 
 PostStatus MpiTransport::check_peer(std::uint32_t peer) {
-    if (peer >= size_) {
-        last_error_ = no_such_rank(peer, size_);
-        return PostStatus::error;
-    }
+    if (PostStatus s = check_post(peer, peers_, last_error_); s != PostStatus::ok) return s;
     return peers_[peer].in_flight >= queue_depth ? PostStatus::no_resource : PostStatus::ok;
 }
+
+void MpiTransport::lose(std::uint32_t peer, const std::string& why) { peers_[peer].loss.mark(peer, why, ready_); }
 
 PostStatus MpiTransport::send_control(std::uint32_t peer, const Control& control) {
     std::uint32_t slot = take_send_slot();
@@ -248,20 +247,16 @@ void MpiTransport::flush_puts(std::span<Completion> out, std::size_t& n) {
         Peer& p = peers_[peer];
         for (const Put& put : p.unflushed) {
             --p.in_flight;
-            Completion c;
-            c.peer = peer;
             if (code != MPI_SUCCESS) {
-                c.kind = Completion::Kind::peer_lost;
-                c.error = "MPI_Win_flush_all failed";
-                emit(c, out, n);
+                lose(peer, "MPI_Win_flush_all failed: " + mpi_error(code));
                 break;
             }
             if (send_control(peer, Control{Control::write_notice, put.imm, put.key, put.offset, put.length, 0, {}}) != PostStatus::ok) {
-                c.kind = Completion::Kind::peer_lost;
-                c.error = "MPI_Isend of a write notice failed";
-                emit(c, out, n);
+                lose(peer, "MPI_Isend of a write notice failed: " + last_error_);
                 break;
             }
+            Completion c;
+            c.peer = peer;
             c.kind = Completion::Kind::write_done;
             c.cookie = put.cookie;
             emit(c, out, n);
@@ -337,9 +332,7 @@ void MpiTransport::handle_control(std::uint32_t slot, int source, std::span<Comp
         c.offset = copy.offset;
         c.length = copy.length;
     } else if (const WriteTarget target = write_target(regions_, copy.key, copy.offset, copy.length); !target.at) {
-        last_error_ = fmt::format("rank {} sent {}", source, target.why);
-        c.kind = Completion::Kind::peer_lost;
-        c.error = "a write outside the registered regions";
+        return lose(c.peer, "it sent " + target.why);
     } else {   // a write header: its data lands at region `key` + offset
         MPI_Request request;
         int rc = MPI_Irecv(target.at, static_cast<int>(copy.length), MPI_BYTE, source, copy.data_tag, comm_, &request);
@@ -347,9 +340,7 @@ void MpiTransport::handle_control(std::uint32_t slot, int source, std::span<Comp
             track(request, {Op::data_recv, 0, c.peer, copy.imm, copy.offset, copy.length, 0});
             return;
         }
-        last_error_ = "MPI_Irecv of a write's data failed: " + mpi_error(rc);
-        c.kind = Completion::Kind::peer_lost;
-        c.error = "MPI_Irecv of a write's data failed";
+        return lose(c.peer, "MPI_Irecv of a write's data failed: " + mpi_error(rc));
     }
     emit(c, out, n);
 }

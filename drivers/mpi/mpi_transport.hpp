@@ -5,9 +5,10 @@
 // reactor thread calls it) and finalised at process exit. Posting never blocks: at most
 // queue_depth posts are in flight per peer, beyond that a post answers no_resource.
 #pragma once
+#include "peer_loss.hpp"
+#include "peer_transport.hpp"
 #include "region_directory.hpp"
 #include "ring_queue.hpp"
-#include "transport.hpp"
 
 #include <mpi.h>
 
@@ -23,7 +24,7 @@ namespace evb {
 // transports may come and go, each on its own communicator.
 void mpi_init_once();
 
-class MpiTransport final : public Transport {
+class MpiTransport final : public PeerTransport {
 public:
     // On MPI_COMM_WORLD; throws std::runtime_error if MPI's rank or size disagree with the
     // launcher's, or the thread level is too low.
@@ -34,8 +35,6 @@ public:
     ~MpiTransport() override;
 
     const char* name() const override { return "mpi"; }
-    std::uint32_t rank() const override { return rank_; }
-    std::uint32_t size() const override { return size_; }
     Capabilities capabilities() const override { return {rma_, std::size_t{1} << 30, 64}; }
     std::string local_address() override { return "mpi:" + std::to_string(rank_); }
     void connect(const std::vector<std::string>& addresses, Picoseconds timeout) override;
@@ -43,7 +42,6 @@ public:
     PostStatus post_send(std::uint32_t peer, const CommandBytes& command) override;
     PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
                           std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
-    std::string last_error() const override { return last_error_; }
     std::size_t poll(std::span<Completion> out) override;
     // MPI has no wait object: a rank naps (Reactor::idle) when it only waits for its peers. Not
     // while a transfer of its own is in flight: MPI moves its data only inside our calls to it.
@@ -74,6 +72,7 @@ private:
         std::uint64_t key, offset, length, cookie;
     };
     struct Peer {
+        PeerLoss loss;
         std::uint32_t in_flight = 0;   // requests and unflushed puts
         std::uint32_t writes = 0;      // numbers the data tags (send/receive mode)
         std::vector<Put> unflushed;
@@ -85,6 +84,7 @@ private:
     void post_control_recv(std::uint32_t slot);
     PostStatus send_control(std::uint32_t peer, const Control& control);
     PostStatus check_peer(std::uint32_t peer);
+    void lose(std::uint32_t peer, const std::string& why);
     // --mpi-rma: ok with `target` set, no_resource while the peer's directory is being read,
     // error for a key or range the peer never registered.
     PostStatus resolve(std::uint32_t peer, std::uint64_t key, std::uint64_t offset, std::size_t length, MPI_Aint& target);
@@ -93,7 +93,6 @@ private:
     void handle_control(std::uint32_t slot, int source, std::span<Completion> out, std::size_t& n);
     void fail(const std::string& what, int code);
 
-    std::uint32_t rank_ = 0, size_ = 0;
     bool rma_;
     MPI_Comm comm_ = MPI_COMM_NULL;
     MPI_Win window_ = MPI_WIN_NULL;
@@ -119,8 +118,6 @@ private:
     std::vector<std::pair<Pending, int>> finished_;   // this poll's completed requests and their sources
     std::vector<std::uint32_t> unflushed_peers_;
     std::uint32_t transfers_ = 0;   // requests in flight other than the pre-posted control receives
-    RingQueue<Completion> ready_{0};
-    std::string last_error_;
 };
 
 } // namespace evb

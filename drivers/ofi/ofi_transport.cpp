@@ -140,7 +140,7 @@ std::vector<std::string> OfiTransport::usable_providers() {
 }
 
 OfiTransport::OfiTransport(std::uint32_t rank, std::uint32_t size, const OfiOptions& options)
-    : rank_(rank), size_(size), peers_(size), directory_(size, table_capacity), table_reads_(size) {
+    : PeerTransport(rank, size), peers_(size), directory_(size, table_capacity), table_reads_(size) {
     UniverseSize universe(size);
     std::string why;
     info_ = find_provider(options, why);

@@ -7,11 +7,11 @@
 // error completion is peer_lost naming the peer, and so is a peer that falls silent (Heartbeat);
 // progress is driven by poll().
 #pragma once
-#include "region_directory.hpp"
 #include "heartbeat.hpp"
 #include "peer_loss.hpp"
+#include "peer_transport.hpp"
+#include "region_directory.hpp"
 #include "ring_queue.hpp"
-#include "transport.hpp"
 
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
@@ -29,15 +29,13 @@ struct OfiOptions {
     std::string domain;     // empty: the provider's first
 };
 
-class OfiTransport final : public Transport {
+class OfiTransport final : public PeerTransport {
 public:
     // Throws std::runtime_error naming what is missing.
     OfiTransport(std::uint32_t rank, std::uint32_t size, const OfiOptions& options);
     ~OfiTransport() override;
 
     const char* name() const override { return "ofi"; }
-    std::uint32_t rank() const override { return rank_; }
-    std::uint32_t size() const override { return size_; }
     Capabilities capabilities() const override { return {true, max_message_, command_bytes}; }
     std::string describe() const override;   // "libfabric provider P, domain D"
     NicName nic() const override;            // its domain: an RDMA device or an interface
@@ -47,7 +45,6 @@ public:
     PostStatus post_send(std::uint32_t peer, const CommandBytes& command) override;
     PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
                           std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
-    std::string last_error() const override { return last_error_; }
     std::size_t poll(std::span<Completion> out) override;
     bool prepare_wait(std::vector<int>& fds) override;
 
@@ -97,7 +94,6 @@ private:
     void read_error();   // one error completion: its peer is lost
     void emit(const Completion& c, std::span<Completion> out, std::size_t& n);
 
-    std::uint32_t rank_, size_;
     fi_info* info_ = nullptr;
     fid_fabric* fabric_ = nullptr;
     fid_domain* domain_ = nullptr;
@@ -131,8 +127,6 @@ private:
     std::vector<Operation> write_ops_;
     std::vector<WriteSlot> write_slots_;
     std::vector<std::uint32_t> free_writes_;
-    RingQueue<Completion> ready_{0};
-    std::string last_error_;
 };
 
 } // namespace evb

@@ -78,7 +78,7 @@ std::optional<std::string> Psm2Transport::start_problem() {
 }
 
 Psm2Transport::Psm2Transport(std::uint32_t rank, std::uint32_t size, const Psm2Options& options)
-    : rank_(rank), size_(size), peers_(size) {
+    : PeerTransport(rank, size), peers_(size) {
     psm2_init_once();
     psm2_uuid_t uuid;
     job_uuid(options, uuid);

@@ -10,8 +10,8 @@
 #include "heartbeat.hpp"
 #include "index_pool.hpp"
 #include "peer_loss.hpp"
+#include "peer_transport.hpp"
 #include "ring_queue.hpp"
-#include "transport.hpp"
 
 #include <psm2.h>
 #include <psm2_mq.h>
@@ -26,15 +26,13 @@ struct Psm2Options {
     std::string job_key;   // every rank of one job opens its endpoint with the same key
 };
 
-class Psm2Transport final : public Transport {
+class Psm2Transport final : public PeerTransport {
 public:
     // Throws std::runtime_error naming what failed.
     Psm2Transport(std::uint32_t rank, std::uint32_t size, const Psm2Options& options);
     ~Psm2Transport() override;
 
     const char* name() const override { return "psm2"; }
-    std::uint32_t rank() const override { return rank_; }
-    std::uint32_t size() const override { return size_; }
     Capabilities capabilities() const override { return {false, std::size_t{1} << 30, command_bytes}; }
     std::string describe() const override;
     std::string local_address() override;
@@ -43,7 +41,6 @@ public:
     PostStatus post_send(std::uint32_t peer, const CommandBytes& command) override;
     PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
                           std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
-    std::string last_error() const override { return last_error_; }
     std::size_t poll(std::span<Completion> out) override;
     // PSM2 has no wait object: a rank naps (Reactor::idle) when it only waits for its peers. Not
     // while a transfer of its own is in flight: PSM2 progresses only inside our calls to it.
@@ -83,7 +80,6 @@ private:
     void handle_control(std::uint32_t slot, std::uint32_t source);
     void lose(std::uint32_t peer, const std::string& why);
 
-    std::uint32_t rank_, size_;
     psm2_ep_t ep_ = nullptr;
     psm2_epid_t epid_ = 0;
     psm2_mq_t mq_ = nullptr;
@@ -96,8 +92,6 @@ private:
     IndexPool<Pending> pending_;   // by the index a request's context carries
     Heartbeat heartbeat_;
     std::uint32_t transfers_ = 0;   // requests in flight other than the pre-posted control receives
-    RingQueue<Completion> ready_{0};
-    std::string last_error_;
 };
 
 } // namespace evb

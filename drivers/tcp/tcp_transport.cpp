@@ -28,7 +28,7 @@ constexpr std::uint32_t wake_marker = ~0u;          // epoll data of a lane's wa
 
 TcpTransport::TcpTransport(std::uint32_t rank, std::uint32_t size, const std::string& listen_host, const RunKey& key, std::size_t read_chunk,
                            std::uint32_t threads)
-    : rank_(rank), size_(size), host_(listen_host), key_(key), peers_(size), read_chunk_(read_chunk) {
+    : PeerTransport(rank, size), host_(listen_host), key_(key), peers_(size), read_chunk_(read_chunk) {
     if (threads == 0) throw std::invalid_argument("--tcp-threads must be at least 1");
     listen_fd_ = listen_on(listen_host, 0, static_cast<int>(size) + 16);
     for (std::uint32_t t = 0; t < std::max(1u, std::min(threads, size)); ++t) {

@@ -6,10 +6,10 @@
 // queues, receive state and epoll set), so one rank spends several cores on the kernel's copies.
 // Posts reach a lane through its inbox, completions come back through its outbox.
 #pragma once
+#include "peer_transport.hpp"
 #include "ring_queue.hpp"
 #include "run_key.hpp"
 #include "tcp_frame.hpp"
-#include "transport.hpp"
 
 #include <sys/uio.h>
 
@@ -23,7 +23,7 @@
 
 namespace evb {
 
-class TcpTransport final : public Transport {
+class TcpTransport final : public PeerTransport {
 public:
     // read_chunk > 0 (tests, --tcp-read-chunk): at most that many bytes per recv() and one recv()
     // per peer per poll, so frames split at every boundary and peers' frames interleave.
@@ -32,8 +32,6 @@ public:
                  std::uint32_t threads = 1);
     ~TcpTransport() override;
     const char* name() const override { return "tcp"; }
-    std::uint32_t rank() const override { return rank_; }
-    std::uint32_t size() const override { return size_; }
     Capabilities capabilities() const override { return {false, std::size_t{1} << 30, 64}; }
     std::string local_address() override;
     void connect(const std::vector<std::string>& addresses, Picoseconds timeout) override;
@@ -45,7 +43,6 @@ public:
     std::size_t poll(std::span<Completion> out) override;
     bool prepare_wait(std::vector<int>& fds) override;
     void fence(std::uint32_t peer) override;
-    std::string last_error() const override { return last_error_; }
 
 private:
     struct SendOp {
@@ -103,7 +100,6 @@ private:
     void update_events(std::uint32_t peer);
     void complete(const Completion& c);
 
-    std::uint32_t rank_, size_;
     std::string host_;
     const RunKey& key_;
     int listen_fd_ = -1;
@@ -117,7 +113,6 @@ private:
     std::vector<Completion> collected_;   // an outbox taken by poll() (swapped, so no allocation per poll)
     RingQueue<Completion> done_{4096};
     std::size_t read_chunk_ = 0;
-    std::string last_error_;
     PostStatus refuse(std::uint32_t peer, const char* what);
 };
 

@@ -115,7 +115,7 @@ std::optional<std::string> UcxTransport::start_problem(const UcxOptions& options
 }
 
 UcxTransport::UcxTransport(std::uint32_t rank, std::uint32_t size, const UcxOptions& options)
-    : rank_(rank), size_(size), options_(options), peers_(size), directory_(size, table_capacity) {
+    : PeerTransport(rank, size), options_(options), peers_(size), directory_(size, table_capacity) {
     if (options.write != "am" && options.write != "put")
         throw std::runtime_error("--ucx-write: unknown way '" + options.write + "' (choose am or put)");
     put_ = options.write == "put";

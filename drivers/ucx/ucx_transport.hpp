@@ -12,9 +12,9 @@
 #pragma once
 #include "heartbeat.hpp"
 #include "peer_loss.hpp"
+#include "peer_transport.hpp"
 #include "region_directory.hpp"
 #include "ring_queue.hpp"
-#include "transport.hpp"
 
 #include <ucp/api/ucp.h>
 
@@ -30,15 +30,13 @@ struct UcxOptions {
     std::string write = "am";  // how a fragment travels: "am" (an active message) or "put"
 };
 
-class UcxTransport final : public Transport {
+class UcxTransport final : public PeerTransport {
 public:
     // Throws std::runtime_error naming what failed.
     UcxTransport(std::uint32_t rank, std::uint32_t size, const UcxOptions& options);
     ~UcxTransport() override;
 
     const char* name() const override { return "ucx"; }
-    std::uint32_t rank() const override { return rank_; }
-    std::uint32_t size() const override { return size_; }
     Capabilities capabilities() const override { return {put_, std::size_t{1} << 30, command_bytes}; }
     std::string describe() const override;   // "UCX 1.13.1, UCX_TLS=..., UCX_NET_DEVICES=..."
     NicName nic() const override;            // the first of UCX_NET_DEVICES ("mlx5_0:1"), when given
@@ -48,7 +46,6 @@ public:
     PostStatus post_send(std::uint32_t peer, const CommandBytes& command) override;
     PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
                           std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
-    std::string last_error() const override { return last_error_; }
     std::size_t poll(std::span<Completion> out) override;
     bool prepare_wait(std::vector<int>& fds) override;
 
@@ -142,7 +139,6 @@ private:
     void lose(std::uint32_t peer, const std::string& why);
     void close_endpoints();
 
-    std::uint32_t rank_, size_;
     UcxOptions options_;
     bool peer_failure_handled_ = true;   // endpoints in error handling mode PEER
     bool put_ = false;                   // --ucx-write put
@@ -160,8 +156,6 @@ private:
     std::vector<std::uint32_t> free_sends_;
     std::vector<std::uint32_t> peers_to_send_, table_requests_, tables_arrived_;
     Heartbeat heartbeat_;
-    RingQueue<Completion> ready_{0};
-    std::string last_error_;
 };
 
 } // namespace evb

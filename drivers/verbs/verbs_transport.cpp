@@ -99,7 +99,7 @@ std::optional<std::string> VerbsTransport::device_problem(const std::string& dev
 }
 
 VerbsTransport::VerbsTransport(std::uint32_t rank, std::uint32_t size, VerbsOptions options, const RunKey& key)
-    : rank_(rank), size_(size), options_(std::move(options)), key_(key), peers_(size) {
+    : PeerTransport(rank, size, 256), options_(std::move(options)), key_(key), peers_(size) {
     int count = 0;
     ibv_device** list = ibv_get_device_list(&count);
     if (!list || count == 0) {

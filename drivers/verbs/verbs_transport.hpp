@@ -13,9 +13,9 @@
 // one without it is rejected with one line naming its address.
 #pragma once
 #include "peer_loss.hpp"
+#include "peer_transport.hpp"
 #include "ring_queue.hpp"
 #include "run_key.hpp"
-#include "transport.hpp"
 
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
@@ -32,7 +32,7 @@ struct VerbsOptions {
     std::string listen_host;   // empty or 127.0.0.1: the first IPv4 address in the device's GID table
 };
 
-class VerbsTransport final : public Transport {
+class VerbsTransport final : public PeerTransport {
 public:
     // Throws std::runtime_error ("no RDMA device: load rdma_rxe or use another transport", ...).
     // Every connection request proves `key`, which outlives the transport.
@@ -40,8 +40,6 @@ public:
     ~VerbsTransport() override;
 
     const char* name() const override { return "verbs"; }
-    std::uint32_t rank() const override { return rank_; }
-    std::uint32_t size() const override { return size_; }
     Capabilities capabilities() const override { return {true, std::size_t{1} << 30, inline_size, true}; }
     NicName nic() const override { return {ibv_get_device_name(context_->device), ""}; }
     std::string local_address() override;
@@ -50,7 +48,6 @@ public:
     PostStatus post_send(std::uint32_t peer, const CommandBytes& command) override;
     PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
                           std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
-    std::string last_error() const override { return last_error_; }
     std::size_t poll(std::span<Completion> out) override;
     bool prepare_wait(std::vector<int>& fds) override;
 
@@ -85,7 +82,6 @@ private:
     // ok, no_resource (send queue full) or error (connection lost, last_error_ says so).
     PostStatus can_post(std::uint32_t peer);
 
-    std::uint32_t rank_, size_;
     VerbsOptions options_;
     const RunKey& key_;
     rdma_event_channel* channel_ = nullptr;
@@ -104,8 +100,7 @@ private:
     };
     std::vector<WriteSlot> write_slots_;
     std::vector<std::uint32_t> free_cookies_;
-    RingQueue<Completion> ready_{256};
-    std::string address_, last_error_;
+    std::string address_;
     std::uint32_t connected_ = 0;
     std::vector<std::uint32_t> peers_to_repost_;
     std::int64_t next_cm_check_ns_ = 0;
