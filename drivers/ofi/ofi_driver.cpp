@@ -23,13 +23,13 @@ void OfiDriver::preflight_rail(const std::string& nic) const {
 }
 
 std::unique_ptr<Transport> OfiDriver::make_one(std::uint32_t rank, std::uint32_t ranks, const std::string&) const {
-    return std::make_unique<OfiTransport>(rank, ranks, options_);
+    return std::make_unique<OfiTransport>(rank, ranks, options_, heartbeat());
 }
 
 std::unique_ptr<Transport> OfiDriver::make_rail(std::uint32_t rank, std::uint32_t ranks, const std::string& nic) const {
     OfiOptions rail = options_;
     rail.domain = nic;
-    return std::make_unique<OfiTransport>(rank, ranks, rail);
+    return std::make_unique<OfiTransport>(rank, ranks, rail, heartbeat());
 }
 
 } // namespace evb

@@ -139,8 +139,9 @@ std::vector<std::string> OfiTransport::usable_providers() {
     return out;
 }
 
-OfiTransport::OfiTransport(std::uint32_t rank, std::uint32_t size, const OfiOptions& options)
+OfiTransport::OfiTransport(std::uint32_t rank, std::uint32_t size, const OfiOptions& options, Picoseconds heartbeat)
     : PeerTransport(rank, size), peers_(size), directory_(size, table_capacity), table_reads_(size) {
+    use_heartbeat(heartbeat);
     UniverseSize universe(size);
     std::string why;
     info_ = find_provider(options, why);
@@ -278,15 +279,14 @@ void OfiTransport::connect(const std::vector<std::string>& addresses, Picosecond
         if (fi_av_insert(av_, name.data(), 1, &addresses_[r], 0, nullptr) != 1)
             throw std::runtime_error("ofi: fi_av_insert refused rank " + std::to_string(r) + "'s address (another provider's?)");
     }
-    heartbeat_.start(size_);
+    start_heartbeat();
 }
 
-void OfiTransport::keep_alive() {
+void OfiTransport::beat_unless_closing() {
     if (closing_) return;
     // A reliable-datagram endpoint says nothing of a peer that went away while idle.
     const std::uint64_t beat = 0;
-    heartbeat_.tick(
-        rank_,
+    keep_alive(
         [&](std::uint32_t peer) {
             if (!peers_[peer].loss.lost)   // a full queue skips one beat
                 (void)fi_injectdata(ep_, &beat, sizeof beat, message_data(kind_heartbeat, rank_), addresses_[peer]);
@@ -478,7 +478,7 @@ bool OfiTransport::prepare_wait(std::vector<int>& fds) {
 }
 
 std::size_t OfiTransport::poll(std::span<Completion> out) {
-    keep_alive();
+    beat_unless_closing();
     if (!peers_with_notices_.empty()) {
         std::vector<std::uint32_t> waiting;
         waiting.swap(peers_with_notices_);
@@ -512,7 +512,7 @@ std::size_t OfiTransport::poll(std::span<Completion> out) {
         }
         const std::uint32_t slot = op->index;
         c.peer = static_cast<std::uint32_t>(e.data & 0x3FFFFFFF);
-        heartbeat_.heard(c.peer);
+        heard_from(c.peer);
         if ((e.data >> 30) == kind_heartbeat) {
             post_receive(slot);
             continue;

@@ -1,13 +1,13 @@
 // The libfabric transport: one reliable datagram endpoint (FI_EP_RDM) per rank, addresses
 // (fi_getname) exchanged through evbench's bootstrap and inserted into an address vector in rank
-// order, so a peer's fi_addr_t is its rank; each address carries where the rank's region table is. Commands are fi_injectdata of 64 B into pre-posted
-// receives, the remote CQ data naming the sender and the kind; a fragment is an fi_write into the
-// BU's slot followed by a 24 B notice (imm, offset, length) that send-after-write ordering
-// (FI_ORDER_SAW, required of the provider) delivers after the data. -FI_EAGAIN is no_resource, an
-// error completion is peer_lost naming the peer, and so is a peer that falls silent (Heartbeat);
+// order, so a peer's fi_addr_t is its rank; each address carries where the rank's region table
+// is. Commands are fi_injectdata of 64 B into pre-posted receives, the remote CQ data naming the
+// sender and the kind; a fragment is an fi_write into the BU's slot followed by a 24 B notice
+// (imm, offset, length) that send-after-write ordering (FI_ORDER_SAW, required of the provider)
+// delivers after the data. -FI_EAGAIN is no_resource, an
+// error completion is peer_lost naming the peer, and so is a peer silent for --heartbeat;
 // progress is driven by poll().
 #pragma once
-#include "heartbeat.hpp"
 #include "peer_loss.hpp"
 #include "peer_transport.hpp"
 #include "region_directory.hpp"
@@ -32,7 +32,8 @@ struct OfiOptions {
 class OfiTransport final : public PeerTransport {
 public:
     // Throws std::runtime_error naming what is missing.
-    OfiTransport(std::uint32_t rank, std::uint32_t size, const OfiOptions& options);
+    // heartbeat: --heartbeat, 0 for none.
+    OfiTransport(std::uint32_t rank, std::uint32_t size, const OfiOptions& options, Picoseconds heartbeat = {});
     ~OfiTransport() override;
 
     const char* name() const override { return "ofi"; }
@@ -80,7 +81,7 @@ private:
         bool notices_waiting = false;
         PeerLoss loss;
     };
-    void keep_alive();
+    void beat_unless_closing();
     void send_notices(std::uint32_t peer);
     PostStatus read_table(std::uint32_t peer);
     void release_table_read(std::uint32_t peer);
@@ -106,7 +107,6 @@ private:
     fid_mr* receive_mr_ = nullptr;
     std::size_t max_message_ = 0;
     std::uint32_t per_peer_limit_ = 1;   // writes in flight per peer
-    Heartbeat heartbeat_;
     std::vector<std::uint32_t> peers_with_notices_;
     std::vector<fi_addr_t> addresses_;
     std::vector<Peer> peers_;
@@ -120,7 +120,8 @@ private:
     std::vector<std::uint64_t> table_keys_;   // per peer: its table's key (the provider's, with FI_MR_PROV_KEY)
     std::vector<fid_mr*> table_read_mrs_;
     std::uint32_t reads_in_flight_ = 0;
-    bool closing_ = false;   // no more heartbeats     // FI_MR_LOCAL: per peer, the registered copy a read lands in
+    bool closing_ = false;   // no more heartbeats
+    // FI_MR_LOCAL: per peer, the registered copy a read lands in
     std::vector<Operation> table_reads_;
     std::vector<CommandBytes> receive_buffers_;
     std::vector<Operation> receive_ops_;

@@ -15,7 +15,7 @@ void Psm2Driver::preflight() const {
 }
 
 std::unique_ptr<Transport> Psm2Driver::make_one(std::uint32_t rank, std::uint32_t ranks, const std::string&) const {
-    return std::make_unique<Psm2Transport>(rank, ranks, options_);
+    return std::make_unique<Psm2Transport>(rank, ranks, options_, heartbeat());
 }
 
 } // namespace evb

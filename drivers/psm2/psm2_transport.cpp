@@ -77,8 +77,9 @@ std::optional<std::string> Psm2Transport::start_problem() {
     return std::nullopt;
 }
 
-Psm2Transport::Psm2Transport(std::uint32_t rank, std::uint32_t size, const Psm2Options& options)
+Psm2Transport::Psm2Transport(std::uint32_t rank, std::uint32_t size, const Psm2Options& options, Picoseconds heartbeat)
     : PeerTransport(rank, size), peers_(size) {
+    use_heartbeat(heartbeat);
     psm2_init_once();
     psm2_uuid_t uuid;
     job_uuid(options, uuid);
@@ -128,7 +129,7 @@ void Psm2Transport::connect(const std::vector<std::string>& addresses, Picosecon
             throw std::runtime_error("psm2: cannot connect to rank " + std::to_string(r) + ": " + psm2_text(errors[r]));
     if (e != PSM2_OK) throw std::runtime_error("psm2: psm2_ep_connect failed: " + psm2_text(e));
     for (std::uint32_t r = 0; r < size_; ++r) peers_[r].address = epaddrs[r];
-    heartbeat_.start(size_);
+    start_heartbeat();
 }
 
 MemoryRegion Psm2Transport::register_memory(std::byte* base, std::size_t length) {
@@ -219,7 +220,7 @@ void Psm2Transport::handle_control(std::uint32_t slot, std::uint32_t source) {
     const Control copy = recv_buffers_[slot];
     post_control_recv(slot);   // keep the receive posted before acting on the packet
     if (source >= size_) return;
-    heartbeat_.heard(source);
+    heard_from(source);
     Completion c;
     c.peer = source;
     if (copy.kind == Control::heartbeat) return;
@@ -249,8 +250,7 @@ void Psm2Transport::handle_control(std::uint32_t slot, std::uint32_t source) {
 }
 
 std::size_t Psm2Transport::poll(std::span<Completion> out) {
-    heartbeat_.tick(
-        rank_,
+    keep_alive(
         [&](std::uint32_t peer) {
             if (peers_[peer].loss.lost) return;
             Control beat{};

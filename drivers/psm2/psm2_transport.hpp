@@ -5,9 +5,8 @@
 // target receives straight into the BU's slot (a receive posted at the slot's offset on reading
 // the header). A header outside the target's regions is refused there (peer_lost naming why), its
 // data never received. At most 256 sends in flight per peer, then no_resource; a peer silent for
-// 10 s is lost (Heartbeat); an MQ error on a request is peer_lost naming the peer.
+// --heartbeat is lost; an MQ error on a request is peer_lost naming the peer.
 #pragma once
-#include "heartbeat.hpp"
 #include "index_pool.hpp"
 #include "peer_loss.hpp"
 #include "peer_transport.hpp"
@@ -29,7 +28,8 @@ struct Psm2Options {
 class Psm2Transport final : public PeerTransport {
 public:
     // Throws std::runtime_error naming what failed.
-    Psm2Transport(std::uint32_t rank, std::uint32_t size, const Psm2Options& options);
+    // heartbeat: --heartbeat, 0 for none.
+    Psm2Transport(std::uint32_t rank, std::uint32_t size, const Psm2Options& options, Picoseconds heartbeat = {});
     ~Psm2Transport() override;
 
     const char* name() const override { return "psm2"; }
@@ -90,7 +90,6 @@ private:
     RingQueue<std::uint32_t> control_order_{0};   // control receive slots in the order they were posted
     std::vector<std::int64_t> control_source_;    // per slot: the sender once it completed, else -1
     IndexPool<Pending> pending_;   // by the index a request's context carries
-    Heartbeat heartbeat_;
     std::uint32_t transfers_ = 0;   // requests in flight other than the pre-posted control receives
 };
 

@@ -46,6 +46,7 @@ DriverEntry per_rank_entry(std::unique_ptr<Driver> driver) {
     e.run = [d](const Config& c, const RunContext& ctx) {
         const World& w = *ctx.world;
         d->use_run_key(*ctx.key);
+        d->use_heartbeat(c.heartbeat);
         return run_distributed(c, w, ctx.fingerprint, *ctx.key,
                                [&](const std::string& host, std::uint32_t endpoint, std::uint32_t endpoints) -> std::unique_ptr<Transport> {
                                    if (c.rails.empty()) return d->make_one(endpoint, endpoints, host);

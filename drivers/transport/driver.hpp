@@ -56,9 +56,14 @@ public:
     // given before make_one. run_key() throws std::logic_error before.
     void use_run_key(const RunKey& key) { run_key_ = &key; }
     const RunKey& run_key() const;
+    // --heartbeat (0: none), which transports whose endpoints cannot see a peer go away while
+    // idle beat with; given before make_one.
+    void use_heartbeat(Picoseconds timeout) { heartbeat_ = timeout; }
+    Picoseconds heartbeat() const { return heartbeat_; }
 
 private:
     const RunKey* run_key_ = nullptr;
+    Picoseconds heartbeat_{};
 };
 
 } // namespace evb

@@ -1,11 +1,14 @@
 // What the drivers of a fabric between processes keep alike: this rank, the run's size, the text
 // of the last error a call returned, and the completions queued for the next poll (loopback
-// deliveries, a lost peer's, ones taken while arming a wait object).
+// deliveries, a lost peer's, ones taken while arming a wait object), and the heartbeat of those
+// whose endpoints say nothing of a peer that went away while idle, or stopped.
 #pragma once
+#include "heartbeat.hpp"
 #include "ring_queue.hpp"
 #include "transport.hpp"
 
 #include <string>
+#include <vector>
 
 namespace evb {
 
@@ -19,9 +22,38 @@ protected:
     // A driver that learns its rank and size later (mpi, from its communicator) sets them then.
     PeerTransport(std::uint32_t rank, std::uint32_t size, std::size_t ready_capacity = 0) : rank_(rank), size_(size), ready_(ready_capacity) {}
 
+    // --heartbeat (0: none): given at construction, started once connected, fed by every message
+    // from a peer, kept by keep_alive on every poll.
+    void use_heartbeat(Picoseconds timeout) { heartbeat_ = Heartbeat(timeout); }
+    void start_heartbeat() {
+        heartbeat_.start(size_, steady_now());
+        heartbeat_.forget(rank_);
+    }
+    void heard_from(std::uint32_t peer) {
+        if (heartbeat_.on()) heartbeat_.heard(peer, steady_now());
+    }
+    // Once per beat period: lose(peer, why) for each peer silent past the timeout, then beat(peer)
+    // for every other peer (the driver skips the ones it already lost).
+    template <typename Beat, typename Lose>
+    void keep_alive(Beat&& beat, Lose&& lose) {
+        if (!heartbeat_.on()) return;
+        const Picoseconds now = steady_now();
+        if (!heartbeat_.beat_due(now)) return;
+        std::vector<bool> silent(size_, false);
+        heartbeat_.find_silent(now, [&](std::uint32_t peer, Picoseconds) {
+            silent[peer] = true;
+            lose(peer, heartbeat_.silence());
+        });
+        for (std::uint32_t peer = 0; peer < size_; ++peer)
+            if (peer != rank_ && !silent[peer]) beat(peer);
+    }
+
     std::uint32_t rank_, size_;
     RingQueue<Completion> ready_;
     std::string last_error_;
+
+private:
+    Heartbeat heartbeat_;
 };
 
 } // namespace evb

@@ -28,13 +28,13 @@ void UcxDriver::preflight_rail(const std::string& nic) const {
 }
 
 std::unique_ptr<Transport> UcxDriver::make_one(std::uint32_t rank, std::uint32_t ranks, const std::string&) const {
-    return std::make_unique<UcxTransport>(rank, ranks, options_);
+    return std::make_unique<UcxTransport>(rank, ranks, options_, heartbeat());
 }
 
 std::unique_ptr<Transport> UcxDriver::make_rail(std::uint32_t rank, std::uint32_t ranks, const std::string& nic) const {
     UcxOptions rail = options_;
     rail.devices = nic;
-    return std::make_unique<UcxTransport>(rank, ranks, rail);
+    return std::make_unique<UcxTransport>(rank, ranks, rail, heartbeat());
 }
 
 } // namespace evb

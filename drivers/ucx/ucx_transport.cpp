@@ -114,8 +114,9 @@ std::optional<std::string> UcxTransport::start_problem(const UcxOptions& options
     return std::nullopt;
 }
 
-UcxTransport::UcxTransport(std::uint32_t rank, std::uint32_t size, const UcxOptions& options)
+UcxTransport::UcxTransport(std::uint32_t rank, std::uint32_t size, const UcxOptions& options, Picoseconds heartbeat)
     : PeerTransport(rank, size), options_(options), peers_(size), directory_(size, table_capacity) {
+    use_heartbeat(heartbeat);
     if (options.write != "am" && options.write != "put")
         throw std::runtime_error("--ucx-write: unknown way '" + options.write + "' (choose am or put)");
     put_ = options.write == "put";
@@ -188,7 +189,7 @@ std::string UcxTransport::describe() const {
     ucp_get_version(&major, &minor, &release);
     return "UCX " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release) +
            ", UCX_TLS=" + setting(options_.tls, "UCX_TLS", "all") + ", UCX_NET_DEVICES=" + setting(options_.devices, "UCX_NET_DEVICES", "all") +
-           (peer_failure_handled_ ? "" : ", no peer failure handler: a dead peer is found by heartbeat") +
+           (peer_failure_handled_ ? "" : ", no peer failure handler: UCX does not see a peer die (the run's control connections and --heartbeat do)") +
            (wait_fd_ < 0 ? ", no wait object: a rank with nothing in flight naps" : "");
 }
 
@@ -242,7 +243,7 @@ void UcxTransport::connect(const std::vector<std::string>& addresses, Picosecond
         if (peer_failure_handled_) ucs_log_pop_handler();
         if (s == UCS_ERR_UNREACHABLE && peer_failure_handled_) {
             // UCX 1.13's shared-memory transports have no peer failure handler: without one, a
-            // peer that dies is found by the heartbeat alone.
+            // peer that dies is found by the heartbeat alone (or, in a run, its control connection).
             peer_failure_handled_ = false;
             ep.err_mode = UCP_ERR_HANDLING_MODE_NONE;
             s = ucp_ep_create(worker_, &ep, &peers_[r].ep);
@@ -251,7 +252,7 @@ void UcxTransport::connect(const std::vector<std::string>& addresses, Picosecond
             throw std::runtime_error("ucx: no endpoint to rank " + std::to_string(r) + ": " + status_text(s) +
                                      " (do both ranks share a UCX transport? UCX_TLS=" + setting(options_.tls, "UCX_TLS", "all") + ")");
     }
-    heartbeat_.start(size_);
+    start_heartbeat();
 }
 
 MemoryRegion UcxTransport::register_memory(std::byte* base, std::size_t length) {
@@ -483,7 +484,7 @@ void UcxTransport::send_queued(std::uint32_t peer) {
 
 void UcxTransport::on_message(unsigned id, std::uint32_t from, const void* data, std::size_t length) {
     if (from >= size_ || from == rank_) return;
-    heartbeat_.heard(from);
+    heard_from(from);
     Completion c;
     c.peer = from;
     switch (id) {
@@ -518,7 +519,7 @@ void UcxTransport::on_message(unsigned id, std::uint32_t from, const void* data,
 ucs_status_t UcxTransport::on_write(const Header& h, void* data, std::size_t length, bool rendezvous) {
     const std::uint32_t from = h.rank;
     if (from >= size_ || from == rank_) return UCS_OK;
-    heartbeat_.heard(from);
+    heard_from(from);
     WriteTarget t = write_target(regions_, h.key, h.offset, h.length);
     if (t.at && h.length != length) t = {nullptr, "a write header of " + std::to_string(h.length) + " B with " + std::to_string(length) + " B of data"};
     if (!t.at) {
@@ -637,8 +638,7 @@ bool UcxTransport::prepare_wait(std::vector<int>& fds) {
 }
 
 std::size_t UcxTransport::poll(std::span<Completion> out) {
-    heartbeat_.tick(
-        rank_,
+    keep_alive(
         [&](std::uint32_t peer) {
             if (peers_[peer].loss.lost || queued(peer) != PostStatus::ok) return;   // a peer that does not read gets no more
             if (SendSlot* s = take_slot(peer)) send(*s, am_heartbeat, nullptr, 0);

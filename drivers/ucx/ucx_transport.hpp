@@ -10,7 +10,6 @@
 // perform a put anywhere in the target). UCX_TLS and UCX_NET_DEVICES are respected, or set by
 // --ucx-tls and --ucx-devices.
 #pragma once
-#include "heartbeat.hpp"
 #include "peer_loss.hpp"
 #include "peer_transport.hpp"
 #include "region_directory.hpp"
@@ -33,7 +32,8 @@ struct UcxOptions {
 class UcxTransport final : public PeerTransport {
 public:
     // Throws std::runtime_error naming what failed.
-    UcxTransport(std::uint32_t rank, std::uint32_t size, const UcxOptions& options);
+    // heartbeat: --heartbeat, 0 for none.
+    UcxTransport(std::uint32_t rank, std::uint32_t size, const UcxOptions& options, Picoseconds heartbeat = {});
     ~UcxTransport() override;
 
     const char* name() const override { return "ucx"; }
@@ -155,7 +155,6 @@ private:
     std::vector<SendSlot> send_slots_;
     std::vector<std::uint32_t> free_sends_;
     std::vector<std::uint32_t> peers_to_send_, table_requests_, tables_arrived_;
-    Heartbeat heartbeat_;
 };
 
 } // namespace evb

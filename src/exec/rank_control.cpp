@@ -63,10 +63,13 @@ void RankEndpoints::end_now() {
 
 RankControl::RankControl(const Config& config, const World& world, Bootstrap& boot, RunObserver& observer, RankEndpoints& rank)
     : config_(config), world_(world), boot_(boot), observer_(observer), rank_(rank), root_(world.rank == 0), board_(world.size),
-      done_(world.size, false), lost_(world.size, false), beat_period_(config.heartbeat.count() / 4), last_heard_(world.size, Picoseconds(0)),
-      deadline_(run_deadline(config)),
+      done_(world.size, false), lost_(world.size, false), heartbeat_(config.heartbeat), deadline_(run_deadline(config)),
       progress_period_(root_ ? config.progress_interval : Picoseconds(config.progress_interval.count() / 10)),
-      next_progress_(progress_period_) {}
+      next_progress_(progress_period_) {
+    heartbeat_.start(world.size, Picoseconds(0));
+    for (std::uint32_t r = 0; r < world.size; ++r)
+        if (root_ ? r == 0 : r != 0) heartbeat_.forget(r);   // a rank other than 0 hears only rank 0
+}
 
 void RankControl::tick(Picoseconds now) {
     if (auto f = rank_.failure()) {
@@ -94,8 +97,7 @@ void RankControl::say_done_and_beat(Picoseconds now) {
         else
             boot_.send_to_root(ControlType::done, {{"losses", losses_heard_}});
     }
-    if (config_.heartbeat > Picoseconds(0) && now >= next_beat_) {
-        next_beat_ = now + beat_period_;
+    if (heartbeat_.beat_due(now)) {
         if (root_) boot_.broadcast(ControlType::beat);
         else boot_.send_to_root(ControlType::beat);
     }
@@ -106,7 +108,7 @@ void RankControl::handle(const Bootstrap::Incoming& in, Picoseconds now) {
     // Fenced: nothing a rank declared lost says counts any more, not even its abort (it was
     // told, in the lost_rank about itself, and ends by itself).
     if (root_ && in.from != 0 && lost_[in.from]) return;
-    if (in.from < world_.size) last_heard_[in.from] = now;   // a non-root rank hears only rank 0
+    heartbeat_.heard(in.from, now);
     switch (in.message.type) {
     case ControlType::link_lost:
         if (root_ && in.from != 0) rank_lost(in.from, "its control connection closed: " + body.at("error").get<std::string>());
@@ -153,14 +155,10 @@ void RankControl::handle(const Bootstrap::Incoming& in, Picoseconds now) {
 }
 
 void RankControl::find_the_silent(Picoseconds now) {
-    if (config_.heartbeat <= Picoseconds(0)) return;
-    if (root_) {
-        for (std::uint32_t r = 1; r < world_.size; ++r)
-            if (!lost_[r] && now - last_heard_[r] > config_.heartbeat)
-                rank_lost(r, fmt::format("sent nothing for {:g} s (--heartbeat)", config_.heartbeat.seconds()), last_heard_[r]);
-    } else if (!failure_ && now - last_heard_[0] > config_.heartbeat) {
-        failure_ = fmt::format("lost contact with rank 0: it sent nothing for {:g} s (--heartbeat)", config_.heartbeat.seconds());
-    }
+    heartbeat_.find_silent(now, [&](std::uint32_t r, Picoseconds last_heard) {
+        if (root_) rank_lost(r, heartbeat_.silence(), last_heard);
+        else if (!failure_) failure_ = "lost contact with rank 0: it " + heartbeat_.silence();
+    });
 }
 
 void RankControl::report_progress(Picoseconds now) {
@@ -194,6 +192,7 @@ void RankControl::end_now(int signal, Picoseconds now, bool tell) {
 
 void RankControl::rank_lost(std::uint32_t r, const std::string& how, Picoseconds failed_at) {
     if (lost_[r]) return;
+    heartbeat_.forget(r);
     if (!config_.survives_failures()) {
         failure_ = Node::lost_connection_line(r, how);
         return;

@@ -7,6 +7,7 @@
 #include "bootstrap.hpp"
 #include "config.hpp"
 #include "endpoint_thread.hpp"
+#include "heartbeat.hpp"
 #include "node.hpp"
 #include "run_observer.hpp"
 #include "world.hpp"
@@ -81,9 +82,7 @@ private:
     // Rank 0 hears from every rank at least every beat period (progress, done or a beat); one
     // silent for --heartbeat is lost. Rank 0 beats to every rank too: a rank that no longer
     // hears it (stopped or hung, its connections open) ends the run, as on rank 0's loss.
-    const Picoseconds beat_period_;
-    Picoseconds next_beat_{};
-    std::vector<Picoseconds> last_heard_;
+    Heartbeat heartbeat_;
     bool sent_done_ = false, finish_ = false;
     // Losses this rank has been told of by rank 0. A loss may hand a finished rank new work (a
     // lost BU's events), so rank 0 forgets who was done and counts only "done" sent after the

@@ -30,6 +30,7 @@ struct DriverCase {
     std::string no_back_pressure;
     std::string no_peer_loss;
     std::string no_bulk;             // hundreds of MiB in one test
+    std::string no_stopped_peer = "";   // drivers that beat (--heartbeat): a peer left unpolled
 };
 
 void PrintTo(const DriverCase& c, std::ostream* os) { *os << c.label; }
@@ -58,7 +59,7 @@ const std::vector<DriverCase> kDrivers = {
     {"ofi_shm", "ofi", {"--ofi-provider", "shm"}, "",
      "the suite's ranks share one process, and closing one shm endpoint there crashes libfabric 1.17 in its siblings; a killed shm "
      "process is named by every survivor in Loopback/ProcessFailure.KilledRankEndsTheRunWithAClearErrorOnEverySurvivor/OfiShm",
-     ""},
+     "", "the suite's ranks share one process, and libfabric 1.17 shm crashes there once a sibling endpoint is left unpolled (segfault)"},
     // verbs;ofi_rxm and UCX's rc_verbs run in the soft-RoCE VM (tests/test_rdma_drivers_in_vm.cpp);
     // elsewhere they skip with the driver's reason (no such provider or transport here).
     {"ofi_verbs", "ofi", {"--ofi-provider", "verbs;ofi_rxm"}, "", "", ""},
@@ -71,7 +72,7 @@ const std::vector<DriverCase> kDrivers = {
      "this suite kills a rank by closing its transport inside the test process, and UCX 1.13 asserts in that close while wireup "
      "messages to the other ranks are pending (ucp_request.c:684, removed upstream in openucx/ucx#8175); a killed process does not "
      "close anything: ProcessFailure.*/Ucx* covers it",
-     ""},
+     "", "as above: the unpolled rank's wireup may be pending when the suite closes it"},
     {"ucx_shm", "ucx", {"--ucx-tls", "posix,cma"}, "", "", ""},
     // Runs where psm2_init succeeds (an Omni-Path adapter); elsewhere every test skips with the
     // driver's own reason (this machine: "psm2_init failed (PSM Unresolved internal error)").
@@ -223,9 +224,9 @@ TEST_P(Conformance, TheLargestAdvertisedWriteArrivesWhole) {
     OPEN_WORLD(w, 2);
     // Capped at 64 MiB (drivers advertise 1 GiB): larger than every internal buffer of every
     // driver, and small enough that no step of this test leaves a rank unpolled for the
-    // heartbeat's timeout (drivers/transport/heartbeat.hpp: a silent peer is taken for gone). At
-    // 256 MiB in the soft-RoCE VM, with a second VM on the cores, the receiver declared the sender
-    // lost before the write was in (ucx on rc_verbs).
+    // heartbeat's timeout (10 s in this suite, transport_world.cpp: a silent peer is taken for
+    // gone). At 256 MiB in the soft-RoCE VM, with a second VM on the cores, the receiver declared
+    // the sender lost before the write was in (ucx on rc_verbs).
     const std::size_t len = std::min<std::size_t>(w->any_of_mine().capabilities().max_message, std::size_t{64} << 20);
     ASSERT_GE(len, std::size_t{1} << 20);
     std::unique_ptr<Region> src, dst;
@@ -404,6 +405,29 @@ TEST_P(Conformance, APeerThatDiesIsNamedOnEverySurvivor) {
     EXPECT_NE(w->at(0).last_error().find("2"), std::string::npos) << w->at(0).last_error();
     ASSERT_EQ(w->at(0).post_send(3, command(0, 3, 0)), PostStatus::ok);
     ASSERT_TRUE(w->drive([&] { return count(w->got[3], Completion::Kind::message) == 1; }, 30));
+}
+
+// A stopped process keeps its connections open: the drivers whose fabric says nothing of a peer
+// that went away while idle beat to every peer (--heartbeat) and name a silent one lost.
+TEST_P(Conformance, APeerThatStopsIsNamedAfterTheHeartbeatsTimeout) {
+    const std::string& driver = GetParam().driver;
+    if (driver != "ofi" && driver != "ucx" && driver != "psm2")
+        GTEST_SKIP() << "no heartbeat in this driver: its connections name a peer that dies, and a stopped one is found by "
+                        "the run's control plane (--heartbeat, RankControl)";
+    if (!GetParam().no_stopped_peer.empty()) GTEST_SKIP() << GetParam().no_stopped_peer;
+    auto w = TransportWorld::make(driver, 3, GetParam().flags, why_not_, Picoseconds::from_seconds(1));
+    if (!w) GTEST_SKIP() << why_not_;
+    auto lost = [&](std::uint32_t r, std::uint32_t peer) {
+        for (const auto& g : w->got[r])
+            if (g.completion.kind == Completion::Kind::peer_lost && g.completion.peer == peer) return g.error;
+        return std::string();
+    };
+    // Rank 2 stops: never polled again, its endpoint open.
+    ASSERT_TRUE(w->drive_only({0, 1}, [&] { return !lost(0, 2).empty() && !lost(1, 2).empty(); }, 30));
+    for (std::uint32_t r : {0u, 1u}) {
+        EXPECT_NE(lost(r, 2).find("sent nothing for 1 s (--heartbeat)"), std::string::npos) << "rank " << r << ": " << lost(r, 2);
+        EXPECT_EQ(lost(r, 1 - r), "") << "rank " << r << " lost a peer that was polled all along";
+    }
 }
 
 TEST_P(Conformance, StressManyPeersRandomSizesEveryByteVerified) {

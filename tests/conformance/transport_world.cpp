@@ -60,11 +60,12 @@ public:
         while (std::chrono::steady_clock::now() < until) progress();
     }
     // rails: NICs, comma-separated (--rails), or empty for one.
-    RegistryWorld(const DriverEntry& entry, std::uint32_t ranks, const std::string& rails)
+    RegistryWorld(const DriverEntry& entry, std::uint32_t ranks, const std::string& rails, Picoseconds heartbeat)
         : settle_(std::string(entry.driver->name()) == "ucx") {
         ranks_ = ranks;
         static const RunKey key = RunKey::random();
         entry.driver->use_run_key(key);
+        entry.driver->use_heartbeat(heartbeat);
         const Driver& d = *entry.driver;
         if (d.processes() == Driver::Processes::all_in_one) {
             transports_ = d.make_all(ranks);
@@ -131,7 +132,7 @@ DriverRegistry& registry_with(std::vector<std::string> flags) {
 } // namespace
 
 std::unique_ptr<TransportWorld> TransportWorld::make(const std::string& driver, std::uint32_t ranks, std::vector<std::string> flags,
-                                                     std::string& why_not) {
+                                                     std::string& why_not, Picoseconds heartbeat) {
     std::unique_ptr<TransportWorld> w;
     if (driver == "sim") {
         w = std::make_unique<SimWorld>(ranks);
@@ -159,7 +160,7 @@ std::unique_ptr<TransportWorld> TransportWorld::make(const std::string& driver, 
             w = make_mpi_world(ranks, rma, why_not);
             if (!w) return nullptr;
         } else {
-            w = std::make_unique<RegistryWorld>(*entry, ranks, rails);
+            w = std::make_unique<RegistryWorld>(*entry, ranks, rails, heartbeat);
         }
     }
     w->got.resize(ranks);

@@ -18,9 +18,11 @@ class TransportWorld {
 public:
     // flags: the driver's own options as on the command line ("--tcp-read-chunk", "7"). Returns
     // nullptr with `why_not` set when this process takes no part (a driver not built, no RDMA
-    // device, mpi outside mpirun, or this process beyond the world's ranks).
+    // device, mpi outside mpirun, or this process beyond the world's ranks). heartbeat: as
+    // --heartbeat, for the drivers that beat (10 s: long enough that no test's step leaves a
+    // rank unpolled that long, short enough to find a killed rank where the fabric does not).
     static std::unique_ptr<TransportWorld> make(const std::string& driver, std::uint32_t ranks, std::vector<std::string> flags,
-                                                std::string& why_not);
+                                                std::string& why_not, Picoseconds heartbeat = Picoseconds::from_seconds(10));
     virtual ~TransportWorld() = default;
 
     std::uint32_t size() const { return ranks_; }
