@@ -66,7 +66,7 @@ void MpiTransport::init(MPI_Comm comm) {
     MPI_Comm_size(comm_, &s);
     rank_ = static_cast<std::uint32_t>(r);
     size_ = static_cast<std::uint32_t>(s);
-    peers_.resize(size_);
+    peers_ = std::vector<Peer>(size_);   // a Peer does not move (its PeerLoss is atomic)
     if (rma_) {
         code = MPI_Win_create_dynamic(MPI_INFO_NULL, comm_, &window_);
         if (code != MPI_SUCCESS) throw std::runtime_error("MPI_Win_create_dynamic failed: " + mpi_error(code) +

@@ -107,17 +107,13 @@ void TcpTransport::connect(const std::vector<std::string>& addresses, Picosecond
     }
     for (std::uint32_t peer = 0; peer < size_; ++peer) {
         Peer& p = peers_[peer];
-        if (peer == rank_) {
-            p.alive = true;
-            continue;
-        }
+        if (peer == rank_) continue;
         set_nonblocking(p.fd, true);
         set_nodelay(p.fd);
         int buf = 4 << 20;
         setsockopt(p.fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof buf);
         setsockopt(p.fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof buf);
         p.staging.resize(staging_size);
-        p.alive = true;
         epoll_event ev{};
         ev.events = EPOLLIN | EPOLLRDHUP;
         ev.data.u32 = peer;
@@ -136,7 +132,7 @@ MemoryRegion TcpTransport::register_memory(std::byte* base, std::size_t length) 
 }
 
 PostStatus TcpTransport::post_send(std::uint32_t peer, const CommandBytes& command) {
-    if (peer >= size_ || !peers_[peer].alive) return refuse(peer, "send");
+    if (check_post(peer, peers_, last_error_) != PostStatus::ok) return PostStatus::error;
     if (peer == rank_) {
         deliver_message({rank_, done_}, {rank_, done_}, command);
         return PostStatus::ok;
@@ -188,7 +184,7 @@ void TcpTransport::complete(const Completion& c) {
 PostStatus TcpTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset,
                                     std::uint64_t remote_key, std::uint64_t remote_offset, std::size_t length,
                                     std::uint32_t imm, std::uint64_t cookie) {
-    if (peer >= size_ || !peers_[peer].alive) return refuse(peer, "write");
+    if (check_post(peer, peers_, last_error_) != PostStatus::ok) return PostStatus::error;
     if (std::string why = local_source_error(local, local_offset, length); !why.empty()) {
         last_error_ = why;
         return PostStatus::error;
@@ -205,21 +201,11 @@ PostStatus TcpTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
     return enqueue(peer, op);
 }
 
-PostStatus TcpTransport::refuse(std::uint32_t peer, const char* what) {
-    if (peer >= size_)
-        last_error_ = std::string(what) + ": " + no_such_rank(peer, size_);
-    else if (!peers_[peer].alive)
-        last_error_ = "connection to rank " + std::to_string(peer) + " lost: " + peers_[peer].error;
-    else
-        last_error_ = what;
-    return PostStatus::error;
-}
-
 // Sends as much of the peer's queue as the socket takes, several frames per sendmsg.
 void TcpTransport::flush(std::uint32_t peer) {
     Peer& p = peers_[peer];
     auto& iov = lane_of(peer).iov;
-    while (p.alive && !p.sendq.empty()) {
+    while (!p.loss.lost.load(std::memory_order_relaxed) && !p.sendq.empty()) {
         // Gather iovecs across queued frames, starting inside the first one.
         std::size_t iovs = 0;
         RingQueue<SendOp>& q = p.sendq;
@@ -313,7 +299,7 @@ void TcpTransport::receive(std::uint32_t peer) {
     if (p.fenced) return lose(peer, "it was declared lost: nothing more from it is taken");
     Landing landing(*this, peer);
     std::size_t budget = receive_budget;
-    while (p.alive && budget) {
+    while (!p.loss.lost.load(std::memory_order_relaxed) && budget) {
         const std::span<std::byte> body = p.reader.body_room(landing);   // an open write body: straight into its region
         std::byte* into = body.empty() ? p.staging.data() : body.data();
         ssize_t n = recv(p.fd, into, read_size(body.empty() ? p.staging.size() : body.size()), MSG_DONTWAIT);
@@ -336,15 +322,9 @@ std::size_t TcpTransport::read_size(std::size_t room) const { return read_chunk_
 
 void TcpTransport::lose(std::uint32_t peer, const std::string& why) {
     Peer& p = peers_[peer];
-    if (!p.alive) return;
-    p.error = why;
-    p.alive = false;
+    if (!p.loss.mark(peer, why)) return;
     epoll_ctl(lane_of(peer).epoll_fd, EPOLL_CTL_DEL, p.fd, nullptr);   // best effort: the socket is not read again either way
-    Completion c;
-    c.kind = Completion::Kind::peer_lost;
-    c.peer = peer;
-    c.error = p.error.c_str();
-    complete(c);
+    complete(p.loss.completion(peer));
 }
 
 void TcpTransport::progress(Lane& lane, int timeout_ms) {

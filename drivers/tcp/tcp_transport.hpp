@@ -6,6 +6,7 @@
 // queues, receive state and epoll set), so one rank spends several cores on the kernel's copies.
 // Posts reach a lane through its inbox, completions come back through its outbox.
 #pragma once
+#include "peer_loss.hpp"
 #include "peer_transport.hpp"
 #include "ring_queue.hpp"
 #include "run_key.hpp"
@@ -54,7 +55,7 @@ private:
     };
     struct Peer {
         int fd = -1;
-        std::atomic<bool> alive{false};   // read by the posting thread, cleared by the lane's
+        PeerLoss loss;                    // marked by the peer's lane, read by the posting thread
         std::atomic<bool> fenced{false};  // set by the caller's thread: its lane reads nothing more from it
         std::atomic<std::size_t> queued{0};   // frames posted and not yet sent (the poster's no_resource)
         bool want_out = false;      // EPOLLOUT armed
@@ -64,7 +65,6 @@ private:
         // starts of bodies); an open body is received straight into its region.
         std::vector<std::byte> staging;
         TcpFrameReader reader;
-        std::string error;          // written before alive is cleared
     };
     struct Posted {
         std::uint32_t peer;
@@ -113,7 +113,6 @@ private:
     std::vector<Completion> collected_;   // an outbox taken by poll() (swapped, so no allocation per poll)
     RingQueue<Completion> done_{4096};
     std::size_t read_chunk_ = 0;
-    PostStatus refuse(std::uint32_t peer, const char* what);
 };
 
 } // namespace evb

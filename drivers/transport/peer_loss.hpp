@@ -1,27 +1,38 @@
-// A peer's lost state, and the one peer_lost completion that tells the executor (drivers that
-// learn of a loss from their own events: verbs, ofi).
+// A peer's lost state, and the one peer_lost completion that tells the executor: every driver
+// that learns of a loss itself (tcp, verbs, ofi, ucx, psm2, mpi).
 #pragma once
 #include "ring_queue.hpp"
 #include "transport.hpp"
 
+#include <atomic>
 #include <string>
 
 namespace evb {
 
 struct PeerLoss {
-    bool lost = false;
+    // Set once, after `reason`: a thread that posts (tcp's caller, beside its I/O threads) reads
+    // the reason only once it has seen the peer lost.
+    std::atomic<bool> lost{false};
     std::string reason;   // "rank 3: ..."; the completion's error points here, so it never moves
 
-    // Marks the peer lost (once) and queues its peer_lost completion.
-    void mark(std::uint32_t peer, const std::string& why, RingQueue<Completion>& ready) {
-        if (lost) return;
-        lost = true;
+    // Marks the peer lost: true the first time, when the caller hands completion() on. Called by
+    // one thread per peer.
+    bool mark(std::uint32_t peer, const std::string& why) {
+        if (lost.load(std::memory_order_relaxed)) return false;
         reason = "rank " + std::to_string(peer) + ": " + why;
+        lost.store(true, std::memory_order_release);
+        return true;
+    }
+    Completion completion(std::uint32_t peer) const {
         Completion c;
         c.kind = Completion::Kind::peer_lost;
         c.peer = peer;
         c.error = reason.c_str();
-        ready.push(c);
+        return c;
+    }
+    // Marks the peer lost (once) and queues its peer_lost completion.
+    void mark(std::uint32_t peer, const std::string& why, RingQueue<Completion>& ready) {
+        if (mark(peer, why)) ready.push(completion(peer));
     }
 };
 
@@ -38,7 +49,7 @@ PostStatus check_post(std::uint32_t peer, const Peers& peers, std::string& why) 
         why = no_such_rank(peer, size);
         return PostStatus::error;
     }
-    if (peers[peer].loss.lost) {
+    if (peers[peer].loss.lost.load(std::memory_order_acquire)) {
         why = "connection to " + peers[peer].loss.reason;
         return PostStatus::error;
     }
