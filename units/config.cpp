@@ -73,8 +73,12 @@ std::uint64_t Config::meta_piece_memory() const {
     return fragment_memory ? std::min(align64(meta_size), align64(fragment_memory)) : align64(meta_size);
 }
 
-void validate(const Config& c) {
-    auto fail = [](const std::string& m) { throw ConfigError(m); };
+namespace {
+
+[[noreturn]] void fail(const std::string& message) { throw ConfigError(message); }
+
+// Nodes, layout, processes per node, credits, parallel sends, the fragment size.
+void check_nodes_and_units(const Config& c) {
     if (c.layout == NodeLayout::split) {
         if (c.readout_nodes < 1 || c.builder_nodes < 1)
             fail("--layout split needs --readout-nodes and --builder-nodes of at least 1 (got " + std::to_string(c.readout_nodes) + " and " +
@@ -101,6 +105,10 @@ void validate(const Config& c) {
              std::to_string(c.fragment_size) + " B)");
     if (c.fragment_size > max_fragment_limit)
         fail("--fragment-size " + format_size(c.fragment_size) + " is absurd (limit 1GiB)");
+}
+
+// The visiting order and what it needs of the protocol.
+void check_scheduling(const Config& c) {
     if (c.barrel_start == BarrelStart::staggered && c.scheduling != Scheduling::barrel_shift)
         fail("--barrel-start staggered needs --scheduling barrel");
     if (c.scheduling == Scheduling::a2a) {
@@ -117,6 +125,10 @@ void validate(const Config& c) {
         if (c.protocol == Protocol::push) fail("--scheduling barrel-sync needs --protocol pull or pull-noem (the BUs keep the phases)");
         if (c.parallel != 1) fail("--scheduling barrel-sync takes one step per phase: --parallel must be 1 (got " + std::to_string(c.parallel) + ")");
     }
+}
+
+// Surviving a lost node, the heartbeat, the grace to end in.
+void check_failures_and_ending(const Config& c) {
     if (c.survives_failures()) {
         if (c.is_micro_benchmark()) fail("--on-failure continue is for event building; a micro-benchmark ends on a lost node");
         if (c.scheduling == Scheduling::barrel_sync)
@@ -127,6 +139,10 @@ void validate(const Config& c) {
     // gathers every rank's statistics: below this, a healthy run would end as a failure.
     if (c.grace < Picoseconds::from_seconds(0.1))
         fail(fmt::format("--grace {}: the ranks need at least 100ms after the duration to drain and report", format_duration(c.grace)));
+}
+
+// NICs, threads, CPUs and NUMA nodes.
+void check_placement(const Config& c) {
     if (!c.rails.empty() && (c.rails.front() == ',' || c.rails.back() == ',' || c.rails.find(",,") != std::string::npos))
         fail("--rails: '" + c.rails + "' has an empty NIC name (give names separated by commas: rxe0,rxe1)");
     if (c.threads == UnitThreads::per_unit && c.survives_failures())
@@ -142,6 +158,10 @@ void validate(const Config& c) {
     }
     if (!c.numa.empty() && c.numa.find_first_not_of("0123456789") != std::string::npos)
         fail("--numa: '" + c.numa + "' is not a NUMA node number");
+}
+
+// The message mix and the fragment size distribution.
+void check_message_mix(const Config& c) {
     if (c.data_segments < 1) fail("--data-segments must be at least 1 (got 0)");
     if (c.data_segments + c.meta_segments > max_pieces)
         fail("--data-segments + --meta-segments must be at most " + std::to_string(max_pieces) + " (got " +
@@ -172,6 +192,10 @@ void validate(const Config& c) {
             if (!(s > 0) || s > 16) fail("--ru-scale factors must be within (0, 16]");
     }
     if (c.max_fragment_size() > max_fragment_limit) fail("largest fragment after --ru-scale and --size-spread exceeds 1GiB");
+}
+
+// How long the run lasts and what it counts.
+void check_run_length(const Config& c) {
     if (c.events == 0 && c.duration <= Picoseconds(0) && c.benchmark != Benchmark::shift_scan)
         fail("give --events or a positive --duration");
     if (c.warmup < Picoseconds(0)) fail("--warmup cannot be negative");
@@ -188,6 +212,10 @@ void validate(const Config& c) {
     if (c.fragment_memory && c.fragment_stride() < c.wire_fragment_stride() && c.verify == Verify::full)
         fail("--verify full needs whole fragments in memory; transport " + c.transport + " keeps fragment headers only");
     if (c.progress_interval <= Picoseconds(0)) fail("--progress-interval must be positive");
+}
+
+// Eq. 3.1's buffers against --memory and this machine's RAM.
+void check_buffers(const Config& c) {
     if (c.safety_margin < 2) fail("--safety-margin must be at least 2 (thesis eq. 3.1: m > 1)");
     auto required = c.required_memory();
     if (c.memory != 0 && c.memory < required)
@@ -198,6 +226,18 @@ void validate(const Config& c) {
     if (std::max(c.ru_buffer_fragments(), c.bu_slots() * c.ru_count()) * c.fragment_stride() > ram)
         fail("buffer memory per unit " + format_size(c.effective_memory()) + " exceeds this machine's " +
              std::to_string(ram >> 20) + " MiB (lower --credits, --fragment-size or --nodes)");
+}
+
+} // namespace
+
+void validate(const Config& c) {
+    check_nodes_and_units(c);
+    check_scheduling(c);
+    check_failures_and_ending(c);
+    check_placement(c);
+    check_message_mix(c);
+    check_run_length(c);
+    check_buffers(c);
 }
 
 std::string to_string(Protocol p) {

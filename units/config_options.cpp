@@ -1,8 +1,11 @@
 #include "config_options.hpp"
 
 namespace evb {
+namespace {
 
-void declare_config_options(OptionSet& o, Config& c) {
+
+// The benchmark and its micro-benchmark parameters.
+void declare_benchmark_options(OptionSet& o, Config& c) {
     o.begin_group("run", "Event building");
     o.text("transport", c.transport, "NAME", "transport driver (see \"Transports\"; `evbench --help` lists those built)");
     o.choice("benchmark", c.benchmark,
@@ -19,6 +22,10 @@ void declare_config_options(OptionSet& o, Config& c) {
     o.whole("phase-messages", c.phase_messages, "M", "shift-scan: instead, messages each sender sends per shift")
         .shown_default("0: by time")
         .applies_when("--benchmark shift-scan", [&c] { return c.benchmark == Benchmark::shift_scan; });
+}
+
+// The event-building protocol, the visiting order, a2a's windows.
+void declare_protocol_and_scheduling_options(OptionSet& o, Config& c) {
     o.choice("protocol", c.protocol, {{"pull", Protocol::pull}, {"push", Protocol::push}, {"pull-noem", Protocol::pull_no_em}},
              "event-building protocol: PULL, PUSH or PULL without EM");
     o.choice("scheduling", c.scheduling,
@@ -34,6 +41,10 @@ void declare_config_options(OptionSet& o, Config& c) {
         .applies_when("--scheduling a2a", [&c] { return c.scheduling == Scheduling::a2a; });
     o.choice("barrel-start", c.barrel_start, {{"own", BarrelStart::own}, {"staggered", BarrelStart::staggered}},
              "barrel: every credit of a BU starts at its own RU (in step), or credit k of c at RU + k N / c");
+}
+
+// Nodes, layout, processes per node, the EM, credits and parallel sends.
+void declare_nodes_and_units_options(OptionSet& o, Config& c) {
     o.whole("nodes", c.nodes, "N", "event-building nodes, each one RU and one BU, at least 2")
         .shown_default("from the process count (4 in one process)");
     o.choice("layout", c.layout, {{"folded", NodeLayout::folded}, {"split", NodeLayout::split}},
@@ -48,6 +59,10 @@ void declare_config_options(OptionSet& o, Config& c) {
         .applies_when("event building (micro-benchmarks take --in-flight)", [&c] { return !c.is_micro_benchmark(); });
     o.whole("parallel", c.parallel, "p", "fragment requests in flight per credit (PULL) or writes per RU (PUSH), 1..N")
         .applies_when("event building (micro-benchmarks take --in-flight)", [&c] { return !c.is_micro_benchmark(); });
+}
+
+// Fragment sizes and the message mix.
+void declare_fragments_options(OptionSet& o, Config& c) {
     o.size("fragment-size", c.fragment_size, "mean fragment size including the 32 B header (64 B..1 GiB)");
     o.whole("data-segments", c.data_segments, "K", "writes each fragment's data is split into, each to its own place in the BU's slot");
     o.size("meta-size", c.meta_size, "bytes of each metadata write (paper 003's mix: 10KB)").shown_default("0: none");
@@ -61,6 +76,10 @@ void declare_config_options(OptionSet& o, Config& c) {
         .applies_when("--size-dist uniform, normal or lognormal", [&c] { return c.size_distribution != SizeDistribution::fixed; });
     o.real_list("ru-scale", c.ru_scale, "a,b,...", "per-RU size factors, one per node (nodes of 40/70/80 Gb/s: 0.5,0.875,1)")
         .shown_default("all 1");
+}
+
+// How long a run lasts, what it counts and checks, its buffers.
+void declare_run_length_and_checks_options(OptionSet& o, Config& c) {
     o.whole("events", c.events, "E", "stop after E events (then no default duration)");
     o.duration("duration", c.duration, "stop assigning events after this time");
     o.duration("warmup", c.warmup, "bytes, events and latencies count from this time on (wall time, or simulated): rates leave the start-up out")
@@ -74,12 +93,18 @@ void declare_config_options(OptionSet& o, Config& c) {
     o.whole("seed", c.seed, "n", "seed of random scheduling and size draws");
     o.whole("safety-margin", c.safety_margin, "m", "m of eq. 3.1, at least 2");
     o.size("memory", c.memory, "buffer budget per RU and per BU; below eq. 3.1 is an error").shown_default("m N c f");
+}
 
+// What a lost node does to the run.
+void declare_failures_options(OptionSet& o, Config& c) {
     o.choice("on-failure", c.on_failure, {{"stop", OnFailure::stop}, {"continue", OnFailure::continue_run}},
              "when a node is lost: end the run, or go on without it (see \"Failures\")");
     o.duration("heartbeat", c.heartbeat, "declare a rank lost when it sends nothing for this long (finds stopped processes)")
         .shown_default("0: off");
+}
 
+// Placement on a real node: pools, threads, NICs, polling.
+void declare_placement_options(OptionSet& o, Config& c) {
     o.begin_group("placement", "Placement on a real node");
     o.choice("placement", c.placement, {{"auto", PlacementMode::automatic}, {"none", PlacementMode::none}, {"manual", PlacementMode::manual}},
              "auto: pools on the NIC's NUMA node and each rank's thread on its own core there; none: leave both to the kernel; "
@@ -106,7 +131,10 @@ void declare_config_options(OptionSet& o, Config& c) {
         .applies_when("a multi-process transport (the in-process ones have no threads that wait)",
                       [&c] { return c.transport != "local" && c.transport != "sim"; })
         .per_rank();
+}
 
+// Launching and output.
+void declare_launch_and_output_options(OptionSet& o, Config& c) {
     o.begin_group("control", "Launching and output");
     o.text("json", c.json_file, "FILE", "write configuration and results as JSON").writes_file().per_rank();
     o.text("bootstrap", c.bootstrap, "HOST:PORT", "rank 0's bootstrap service (see \"Launching on a cluster\")")
@@ -137,6 +165,19 @@ void declare_config_options(OptionSet& o, Config& c) {
         .applies_when("a run that prints its table (not --quiet)", [&c] { return !c.quiet; })
         .per_rank();
     o.text("log-level", c.log_level, "L", "trace, debug, info, warn, error or off").per_rank();
+}
+
+} // namespace
+
+void declare_config_options(OptionSet& o, Config& c) {
+    declare_benchmark_options(o, c);
+    declare_protocol_and_scheduling_options(o, c);
+    declare_nodes_and_units_options(o, c);
+    declare_fragments_options(o, c);
+    declare_run_length_and_checks_options(o, c);
+    declare_failures_options(o, c);
+    declare_placement_options(o, c);
+    declare_launch_and_output_options(o, c);
 }
 
 } // namespace evb
