@@ -30,7 +30,7 @@ public:
     }
     std::string last_error() const override { return inner_->last_error(); }
     std::size_t poll(std::span<Completion> out) override { return inner_->poll(out); }
-    bool prepare_wait(std::vector<int>& fds) override { return inner_->prepare_wait(fds); }
+    WaitPlan prepare_wait(std::vector<int>& fds) override { return inner_->prepare_wait(fds); }
     void fence(std::uint32_t peer) override { inner_->fence(peer); }
 
 private:

@@ -157,9 +157,13 @@ TEST(Verbs, ConformanceSuiteOnSoftRoce) {
                          1500);
     const std::string shown = inner_gtest_output(r.out);
     ASSERT_EQ(r.exit_code, 0) << shown << inner_gtest_output(r.err);
-    EXPECT_EQ(count(r.out, "[       OK ] EveryDriver/Conformance."), 9u) << shown;   // no exclusion for verbs
+    EXPECT_EQ(count(r.out, "[       OK ] EveryDriver/Conformance."), 9u) << shown;
     EXPECT_EQ(count(r.out, "[       OK ] VerbsKeyed."), 1u) << shown;
-    EXPECT_EQ(count(r.out, "SKIPPED"), 0u) << shown;
+    // The one test skipped: a stopped peer, which verbs leaves to the run's control plane (no
+    // heartbeat of its own); its line, the summary's count and its name listed again.
+    const std::string stopped_peer = "[  SKIPPED ] EveryDriver/Conformance.APeerThatStopsIsNamedAfterTheHeartbeatsTimeout/verbs";
+    EXPECT_EQ(count(r.out, stopped_peer), 2u) << shown;
+    EXPECT_EQ(count(r.out, "SKIPPED"), 3u) << shown;
     EXPECT_NE(r.out.find("[  PASSED  ] 10 tests."), std::string::npos) << shown;
 }
 

@@ -466,15 +466,15 @@ void OfiTransport::read_error() {
     }
 }
 
-bool OfiTransport::prepare_wait(std::vector<int>& fds) {
-    if (!ready_.empty() || !peers_with_notices_.empty()) return false;
+Transport::WaitPlan OfiTransport::prepare_wait(std::vector<int>& fds) {
+    if (!ready_.empty() || !peers_with_notices_.empty()) return WaitPlan::poll_again;
     // No wait object: the executor naps (Reactor::idle) while the rank only waits for its peers,
-    // not while its own writes need our calls to progress.
-    if (wait_fd_ < 0) return nothing_in_flight();
+    // and yields while its own writes need our calls to progress.
+    if (wait_fd_ < 0) return nothing_in_flight() ? WaitPlan::sleep : WaitPlan::yield;
     fid* cq = &cq_->fid;
-    if (fi_trywait(fabric_, &cq, 1) != FI_SUCCESS) return false;   // -FI_EAGAIN: completions are there
+    if (fi_trywait(fabric_, &cq, 1) != FI_SUCCESS) return WaitPlan::poll_again;   // -FI_EAGAIN: completions are there
     fds.push_back(wait_fd_);
-    return true;
+    return WaitPlan::sleep;
 }
 
 std::size_t OfiTransport::poll(std::span<Completion> out) {

@@ -44,7 +44,11 @@ public:
     std::size_t poll(std::span<Completion> out) override;
     // PSM2 has no wait object: a rank naps (Reactor::idle) when it only waits for its peers. Not
     // while a transfer of its own is in flight: PSM2 progresses only inside our calls to it.
-    bool prepare_wait(std::vector<int>&) override { return ready_.empty() && transfers_ == 0; }
+    // No wait object: a nap while it waits for its peers; while its own transfers need our calls
+    // it polls on (as mpi: PSM2 is the library under Open MPI on Omni-Path, untried here).
+    WaitPlan prepare_wait(std::vector<int>&) override {
+        return ready_.empty() && transfers_ == 0 ? WaitPlan::sleep : WaitPlan::poll_again;
+    }
 
     // Why PSM2 cannot start on this machine (psm2_init or opening an endpoint fails), or nothing.
     static std::optional<std::string> start_problem();

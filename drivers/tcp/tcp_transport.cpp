@@ -400,12 +400,12 @@ std::size_t TcpTransport::poll(std::span<Completion> out) {
     return n;
 }
 
-bool TcpTransport::prepare_wait(std::vector<int>& fds) {
-    if (!done_.empty()) return false;
+Transport::WaitPlan TcpTransport::prepare_wait(std::vector<int>& fds) {
+    if (!done_.empty()) return WaitPlan::poll_again;
     if (!threaded()) {
-        if (!lanes_[0]->dirty.empty()) return false;   // writes to flush: the next poll does it
+        if (!lanes_[0]->dirty.empty()) return WaitPlan::poll_again;   // writes to flush: the next poll does it
         fds.push_back(lanes_[0]->epoll_fd);            // readable while a socket has an event
-        return true;
+        return WaitPlan::sleep;
     }
     std::uint64_t count = 0;
     if (read(ready_fd_, &count, sizeof count) < 0) {   // EAGAIN: nothing to clear
@@ -413,10 +413,10 @@ bool TcpTransport::prepare_wait(std::vector<int>& fds) {
     // Cleared first, then looked at: a lane that publishes after this look also writes the fd.
     for (Lane* lane : threads_) {
         std::lock_guard lock(lane->mutex);
-        if (!lane->outbox.empty()) return false;
+        if (!lane->outbox.empty()) return WaitPlan::poll_again;
     }
     fds.push_back(ready_fd_);
-    return true;
+    return WaitPlan::sleep;
 }
 
 } // namespace evb

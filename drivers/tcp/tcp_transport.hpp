@@ -42,7 +42,7 @@ public:
                           std::uint64_t remote_key, std::uint64_t remote_offset, std::size_t length, std::uint32_t imm,
                           std::uint64_t cookie) override;
     std::size_t poll(std::span<Completion> out) override;
-    bool prepare_wait(std::vector<int>& fds) override;
+    WaitPlan prepare_wait(std::vector<int>& fds) override;
     void fence(std::uint32_t peer) override;
 
 private:

@@ -46,17 +46,19 @@ public:
     std::string last_error() const override { return last_error_; }
     std::size_t poll(std::span<Completion> out) override;
     // Sleeps when every rail can, woken by any; a rail with no wait object (it offers none) makes
-    // the whole a nap, so that it is polled again soon.
-    bool prepare_wait(std::vector<int>& fds) override {
+    // the whole a nap, so that it is polled again soon, and one that yields makes the whole yield.
+    WaitPlan prepare_wait(std::vector<int>& fds) override {
         const std::size_t first = fds.size();
-        bool nap = false;
+        bool nap = false, yield = false;
         for (auto& r : rails_) {
             const std::size_t before = fds.size();
-            if (!r->prepare_wait(fds)) return false;
+            const WaitPlan plan = r->prepare_wait(fds);
+            if (plan == WaitPlan::poll_again) return plan;
+            yield = yield || plan == WaitPlan::yield;
             nap = nap || fds.size() == before;
         }
-        if (nap) fds.resize(first);
-        return true;
+        if (nap || yield) fds.resize(first);
+        return yield ? WaitPlan::yield : WaitPlan::sleep;
     }
     std::vector<RailBytes> rail_bytes() const override;
     void fence(std::uint32_t peer) override {

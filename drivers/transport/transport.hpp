@@ -109,14 +109,16 @@ public:
     virtual std::size_t poll(std::span<Completion> out) = 0;
     // Called by the executor when poll() found nothing and it wants to sleep (--poll event or
     // adaptive): arms the transport's wait objects and appends the descriptors that become
-    // readable when there is work (the executor sleeps in poll(2) on them). Returns false when work
-    // may be there already: the executor then polls again. A transport with no wait object
-    // (Driver::no_wait_object) returns true and appends nothing when it only waits for its peers
-    // (nothing of its own in flight, which would need our calls to progress): the executor naps
-    // briefly (Reactor::idle) and polls again, which leaves the core to a neighbour.
-    virtual bool prepare_wait(std::vector<int>& fds) {
+    // readable when there is work (sleep: the executor sleeps in poll(2) on them), or says that
+    // work may be there already (poll_again). A transport with no wait object
+    // (Driver::no_wait_object) appends nothing: sleep when it only waits for its peers (the
+    // executor naps briefly, Reactor::idle); while its own writes in flight need our calls to
+    // progress, poll_again, or yield where a neighbour it waits for may need the core (the peer
+    // process, or the holder of a lock in shared memory, as libfabric shm's).
+    enum class WaitPlan { poll_again, yield, sleep };
+    virtual WaitPlan prepare_wait(std::vector<int>& fds) {
         (void)fds;
-        return false;
+        return WaitPlan::poll_again;
     }
     // The executor declared `peer` lost (--on-failure continue): nothing more from it may land
     // in this rank's memory or count, even if it wakes up. tcp stops reading its connection;

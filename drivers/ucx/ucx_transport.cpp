@@ -627,14 +627,14 @@ void UcxTransport::take_table(std::uint32_t peer) {
     directory_.fetched(peer);
 }
 
-bool UcxTransport::prepare_wait(std::vector<int>& fds) {
-    if (!ready_.empty() || !tables_arrived_.empty() || !table_requests_.empty()) return false;
+Transport::WaitPlan UcxTransport::prepare_wait(std::vector<int>& fds) {
+    if (!ready_.empty() || !tables_arrived_.empty() || !table_requests_.empty()) return WaitPlan::poll_again;
     // No wait object: the executor naps (Reactor::idle) while the rank only waits for its peers,
-    // not while its own writes need our calls to progress.
-    if (wait_fd_ < 0) return free_writes_.size() == write_slots_.size();
-    if (ucp_worker_arm(worker_) != UCS_OK) return false;   // UCS_ERR_BUSY: events are there, progress first
+    // and yields while its own writes need our calls to progress.
+    if (wait_fd_ < 0) return free_writes_.size() == write_slots_.size() ? WaitPlan::sleep : WaitPlan::yield;
+    if (ucp_worker_arm(worker_) != UCS_OK) return WaitPlan::poll_again;   // UCS_ERR_BUSY: events are there, progress first
     fds.push_back(wait_fd_);
-    return true;
+    return WaitPlan::sleep;
 }
 
 std::size_t UcxTransport::poll(std::span<Completion> out) {

@@ -47,7 +47,7 @@ public:
     PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
                           std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
     std::size_t poll(std::span<Completion> out) override;
-    bool prepare_wait(std::vector<int>& fds) override;
+    WaitPlan prepare_wait(std::vector<int>& fds) override;
 
     // Why this machine cannot run the transport with `options` (UCX cannot start a worker), or nothing.
     static std::optional<std::string> start_problem(const UcxOptions& options);

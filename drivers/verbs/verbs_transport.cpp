@@ -519,20 +519,20 @@ void VerbsTransport::acknowledge_cq_events() {
     if (events) ibv_ack_cq_events(cq_, events);
 }
 
-bool VerbsTransport::prepare_wait(std::vector<int>& fds) {
-    if (!ready_.empty() || !taken_while_arming_.empty()) return false;
+Transport::WaitPlan VerbsTransport::prepare_wait(std::vector<int>& fds) {
+    if (!ready_.empty() || !taken_while_arming_.empty()) return WaitPlan::poll_again;
     // Armed, then looked at once more: a completion that came before the arming raises no event.
     acknowledge_cq_events();
-    if (ibv_req_notify_cq(cq_, 0) != 0) return false;   // cannot arm: poll again
+    if (ibv_req_notify_cq(cq_, 0) != 0) return WaitPlan::poll_again;   // cannot arm: poll again
     ibv_wc wcs[32];
     const int got = ibv_poll_cq(cq_, 32, wcs);
     if (got > 0) {
         taken_while_arming_.assign(wcs, wcs + got);
-        return false;
+        return WaitPlan::poll_again;
     }
     fds.push_back(completion_channel_->fd);
     fds.push_back(channel_->fd);   // a peer that disconnects
-    return true;
+    return WaitPlan::sleep;
 }
 
 } // namespace evb

@@ -1,6 +1,7 @@
 #include "reactor.hpp"
 
 #include <poll.h>
+#include <sched.h>
 
 
 namespace evb {
@@ -24,7 +25,11 @@ void Reactor::idle(Picoseconds now, Picoseconds max) {
     if (idle_since_ == Picoseconds::max()) idle_since_ = now;
     if (mode_ == PollMode::adaptive && now - idle_since_ < adaptive_spin) return;
     fds_.clear();
-    if (!nodes_.front()->transport().prepare_wait(fds_)) return;
+    switch (nodes_.front()->transport().prepare_wait(fds_)) {
+    case Transport::WaitPlan::poll_again: return;
+    case Transport::WaitPlan::yield: sched_yield(); return;
+    case Transport::WaitPlan::sleep: break;
+    }
     if (fds_.empty()) max = std::min(max, nap);   // no wait object: nothing would wake it
     const std::int64_t ns = std::max<std::int64_t>(max.count() / 1000, 0);
     const timespec timeout{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};

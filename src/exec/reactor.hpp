@@ -22,7 +22,10 @@ public:
     // `max` (single-node reactors only; several nodes share no wait object). A transport with no
     // wait object (mpi, psm2) has nothing to wake it: it offers no descriptor when it only waits for
     // its peers, and the rank naps up to `nap` at a time (the kernel's timer slack adds up to 50 us).
-    // Not sched_yield: beside a busy process it hands the core over for a whole time slice.
+    // While its own writes need our calls, libfabric's and UCX's ask for a yield instead
+    // (Transport::prepare_wait): a nap would slow them, but spinning keeps the core from the
+    // neighbour they may wait for. Not a yield in place of the nap: beside a busy process it hands
+    // the core over for a whole slice.
     void idle(Picoseconds now, Picoseconds max);
     // Whether idle() may ever sleep: not spinning, and one node.
     bool may_idle() const { return mode_ != PollMode::spin && nodes_.size() == 1; }
