@@ -4,9 +4,8 @@
 // is. Commands are fi_injectdata of 64 B into pre-posted receives, the remote CQ data naming the
 // sender and the kind; a fragment is an fi_write into the BU's slot followed by a 24 B notice
 // (imm, offset, length) that send-after-write ordering (FI_ORDER_SAW, required of the provider)
-// delivers after the data. -FI_EAGAIN is no_resource, an
-// error completion is peer_lost naming the peer, and so is a peer silent for --heartbeat;
-// progress is driven by poll().
+// delivers after the data. -FI_EAGAIN is no_resource, an error completion is peer_lost naming the
+// peer, and so is a peer silent for --heartbeat; progress is driven by poll().
 #pragma once
 #include "peer_loss.hpp"
 #include "peer_transport.hpp"

@@ -8,7 +8,6 @@
 #include "transport.hpp"
 
 #include <string>
-#include <vector>
 
 namespace evb {
 
@@ -33,19 +32,15 @@ protected:
         if (heartbeat_.on()) heartbeat_.heard(peer, steady_now());
     }
     // Once per beat period: lose(peer, why) for each peer silent past the timeout, then beat(peer)
-    // for every other peer (the driver skips the ones it already lost).
+    // for every other peer (the driver's beat skips the ones it has lost, these among them).
     template <typename Beat, typename Lose>
     void keep_alive(Beat&& beat, Lose&& lose) {
         if (!heartbeat_.on()) return;
         const Picoseconds now = steady_now();
         if (!heartbeat_.beat_due(now)) return;
-        std::vector<bool> silent(size_, false);
-        heartbeat_.find_silent(now, [&](std::uint32_t peer, Picoseconds) {
-            silent[peer] = true;
-            lose(peer, heartbeat_.silence());
-        });
+        heartbeat_.find_silent(now, [&](std::uint32_t peer, Picoseconds) { lose(peer, heartbeat_.silence()); });
         for (std::uint32_t peer = 0; peer < size_; ++peer)
-            if (peer != rank_ && !silent[peer]) beat(peer);
+            if (peer != rank_) beat(peer);
     }
 
     std::uint32_t rank_, size_;

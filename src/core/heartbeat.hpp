@@ -20,7 +20,6 @@ public:
     explicit Heartbeat(Picoseconds timeout = {}) : timeout_(timeout) {}
 
     bool on() const { return timeout_ > Picoseconds(0); }
-    Picoseconds timeout() const { return timeout_; }
     Picoseconds period() const { return Picoseconds(timeout_.count() / 4); }
     // Why a silent peer is lost, in the words of every layer's report.
     std::string silence() const { return fmt::format("sent nothing for {:g} s (--heartbeat)", timeout_.seconds()); }
