@@ -3,6 +3,12 @@
 
 namespace evb {
 
+// The linear shifter's rule, for every schedule that shifts (barrel, barrel-sync's phases, a2a's
+// windows, the shift-scan benchmark): at step k, unit `self` of n visits peer (self + k) mod n.
+inline std::uint32_t shifted_peer(std::uint32_t self, std::uint64_t step, std::uint32_t n) {
+    return static_cast<std::uint32_t>((std::uint64_t{self} + step % n) % n);
+}
+
 // Linear shifter: unit `self` visits peer (self + step) mod N at step `step`. In every step the
 // N units target N distinct peers, so each phase is a permutation: no two BUs share an RU.
 class BarrelShift final : public Schedule {
@@ -10,7 +16,7 @@ public:
     const char* name() const override { return "barrel"; }
     void order(std::uint32_t self, std::uint64_t round, std::span<std::uint32_t> out) const override;
     std::optional<std::uint32_t> peer_at(std::uint32_t self, std::uint64_t, std::uint32_t n, std::uint32_t step) const override {
-        return static_cast<std::uint32_t>((std::uint64_t{self} + step) % n);
+        return shifted_peer(self, step, n);
     }
 };
 

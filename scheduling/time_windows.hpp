@@ -3,6 +3,7 @@
 // inside the window at the line rate. Pure arithmetic on the clock: the PUSH RU keeps the state
 // (what it has posted), this keeps the windows.
 #pragma once
+#include "barrel_shift.hpp"
 #include "time.hpp"
 
 #include <cstdint>
@@ -24,7 +25,7 @@ public:
     Window at(Picoseconds now) const;
     // The peer sender `self` of n sends to in `phase`.
     static std::uint32_t peer(std::uint32_t self, std::int64_t phase, std::uint32_t n) {
-        return static_cast<std::uint32_t>((self + static_cast<std::uint64_t>(phase)) % n);
+        return shifted_peer(self, static_cast<std::uint64_t>(phase), n);
     }
     // When one more message ends if the sender's line is busy until `busy_until`: counted from the
     // window's start, back to back, as a NIC sends them (counted from the clock instead, a late

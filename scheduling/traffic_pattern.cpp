@@ -1,13 +1,15 @@
 #include "traffic_pattern.hpp"
 
+#include "barrel_shift.hpp"
+
 namespace evb {
 
 std::optional<std::uint32_t> TrafficPattern::target(std::uint32_t sender, std::uint64_t sent, std::uint32_t phase) const {
     switch (kind_) {
-    case Benchmark::one_to_one: return (sender + shift_) % nodes_;
+    case Benchmark::one_to_one: return shifted_peer(sender, shift_, nodes_);
     case Benchmark::shift_scan:
         if (phase >= nodes_) return std::nullopt;
-        return (sender + phase) % nodes_;
+        return shifted_peer(sender, phase, nodes_);
     case Benchmark::many_to_one:
         if (sender == 0) return std::nullopt;
         return 0u;

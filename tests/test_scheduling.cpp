@@ -27,6 +27,13 @@ TEST(BarrelShift, StartsAtOwnIndexAndShifts) {
     EXPECT_EQ(order, (std::vector<std::uint32_t>{3, 4, 0, 1, 2}));
 }
 
+TEST(BarrelShift, TheShiftedPeerOfAStepBeyondAnyRoundIsItsRemainderNotAnOverflow) {
+    EXPECT_EQ(shifted_peer(3, 4, 5), 2u);
+    // A phase counter that ran long: self + step would wrap 2^64 and land elsewhere.
+    EXPECT_EQ(shifted_peer(3, UINT64_MAX, 5), (3 + UINT64_MAX % 5) % 5);
+    EXPECT_EQ(shifted_peer(4'000'000'000u, UINT64_MAX - 1, 4'000'000'001u), (4'000'000'000u + (UINT64_MAX - 1) % 4'000'000'001u) % 4'000'000'001u);
+}
+
 TEST(BarrelShift, EveryPhaseIsAPermutation) {
     BarrelShift b;
     for (std::uint32_t n : {2u, 3u, 8u, 16u, 61u}) {
