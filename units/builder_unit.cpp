@@ -12,17 +12,18 @@ BuilderUnit::BuilderUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool
       stride_(setup.config.fragment_stride()), slots_(setup.config.credits),
       closed_form_(setup.schedule.peer_at(index, 0, std::max(nodes_, 1u), 0).has_value()),
       order_(closed_form_ ? 0 : std::size_t{setup.config.credits} * nodes_), mix_(setup.config),
-      received_(setup.config.credits, nodes_, mix_.pieces()), own_events_(index, setup.config.bu_count(), setup.config.events), sync_(setup.config.scheduling == Scheduling::barrel_sync),
-      barrier_(index, setup.config.bu_count()), survive_(setup.config.survives_failures()) {}
+      received_(setup.config.credits, nodes_, mix_.pieces()),
+      survive_(setup.config.survives_failures()) {
+    if (config_.scheduling == Scheduling::barrel_sync) sync_.emplace(static_cast<BarrelSyncPacer::Builder&>(*this), index, config_.bu_count(), nodes_, config_.credits);
+    if (config_.protocol == Protocol::pull_no_em)
+        own_.emplace(static_cast<OwnEvents::Builder&>(*this),
+                     OwnEvents::Shape{index, config_.bu_count(), nodes_, config_.credits, config_.events, config_.duration});
+}
 
 bool BuilderUnit::ru_lost(std::uint32_t ru) const { return std::ranges::find(lost_rus_, ru) != lost_rus_.end(); }
 
 bool BuilderUnit::finished() const {
-    if (config_.protocol == Protocol::pull_no_em) {
-        for (const auto& t : takeovers_)
-            if (!t.settled) return false;   // survivors may have work still to learn of
-        return own_events_done_ && busy_ == 0;
-    }
+    if (own_) return own_->all_given() && busy_ == 0;
     return end_received_ && built_ == assigned_total_;
 }
 
@@ -35,14 +36,11 @@ void BuilderUnit::on_start(Context& ctx) {
         // Each credit owns a slot for the whole run: memory in use stays c N f (eq. 3.1 / m).
         slots_[i].block = *pool_.acquire();
     }
-    if (config_.protocol == Protocol::pull_no_em)
-        start_own_events(ctx);
+    if (own_)
+        own_->fill(ctx);
     else
         for (std::uint32_t i = 0; i < slots_.size(); ++i) announce(ctx, i);
-    if (sync_) {
-        enter_phase(ctx);
-        sync_pump(ctx);
-    }
+    if (sync_) sync_->start(ctx);
 }
 
 // A slot taken for a new event: nothing received, nothing requested yet.
@@ -70,109 +68,30 @@ void BuilderUnit::announce(Context& ctx, std::uint32_t slot) {
     ctx.send({Role::manager, 0}, m);
 }
 
-// PULL without EM: event e is built by BU e mod B, or by a survivor of that BU (event_stream.hpp).
-// Past --duration only re-assigned events still start: they were under way at the lost BU.
-void BuilderUnit::start_own_events(Context& ctx) {
-    own_events_done_ = false;
-    for (std::uint32_t i = 0; i < slots_.size(); ++i) {
-        if (slots_[i].active) continue;
-        auto next = own_events_.peek();
-        bool out_of_time = ended_now_ || (config_.duration > Picoseconds(0) && ctx.now() >= config_.duration);
-        if (!next || (out_of_time && !next->reassigned)) {
-            own_events_done_ = true;
-            break;
-        }
-        own_events_.pop();
-        activate(i);
-        if (next->reassigned) {
-            ++ctx.stats().events_reassigned;
-            slots_[i].reassigned = true;
-        } else {
-            ++ctx.stats().events_assigned;
-        }
-        begin(ctx, i, next->event);
-    }
+// PULL without EM: an event of its own (or taken over from a lost BU) for a free slot.
+void BuilderUnit::start_event(Context& ctx, std::uint32_t slot, std::uint64_t event, bool reassigned) {
+    activate(slot);
+    slots_[slot].reassigned = reassigned;
+    begin(ctx, slot, event);
 }
 
 void BuilderUnit::on_end_now(Context& ctx) {
-    if (ended_now_) return;
-    ended_now_ = true;
-    if (config_.protocol == Protocol::pull_no_em) start_own_events(ctx);   // with no slot free, says it is done
-}
-
-bool BuilderUnit::bu_lost(std::uint32_t bu) const {
-    for (const auto& t : takeovers_)
-        if (t.bu == bu) return true;
-    return false;
-}
-
-BuilderUnit::Takeover& BuilderUnit::takeover_of(std::uint32_t bu) {
-    for (auto& t : takeovers_)
-        if (t.bu == bu) return t;
-    Takeover t;
-    t.bu = bu;
-    t.reported.assign(nodes_, false);
-    takeovers_.push_back(std::move(t));
-    return takeovers_.back();
-}
-
-void BuilderUnit::on_takeover_report(Context& ctx, const Message& msg) {
-    if (msg.from_index >= nodes_ || msg.peer_index >= config_.bu_count() || msg.peer_index == index_) {
-        ++ctx.stats().errors.unexpected;
-        return;
-    }
-    Takeover& t = takeover_of(msg.peer_index);
-    if (t.settled || t.reported[msg.from_index]) return;
-    t.reported[msg.from_index] = true;
-    t.from_round = std::min(t.from_round, msg.event);
-    t.asked_below = std::max(t.asked_below, msg.count);
-    settle_takeovers(ctx);
-}
-
-// A takeover is settled when this BU knows of the loss and every RU not lost has reported: all
-// survivors then compute the same rounds from the same reports.
-void BuilderUnit::settle_takeovers(Context& ctx) {
-    bool any = false;
-    for (auto& t : takeovers_) {
-        if (t.settled || !t.known_lost) continue;
-        bool all = true;
-        for (std::uint32_t ru = 0; ru < nodes_ && all; ++ru) all = t.reported[ru] || ru_lost(ru);
-        if (!all) continue;
-        t.settled = true;
-        if (t.from_round == UINT64_MAX) t.from_round = 0;   // no RU left to report: take over everything
-        std::uint32_t position = 0, survivors = 0;
-        for (std::uint32_t bu = 0; bu < config_.bu_count(); ++bu) {
-            if (bu_lost(bu)) continue;
-            if (bu == index_) position = survivors;
-            ++survivors;
-        }
-        own_events_.take_over(t.bu, t.from_round, t.asked_below, position, survivors);
-        // What the lost BU had from every RU counts as built by it, once (by the first survivor).
-        if (position == 0) ctx.stats().events_built_by_lost += own_events_.events_below(t.bu, t.from_round);
-        ctx.log().info("BU {}: takes over BU {}'s events from round {} (asked below {}), position {} of {}", index_, t.bu, t.from_round,
-                       t.asked_below, position, survivors);
-        any = true;
-    }
-    if (any) start_own_events(ctx);
+    if (own_) own_->end_now(ctx);
 }
 
 void BuilderUnit::on_message(Context& ctx, const Message& msg) {
     if (msg.type == MessageType::end) {
         end_received_ = true;
         assigned_total_ = msg.count;
-        if (sync_) sync_pump(ctx);
+        if (sync_) sync_->pump(ctx);
         return;
     }
-    if (msg.type == MessageType::takeover && survive_ && config_.protocol == Protocol::pull_no_em && msg.from == Role::readout) {
-        on_takeover_report(ctx, msg);
+    if (msg.type == MessageType::takeover && survive_ && own_ && msg.from == Role::readout) {
+        own_->on_report(ctx, msg);
         return;
     }
     if (msg.type == MessageType::phase_done && sync_ && msg.from == Role::builder) {
-        if (!barrier_.peer_done(msg.from_index, msg.count, msg.slot == 1)) {
-            ++ctx.stats().errors.unexpected;
-            ctx.log().error("BU {}: phase {} done from BU {} while in phase {}", index_, msg.count, msg.from_index, barrier_.phase());
-        }
-        sync_pump(ctx);
+        sync_->on_phase_done(ctx, msg);
         return;
     }
     if (msg.type != MessageType::assign || msg.slot >= slots_.size() || !slots_[msg.slot].active ||
@@ -183,7 +102,7 @@ void BuilderUnit::on_message(Context& ctx, const Message& msg) {
     }
     slots_[msg.slot].reassigned = msg.count == 1;
     begin(ctx, msg.slot, msg.event);
-    if (sync_) sync_pump(ctx);
+    if (sync_) sync_->pump(ctx);
 }
 
 void BuilderUnit::begin(Context& ctx, std::uint32_t slot, std::uint64_t event) {
@@ -205,14 +124,7 @@ void BuilderUnit::begin(Context& ctx, std::uint32_t slot, std::uint64_t event) {
         return;
     }
     if (sync_) {
-        // Joins the phase under way if this BU has not reported it done (it then has nothing
-        // else in it), else the next one.
-        bool join_now = phase_entered_ && !barrier_.reported();
-        s.start_phase = barrier_.phase() + (phase_entered_ && !join_now ? 1 : 0);
-        if (join_now) {
-            ++phase_outstanding_;
-            send_request(ctx, slot, static_cast<std::uint32_t>((index_ + barrier_.phase()) % nodes_));
-        }
+        sync_->event_begun(ctx, slot);
         return;
     }
     s.rotation = config_.barrel_start == BarrelStart::staggered ? staggered_start(slot, config_.credits, nodes_) : 0;
@@ -257,43 +169,9 @@ void BuilderUnit::send_request(Context& ctx, std::uint32_t slot, std::uint32_t r
     ctx.send({Role::readout, ru}, m);
 }
 
-bool BuilderUnit::has_steps_left() const {
-    for (const auto& s : slots_)
-        if (s.active && s.assigned && s.next_step < nodes_) return true;
-    return false;
-}
-
-void BuilderUnit::enter_phase(Context& ctx) {
-    phase_entered_ = true;
-    const std::uint64_t phase = barrier_.phase();
-    const auto ru = static_cast<std::uint32_t>((index_ + phase) % nodes_);
-    ctx.log().trace("BU {} enters phase {}", index_, phase);
-    for (std::uint32_t i = 0; i < slots_.size(); ++i) {
-        const auto& s = slots_[i];
-        if (s.active && s.assigned && s.start_phase <= phase && s.next_step < nodes_) {
-            ++phase_outstanding_;
-            send_request(ctx, i, ru);
-        }
-    }
-}
-
-// barrel-sync, after every entry point: report the phase once its transfers are in (an empty
-// one at once, unless no other BU is left to wait for it), report finishing, and move on while
-// the barrier lets it.
-void BuilderUnit::sync_pump(Context& ctx) {
-    for (;;) {
-        if (barrier_.finished()) return;
-        if (!barrier_.reported() && phase_outstanding_ == 0) {
-            bool done = finished();
-            // Alone (every other BU finished) and idle: wait for work or the end. Alone with
-            // events under way: go on through the phases without waiting for anyone.
-            if (!done && !barrier_.anyone_waits() && !has_steps_left()) return;
-            barrier_.local_done(ctx, done);
-        }
-        if (!barrier_.can_advance()) return;
-        barrier_.advance();
-        enter_phase(ctx);
-    }
+bool BuilderUnit::has_step_left(std::uint32_t slot) const {
+    const Slot& s = slots_[slot];
+    return s.active && s.assigned && s.next_step < nodes_;
 }
 
 void BuilderUnit::check(Context& ctx, const Slot& s, std::uint32_t source) {
@@ -391,9 +269,9 @@ void BuilderUnit::on_completion(Context& ctx, const WriteCompletion& c) {
     }
     if (!c.head) check(ctx, s, source);
     if (sync_) {
-        --phase_outstanding_;
+        sync_->transfer_in();
         if (s.received == nodes_) complete(ctx, slot);
-        sync_pump(ctx);
+        sync_->pump(ctx);
         return;
     }
     if (all_in(s))
@@ -406,9 +284,8 @@ void BuilderUnit::on_completion(Context& ctx, const WriteCompletion& c) {
 // (unless it is already in) and no later event asks for it.
 void BuilderUnit::on_unit_lost(Context& ctx, UnitAddress lost) {
     if (!survive_) return;
-    if (lost.role == Role::builder && config_.protocol == Protocol::pull_no_em && lost.index < config_.bu_count() && lost.index != index_) {
-        takeover_of(lost.index).known_lost = true;
-        settle_takeovers(ctx);
+    if (lost.role == Role::builder && own_ && lost.index < config_.bu_count() && lost.index != index_) {
+        own_->builder_lost(ctx, lost.index);
         return;
     }
     if (lost.role != Role::readout || lost.index >= nodes_ || ru_lost(lost.index)) return;
@@ -432,7 +309,7 @@ void BuilderUnit::on_unit_lost(Context& ctx, UnitAddress lost) {
         else if (config_.protocol != Protocol::push)
             request_more(ctx, i);
     }
-    if (!takeovers_.empty()) settle_takeovers(ctx);   // its report is no longer awaited
+    if (own_) own_->ru_lost(ctx);   // its report is no longer awaited
 }
 
 void BuilderUnit::complete(Context& ctx, std::uint32_t slot) {
@@ -454,8 +331,8 @@ void BuilderUnit::complete(Context& ctx, std::uint32_t slot) {
     s.active = false;
     s.assigned = false;
     --busy_;
-    if (config_.protocol == Protocol::pull_no_em)
-        start_own_events(ctx);
+    if (own_)
+        own_->fill(ctx);
     else if (!end_received_ || survive_)   // surviving: the EM learns from the credit that the event is built
         announce(ctx, slot);
 }

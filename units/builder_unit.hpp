@@ -4,18 +4,19 @@
 // PULL without EM: builds events e = index + k B by itself (B BUs). A fragment is in when every write of
 // the message mix has landed at its place; then it is checked.
 #pragma once
-#include "event_stream.hpp"
+#include "barrel_sync_pacer.hpp"
+#include "own_events.hpp"
 #include "memory_pool.hpp"
 #include "message_mix.hpp"
 #include "piece_masks.hpp"
-#include "phase_barrier.hpp"
 #include "unit.hpp"
 
+#include <optional>
 #include <vector>
 
 namespace evb {
 
-class BuilderUnit final : public Unit {
+class BuilderUnit final : public Unit, private BarrelSyncPacer::Builder, private OwnEvents::Builder {
 public:
     BuilderUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool& slots);
     void on_start(Context& ctx) override;
@@ -43,7 +44,6 @@ private:
         std::uint32_t next_step = 0;     // position in the event's order of the next RU to request
         std::uint32_t rotation = 0;      // --barrel-start staggered: where the slot's walk begins
         std::uint32_t outstanding = 0;   // requests sent, fragment not yet in
-        std::uint64_t start_phase = 0;   // barrel-sync: the phase of its first request
         std::uint32_t missing = 0;       // fragments of lost RUs it will never get
         bool reassigned = false;         // the event came from a lost BU
     };
@@ -53,11 +53,14 @@ private:
     void begin(Context& ctx, std::uint32_t slot, std::uint64_t event);
     void request_more(Context& ctx, std::uint32_t slot);
     void send_request(Context& ctx, std::uint32_t slot, std::uint32_t ru);
-    // barrel-sync: every slot's step of the current phase goes to RU index + phase.
-    void enter_phase(Context& ctx);
-    void sync_pump(Context& ctx);
-    bool has_steps_left() const;
-    bool ru_lost(std::uint32_t ru) const;
+    // What barrel-sync's pacer asks of it.
+    bool has_step_left(std::uint32_t slot) const override;
+    void request(Context& ctx, std::uint32_t slot, std::uint32_t ru) override { send_request(ctx, slot, ru); }
+    bool done_building() const override { return finished(); }
+    // What PULL without EM's own events ask of it.
+    bool slot_free(std::uint32_t slot) const override { return !slots_[slot].active; }
+    void start_event(Context& ctx, std::uint32_t slot, std::uint64_t event, bool reassigned) override;
+    bool ru_lost(std::uint32_t ru) const override;
     bool all_in(const Slot& s) const { return s.received + s.missing == nodes_; }   // an event under way still has RUs to ask
     void complete(Context& ctx, std::uint32_t slot);
     void check(Context& ctx, const Slot& s, std::uint32_t source);
@@ -66,7 +69,6 @@ private:
     // PUSH, heads handed over: the headers of `pieces` of a fragment still arriving, kept in the slot.
     void check_kept_heads(Context& ctx, const Slot& s, std::uint32_t source, std::uint32_t pieces);
     bool in_place(const Slot& s, std::uint32_t source, std::uint32_t piece, const WriteCompletion& c) const;
-    void start_own_events(Context& ctx);
     // The RU a slot asks at `step` of its event's order: computed where the schedule has a
     // closed form, else from the order drawn for the event.
     std::uint32_t ru_at(std::uint32_t slot, std::uint32_t step) const;
@@ -88,30 +90,11 @@ private:
     std::uint64_t built_ = 0;
     bool end_received_ = false;
     std::uint64_t assigned_total_ = 0;      // from the EM's end message
-    EventStream own_events_;                // PULL without EM
-    bool own_events_done_ = false;
-    bool ended_now_ = false;                // interrupted: no new own event, as past --duration
-    // barrel-sync
-    bool sync_;
-    PhaseBarrier barrier_;
-    bool phase_entered_ = false;
-    std::uint32_t phase_outstanding_ = 0;   // requests of the current phase not yet in
+    std::optional<BarrelSyncPacer> sync_;   // barrel-sync: requests paced a phase at a time
+    std::optional<OwnEvents> own_;          // PULL without EM: events of its own, and takeovers
     // --on-failure continue
     bool survive_;
     std::vector<std::uint32_t> lost_rus_;   // few: a list, not a flag per RU
-    // PULL without EM: a lost BU's class is taken over once every surviving RU has reported on it.
-    struct Takeover {
-        std::uint32_t bu = 0;
-        bool known_lost = false;          // this BU has learned of the loss itself
-        bool settled = false;
-        std::vector<bool> reported;       // per RU
-        std::uint64_t from_round = UINT64_MAX, asked_below = 0;
-    };
-    std::vector<Takeover> takeovers_;
-    Takeover& takeover_of(std::uint32_t bu);
-    void on_takeover_report(Context& ctx, const Message& msg);
-    void settle_takeovers(Context& ctx);
-    bool bu_lost(std::uint32_t bu) const;
 };
 
 } // namespace evb
