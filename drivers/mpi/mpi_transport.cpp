@@ -64,9 +64,8 @@ void MpiTransport::init(MPI_Comm comm) {
     int r = 0, s = 0;
     MPI_Comm_rank(comm_, &r);
     MPI_Comm_size(comm_, &s);
-    rank_ = static_cast<std::uint32_t>(r);
-    size_ = static_cast<std::uint32_t>(s);
-    peers_ = std::vector<Peer>(size_);   // a Peer does not move (its PeerLoss is atomic)
+    learn_world(static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(s));
+    peers_.resize(size_);
     if (rma_) {
         code = MPI_Win_create_dynamic(MPI_INFO_NULL, comm_, &window_);
         if (code != MPI_SUCCESS) throw std::runtime_error("MPI_Win_create_dynamic failed: " + mpi_error(code) +
@@ -153,11 +152,9 @@ std::uint32_t MpiTransport::take_send_slot() {
 void MpiTransport::fail(const std::string& what, int code) { last_error_ = what + ": " + mpi_error(code); }
 
 PostStatus MpiTransport::check_peer(std::uint32_t peer) {
-    if (PostStatus s = check_post(peer, peers_, last_error_); s != PostStatus::ok) return s;
+    if (PostStatus s = check_post(peer); s != PostStatus::ok) return s;
     return peers_[peer].in_flight >= queue_depth ? PostStatus::no_resource : PostStatus::ok;
 }
-
-void MpiTransport::lose(std::uint32_t peer, const std::string& why) { peers_[peer].loss.mark(peer, why, ready_); }
 
 PostStatus MpiTransport::send_control(std::uint32_t peer, const Control& control) {
     std::uint32_t slot = take_send_slot();

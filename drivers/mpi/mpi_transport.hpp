@@ -77,7 +77,6 @@ private:
         std::uint64_t key, offset, length, cookie;
     };
     struct Peer {
-        PeerLoss loss;
         std::uint32_t in_flight = 0;   // requests and unflushed puts
         std::uint32_t writes = 0;      // numbers the data tags (send/receive mode)
         std::vector<Put> unflushed;
@@ -89,7 +88,6 @@ private:
     void post_control_recv(std::uint32_t slot);
     PostStatus send_control(std::uint32_t peer, const Control& control);
     PostStatus check_peer(std::uint32_t peer);
-    void lose(std::uint32_t peer, const std::string& why);
     // --mpi-rma: ok with `target` set, no_resource while the peer's directory is being read,
     // error for a key or range the peer never registered.
     PostStatus resolve(std::uint32_t peer, std::uint64_t key, std::uint64_t offset, std::size_t length, MPI_Aint& target);

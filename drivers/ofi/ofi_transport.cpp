@@ -288,7 +288,7 @@ void OfiTransport::beat_unless_closing() {
     const std::uint64_t beat = 0;
     keep_alive(
         [&](std::uint32_t peer) {
-            if (!peers_[peer].loss.lost)   // a full queue skips one beat
+            if (!lost(peer))   // a full queue skips one beat
                 (void)fi_injectdata(ep_, &beat, sizeof beat, message_data(kind_heartbeat, rank_), addresses_[peer]);
         },
         [&](std::uint32_t peer, const std::string& why) { lose(peer, why); });
@@ -321,9 +321,7 @@ void OfiTransport::post_receive(std::uint32_t slot) {
     }
 }
 
-void OfiTransport::lose(std::uint32_t peer, const std::string& why) { peers_[peer].loss.mark(peer, why, ready_); }
-
-PostStatus OfiTransport::check_peer(std::uint32_t peer) { return check_post(peer, peers_, last_error_); }
+PostStatus OfiTransport::check_peer(std::uint32_t peer) { return check_post(peer); }
 
 PostStatus OfiTransport::inject(std::uint32_t peer, const void* bytes, std::size_t length, std::uint64_t kind) {
     ssize_t rc = fi_injectdata(ep_, bytes, length, message_data(kind, rank_), addresses_[peer]);

@@ -78,7 +78,6 @@ private:
         std::uint32_t writes_in_flight = 0;
         RingQueue<Notice> notices{0};   // written, notice not yet taken by the provider
         bool notices_waiting = false;
-        PeerLoss loss;
     };
     void beat_unless_closing();
     void send_notices(std::uint32_t peer);
@@ -88,7 +87,6 @@ private:
     // Registers memory (bound to the endpoint where the provider asks); throws naming `what`.
     fid_mr* reg(void* base, std::size_t length, std::uint64_t access, std::uint64_t key, const char* what);
     void post_receive(std::uint32_t slot);
-    void lose(std::uint32_t peer, const std::string& why);
     PostStatus check_peer(std::uint32_t peer);
     PostStatus inject(std::uint32_t peer, const void* bytes, std::size_t length, std::uint64_t kind);
     void read_error();   // one error completion: its peer is lost

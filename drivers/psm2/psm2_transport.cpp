@@ -149,9 +149,7 @@ void Psm2Transport::post_control_recv(std::uint32_t slot) {
     control_order_.push(slot);
 }
 
-void Psm2Transport::lose(std::uint32_t peer, const std::string& why) { peers_[peer].loss.mark(peer, why, ready_); }
-
-PostStatus Psm2Transport::check_peer(std::uint32_t peer) { return check_post(peer, peers_, last_error_); }
+PostStatus Psm2Transport::check_peer(std::uint32_t peer) { return check_post(peer); }
 
 PostStatus Psm2Transport::send_control(std::uint32_t peer, const Control& control) {
     if (free_sends_.empty() || peers_[peer].in_flight >= sends_per_peer) return PostStatus::no_resource;
@@ -252,7 +250,7 @@ void Psm2Transport::handle_control(std::uint32_t slot, std::uint32_t source) {
 std::size_t Psm2Transport::poll(std::span<Completion> out) {
     keep_alive(
         [&](std::uint32_t peer) {
-            if (peers_[peer].loss.lost) return;
+            if (lost(peer)) return;
             Control beat{};
             beat.kind = Control::heartbeat;
             (void)send_control(peer, beat);   // a full queue skips one beat

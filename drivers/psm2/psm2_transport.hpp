@@ -76,13 +76,11 @@ private:
         psm2_epaddr_t address = nullptr;
         std::uint32_t in_flight = 0;        // sends not yet complete
         std::uint32_t data_sequence = 0;    // numbers the data tags of its writes
-        PeerLoss loss;
     };
     PostStatus check_peer(std::uint32_t peer);
     PostStatus send_control(std::uint32_t peer, const Control& control);
     void post_control_recv(std::uint32_t slot);
     void handle_control(std::uint32_t slot, std::uint32_t source);
-    void lose(std::uint32_t peer, const std::string& why);
 
     psm2_ep_t ep_ = nullptr;
     psm2_epid_t epid_ = 0;

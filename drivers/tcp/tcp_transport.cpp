@@ -132,7 +132,7 @@ MemoryRegion TcpTransport::register_memory(std::byte* base, std::size_t length) 
 }
 
 PostStatus TcpTransport::post_send(std::uint32_t peer, const CommandBytes& command) {
-    if (check_post(peer, peers_, last_error_) != PostStatus::ok) return PostStatus::error;
+    if (check_post(peer) != PostStatus::ok) return PostStatus::error;
     if (peer == rank_) {
         deliver_message({rank_, done_}, {rank_, done_}, command);
         return PostStatus::ok;
@@ -184,7 +184,7 @@ void TcpTransport::complete(const Completion& c) {
 PostStatus TcpTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset,
                                     std::uint64_t remote_key, std::uint64_t remote_offset, std::size_t length,
                                     std::uint32_t imm, std::uint64_t cookie) {
-    if (check_post(peer, peers_, last_error_) != PostStatus::ok) return PostStatus::error;
+    if (check_post(peer) != PostStatus::ok) return PostStatus::error;
     if (std::string why = local_source_error(local, local_offset, length); !why.empty()) {
         last_error_ = why;
         return PostStatus::error;
@@ -205,7 +205,7 @@ PostStatus TcpTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
 void TcpTransport::flush(std::uint32_t peer) {
     Peer& p = peers_[peer];
     auto& iov = lane_of(peer).iov;
-    while (!p.loss.lost.load(std::memory_order_relaxed) && !p.sendq.empty()) {
+    while (!lost(peer) && !p.sendq.empty()) {
         // Gather iovecs across queued frames, starting inside the first one.
         std::size_t iovs = 0;
         RingQueue<SendOp>& q = p.sendq;
@@ -299,7 +299,7 @@ void TcpTransport::receive(std::uint32_t peer) {
     if (p.fenced) return lose(peer, "it was declared lost: nothing more from it is taken");
     Landing landing(*this, peer);
     std::size_t budget = receive_budget;
-    while (!p.loss.lost.load(std::memory_order_relaxed) && budget) {
+    while (!lost(peer) && budget) {
         const std::span<std::byte> body = p.reader.body_room(landing);   // an open write body: straight into its region
         std::byte* into = body.empty() ? p.staging.data() : body.data();
         ssize_t n = recv(p.fd, into, read_size(body.empty() ? p.staging.size() : body.size()), MSG_DONTWAIT);
@@ -321,10 +321,9 @@ void TcpTransport::receive(std::uint32_t peer) {
 std::size_t TcpTransport::read_size(std::size_t room) const { return read_chunk_ ? std::min(room, read_chunk_) : room; }
 
 void TcpTransport::lose(std::uint32_t peer, const std::string& why) {
-    Peer& p = peers_[peer];
-    if (!p.loss.mark(peer, why)) return;
-    epoll_ctl(lane_of(peer).epoll_fd, EPOLL_CTL_DEL, p.fd, nullptr);   // best effort: the socket is not read again either way
-    complete(p.loss.completion(peer));
+    if (!losses_[peer].mark(peer, why)) return;
+    epoll_ctl(lane_of(peer).epoll_fd, EPOLL_CTL_DEL, peers_[peer].fd, nullptr);   // best effort: the socket is not read again either way
+    complete(losses_[peer].completion(peer));
 }
 
 void TcpTransport::progress(Lane& lane, int timeout_ms) {

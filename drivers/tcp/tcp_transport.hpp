@@ -55,7 +55,6 @@ private:
     };
     struct Peer {
         int fd = -1;
-        PeerLoss loss;                    // marked by the peer's lane, read by the posting thread
         std::atomic<bool> fenced{false};  // set by the caller's thread: its lane reads nothing more from it
         std::atomic<std::size_t> queued{0};   // frames posted and not yet sent (the poster's no_resource)
         bool want_out = false;      // EPOLLOUT armed
@@ -95,6 +94,8 @@ private:
     void flush(std::uint32_t peer);
     void receive(std::uint32_t peer);
     class Landing;   // a peer's frames into this rank's regions and completions
+    // Not PeerTransport's: the peer's lane marks the loss (read by the posting thread) and hands
+    // the completion on through complete(), which the I/O threads share.
     void lose(std::uint32_t peer, const std::string& why);
     std::size_t read_size(std::size_t room) const;
     void update_events(std::uint32_t peer);

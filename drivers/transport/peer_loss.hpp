@@ -1,5 +1,5 @@
 // A peer's lost state, and the one peer_lost completion that tells the executor: every driver
-// that learns of a loss itself (tcp, verbs, ofi, ucx, psm2, mpi).
+// that learns of a loss itself (tcp, verbs, ofi, ucx, psm2, mpi), one per rank in PeerTransport.
 #pragma once
 #include "ring_queue.hpp"
 #include "transport.hpp"
@@ -35,25 +35,5 @@ struct PeerLoss {
         if (mark(peer, why)) ready.push(completion(peer));
     }
 };
-
-} // namespace evb
-
-namespace evb {
-
-// Whether a post to `peer` may go ahead: error, with the reason in `why`, for a rank that does
-// not exist or is lost. `peers`: the driver's per-peer states, each with a PeerLoss `loss`.
-template <typename Peers>
-PostStatus check_post(std::uint32_t peer, const Peers& peers, std::string& why) {
-    const auto size = static_cast<std::uint32_t>(peers.size());
-    if (peer >= size) {
-        why = no_such_rank(peer, size);
-        return PostStatus::error;
-    }
-    if (peers[peer].loss.lost.load(std::memory_order_acquire)) {
-        why = "connection to " + peers[peer].loss.reason;
-        return PostStatus::error;
-    }
-    return PostStatus::ok;
-}
 
 } // namespace evb

@@ -1,13 +1,15 @@
 // What the drivers of a fabric between processes keep alike: this rank, the run's size, the text
-// of the last error a call returned, and the completions queued for the next poll (loopback
-// deliveries, a lost peer's, ones taken while arming a wait object), and the heartbeat of those
-// whose endpoints say nothing of a peer that went away while idle, or stopped.
+// of the last error a call returned, the completions queued for the next poll (loopback
+// deliveries, a lost peer's, ones taken while arming a wait object), each peer's loss, and the
+// heartbeat of those whose endpoints say nothing of a peer that went away while idle, or stopped.
 #pragma once
 #include "heartbeat.hpp"
+#include "peer_loss.hpp"
 #include "ring_queue.hpp"
 #include "transport.hpp"
 
 #include <string>
+#include <vector>
 
 namespace evb {
 
@@ -19,7 +21,30 @@ public:
 
 protected:
     // A driver that learns its rank and size later (mpi, from its communicator) sets them then.
-    PeerTransport(std::uint32_t rank, std::uint32_t size, std::size_t ready_capacity = 0) : rank_(rank), size_(size), ready_(ready_capacity) {}
+    PeerTransport(std::uint32_t rank, std::uint32_t size, std::size_t ready_capacity = 0)
+        : rank_(rank), size_(size), ready_(ready_capacity), losses_(size) {}
+    void learn_world(std::uint32_t rank, std::uint32_t size) {
+        rank_ = rank;
+        size_ = size;
+        losses_ = std::vector<PeerLoss>(size);
+    }
+
+    // Marks `peer` lost (once) and queues its peer_lost completion for the next poll.
+    void lose(std::uint32_t peer, const std::string& why) { losses_[peer].mark(peer, why, ready_); }
+    bool lost(std::uint32_t peer) const { return losses_[peer].lost.load(std::memory_order_acquire); }
+    // Whether a post to `peer` may go ahead: error, with the reason in last_error(), for a rank
+    // that does not exist or is lost.
+    PostStatus check_post(std::uint32_t peer) {
+        if (peer >= size_) {
+            last_error_ = no_such_rank(peer, size_);
+            return PostStatus::error;
+        }
+        if (lost(peer)) {
+            last_error_ = "connection to " + losses_[peer].reason;
+            return PostStatus::error;
+        }
+        return PostStatus::ok;
+    }
 
     // --heartbeat (0: none): given at construction, started once connected, fed by every message
     // from a peer, kept by keep_alive on every poll.
@@ -46,6 +71,8 @@ protected:
     std::uint32_t rank_, size_;
     RingQueue<Completion> ready_;
     std::string last_error_;
+    // One per rank, never resized once the size is known: a completion's error points into it.
+    std::vector<PeerLoss> losses_;
 
 private:
     Heartbeat heartbeat_;

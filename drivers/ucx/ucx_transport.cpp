@@ -279,13 +279,11 @@ MemoryRegion UcxTransport::register_memory(std::byte* base, std::size_t length) 
     return region;
 }
 
-void UcxTransport::lose(std::uint32_t peer, const std::string& why) { peers_[peer].loss.mark(peer, why, ready_); }
-
 void UcxTransport::on_peer_error(std::uint32_t peer, ucs_status_t status) {
     lose(peer, "UCX endpoint error: " + status_text(status));
 }
 
-PostStatus UcxTransport::check_peer(std::uint32_t peer) { return check_post(peer, peers_, last_error_); }
+PostStatus UcxTransport::check_peer(std::uint32_t peer) { return check_post(peer); }
 
 PostStatus UcxTransport::queued(std::uint32_t peer) const {
     const Peer& p = peers_[peer];
@@ -423,7 +421,7 @@ PostStatus UcxTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
 
 void UcxTransport::start_flush(std::uint32_t peer) {
     Peer& p = peers_[peer];
-    if (p.flush_in_flight || p.unflushed.empty() || p.loss.lost) return;
+    if (p.flush_in_flight || p.unflushed.empty() || lost(peer)) return;
     p.flushing.swap(p.unflushed);
     p.unflushed.clear();
     p.flush_in_flight = true;
@@ -453,7 +451,7 @@ void UcxTransport::on_flushed(std::uint32_t peer, ucs_status_t status) {
 
 void UcxTransport::send_queued(std::uint32_t peer) {
     Peer& p = peers_[peer];
-    while (!p.queue.empty() && !p.loss.lost) {
+    while (!p.queue.empty() && !lost(peer)) {
         const Outgoing o = p.queue.front();
         if (o.kind == Outgoing::Kind::notice && !write_slots_[o.write].flushed) return;   // its data is not yet known to be there
         SendSlot* s = take_slot(peer);
@@ -561,7 +559,7 @@ void UcxTransport::on_arrived(Arrival* a, ucs_status_t status) {
 
 // A table reply: a count, then per region its base, its length and its packed rkey.
 void UcxTransport::answer_table_request(std::uint32_t peer) {
-    if (peers_[peer].loss.lost) return;
+    if (lost(peer)) return;
     SendSlot* s = take_slot(peer);
     if (!s) {
         table_requests_.push_back(peer);   // asked again at the next poll
@@ -585,7 +583,7 @@ void UcxTransport::answer_table_request(std::uint32_t peer) {
 
 void UcxTransport::take_table(std::uint32_t peer) {
     Peer& p = peers_[peer];
-    if (!p.table_requested || p.loss.lost) return;
+    if (!p.table_requested || lost(peer)) return;
     p.table_requested = false;
     const std::vector<std::byte>& b = p.table_reply;
     std::size_t at = 0;
@@ -640,7 +638,7 @@ Transport::WaitPlan UcxTransport::prepare_wait(std::vector<int>& fds) {
 std::size_t UcxTransport::poll(std::span<Completion> out) {
     keep_alive(
         [&](std::uint32_t peer) {
-            if (peers_[peer].loss.lost || queued(peer) != PostStatus::ok) return;   // a peer that does not read gets no more
+            if (lost(peer) || queued(peer) != PostStatus::ok) return;   // a peer that does not read gets no more
             if (SendSlot* s = take_slot(peer)) send(*s, am_heartbeat, nullptr, 0);
         },
         [&](std::uint32_t peer, const std::string& why) { lose(peer, why); });
@@ -658,7 +656,7 @@ std::size_t UcxTransport::poll(std::span<Completion> out) {
     }
     for (std::uint32_t peer = 0; peer < size_; ++peer) {
         Peer& p = peers_[peer];
-        if (p.loss.lost) continue;
+        if (lost(peer)) continue;
         if (!p.unflushed.empty()) start_flush(peer);
         if (!p.queue.empty()) send_queued(peer);
     }

@@ -123,7 +123,6 @@ private:
         std::vector<ucp_rkey_h> rkeys;             // by region key - 1, from its table
         std::vector<std::byte> table_reply;        // arrived, not yet unpacked
         bool table_requested = false;
-        PeerLoss loss;
     };
     PostStatus check_peer(std::uint32_t peer);
     PostStatus queued(std::uint32_t peer) const;   // no_resource when the peer's share is taken
@@ -136,7 +135,6 @@ private:
     void start_flush(std::uint32_t peer);
     void answer_table_request(std::uint32_t peer);
     void take_table(std::uint32_t peer);
-    void lose(std::uint32_t peer, const std::string& why);
     void close_endpoints();
 
     UcxOptions options_;

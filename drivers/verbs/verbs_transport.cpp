@@ -150,9 +150,10 @@ VerbsTransport::VerbsTransport(std::uint32_t rank, std::uint32_t size, VerbsOpti
 }
 
 VerbsTransport::~VerbsTransport() {
-    for (auto& p : peers_) {
+    for (std::uint32_t peer = 0; peer < peers_.size(); ++peer) {
+        Peer& p = peers_[peer];
         if (p.id) {
-            if (p.connected && !p.loss.lost) rdma_disconnect(p.id);
+            if (p.connected && !lost(peer)) rdma_disconnect(p.id);
             if (p.qp) rdma_destroy_qp(p.id);
             rdma_destroy_id(p.id);
         }
@@ -334,15 +335,9 @@ MemoryRegion VerbsTransport::register_memory(std::byte* base, std::size_t length
     return region;
 }
 
-void VerbsTransport::lose(std::uint32_t peer, const std::string& why) { peers_[peer].loss.mark(peer, why, ready_); }
-
 PostStatus VerbsTransport::can_post(std::uint32_t peer) {
-    const Peer& p = peers_[peer];
-    if (p.loss.lost) {
-        last_error_ = "connection to rank " + std::to_string(peer) + " is lost";
-        return PostStatus::error;
-    }
-    return p.sends_outstanding >= send_depth ? PostStatus::no_resource : PostStatus::ok;
+    if (check_post(peer) != PostStatus::ok) return PostStatus::error;
+    return peers_[peer].sends_outstanding >= send_depth ? PostStatus::no_resource : PostStatus::ok;
 }
 
 PostStatus VerbsTransport::post_send(std::uint32_t peer, const CommandBytes& command) {

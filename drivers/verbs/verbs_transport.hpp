@@ -67,7 +67,6 @@ private:
         std::uint32_t unsignalled = 0;         // posted since the last signalled one
         std::vector<std::uint32_t> reposts;    // receive slots consumed this poll
         bool connected = false;
-        PeerLoss loss;   // peers_ never resizes after construction: loss.reason stays put
     };
     void setup_qp(std::uint32_t peer, rdma_cm_id* id);
     // Posts receive buffers `slots` of a peer as one chain.
@@ -78,7 +77,6 @@ private:
     void take(const ibv_wc& wc, std::span<Completion> out, std::size_t& n);   // one work completion
     void acknowledge_cq_events();
     void handle_cm_event(rdma_cm_event* event);
-    void lose(std::uint32_t peer, const std::string& why);
     // ok, no_resource (send queue full) or error (connection lost, last_error_ says so).
     PostStatus can_post(std::uint32_t peer);
 
