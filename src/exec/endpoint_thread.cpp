@@ -91,11 +91,11 @@ void EndpointThread::run() {
 }
 
 void EndpointThread::publish() {
-    const NodeStats& s = node_->stats();
-    bytes_in_.store(s.network_bytes_in(), std::memory_order_relaxed);
-    bytes_out_.store(s.network_bytes_out(), std::memory_order_relaxed);
-    events_.store(s.events_built, std::memory_order_relaxed);
-    in_flight_.store(s.in_flight, std::memory_order_relaxed);
+    const ProgressCounts p = ProgressCounts::of(node_->stats());
+    bytes_in_.store(p.bytes_in, std::memory_order_relaxed);
+    bytes_out_.store(p.bytes_out, std::memory_order_relaxed);
+    events_.store(p.events, std::memory_order_relaxed);
+    in_flight_.store(p.in_flight, std::memory_order_relaxed);
     if (node_->failure() && !failed_.load(std::memory_order_relaxed)) {
         std::lock_guard lock(failure_mutex_);
         failure_ = node_->failure();
@@ -124,7 +124,7 @@ std::optional<std::string> EndpointThread::failure() const {
     return failure_;
 }
 
-EndpointProgress EndpointThread::progress() const {
+ProgressCounts EndpointThread::progress() const {
     return {bytes_in_.load(std::memory_order_relaxed), bytes_out_.load(std::memory_order_relaxed), events_.load(std::memory_order_relaxed),
             in_flight_.load(std::memory_order_relaxed)};
 }

@@ -7,6 +7,7 @@
 #pragma once
 #include "config.hpp"
 #include "node.hpp"
+#include "progress_counts.hpp"
 #include "rank_placement.hpp"
 #include "reactor.hpp"
 
@@ -23,12 +24,6 @@ namespace evb {
 // Where a thread goes among the threads of its host: slot of slots (placement takes them in turn).
 struct ThreadSlot {
     std::uint32_t slot = 0, slots = 1;
-};
-
-// What an endpoint's thread publishes while it runs: the figures of a progress line (bytes that
-// crossed the network).
-struct EndpointProgress {
-    std::uint64_t bytes_in = 0, bytes_out = 0, events = 0, in_flight = 0;
 };
 
 class EndpointThread {
@@ -58,7 +53,7 @@ public:
     void end_now() { end_now_.store(true, std::memory_order_release); }
     bool finished() const { return finished_.load(std::memory_order_acquire); }
     std::optional<std::string> failure() const;
-    EndpointProgress progress() const;
+    ProgressCounts progress() const;
     // Ends the run on this thread (its units count what is in flight as missing) and joins it.
     void stop();
     // After stop().

@@ -9,21 +9,6 @@
 #include <algorithm>
 
 namespace evb {
-namespace {
-
-// Progress carries the bytes that crossed the network (what the progress lines show).
-nlohmann::json progress_record(const NodeStats& s) {
-    return {{"bytes_in", s.network_bytes_in()}, {"bytes_out", s.network_bytes_out()}, {"events", s.events_built}, {"in_flight", s.in_flight}};
-}
-
-void read_progress_record(NodeStats& r, const nlohmann::json& j) {
-    r.bytes_in = j.at("bytes_in");
-    r.bytes_out = j.at("bytes_out");
-    r.events_built = j.at("events");
-    r.in_flight = j.at("in_flight");
-}
-
-} // namespace
 
 bool RankEndpoints::finished() const {
     if (!node_.finished()) return false;
@@ -39,16 +24,10 @@ std::optional<std::string> RankEndpoints::failure() const {
     return std::nullopt;
 }
 
-NodeStats RankEndpoints::progress() const {
-    NodeStats s = node_.stats();
-    for (const auto& t : threads_) {
-        const EndpointProgress p = t->progress();
-        s.bytes_in += p.bytes_in;
-        s.bytes_out += p.bytes_out;
-        s.events_built += p.events;
-        s.in_flight += p.in_flight;
-    }
-    return s;
+ProgressCounts RankEndpoints::progress() const {
+    ProgressCounts p = ProgressCounts::of(node_.stats());
+    for (const auto& t : threads_) p += t->progress();
+    return p;
 }
 
 void RankEndpoints::lose_rank(std::uint32_t rank, const std::string& how, Picoseconds failed_at) {
@@ -136,7 +115,7 @@ void RankControl::handle(const Bootstrap::Incoming& in, Picoseconds now) {
     case ControlType::done:
         if (body.at("losses").get<std::uint32_t>() == lost_count_) mark_done(in.from);
         break;
-    case ControlType::progress: read_progress_record(board_[in.from], body); break;
+    case ControlType::progress: board_[in.from] = ProgressCounts::from_json(body); break;
     case ControlType::finish: finish_ = true; break;
     case ControlType::end_now: {
         const auto sig = body.at("signal").get<std::uint32_t>();
@@ -165,17 +144,12 @@ void RankControl::report_progress(Picoseconds now) {
     if (now < next_progress_) return;
     next_progress_ += progress_period_;
     if (root_) {
-        read_progress_record(board_[0], progress_record(rank_.progress()));
-        NodeStats sum;
-        for (const auto& r : board_) {
-            sum.bytes_in += r.bytes_in;
-            sum.bytes_out += r.bytes_out;
-            sum.events_built += r.events_built;
-            sum.in_flight += r.in_flight;
-        }
-        observer_.progress(now, sum);
+        board_[0] = rank_.progress();
+        ProgressCounts sum;
+        for (const auto& r : board_) sum += r;
+        observer_.progress(now, sum.as_totals());
     } else {
-        boot_.send_to_root(ControlType::progress, progress_record(rank_.progress()));
+        boot_.send_to_root(ControlType::progress, rank_.progress().to_json());
     }
 }
 

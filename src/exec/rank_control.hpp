@@ -9,6 +9,7 @@
 #include "endpoint_thread.hpp"
 #include "heartbeat.hpp"
 #include "node.hpp"
+#include "progress_counts.hpp"
 #include "run_observer.hpp"
 #include "world.hpp"
 
@@ -27,7 +28,7 @@ public:
         : node_(node), threads_(threads), layout_(layout) {}
     bool finished() const;
     std::optional<std::string> failure() const;
-    NodeStats progress() const;   // cumulative counts, for progress lines
+    ProgressCounts progress() const;   // cumulative counts, for progress lines
     // A lost rank is each of its endpoints lost. failed_at: when it fell silent (-1: unknown).
     void lose_rank(std::uint32_t rank, const std::string& how, Picoseconds failed_at = Picoseconds(-1));
     void end_now();
@@ -76,7 +77,7 @@ private:
     const bool root_;
 
     // Rank 0's view of everyone's progress, from the latest record of each rank.
-    std::vector<NodeStats> board_;
+    std::vector<ProgressCounts> board_;
     std::vector<bool> done_, lost_;
     std::uint32_t done_count_ = 0, lost_count_ = 0;
     // Rank 0 hears from every rank at least every beat period (progress, done or a beat); one
