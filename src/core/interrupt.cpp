@@ -24,13 +24,20 @@ std::int64_t monotonic_ns() {
     return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
+// The first signal takes the time in one step: a second one, on another thread or a moment later,
+// reads when the first came (set apart, it could read no time yet and end the process).
+bool take_first(int sig, std::int64_t now, std::int64_t& first_at) {
+    first_at = 0;
+    if (!first_at_ns.compare_exchange_strong(first_at, now)) return false;
+    first_signal.store(sig);
+    return true;
+}
+
 void on_interrupt(int sig) {
-    int none = 0;
-    if (first_signal.compare_exchange_strong(none, sig)) {
-        first_at_ns.store(monotonic_ns());
-        return;
-    }
-    if (monotonic_ns() - first_at_ns.load() < same_interrupt_ns) return;
+    const std::int64_t now = monotonic_ns();
+    std::int64_t first_at = 0;
+    if (take_first(sig, now, first_at)) return;
+    if (now - first_at < same_interrupt_ns) return;
     // The second: what the signal does by default (the process ends, its status says by what).
     signal(sig, SIG_DFL);
     raise(sig);
@@ -50,8 +57,8 @@ void catch_interrupts() {
 int interrupt_signal() { return first_signal.load(std::memory_order_relaxed); }
 
 void note_interrupt(int sig) {
-    int none = 0;
-    if (first_signal.compare_exchange_strong(none, sig)) first_at_ns.store(monotonic_ns());
+    std::int64_t first_at = 0;
+    take_first(sig, monotonic_ns(), first_at);
 }
 
 std::string signal_name(int sig) {
