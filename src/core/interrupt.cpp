@@ -26,18 +26,17 @@ std::int64_t monotonic_ns() {
 
 // The first signal takes the time in one step: a second one, on another thread or a moment later,
 // reads when the first came (set apart, it could read no time yet and end the process).
-bool take_first(int sig, std::int64_t now, std::int64_t& first_at) {
-    first_at = 0;
-    if (!first_at_ns.compare_exchange_strong(first_at, now)) return false;
-    first_signal.store(sig);
-    return true;
+// Returns 0 for the first, else when the first came.
+std::int64_t take_first(int sig, std::int64_t now) {
+    std::int64_t first_at = 0;
+    if (first_at_ns.compare_exchange_strong(first_at, now)) first_signal.store(sig);
+    return first_at;
 }
 
 void on_interrupt(int sig) {
     const std::int64_t now = monotonic_ns();
-    std::int64_t first_at = 0;
-    if (take_first(sig, now, first_at)) return;
-    if (now - first_at < same_interrupt_ns) return;
+    const std::int64_t first_at = take_first(sig, now);
+    if (first_at == 0 || now - first_at < same_interrupt_ns) return;
     // The second: what the signal does by default (the process ends, its status says by what).
     signal(sig, SIG_DFL);
     raise(sig);
@@ -57,8 +56,7 @@ void catch_interrupts() {
 int interrupt_signal() { return first_signal.load(std::memory_order_relaxed); }
 
 void note_interrupt(int sig) {
-    std::int64_t first_at = 0;
-    take_first(sig, monotonic_ns(), first_at);
+    take_first(sig, monotonic_ns());
 }
 
 std::string signal_name(int sig) {
