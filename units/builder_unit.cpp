@@ -1,7 +1,5 @@
 #include "builder_unit.hpp"
 
-#include "barrel_shift.hpp"
-
 #include <algorithm>
 #include <cstring>
 
@@ -9,11 +7,12 @@ namespace evb {
 
 BuilderUnit::BuilderUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool& slots)
     : setup_(setup), config_(setup.config), index_(index), nodes_(setup.config.ru_count()), pool_(slots),
-      stride_(setup.config.fragment_stride()), slots_(setup.config.credits),
-      closed_form_(setup.schedule.peer_at(index, 0, std::max(nodes_, 1u), 0).has_value()),
-      order_(closed_form_ ? 0 : std::size_t{setup.config.credits} * nodes_), mix_(setup.config),
+      stride_(setup.config.fragment_stride()), slots_(setup.config.credits), mix_(setup.config),
       received_(setup.config.credits, nodes_, mix_.pieces()),
       survive_(setup.config.survives_failures()) {
+    if (config_.protocol != Protocol::push)
+        pull_.emplace(static_cast<PullRequester::Builder&>(*this), setup.schedule,
+                      PullRequester::Shape{index, nodes_, config_.credits, config_.parallel, config_.barrel_start});
     if (config_.scheduling == Scheduling::barrel_sync) sync_.emplace(static_cast<BarrelSyncPacer::Builder&>(*this), index, config_.bu_count(), nodes_, config_.credits);
     if (config_.protocol == Protocol::pull_no_em)
         own_.emplace(static_cast<OwnEvents::Builder&>(*this),
@@ -49,8 +48,6 @@ void BuilderUnit::activate(std::uint32_t slot) {
     s.active = true;
     s.assigned = false;
     s.received = 0;
-    s.next_step = 0;
-    s.outstanding = 0;
     s.missing = static_cast<std::uint32_t>(lost_rus_.size());
     s.reassigned = false;
     received_.clear(slot);
@@ -110,60 +107,38 @@ void BuilderUnit::begin(Context& ctx, std::uint32_t slot, std::uint64_t event) {
     s.assigned = true;
     s.event = event;
     s.started = ctx.now();
-    if (config_.protocol == Protocol::push) {
-        // Fragments may have landed before the assignment: check them now.
-        for (std::uint32_t src = 0; src < nodes_; ++src) {
-            const std::uint32_t got = received_.get(slot, src);
-            if (got == 0 || ru_lost(src)) continue;
-            if (got == mix_.all_pieces())
-                check(ctx, s, src);
-            else if (heads_handed_over_)   // its last pieces will bring only their own heads
-                check_kept_heads(ctx, s, src, got);
-        }
-        if (all_in(s)) complete(ctx, slot);
+    if (!pull_) {
+        accept_early_fragments(ctx, slot);
         return;
     }
-    if (sync_) {
+    pull_->begin(slot, event);
+    if (sync_)
         sync_->event_begun(ctx, slot);
-        return;
-    }
-    s.rotation = config_.barrel_start == BarrelStart::staggered ? staggered_start(slot, config_.credits, nodes_) : 0;
-    if (!closed_form_) {
-        std::span<std::uint32_t> order(order_.data() + std::size_t{slot} * nodes_, nodes_);
-        setup_.schedule.order(index_, event, order);
-        std::rotate(order.begin(), order.begin() + s.rotation, order.end());
-    }
-    request_more(ctx, slot);
+    else
+        pull_->walk(ctx, slot);
 }
 
-std::uint32_t BuilderUnit::ru_at(std::uint32_t slot, std::uint32_t step) const {
-    const Slot& s = slots_[slot];
-    if (!closed_form_) return order_[std::size_t{slot} * nodes_ + step];
-    return *setup_.schedule.peer_at(index_, s.event, nodes_, static_cast<std::uint32_t>((std::uint64_t{step} + s.rotation) % nodes_));
-}
-
-void BuilderUnit::request_more(Context& ctx, std::uint32_t slot) {
-    auto& s = slots_[slot];
-    while (s.outstanding < config_.parallel && s.next_step < nodes_) {
-        const std::uint32_t ru = ru_at(slot, s.next_step);
-        if (ru_lost(ru))
-            ++s.next_step;   // counted in s.missing when the slot was taken or the RU was lost
-        else
-            send_request(ctx, slot, ru);
+void BuilderUnit::accept_early_fragments(Context& ctx, std::uint32_t slot) {
+    const auto& s = slots_[slot];
+    for (std::uint32_t src = 0; src < nodes_; ++src) {
+        const std::uint32_t got = received_.get(slot, src);
+        if (got == 0 || ru_lost(src)) continue;
+        if (got == mix_.all_pieces())
+            check(ctx, s, src);
+        else if (heads_handed_over_)   // its last pieces will bring only their own heads
+            check_kept_heads(ctx, s, src, got);
     }
+    if (all_in(s)) complete(ctx, slot);
 }
 
 void BuilderUnit::send_request(Context& ctx, std::uint32_t slot, std::uint32_t ru) {
-    auto& s = slots_[slot];
-    ++s.next_step;
+    const auto& s = slots_[slot];
     Message m{};
     m.type = MessageType::request;
     m.event = s.event;
     m.slot = slot;
     m.rkey = pool_.remote_key();
     m.offset = fragment_offset(s, ru);
-    ++s.outstanding;
-    ++ctx.stats().in_flight;
     // The request trace (--log-level trace) compares transports message for message.
     ctx.log().trace("BU {} requests event {} slot {} from RU {}", index_, s.event, slot, ru);
     ctx.send({Role::readout, ru}, m);
@@ -171,7 +146,7 @@ void BuilderUnit::send_request(Context& ctx, std::uint32_t slot, std::uint32_t r
 
 bool BuilderUnit::has_step_left(std::uint32_t slot) const {
     const Slot& s = slots_[slot];
-    return s.active && s.assigned && s.next_step < nodes_;
+    return s.active && s.assigned && pull_->has_step_left(slot);
 }
 
 void BuilderUnit::check(Context& ctx, const Slot& s, std::uint32_t source) {
@@ -228,7 +203,7 @@ void BuilderUnit::on_completion(Context& ctx, const WriteCompletion& c) {
     std::uint32_t slot = WriteImm::slot(c.imm), source = WriteImm::source(c.imm), piece = WriteImm::piece(c.imm);
     // Only PUSH lets fragments land before the slot's event is known.
     bool expected = slot < slots_.size() && source < nodes_ && piece < mix_.pieces() && slots_[slot].active &&
-                    (slots_[slot].assigned || config_.protocol == Protocol::push);
+                    (slots_[slot].assigned || !pull_);
     if (!expected) {
         ++st.errors.unexpected;
         ctx.log().error("BU {}: write from RU {} into idle slot {}", index_, source, slot);
@@ -261,12 +236,10 @@ void BuilderUnit::on_completion(Context& ctx, const WriteCompletion& c) {
     if (got != mix_.all_pieces()) return;
     ++s.received;
     ++st.fragments_in;
-    if (config_.protocol == Protocol::push) {
-        if (!s.assigned) return;   // checked when the assignment arrives
-    } else {
-        --s.outstanding;
-        --st.in_flight;
-    }
+    if (pull_)
+        pull_->answered(ctx, slot);
+    else if (!s.assigned)
+        return;   // checked when the assignment arrives
     if (!c.head) check(ctx, s, source);
     if (sync_) {
         sync_->transfer_in();
@@ -276,8 +249,8 @@ void BuilderUnit::on_completion(Context& ctx, const WriteCompletion& c) {
     }
     if (all_in(s))
         complete(ctx, slot);
-    else if (config_.protocol != Protocol::push)
-        request_more(ctx, slot);
+    else if (pull_)
+        pull_->request_more(ctx, slot);
 }
 
 // Fragments from a lost RU will never come: every event under way counts its fragment as lost
@@ -298,16 +271,11 @@ void BuilderUnit::on_unit_lost(Context& ctx, UnitAddress lost) {
         received_.set(i, ru, 0);
         ++s.missing;
         if (!s.assigned) continue;   // its event is not known yet: begin() takes the loss into account
-        bool asked = false;   // a scan, but only when an RU is lost
-        for (std::uint32_t step = 0; step < s.next_step && !asked; ++step) asked = ru_at(i, step) == ru;
-        if (config_.protocol != Protocol::push && asked) {   // asked, not in
-            --s.outstanding;
-            --ctx.stats().in_flight;
-        }
+        if (pull_) pull_->forget(ctx, i, ru);   // asked, not in
         if (all_in(s))
             complete(ctx, i);
-        else if (config_.protocol != Protocol::push)
-            request_more(ctx, i);
+        else if (pull_)
+            pull_->request_more(ctx, i);
     }
     if (own_) own_->ru_lost(ctx);   // its report is no longer awaited
 }

@@ -9,6 +9,7 @@
 #include "memory_pool.hpp"
 #include "message_mix.hpp"
 #include "piece_masks.hpp"
+#include "pull_requester.hpp"
 #include "unit.hpp"
 
 #include <optional>
@@ -16,7 +17,7 @@
 
 namespace evb {
 
-class BuilderUnit final : public Unit, private BarrelSyncPacer::Builder, private OwnEvents::Builder {
+class BuilderUnit final : public Unit, private BarrelSyncPacer::Builder, private OwnEvents::Builder, private PullRequester::Builder {
 public:
     BuilderUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool& slots);
     void on_start(Context& ctx) override;
@@ -41,9 +42,6 @@ private:
         std::uint64_t event = 0;
         Picoseconds started{};
         std::uint32_t received = 0;      // fragments whose every piece is in
-        std::uint32_t next_step = 0;     // position in the event's order of the next RU to request
-        std::uint32_t rotation = 0;      // --barrel-start staggered: where the slot's walk begins
-        std::uint32_t outstanding = 0;   // requests sent, fragment not yet in
         std::uint32_t missing = 0;       // fragments of lost RUs it will never get
         bool reassigned = false;         // the event came from a lost BU
     };
@@ -51,11 +49,13 @@ private:
     void activate(std::uint32_t slot);
     void announce(Context& ctx, std::uint32_t slot);
     void begin(Context& ctx, std::uint32_t slot, std::uint64_t event);
-    void request_more(Context& ctx, std::uint32_t slot);
-    void send_request(Context& ctx, std::uint32_t slot, std::uint32_t ru);
+    // PUSH: the fragments that landed before the slot's event was known, checked once it is.
+    void accept_early_fragments(Context& ctx, std::uint32_t slot);
+    // What PULL's requester asks of it.
+    void send_request(Context& ctx, std::uint32_t slot, std::uint32_t ru) override;
     // What barrel-sync's pacer asks of it.
     bool has_step_left(std::uint32_t slot) const override;
-    void request(Context& ctx, std::uint32_t slot, std::uint32_t ru) override { send_request(ctx, slot, ru); }
+    void request(Context& ctx, std::uint32_t slot, std::uint32_t ru) override { pull_->request(ctx, slot, ru); }
     bool done_building() const override { return finished(); }
     // What PULL without EM's own events ask of it.
     bool slot_free(std::uint32_t slot) const override { return !slots_[slot].active; }
@@ -69,9 +69,6 @@ private:
     // PUSH, heads handed over: the headers of `pieces` of a fragment still arriving, kept in the slot.
     void check_kept_heads(Context& ctx, const Slot& s, std::uint32_t source, std::uint32_t pieces);
     bool in_place(const Slot& s, std::uint32_t source, std::uint32_t piece, const WriteCompletion& c) const;
-    // The RU a slot asks at `step` of its event's order: computed where the schedule has a
-    // closed form, else from the order drawn for the event.
-    std::uint32_t ru_at(std::uint32_t slot, std::uint32_t step) const;
     std::uint64_t fragment_offset(const Slot& s, std::uint32_t source) const;
 
     const UnitSetup& setup_;
@@ -81,8 +78,6 @@ private:
     MemoryPool& pool_;
     std::uint64_t stride_;
     std::vector<Slot> slots_;               // one per credit
-    bool closed_form_;                      // the schedule computes each step: no stored order
-    std::vector<std::uint32_t> order_;      // otherwise slots x N visiting order
     MessageMix mix_;
     PieceMasks received_;                   // per slot and RU
     bool heads_handed_over_ = false;        // the transport gives each write's head with its completion
@@ -90,6 +85,7 @@ private:
     std::uint64_t built_ = 0;
     bool end_received_ = false;
     std::uint64_t assigned_total_ = 0;      // from the EM's end message
+    std::optional<PullRequester> pull_;     // PULL (with or without EM); none: PUSH, the RUs write unasked
     std::optional<BarrelSyncPacer> sync_;   // barrel-sync: requests paced a phase at a time
     std::optional<OwnEvents> own_;          // PULL without EM: events of its own, and takeovers
     // --on-failure continue

@@ -9,14 +9,15 @@ ReadoutUnit::ReadoutUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool
       slot_stride_(setup.config.fragment_stride()), waiting_(std::size_t{2} * setup.config.credits * setup.config.parallel),
       track_classes_(setup.config.survives_failures() && setup.config.protocol == Protocol::pull_no_em),
       delivered_(track_classes_ ? setup.config.bu_count() : 0), block_job_(track_classes_ ? pool.blocks() : 0) {
-    if (setup_.config.scheduling == Scheduling::a2a) a2a_windows_ = setup_.config.a2a_windows();
-    if (setup_.config.protocol == Protocol::push) {
-        push_pending_.assign(setup_.config.bu_count(), RingQueue<Job>(setup_.config.credits));
-        push_order_.resize(setup_.config.bu_count());
-        push_lost_.assign(setup_.config.bu_count(), false);
-        setup_.schedule.order(index_, push_round_, push_order_);
-    }
+    const Config& c = setup_.config;
+    auto& readout = static_cast<PushPacing::Readout&>(*this);
+    if (c.protocol == Protocol::push && c.scheduling == Scheduling::a2a)
+        push_ = std::make_unique<TimeWindowPacing>(readout, c.a2a_windows(), index, c.bu_count(), c.credits);
+    else if (c.protocol == Protocol::push)
+        push_ = std::make_unique<ScheduleCursor>(readout, setup_.schedule, index, c.bu_count(), c.credits);
 }
+
+bool ReadoutUnit::window_open() const { return fragments_outstanding_ < setup_.config.parallel; }
 
 void ReadoutUnit::on_start(Context&) {}
 
@@ -27,14 +28,11 @@ void ReadoutUnit::on_message(Context& ctx, const Message& msg) {
             serve(ctx, job, *block);
         else
             waiting_.push(job);
-    } else if (msg.type == MessageType::push_assign && msg.peer_index < push_pending_.size()) {
+    } else if (msg.type == MessageType::push_assign && push_ && msg.peer_index < setup_.config.bu_count()) {
         std::uint64_t offset = msg.offset + std::uint64_t{index_} * slot_stride_;
-        push_pending_[msg.peer_index].push({msg.event, msg.peer_index, msg.slot, msg.rkey, offset});
-        ++push_jobs_;
-        pump(ctx);
-    } else if (msg.type == MessageType::end && !push_pending_.empty()) {
-        push_ended_ = true;
-        pump(ctx);
+        push_->assign(ctx, {msg.event, msg.peer_index, msg.slot, msg.rkey, offset});
+    } else if (msg.type == MessageType::end && push_) {
+        push_->end(ctx);
     } else {
         ++ctx.stats().errors.unexpected;
     }
@@ -63,84 +61,11 @@ void ReadoutUnit::on_completion(Context& ctx, const WriteCompletion& c) {
         waiting_.pop();
         serve(ctx, job, *pool_.acquire());
     }
-    if (!push_pending_.empty()) pump(ctx);
-}
-
-// PUSH: the RU walks the BUs in its schedule order and sends the oldest pending fragment for the
-// BU under the cursor, keeping at most `parallel` fragments in flight. It waits at a BU that has
-// no work yet, as a barrel shift must: with barrel order the RUs then write to distinct BUs at
-// every step (a permutation), where passing it let every RU follow the BU that got work first.
-void ReadoutUnit::pump(Context& ctx) {
-    if (setup_.config.scheduling == Scheduling::a2a) return pump_a2a(ctx);
-    Job job;
-    while (fragments_outstanding_ < setup_.config.parallel && next_push_job(job)) {
-        auto block = pool_.acquire();
-        if (!block) {
-            waiting_.push(job);
-            return;
-        }
-        serve(ctx, job, *block);
-    }
-}
-
-bool ReadoutUnit::next_push_job(Job& job) {
-    if (push_jobs_ == 0) return false;
-    const auto n = static_cast<std::uint32_t>(push_pending_.size());
-    // Passing BUs, the cursor may wrap into a new round's order mid-scan: 2N steps always
-    // include one whole permutation, so no BU with pending work is passed over for good.
-    for (std::uint32_t tried = 0; tried < 2 * n; ++tried) {
-        if (push_order_round_ != push_round_) {
-            setup_.schedule.order(index_, push_round_, push_order_);
-            push_order_round_ = push_round_;
-        }
-        const std::uint32_t bu = push_order_[push_cursor_];
-        auto& queue = push_pending_[bu];
-        if (queue.empty() && !push_ended_ && !push_lost_[bu]) return false;   // waits for its work
-        if (++push_cursor_ == n) {
-            push_cursor_ = 0;
-            ++push_round_;
-        }
-        if (!queue.empty()) {
-            job = queue.front();
-            queue.pop();
-            --push_jobs_;
-            return true;
-        }
-    }
-    return false;
-}
-
-void ReadoutUnit::pump_a2a(Context& ctx) {
-    const Config& c = setup_.config;
-    const TimeWindows& windows = *a2a_windows_;
-    const Picoseconds now = ctx.now();
-    const TimeWindows::Window w = windows.at(now);
-    if (now < w.end) {
-        auto& queue = push_pending_[TimeWindows::peer(index_, w.phase, static_cast<std::uint32_t>(push_pending_.size()))];
-        while (!queue.empty() && fragments_outstanding_ < c.parallel) {
-            const std::optional<Picoseconds> done = windows.fit(w, a2a_busy_until_);
-            if (!done) break;               // would spill into the idle window
-            auto block = pool_.acquire();
-            if (!block) break;              // buffers come back with write completions
-            a2a_busy_until_ = *done;
-            Job job = queue.front();
-            queue.pop();
-            --push_jobs_;
-            ctx.log().trace("RU {} a2a phase {} window {}-{} ps posts event {} to BU {} at {} ps", index_, w.phase, w.start.count(),
-                            w.end.count(), job.event, job.bu, now.count());
-            serve(ctx, job, *block);
-        }
-    }
-    const bool pending = push_jobs_ > 0;
-    if (pending && a2a_timer_ != w.next) {   // no timer without work: a run must be able to end
-        a2a_timer_ = w.next;
-        ctx.arm_timer(w.next, 1);
-    }
+    if (push_) push_->pump(ctx);
 }
 
 void ReadoutUnit::on_timer(Context& ctx, TimerId) {
-    a2a_timer_ = Picoseconds(0);
-    pump_a2a(ctx);
+    if (push_) push_->on_timer(ctx);
 }
 
 // Work for a lost BU is dropped; its writes in flight come back as dropped completions.
@@ -161,15 +86,7 @@ void ReadoutUnit::on_unit_lost(Context& ctx, UnitAddress lost) {
         waiting_.pop();
         if (job.bu != lost.index) waiting_.push(job);
     }
-    if (lost.index < push_pending_.size()) {
-        push_lost_[lost.index] = true;
-        auto& queue = push_pending_[lost.index];
-        while (!queue.empty()) {
-            queue.pop();
-            --push_jobs_;
-        }
-        if (setup_.config.scheduling != Scheduling::a2a) pump(ctx);   // the cursor may wait at it
-    }
+    if (push_ && lost.index < setup_.config.bu_count()) push_->bu_lost(ctx, lost.index);
 }
 
 void ReadoutUnit::on_stop(Context& ctx, bool) {

@@ -5,15 +5,17 @@
 #include "class_delivery.hpp"
 #include "fragment_writer.hpp"
 #include "memory_pool.hpp"
+#include "push_pacing.hpp"
 #include "ring_queue.hpp"
 #include "unit.hpp"
 
+#include <memory>
 #include <optional>
 #include <vector>
 
 namespace evb {
 
-class ReadoutUnit final : public Unit {
+class ReadoutUnit final : public Unit, private PushPacing::Readout {
 public:
     ReadoutUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool& pool);
     void on_start(Context& ctx) override;
@@ -28,18 +30,13 @@ public:
     std::vector<MemoryPool*> pools() override { return {&pool_}; }
 
 private:
-    struct Job {
-        std::uint64_t event;
-        std::uint32_t bu;
-        std::uint32_t slot;
-        std::uint64_t rkey;
-        std::uint64_t offset;   // where this RU's fragment goes
-    };
+    using Job = FragmentJob;
     void serve(Context& ctx, const Job& job, std::uint32_t block);
-    void pump(Context& ctx);
-    bool next_push_job(Job& job);
-    // a2a: sends to the phase's BU what finishes inside the send window, then waits for the next.
-    void pump_a2a(Context& ctx);
+    // What PUSH's pacing asks of it.
+    bool window_open() const override;
+    std::optional<std::uint32_t> buffer() override { return pool_.acquire(); }
+    void send(Context& ctx, const Job& job, std::uint32_t block) override { serve(ctx, job, block); }
+    void wait_for_buffer(const Job& job) override { waiting_.push(job); }
 
     const UnitSetup& setup_;
     std::uint32_t index_;
@@ -50,21 +47,8 @@ private:
     // RU sees on average (N c p would be N^2 c p for a simulated system); it doubles if a burst
     // needs more.
     RingQueue<Job> waiting_;
-    // PUSH: assignments waiting, per BU, visited in the schedule's order under the parallel window.
-    // The cursor waits at a BU with nothing assigned yet unless it gets nothing more: it is lost,
-    // or the EM has ended the run (push_ended_). Passing it would let every RU follow the BUs
-    // that got work first, all into one.
-    std::vector<RingQueue<Job>> push_pending_;
-    std::vector<bool> push_lost_;             // per BU
-    bool push_ended_ = false;                 // the EM assigns no new events (re-assignments may come)
-    std::vector<std::uint32_t> push_order_;   // the schedule's order for round push_order_round_
-    std::uint32_t push_cursor_ = 0;
-    std::uint64_t push_round_ = 0, push_order_round_ = 0;
-    std::uint64_t push_jobs_ = 0;             // pending in push_pending_, over all BUs
+    std::unique_ptr<PushPacing> push_;          // PUSH: the assigned fragments and their pacing (none: PULL)
     std::uint32_t fragments_outstanding_ = 0;   // fragments with writes in flight
-    std::optional<TimeWindows> a2a_windows_;    // a2a: the send and idle windows (none otherwise)
-    Picoseconds a2a_busy_until_{};              // a2a: when what was posted will have left at line rate
-    Picoseconds a2a_timer_{};                   // a2a: the window start a timer is armed for (0: none)
     // PULL without EM, --on-failure continue: what a lost BU's class had from this RU.
     bool track_classes_;
     ClassDelivery delivered_;
