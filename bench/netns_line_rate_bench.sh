@@ -7,8 +7,8 @@
 #   evbench  4 nodes, PUSH, 4 credits of 256 KiB: per-node Gb/s that crossed its link inbound
 #            (in_Gbps: each BU's own fragment never leaves its host)
 # Ratios: evbench / 5 Gbit/s, and evbench / iperf3, with each driver's CPU (the hosts share this
-# machine's cores); then each driver beside a CPU hog against its quiet figure, at its default
-# --poll and spinning. At 5 Gbit/s the four hosts' copies keep this machine's 2 cores busy, so a
+# machine's cores); then each driver on a shared node: 2 hosts (one process per core) against 4 and
+# against both beside a CPU hog, at its default --poll and spinning. At 5 Gbit/s the four hosts' copies keep this machine's 2 cores busy, so a
 # hog takes CPU the quiet run used; at 1 Gbit/s (EVB_NETNS_RATE=1) the links are the limit and
 # cores are left over, as on a node whose NIC is slower than its cores.
 # Usage: bash bench/netns_line_rate_bench.sh [seconds per point]   (results also in bench/results/)
@@ -68,17 +68,23 @@ for d in "${drivers[@]}"; do
 print(f'{\"\":<24} cores busy {c[\"cores_busy\"]:.2f} of $(nproc), {c[\"cores_per_100gbps\"]:.2f} cores per 100 Gb/s moved')"
 done
 
-# Beside a busy process (one `yes`, not pinned), as on a node that also runs the trigger: each
-# driver at its default --poll and with --poll spin (mpi has no wait object: its idle ranks nap).
-echo "== the same beside a CPU hog; ratio to the quiet figure above"
-yes > /dev/null & hog=$!
-trap 'kill $hog 2>/dev/null; $bed down >/dev/null 2>&1 || true' EXIT
+# A shared node, at each driver's default --poll: the per-node rate with one process per core (2
+# hosts: this machine has 2 cores), with twice as many (the 4 hosts above), beside a busy process (one
+# `yes`, not pinned, as the trigger software beside an event builder) with one per core, and both at
+# once; then both at once with --poll spin. Ratios to the first (mpi has no wait object: its idle
+# ranks nap). Each driver's hog is started after its quiet points and stopped after its own.
+echo "== a shared node: Gb/s per node; in brackets, of the same driver's 2 hosts on a quiet machine"
+printf '%-12s %8s %15s %15s %15s %15s\n' driver "2 hosts" "4 hosts" "2 beside hog" "4 beside hog" "4, --poll spin"
+share() { python3 -c "print(f'{float($1):5.2f} ({float($1)/float($2):.2f})')"; }
+trap 'kill ${hog:-} 2>/dev/null; $bed down >/dev/null 2>&1 || true' EXIT
 for d in "${drivers[@]}"; do
   IFS='|' read -r name flags mca <<< "$d"; read -r -a flags <<< "$flags"
-  polls=(default spin)
-  for poll in "${polls[@]}"; do
-    extra=(); [ "$poll" = spin ] && extra=(--poll spin)
-    g=$(MCA=$mca evbench_network "${name}_hog_$poll" "${flags[@]}" "${extra[@]}")
-    python3 -c "print(f'{\"evbench $name, --poll $poll\":<34} {float($g):6.2f} Gb/s per node   / quiet {float($g)/float(${quiet[$name]}):.2f}')"
-  done
+  one=$(BED_HOSTS=2 MCA=$mca evbench_network "${name}_2" "${flags[@]}")
+  yes > /dev/null & hog=$!
+  hog2=$(BED_HOSTS=2 MCA=$mca evbench_network "${name}_2_hog" "${flags[@]}")
+  hog4=$(MCA=$mca evbench_network "${name}_hog" "${flags[@]}")
+  spin4=$(MCA=$mca evbench_network "${name}_hog_spin" "${flags[@]}" --poll spin)
+  kill $hog; wait $hog 2>/dev/null || true
+  printf '%-12s %8.2f %15s %15s %15s %15s\n' "$name" "$one" "$(share "${quiet[$name]}" "$one")" \
+    "$(share "$hog2" "$one")" "$(share "$hog4" "$one")" "$(share "$spin4" "$one")"
 done
