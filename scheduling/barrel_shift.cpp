@@ -1,4 +1,4 @@
-#include "barrel_shift.hpp"
+#include "scheduling/barrel_shift.hpp"
 
 namespace evb {
 

@@ -1,6 +1,6 @@
-#include "random_order.hpp"
+#include "scheduling/random_order.hpp"
 
-#include "hash.hpp"
+#include "core/hash.hpp"
 
 #include <utility>
 

@@ -1,5 +1,5 @@
 #pragma once
-#include "schedule.hpp"
+#include "scheduling/schedule.hpp"
 
 namespace evb {
 

@@ -1,7 +1,7 @@
-#include "schedule.hpp"
+#include "scheduling/schedule.hpp"
 
-#include "barrel_shift.hpp"
-#include "random_order.hpp"
+#include "scheduling/barrel_shift.hpp"
+#include "scheduling/random_order.hpp"
 
 namespace evb {
 

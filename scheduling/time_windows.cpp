@@ -1,4 +1,4 @@
-#include "time_windows.hpp"
+#include "scheduling/time_windows.hpp"
 
 #include <algorithm>
 

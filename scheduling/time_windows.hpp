@@ -3,8 +3,8 @@
 // inside the window at the line rate. Pure arithmetic on the clock: the PUSH RU keeps the state
 // (what it has posted), this keeps the windows.
 #pragma once
-#include "barrel_shift.hpp"
-#include "time.hpp"
+#include "scheduling/barrel_shift.hpp"
+#include "core/time.hpp"
 
 #include <cstdint>
 #include <optional>

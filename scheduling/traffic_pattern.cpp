@@ -1,6 +1,6 @@
-#include "traffic_pattern.hpp"
+#include "scheduling/traffic_pattern.hpp"
 
-#include "barrel_shift.hpp"
+#include "scheduling/barrel_shift.hpp"
 
 namespace evb {
 

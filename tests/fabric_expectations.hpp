@@ -1,7 +1,7 @@
 // Shared expectations on fabrics: two topologies are the same fabric when they have the same
 // nodes (by GUID), kinds, names, port counts and cables.
 #pragma once
-#include "topology.hpp"
+#include "netsim/fabric/topology.hpp"
 
 #include <gtest/gtest.h>
 

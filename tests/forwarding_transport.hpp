@@ -1,7 +1,7 @@
 // A transport that hands every call to a real one: tests derive from it to change one behaviour
 // the way some provider does (touch memory while closing, never return from a call).
 #pragma once
-#include "transport.hpp"
+#include "drivers/transport/transport.hpp"
 
 #include <memory>
 

@@ -1,6 +1,6 @@
 #include "ibsim_fabric.hpp"
 
-#include "ibnetdiscover_format.hpp"
+#include "netsim/fabric/ibnetdiscover_format.hpp"
 #include "run_command.hpp"
 
 #include <fcntl.h>

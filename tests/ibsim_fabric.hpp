@@ -2,7 +2,7 @@
 // umad2sim LD_PRELOAD library) routes it, and infiniband-diags dump it. Each instance has its own
 // ibsim socket name, so tests may run in parallel; ibsim is stopped by process id.
 #pragma once
-#include "topology.hpp"
+#include "netsim/fabric/topology.hpp"
 
 #include <sys/types.h>
 

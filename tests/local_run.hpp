@@ -1,9 +1,9 @@
 // Every rank of a configuration on the local driver, in this process, as `evbench` runs it.
 #pragma once
-#include "in_process_run.hpp"
-#include "layout.hpp"
-#include "local_driver.hpp"
-#include "report.hpp"
+#include "exec/in_process_run.hpp"
+#include "units/layout.hpp"
+#include "drivers/local/local_driver.hpp"
+#include "report/report.hpp"
 
 #include <ostream>
 #include <sstream>

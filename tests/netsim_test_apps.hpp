@@ -1,7 +1,7 @@
 // What the simulator's unit tests share: options with every check on, and an app that posts
 // messages at the start and records when each arrives.
 #pragma once
-#include "fabric_sim.hpp"
+#include "netsim/engine/fabric_sim.hpp"
 
 #include <cstdint>
 #include <tuple>

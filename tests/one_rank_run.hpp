@@ -1,9 +1,9 @@
 // One rank of a distributed run, through the bootstrap and the executor as every rank runs them,
 // over the local transport as `wrap` changes it.
 #pragma once
-#include "distributed_run.hpp"
-#include "local_driver.hpp"
-#include "report.hpp"
+#include "exec/distributed_run.hpp"
+#include "drivers/local/local_driver.hpp"
+#include "report/report.hpp"
 
 #include <functional>
 #include <memory>

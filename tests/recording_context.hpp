@@ -1,8 +1,8 @@
 // A Context for driving one unit by hand: records what it sends and writes, time set by the test.
 #pragma once
-#include "context.hpp"
-#include "log.hpp"
-#include "memory_pool.hpp"
+#include "units/context.hpp"
+#include "core/log.hpp"
+#include "core/memory_pool.hpp"
 
 #include <vector>
 

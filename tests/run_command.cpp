@@ -1,6 +1,6 @@
 #include "run_command.hpp"
 
-#include "socket_util.hpp"
+#include "core/socket_util.hpp"
 
 #include <gtest/gtest.h>
 

@@ -134,7 +134,7 @@ TEST(A2a, TheHeaderSaysWhenTheCreditsCannotFeedTheWindow) {
     EXPECT_EQ(enough["config"]["a2a"]["window_fill_bound"], 1.0);
 }
 
-#include "readout_unit.hpp"
+#include "units/readout_unit.hpp"
 #include "recording_context.hpp"
 
 namespace {

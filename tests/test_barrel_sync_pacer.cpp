@@ -1,9 +1,9 @@
 // barrel-sync's pacer and its barrier driven by hand: which RU each phase asks, when a BU may
 // enter the next phase, where an event given in the middle of a phase starts, and how the barrier
 // counts a peer that finishes.
-#include "barrel_sync_pacer.hpp"
-#include "builder_unit.hpp"
-#include "phase_barrier.hpp"
+#include "units/barrel_sync_pacer.hpp"
+#include "units/builder_unit.hpp"
+#include "units/phase_barrier.hpp"
 #include "recording_context.hpp"
 
 #include <gtest/gtest.h>

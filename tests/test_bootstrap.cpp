@@ -3,11 +3,11 @@
 // syscalls a second on the EM's thread), and a frame still arrives from the rank that sent it.
 // Strangers are kept out: a connection that proves no key, or proves another run's, or sends
 // nothing, is dropped without delaying the ranks; a malformed frame is one line naming its rank.
-#include "bootstrap.hpp"
-#include "keyed_handshake.hpp"
+#include "control/bootstrap.hpp"
+#include "core/keyed_handshake.hpp"
 #include "run_command.hpp"
-#include "socket_util.hpp"
-#include "world.hpp"
+#include "core/socket_util.hpp"
+#include "control/world.hpp"
 
 #include <sys/socket.h>
 #include <unistd.h>

@@ -1,12 +1,12 @@
 // Pure pieces of the core: quantities with units, layout, histogram, fragment format, validation.
-#include "config.hpp"
-#include "fragment_format.hpp"
-#include "index_pool.hpp"
-#include "inline_ring.hpp"
-#include "latency_histogram.hpp"
-#include "layout.hpp"
-#include "memory_pool.hpp"
-#include "quantity.hpp"
+#include "units/config.hpp"
+#include "units/fragment_format.hpp"
+#include "core/index_pool.hpp"
+#include "core/inline_ring.hpp"
+#include "core/latency_histogram.hpp"
+#include "units/layout.hpp"
+#include "core/memory_pool.hpp"
+#include "core/quantity.hpp"
 
 #include <gtest/gtest.h>
 

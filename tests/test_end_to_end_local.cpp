@@ -1,11 +1,11 @@
 // Every protocol x scheduling on the in-process transport: each assigned event is built exactly
 // once, every fragment's header and payload checksum verified, every byte accounted for.
-#include "fragment_format.hpp"
-#include "in_process_run.hpp"
-#include "layout.hpp"
-#include "local_driver.hpp"
+#include "units/fragment_format.hpp"
+#include "exec/in_process_run.hpp"
+#include "units/layout.hpp"
+#include "drivers/local/local_driver.hpp"
 #include "local_run.hpp"
-#include "report.hpp"
+#include "report/report.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,13 +3,13 @@
 // a peer died, into pools the node's units had already unmapped: a crash on a survivor). The
 // transport here touches every region it registered when it is destroyed, as such a provider
 // would; pools are mmap'ed, so a freed one is a segmentation fault, not a silent pass.
-#include "distributed_run.hpp"
+#include "exec/distributed_run.hpp"
 #include "forwarding_transport.hpp"
 #include "one_rank_run.hpp"
-#include "in_process_run.hpp"
-#include "layout.hpp"
-#include "local_driver.hpp"
-#include "report.hpp"
+#include "exec/in_process_run.hpp"
+#include "units/layout.hpp"
+#include "drivers/local/local_driver.hpp"
+#include "report/report.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The one liveness mechanism (src/core/heartbeat.hpp), which the control plane and the drivers
 // that cannot see a peer go away both use: a beat every timeout/4, each watched peer silent past
 // the timeout reported once, and nothing at all when --heartbeat is 0.
-#include "heartbeat.hpp"
+#include "core/heartbeat.hpp"
 
 #include <gtest/gtest.h>
 

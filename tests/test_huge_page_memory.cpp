@@ -1,10 +1,10 @@
 // Huge-page-backed memory for the simulator's hot tables (core/huge_page_allocator.hpp,
 // core/huge_page_arena.hpp, core/huge_page_heap.hpp): where it is mapped, what the kernel was
 // asked, and how blocks are carved and reused.
-#include "huge_page_allocator.hpp"
-#include "huge_page_arena.hpp"
-#include "huge_page_heap.hpp"
-#include "mapping_facts.hpp"
+#include "core/huge_page_allocator.hpp"
+#include "core/huge_page_arena.hpp"
+#include "core/huge_page_heap.hpp"
+#include "core/mapping_facts.hpp"
 
 #include <sys/utsname.h>
 

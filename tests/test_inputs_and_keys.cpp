@@ -1,12 +1,12 @@
 // The pieces that keep strangers and hostile input out, in process: the run key, the bounded
 // reader of user files, the escaping of echoed text, the control plane's typed frames.
-#include "config_error.hpp"
-#include "control_message.hpp"
-#include "input_file.hpp"
-#include "printable_text.hpp"
-#include "rank_statistics.hpp"
+#include "core/config_error.hpp"
+#include "control/control_message.hpp"
+#include "core/input_file.hpp"
+#include "core/printable_text.hpp"
+#include "exec/rank_statistics.hpp"
 #include "run_command.hpp"
-#include "run_key.hpp"
+#include "core/run_key.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -2,7 +2,7 @@
 // action cannot end the test process: the first Ctrl-C asks the run to end, the same Ctrl-C
 // arriving again within milliseconds (from a launcher passing it on) is the same interrupt, and
 // a second one later ends the process as SIGINT does.
-#include "interrupt.hpp"
+#include "core/interrupt.hpp"
 
 #include <gtest/gtest.h>
 

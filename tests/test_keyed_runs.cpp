@@ -3,7 +3,7 @@
 // does not prove the run key is dropped with one line naming its address and the run completes;
 // two runs on the same bootstrap port never join, and both complete with their own events.
 #include "run_command.hpp"
-#include "socket_util.hpp"
+#include "core/socket_util.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,15 +1,15 @@
 // The message mix (paper 003 sec. 3.3): a fragment's data as K writes and M metadata writes of S
 // bytes. Where each piece lands, that a misplaced or mislabelled piece is caught, and that runs on
 // local, tcp, mpi and sim move exactly K + M writes and f + M S bytes per fragment, all verified.
-#include "builder_unit.hpp"
-#include "in_process_run.hpp"
-#include "layout.hpp"
-#include "local_driver.hpp"
+#include "units/builder_unit.hpp"
+#include "exec/in_process_run.hpp"
+#include "units/layout.hpp"
+#include "drivers/local/local_driver.hpp"
 #include "local_run.hpp"
-#include "message_mix.hpp"
-#include "readout_unit.hpp"
+#include "units/message_mix.hpp"
+#include "units/readout_unit.hpp"
 #include "recording_context.hpp"
-#include "report.hpp"
+#include "report/report.hpp"
 #include "run_command.hpp"
 
 #include <nlohmann/json.hpp>

@@ -1,17 +1,17 @@
 // DAQPIPE's micro-benchmarks (paper 003 sec. 3.5): who sends where, that every message is
 // checked at its receiver, the bytes each node moves on local and tcp, and the shift scan on the
 // simulator phase by phase against the conflict analyser (paper 003 sec. 4).
-#include "in_process_run.hpp"
-#include "layout.hpp"
-#include "local_driver.hpp"
+#include "exec/in_process_run.hpp"
+#include "units/layout.hpp"
+#include "drivers/local/local_driver.hpp"
 #include "local_run.hpp"
-#include "phase_table.hpp"
+#include "report/phase_table.hpp"
 #include "recording_context.hpp"
-#include "report.hpp"
+#include "report/report.hpp"
 #include "run_command.hpp"
-#include "traffic_pattern.hpp"
-#include "traffic_receiver.hpp"
-#include "traffic_sender.hpp"
+#include "scheduling/traffic_pattern.hpp"
+#include "units/traffic_receiver.hpp"
+#include "units/traffic_sender.hpp"
 
 #include <nlohmann/json.hpp>
 

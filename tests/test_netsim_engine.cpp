@@ -1,11 +1,11 @@
 // The flit-level IB model against analytic results: eq. 2.13-2.14 (packetisation), eq. 2.16
 // (cut-through latency), eq. 2.17 (credit loop buffer), fair sharing under many-to-one, and
 // conservation of credits and flits (checks on in every test).
-#include "fabric_options.hpp"
-#include "event_queue.hpp"
-#include "fabric_sim.hpp"
+#include "netsim/fabric/fabric_options.hpp"
+#include "netsim/engine/event_queue.hpp"
+#include "netsim/engine/fabric_sim.hpp"
 #include "netsim_test_apps.hpp"
-#include "traffic_run.hpp"
+#include "netsim/engine/traffic_run.hpp"
 
 #include <gtest/gtest.h>
 

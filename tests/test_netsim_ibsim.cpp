@@ -3,11 +3,11 @@
 // ibroute, dump_lfts and ibtracert dump it, and evbench reads the dumps back.
 #include "fabric_expectations.hpp"
 #include "ibsim_fabric.hpp"
-#include "conflict_analyser.hpp"
-#include "fat_tree.hpp"
-#include "host_order.hpp"
-#include "ibnetdiscover_format.hpp"
-#include "lft_dump_format.hpp"
+#include "netsim/fabric/conflict_analyser.hpp"
+#include "netsim/fabric/fat_tree.hpp"
+#include "netsim/fabric/host_order.hpp"
+#include "netsim/fabric/ibnetdiscover_format.hpp"
+#include "netsim/fabric/lft_dump_format.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
 // Reading and writing fabrics in the formats of ibnetdiscover and ibroute / dump_lfts, host
 // orders and hostfiles, and the one-line errors for broken dumps. The same formats against the
 // real tools (ibsim, OpenSM, infiniband-diags) are in test_netsim_ibsim.cpp.
-#include "conflict_analyser.hpp"
-#include "dump_error.hpp"
-#include "fat_tree.hpp"
-#include "host_order.hpp"
-#include "ibnetdiscover_format.hpp"
-#include "lft_dump_format.hpp"
+#include "netsim/fabric/conflict_analyser.hpp"
+#include "netsim/fabric/dump_error.hpp"
+#include "netsim/fabric/fat_tree.hpp"
+#include "netsim/fabric/host_order.hpp"
+#include "netsim/fabric/ibnetdiscover_format.hpp"
+#include "netsim/fabric/lft_dump_format.hpp"
 #include "fabric_expectations.hpp"
 #include "run_command.hpp"
 

@@ -1,13 +1,13 @@
 // Fabrics whose links run at different rates (HDR between switches, EDR to hosts; a slower link
 // in a path): the widths and speeds a dump names, the analytic bottleneck of a stream in flit and
 // packet mode, and a single packet's cut-through time against a flit-by-flit recurrence.
-#include "fabric_options.hpp"
-#include "fabric_sim.hpp"
-#include "ibnetdiscover_format.hpp"
-#include "dump_error.hpp"
-#include "link_rate.hpp"
+#include "netsim/fabric/fabric_options.hpp"
+#include "netsim/engine/fabric_sim.hpp"
+#include "netsim/fabric/ibnetdiscover_format.hpp"
+#include "netsim/fabric/dump_error.hpp"
+#include "netsim/fabric/link_rate.hpp"
 #include "netsim_test_apps.hpp"
-#include "traffic_run.hpp"
+#include "netsim/engine/traffic_run.hpp"
 
 #include <gtest/gtest.h>
 

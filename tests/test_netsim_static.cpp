@@ -1,7 +1,7 @@
 // Fat-tree topologies, routing engines and the static conflict analyser, against what the
 // thesis (table 3.1, listing 3.1) and paper 003 (sec. 4.1) say must hold.
-#include "conflict_analyser.hpp"
-#include "fat_tree.hpp"
+#include "netsim/fabric/conflict_analyser.hpp"
+#include "netsim/fabric/fat_tree.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // Simulated traffic on fat trees against the static analyser and the papers: ftree shifts at
 // line rate, conflicts at 1/2 or 1/3, a2a time windows (eq. 3.2), and the three simulation
 // modes agreeing with each other.
-#include "conflict_analyser.hpp"
-#include "traffic_run.hpp"
+#include "netsim/fabric/conflict_analyser.hpp"
+#include "netsim/engine/traffic_run.hpp"
 
 #include <gtest/gtest.h>
 

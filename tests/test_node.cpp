@@ -2,11 +2,11 @@
 // probe that announces its pool, writes into its peer's and arms a timer) plugs in without
 // editing Node, over a real transport (local). Completions reach the unit that caused them: the
 // write's cookie comes back untouched to the writer, the arrival lands at the receiving unit.
-#include "local_driver.hpp"
+#include "drivers/local/local_driver.hpp"
 #include "transport_world.hpp"
-#include "log.hpp"
-#include "node.hpp"
-#include "reactor.hpp"
+#include "core/log.hpp"
+#include "exec/node.hpp"
+#include "exec/reactor.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // its fi_enable found the old region and failed with EBUSY ("ofi: fi_enable: Device or resource
 // busy": CI failed so in ProcessEndToEnd.*/OfiShm_Ppn2EmOwnRank and Conformance.*/ofi_shm). The
 // driver now names its regions itself and removes those of its own dead processes.
-#include "shm_region_name.hpp"
+#include "drivers/ofi/shm_region_name.hpp"
 #include "transport_world.hpp"
 
 #include <gtest/gtest.h>

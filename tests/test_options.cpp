@@ -1,7 +1,7 @@
 // Option declarations: one declaration parses the flag, echoes the effective value under its JSON
 // key and writes its README row; bad values name the flag and what is allowed.
-#include "options.hpp"
-#include "quantity.hpp"
+#include "core/options.hpp"
+#include "core/quantity.hpp"
 
 #include <CLI/CLI.hpp>
 #include <gtest/gtest.h>

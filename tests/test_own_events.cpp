@@ -1,6 +1,6 @@
 // PULL without EM's own events driven by hand: which event each free slot gets, when the BU has
 // given out all it will build, and how a lost BU's events are shared once every RU has reported.
-#include "own_events.hpp"
+#include "units/own_events.hpp"
 #include "recording_context.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // The figures of a progress line: what a rank publishes (network bytes only), their sum over
 // ranks, and the record a rank sends rank 0 (checked on the wire against the progress message's
 // schema, src/control/control_message.cpp; read here, a field missing or not a number still throws).
-#include "progress_counts.hpp"
+#include "exec/progress_counts.hpp"
 
 #include <gtest/gtest.h>
 

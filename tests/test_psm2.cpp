@@ -1,7 +1,7 @@
 // The psm2 driver where PSM2 cannot start (no Omni-Path adapter, as on this project's CI machine:
 // Debian's libpsm2 fails psm2_init even with PSM2_DEVICES=self,shm): one clear line, exit 2,
 // before any rank starts. Where PSM2 starts, the conformance suite runs the driver instead.
-#include "psm2_transport.hpp"
+#include "drivers/psm2/psm2_transport.hpp"
 #include "run_command.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // PULL's requester driven by hand: which RU each slot asks at each step, how many requests are out
 // at once, what a lost RU changes, and the in-flight count it keeps.
-#include "barrel_shift.hpp"
-#include "pull_requester.hpp"
+#include "scheduling/barrel_shift.hpp"
+#include "units/pull_requester.hpp"
 #include "recording_context.hpp"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // PUSH's pacings of an RU driven by hand: the schedule's cursor, which waits at a BU with nothing
 // assigned yet, and a2a's time windows, which send to the phase's BU only what fits in its window.
-#include "push_pacing.hpp"
+#include "units/push_pacing.hpp"
 #include "recording_context.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // --rails: the rails sleep together (drivers/transport/rails_transport.hpp). A rank sleeps on the
 // wait objects of every rail; a rail that has none (it offers no descriptor) makes the whole
 // rank nap instead, so that rail is polled again soon rather than after the others wake.
-#include "rails_transport.hpp"
+#include "drivers/transport/rails_transport.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // A rank's origin as a peer sends it to rank 0: read back whole, refused when out of bounds, and
 // gathered into a result's "origin" with each host once and each rank's environment by difference.
-#include "rank_origin.hpp"
+#include "core/rank_origin.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The final table's rows (src/report: --rows, --quiet): every node up to 32, above that the
 // slowest, median and fastest; --quiet prints the summary lines only.
-#include "report.hpp"
+#include "report/report.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The one loop of the real executors (src/exec/run_loop.hpp): tasks after every pass in the order
 // they were added, periodic tasks when due, and an end that skips the rest of its pass.
-#include "run_loop.hpp"
+#include "exec/run_loop.hpp"
 
 #include <gtest/gtest.h>
 

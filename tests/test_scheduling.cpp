@@ -1,6 +1,6 @@
-#include "barrel_shift.hpp"
-#include "random_order.hpp"
-#include "time_windows.hpp"
+#include "scheduling/barrel_shift.hpp"
+#include "scheduling/random_order.hpp"
+#include "scheduling/time_windows.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
 // The single-way layout (paper 003 fig. 3): R nodes only read out, B nodes only build, R and B
 // may differ. Which rank hosts what, every event built from R fragments on local (every
 // protocol), tcp processes and the simulator, and eq. 3.1's memory with the right N on each side.
-#include "fragment_format.hpp"
-#include "in_process_run.hpp"
-#include "layout.hpp"
-#include "local_driver.hpp"
-#include "report.hpp"
+#include "units/fragment_format.hpp"
+#include "exec/in_process_run.hpp"
+#include "units/layout.hpp"
+#include "drivers/local/local_driver.hpp"
+#include "report/report.hpp"
 #include "run_command.hpp"
 
 #include <nlohmann/json.hpp>

@@ -5,7 +5,7 @@
 #include "forwarding_transport.hpp"
 #include "one_rank_run.hpp"
 #include "run_command.hpp"
-#include "stall_watchdog.hpp"
+#include "exec/stall_watchdog.hpp"
 
 #include <gtest/gtest.h>
 

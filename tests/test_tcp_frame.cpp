@@ -1,7 +1,7 @@
 // The tcp driver's frame reader on crafted streams: a write whose offset + length wraps in 64 bits
 // is refused before any byte lands (the frames that crashed a receiver or wrote before its
 // region), frames split anywhere are read alike, and a malformed header is one reason.
-#include "tcp_frame.hpp"
+#include "drivers/tcp/tcp_frame.hpp"
 
 #include <gtest/gtest.h>
 

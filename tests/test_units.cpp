@@ -1,10 +1,10 @@
 // Units driven by hand through their entry points: EM credit accounting, BU completion logic with
 // fragments in any order, RU serving requests under buffer loans.
-#include "builder_unit.hpp"
-#include "class_delivery.hpp"
-#include "event_stream.hpp"
-#include "event_manager.hpp"
-#include "readout_unit.hpp"
+#include "units/builder_unit.hpp"
+#include "units/class_delivery.hpp"
+#include "units/event_stream.hpp"
+#include "units/event_manager.hpp"
+#include "units/readout_unit.hpp"
 #include "recording_context.hpp"
 
 #include <gtest/gtest.h>

@@ -2,8 +2,8 @@
 // rejected with one line naming its address, and ranks with the same key connect. Needs an RDMA
 // device, so it runs in the soft-RoCE VM (Verbs.ConformanceSuiteOnSoftRoce runs it there) and is
 // skipped elsewhere.
-#include "run_key.hpp"
-#include "verbs_transport.hpp"
+#include "core/run_key.hpp"
+#include "drivers/verbs/verbs_transport.hpp"
 
 #include <gtest/gtest.h>
 

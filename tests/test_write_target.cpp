@@ -1,6 +1,6 @@
 // The one bounds check of a write into registered memory (drivers/transport/write_target.hpp),
 // with the offsets a crafted frame used: near 2^64, where offset + length wraps.
-#include "write_target.hpp"
+#include "drivers/transport/write_target.hpp"
 
 #include <gtest/gtest.h>
 

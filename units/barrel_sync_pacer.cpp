@@ -1,4 +1,4 @@
-#include "barrel_sync_pacer.hpp"
+#include "units/barrel_sync_pacer.hpp"
 
 namespace evb {
 

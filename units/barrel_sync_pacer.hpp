@@ -4,10 +4,10 @@
 // BU has said the same (PhaseBarrier). The BU keeps its slots and sends the requests; this part
 // decides when and to which RU.
 #pragma once
-#include "barrel_shift.hpp"
-#include "context.hpp"
-#include "message.hpp"
-#include "phase_barrier.hpp"
+#include "scheduling/barrel_shift.hpp"
+#include "units/context.hpp"
+#include "units/message.hpp"
+#include "units/phase_barrier.hpp"
 
 #include <cstdint>
 #include <vector>

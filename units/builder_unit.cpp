@@ -1,4 +1,4 @@
-#include "builder_unit.hpp"
+#include "units/builder_unit.hpp"
 
 #include <algorithm>
 #include <cstring>

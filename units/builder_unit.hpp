@@ -4,13 +4,13 @@
 // PULL without EM: builds events e = index + k B by itself (B BUs). A fragment is in when every write of
 // the message mix has landed at its place; then it is checked.
 #pragma once
-#include "barrel_sync_pacer.hpp"
-#include "own_events.hpp"
-#include "memory_pool.hpp"
-#include "message_mix.hpp"
-#include "piece_masks.hpp"
-#include "pull_requester.hpp"
-#include "unit.hpp"
+#include "units/barrel_sync_pacer.hpp"
+#include "units/own_events.hpp"
+#include "core/memory_pool.hpp"
+#include "units/message_mix.hpp"
+#include "units/piece_masks.hpp"
+#include "units/pull_requester.hpp"
+#include "units/unit.hpp"
 
 #include <optional>
 #include <vector>

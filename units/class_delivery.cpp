@@ -1,4 +1,4 @@
-#include "class_delivery.hpp"
+#include "units/class_delivery.hpp"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
-#include "config.hpp"
+#include "units/config.hpp"
 
-#include "cpu_list.hpp"
-#include "quantity.hpp"
+#include "core/cpu_list.hpp"
+#include "core/quantity.hpp"
 
 #include <fmt/format.h>
 

@@ -2,13 +2,13 @@
 // Defaults live here; config_options.cpp declares each field's flag once; validate() refuses what
 // cannot run. Options of one driver live with that driver (drivers/<name>/), not here.
 #pragma once
-#include "config_error.hpp"
-#include "memory_pool.hpp"
-#include "placement.hpp"
-#include "schedule.hpp"
-#include "traffic_pattern.hpp"
-#include "time.hpp"
-#include "time_windows.hpp"
+#include "core/config_error.hpp"
+#include "core/memory_pool.hpp"
+#include "core/placement.hpp"
+#include "scheduling/schedule.hpp"
+#include "scheduling/traffic_pattern.hpp"
+#include "core/time.hpp"
+#include "scheduling/time_windows.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "config_options.hpp"
+#include "units/config_options.hpp"
 
 namespace evb {
 namespace {

@@ -1,9 +1,9 @@
 // All a unit may touch: time, posting, timers, its node's statistics, its logger. Implemented by
 // the real executor (src/node.cpp) and by the simulated one; units never see a transport.
 #pragma once
-#include "message.hpp"
-#include "node_stats.hpp"
-#include "time.hpp"
+#include "units/message.hpp"
+#include "units/node_stats.hpp"
+#include "core/time.hpp"
 
 #include <spdlog/logger.h>
 

@@ -1,8 +1,8 @@
-#include "event_builder_units.hpp"
+#include "units/event_builder_units.hpp"
 
-#include "builder_unit.hpp"
-#include "event_manager.hpp"
-#include "readout_unit.hpp"
+#include "units/builder_unit.hpp"
+#include "units/event_manager.hpp"
+#include "units/readout_unit.hpp"
 
 namespace evb {
 

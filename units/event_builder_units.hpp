@@ -2,8 +2,8 @@
 // buffer of eq. 3.1), its BU (with c slots of N fragments), the EM. The executor hosts whatever
 // list it is given; a FilterUnit or a micro-benchmark brings its own factory like this one.
 #pragma once
-#include "run_units.hpp"
-#include "schedule.hpp"
+#include "units/run_units.hpp"
+#include "scheduling/schedule.hpp"
 
 #include <memory>
 #include <vector>

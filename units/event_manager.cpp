@@ -1,4 +1,4 @@
-#include "event_manager.hpp"
+#include "units/event_manager.hpp"
 
 namespace evb {
 namespace {

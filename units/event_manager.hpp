@@ -5,8 +5,8 @@
 // credit comes back (the event is built): a lost BU's unreported events go to the next credits of
 // survivors, before any new event, and the run ends once every assigned event is reported built.
 #pragma once
-#include "ring_queue.hpp"
-#include "unit.hpp"
+#include "core/ring_queue.hpp"
+#include "units/unit.hpp"
 
 #include <vector>
 

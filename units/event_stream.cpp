@@ -1,4 +1,4 @@
-#include "event_stream.hpp"
+#include "units/event_stream.hpp"
 
 namespace evb {
 

@@ -1,6 +1,6 @@
-#include "fragment_format.hpp"
+#include "units/fragment_format.hpp"
 
-#include "hash.hpp"
+#include "core/hash.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // payload checksum) and a payload of 64-bit words. Word 0 stamps the event, the rest follow a
 // per-source pattern written once into the RU's pool, so producing a fragment costs a header.
 #pragma once
-#include "config.hpp"
+#include "units/config.hpp"
 
 #include <cstddef>
 #include <cstdint>

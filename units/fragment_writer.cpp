@@ -1,4 +1,4 @@
-#include "fragment_writer.hpp"
+#include "units/fragment_writer.hpp"
 
 #include <algorithm>
 

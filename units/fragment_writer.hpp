@@ -3,11 +3,11 @@
 // each metadata segment's header), posts its writes of the message mix into a peer's slot, and
 // counts their completions, handing the block back when the last one is done.
 #pragma once
-#include "context.hpp"
-#include "fragment_format.hpp"
-#include "memory_pool.hpp"
-#include "message_mix.hpp"
-#include "write_completion.hpp"
+#include "units/context.hpp"
+#include "units/fragment_format.hpp"
+#include "core/memory_pool.hpp"
+#include "units/message_mix.hpp"
+#include "units/write_completion.hpp"
 
 #include <optional>
 #include <vector>

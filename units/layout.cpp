@@ -1,4 +1,4 @@
-#include "layout.hpp"
+#include "units/layout.hpp"
 
 #include <algorithm>
 

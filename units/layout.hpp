@@ -6,8 +6,8 @@
 // one endpoint; with --threads per-unit every unit of a rank has its own endpoint (and thread),
 // numbered rank by rank in the order RU, BU, EM. Executors address peers by endpoint.
 #pragma once
-#include "config.hpp"
-#include "message.hpp"
+#include "units/config.hpp"
+#include "units/message.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "message_mix.hpp"
+#include "units/message_mix.hpp"
 
 namespace evb {
 

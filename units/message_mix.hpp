@@ -4,8 +4,8 @@
 // each a small fragment of its own whose header carries the segment's tag. With fragment_memory
 // (the simulator) every segment keeps only its first bytes in memory, each at a place of its own.
 #pragma once
-#include "config.hpp"
-#include "fragment_format.hpp"
+#include "units/config.hpp"
+#include "units/fragment_format.hpp"
 
 #include <cstdint>
 

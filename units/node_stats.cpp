@@ -1,6 +1,6 @@
-#include "node_stats.hpp"
+#include "units/node_stats.hpp"
 
-#include "json_fields.hpp"
+#include "core/json_fields.hpp"
 
 #include <algorithm>
 

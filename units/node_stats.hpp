@@ -1,7 +1,7 @@
 // What one node's units counted: RU bytes out, BU bytes in and events built with their build
 // latency, EM assignments, and every kind of error. Merged by node index at rank 0.
 #pragma once
-#include "latency_histogram.hpp"
+#include "core/latency_histogram.hpp"
 
 #include <nlohmann/json.hpp>
 

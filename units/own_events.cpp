@@ -1,4 +1,4 @@
-#include "own_events.hpp"
+#include "units/own_events.hpp"
 
 #include <algorithm>
 

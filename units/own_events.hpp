@@ -2,10 +2,10 @@
 // with --on-failure continue, takes over part of a lost BU's events once every surviving RU has
 // reported on that BU. The BU keeps its slots and builds; this part decides which event next.
 #pragma once
-#include "context.hpp"
-#include "event_stream.hpp"
-#include "message.hpp"
-#include "time.hpp"
+#include "units/context.hpp"
+#include "units/event_stream.hpp"
+#include "units/message.hpp"
+#include "core/time.hpp"
 
 #include <cstdint>
 #include <vector>

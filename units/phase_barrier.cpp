@@ -1,4 +1,4 @@
-#include "phase_barrier.hpp"
+#include "units/phase_barrier.hpp"
 
 namespace evb {
 

@@ -3,7 +3,7 @@
 // have told it the same. A BU with nothing more to build says so once and is counted done in
 // every later phase. Peers are at most one phase apart, so counts for two phases suffice.
 #pragma once
-#include "context.hpp"
+#include "units/context.hpp"
 
 #include <array>
 #include <vector>

@@ -1,6 +1,6 @@
-#include "pull_requester.hpp"
+#include "units/pull_requester.hpp"
 
-#include "barrel_shift.hpp"
+#include "scheduling/barrel_shift.hpp"
 
 #include <algorithm>
 #include <span>

@@ -5,8 +5,8 @@
 // sends each request; this part decides which RU and when. barrel-sync's pacer names the RU itself
 // (`request`) and uses only the counting.
 #pragma once
-#include "context.hpp"
-#include "schedule.hpp"
+#include "units/context.hpp"
+#include "scheduling/schedule.hpp"
 
 #include <cstdint>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "push_pacing.hpp"
+#include "units/push_pacing.hpp"
 
 namespace evb {
 

@@ -9,10 +9,10 @@
 //   BU what finishes inside the window at line rate, then waits for the next window (a timer).
 // The RU keeps its buffers and writes the fragments; this part decides which fragment and when.
 #pragma once
-#include "context.hpp"
-#include "ring_queue.hpp"
-#include "schedule.hpp"
-#include "time_windows.hpp"
+#include "units/context.hpp"
+#include "core/ring_queue.hpp"
+#include "scheduling/schedule.hpp"
+#include "scheduling/time_windows.hpp"
 
 #include <cstdint>
 #include <memory>

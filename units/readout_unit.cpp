@@ -1,4 +1,4 @@
-#include "readout_unit.hpp"
+#include "units/readout_unit.hpp"
 
 #include <algorithm>
 

@@ -2,12 +2,12 @@
 // it (PULL) or that the EM named (PUSH), as the writes of the message mix. Requests wait when
 // every buffer is on loan; a buffer returns when the last write of its fragment is done.
 #pragma once
-#include "class_delivery.hpp"
-#include "fragment_writer.hpp"
-#include "memory_pool.hpp"
-#include "push_pacing.hpp"
-#include "ring_queue.hpp"
-#include "unit.hpp"
+#include "units/class_delivery.hpp"
+#include "units/fragment_writer.hpp"
+#include "core/memory_pool.hpp"
+#include "units/push_pacing.hpp"
+#include "core/ring_queue.hpp"
+#include "units/unit.hpp"
 
 #include <memory>
 #include <optional>

@@ -1,9 +1,9 @@
 // What the executors host, whatever the run does: a layout and the units of each rank. Event
 // building (event_builder_units.hpp) and the micro-benchmarks (traffic_units.hpp) provide one.
 #pragma once
-#include "layout.hpp"
-#include "memory_pool.hpp"
-#include "unit.hpp"
+#include "units/layout.hpp"
+#include "core/memory_pool.hpp"
+#include "units/unit.hpp"
 
 #include <memory>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "traffic_receiver.hpp"
+#include "units/traffic_receiver.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -4,10 +4,10 @@
 // the command to the message's last piece). Every message is checked like a fragment: header,
 // source, size, sequence (no duplicate, none missing at the end), payload with --verify full.
 #pragma once
-#include "memory_pool.hpp"
-#include "message_mix.hpp"
-#include "traffic_pattern.hpp"
-#include "unit.hpp"
+#include "core/memory_pool.hpp"
+#include "units/message_mix.hpp"
+#include "scheduling/traffic_pattern.hpp"
+#include "units/unit.hpp"
 
 #include <vector>
 

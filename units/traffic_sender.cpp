@@ -1,4 +1,4 @@
-#include "traffic_sender.hpp"
+#include "units/traffic_sender.hpp"
 
 #include <algorithm>
 #include <bit>

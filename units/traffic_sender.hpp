@@ -3,10 +3,10 @@
 // receivers grant, with at most `in_flight` messages outstanding; waits for a grant rather than
 // skip a target, as DAQPIPE does. When done, tells every receiver how many it sent there.
 #pragma once
-#include "fragment_writer.hpp"
-#include "memory_pool.hpp"
-#include "traffic_pattern.hpp"
-#include "unit.hpp"
+#include "units/fragment_writer.hpp"
+#include "core/memory_pool.hpp"
+#include "scheduling/traffic_pattern.hpp"
+#include "units/unit.hpp"
 
 #include <vector>
 

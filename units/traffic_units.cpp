@@ -1,8 +1,8 @@
-#include "traffic_units.hpp"
+#include "units/traffic_units.hpp"
 
-#include "event_builder_units.hpp"
-#include "traffic_receiver.hpp"
-#include "traffic_sender.hpp"
+#include "units/event_builder_units.hpp"
+#include "units/traffic_receiver.hpp"
+#include "units/traffic_sender.hpp"
 
 namespace evb {
 

@@ -2,9 +2,9 @@
 // where event building has its RU, with `in_flight` message buffers, and a TrafficReceiver where
 // it has its BU, with 2 `in_flight` slots for every sender.
 #pragma once
-#include "fragment_format.hpp"
-#include "run_units.hpp"
-#include "schedule.hpp"
+#include "units/fragment_format.hpp"
+#include "units/run_units.hpp"
+#include "scheduling/schedule.hpp"
 
 namespace evb {
 

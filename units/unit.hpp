@@ -1,9 +1,9 @@
 // A reactive unit: four entry points, no I/O, no threads, no sleeps of its own.
 #pragma once
-#include "context.hpp"
-#include "fragment_format.hpp"
-#include "schedule.hpp"
-#include "write_completion.hpp"
+#include "units/context.hpp"
+#include "units/fragment_format.hpp"
+#include "scheduling/schedule.hpp"
+#include "units/write_completion.hpp"
 
 #include <vector>
 

@@ -1,6 +1,6 @@
-#include "local_driver.hpp"
+#include "drivers/local/local_driver.hpp"
 
-#include "local_transport.hpp"
+#include "drivers/local/local_transport.hpp"
 
 namespace evb {
 

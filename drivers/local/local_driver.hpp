@@ -1,6 +1,6 @@
 // Registry entry of the in-process transport: every rank in this process, no options.
 #pragma once
-#include "driver.hpp"
+#include "drivers/transport/driver.hpp"
 
 namespace evb {
 

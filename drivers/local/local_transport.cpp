@@ -1,6 +1,6 @@
-#include "local_transport.hpp"
+#include "drivers/local/local_transport.hpp"
 
-#include "loopback_delivery.hpp"
+#include "drivers/transport/loopback_delivery.hpp"
 
 namespace evb {
 

@@ -2,8 +2,8 @@
 // them all. A write is a memcpy into the target's registered region at post time, followed by
 // the same completions a real fabric would produce. The embedded default: no launcher needed.
 #pragma once
-#include "ring_queue.hpp"
-#include "transport.hpp"
+#include "core/ring_queue.hpp"
+#include "drivers/transport/transport.hpp"
 
 #include <memory>
 #include <vector>

@@ -1,6 +1,6 @@
-#include "mpi_alltoall.hpp"
+#include "drivers/mpi/mpi_alltoall.hpp"
 
-#include "json_file.hpp"
+#include "core/json_file.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

@@ -1,7 +1,7 @@
-#include "mpi_driver.hpp"
+#include "drivers/mpi/mpi_driver.hpp"
 
-#include "mpi_transport.hpp"
-#include "options.hpp"
+#include "drivers/mpi/mpi_transport.hpp"
+#include "core/options.hpp"
 
 namespace evb {
 

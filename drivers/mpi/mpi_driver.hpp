@@ -2,7 +2,7 @@
 // --mpi-rma selects MPI_Put for fragments, --baseline alltoall runs MPI_Alltoall instead of the
 // event builder (drivers/mpi/mpi_alltoall.hpp).
 #pragma once
-#include "driver.hpp"
+#include "drivers/transport/driver.hpp"
 
 #include <string>
 

@@ -1,6 +1,6 @@
 // `evbench info` for MPI: the library it was built with (MPI_Get_library_version may be called
 // before MPI_Init).
-#include "mpi_driver.hpp"
+#include "drivers/mpi/mpi_driver.hpp"
 
 #include <mpi.h>
 

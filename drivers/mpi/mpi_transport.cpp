@@ -1,7 +1,7 @@
-#include "mpi_transport.hpp"
+#include "drivers/mpi/mpi_transport.hpp"
 
-#include "hand_out.hpp"
-#include "write_target.hpp"
+#include "drivers/transport/hand_out.hpp"
+#include "drivers/transport/write_target.hpp"
 
 #include <fmt/format.h>
 

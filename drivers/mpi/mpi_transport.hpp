@@ -5,10 +5,10 @@
 // reactor thread calls it) and finalised at process exit. Posting never blocks: at most
 // queue_depth posts are in flight per peer, beyond that a post answers no_resource.
 #pragma once
-#include "peer_loss.hpp"
-#include "peer_transport.hpp"
-#include "region_directory.hpp"
-#include "ring_queue.hpp"
+#include "drivers/transport/peer_loss.hpp"
+#include "drivers/transport/peer_transport.hpp"
+#include "drivers/transport/region_directory.hpp"
+#include "core/ring_queue.hpp"
 
 #include <mpi.h>
 

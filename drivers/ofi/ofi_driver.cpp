@@ -1,7 +1,7 @@
-#include "ofi_driver.hpp"
+#include "drivers/ofi/ofi_driver.hpp"
 
-#include "config_error.hpp"
-#include "options.hpp"
+#include "core/config_error.hpp"
+#include "core/options.hpp"
 
 namespace evb {
 

@@ -1,8 +1,8 @@
 // Registry entry of the libfabric transport: one process per rank; --ofi-provider and
 // --ofi-domain choose where it runs (FI_PROVIDER in the environment is respected).
 #pragma once
-#include "driver.hpp"
-#include "ofi_transport.hpp"
+#include "drivers/transport/driver.hpp"
+#include "drivers/ofi/ofi_transport.hpp"
 
 namespace evb {
 

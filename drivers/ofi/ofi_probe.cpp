@@ -1,5 +1,5 @@
 // `evbench info` for libfabric: its version, every provider present, and those the driver fits.
-#include "ofi_driver.hpp"
+#include "drivers/ofi/ofi_driver.hpp"
 
 #include <rdma/fabric.h>
 

@@ -1,10 +1,10 @@
-#include "ofi_transport.hpp"
+#include "drivers/ofi/ofi_transport.hpp"
 
-#include "address_text.hpp"
-#include "hand_out.hpp"
-#include "loopback_delivery.hpp"
-#include "machine_info.hpp"
-#include "shm_region_name.hpp"
+#include "drivers/transport/address_text.hpp"
+#include "drivers/transport/hand_out.hpp"
+#include "drivers/transport/loopback_delivery.hpp"
+#include "core/machine_info.hpp"
+#include "drivers/ofi/shm_region_name.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

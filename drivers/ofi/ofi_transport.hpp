@@ -7,10 +7,10 @@
 // delivers after the data. -FI_EAGAIN is no_resource, an error completion is peer_lost naming the
 // peer, and so is a peer silent for --heartbeat; progress is driven by poll().
 #pragma once
-#include "peer_loss.hpp"
-#include "peer_transport.hpp"
-#include "region_directory.hpp"
-#include "ring_queue.hpp"
+#include "drivers/transport/peer_loss.hpp"
+#include "drivers/transport/peer_transport.hpp"
+#include "drivers/transport/region_directory.hpp"
+#include "core/ring_queue.hpp"
 
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>

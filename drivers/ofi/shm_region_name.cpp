@@ -1,4 +1,4 @@
-#include "shm_region_name.hpp"
+#include "drivers/ofi/shm_region_name.hpp"
 
 #include <unistd.h>
 

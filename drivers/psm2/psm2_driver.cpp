@@ -1,7 +1,7 @@
-#include "psm2_driver.hpp"
+#include "drivers/psm2/psm2_driver.hpp"
 
-#include "config_error.hpp"
-#include "options.hpp"
+#include "core/config_error.hpp"
+#include "core/options.hpp"
 
 namespace evb {
 

@@ -2,8 +2,8 @@
 // concurrent jobs on one host apart. Where PSM2 cannot start (no hfi1 adapter), the run ends
 // before any rank starts with one line naming the cause.
 #pragma once
-#include "driver.hpp"
-#include "psm2_transport.hpp"
+#include "drivers/transport/driver.hpp"
+#include "drivers/psm2/psm2_transport.hpp"
 
 namespace evb {
 

@@ -1,5 +1,5 @@
 // `evbench info` for PSM2: whether it starts here (it needs an Omni-Path adapter).
-#include "psm2_driver.hpp"
+#include "drivers/psm2/psm2_driver.hpp"
 
 namespace evb {
 

@@ -1,8 +1,8 @@
-#include "psm2_transport.hpp"
+#include "drivers/psm2/psm2_transport.hpp"
 
-#include "hand_out.hpp"
-#include "loopback_delivery.hpp"
-#include "write_target.hpp"
+#include "drivers/transport/hand_out.hpp"
+#include "drivers/transport/loopback_delivery.hpp"
+#include "drivers/transport/write_target.hpp"
 
 #include <cstdint>
 #include <cstdlib>

@@ -7,10 +7,10 @@
 // data never received. At most 256 sends in flight per peer, then no_resource; a peer silent for
 // --heartbeat is lost; an MQ error on a request is peer_lost naming the peer.
 #pragma once
-#include "index_pool.hpp"
-#include "peer_loss.hpp"
-#include "peer_transport.hpp"
-#include "ring_queue.hpp"
+#include "core/index_pool.hpp"
+#include "drivers/transport/peer_loss.hpp"
+#include "drivers/transport/peer_transport.hpp"
+#include "core/ring_queue.hpp"
 
 #include <psm2.h>
 #include <psm2_mq.h>

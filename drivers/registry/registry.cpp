@@ -1,29 +1,29 @@
-#include "registry.hpp"
+#include "drivers/registry/registry.hpp"
 
-#include "config_error.hpp"
-#include "distributed_run.hpp"
-#include "in_process_run.hpp"
-#include "layout.hpp"
-#include "local_driver.hpp"
-#include "options.hpp"
-#include "rails_transport.hpp"
-#include "sim_driver.hpp"
-#include "tcp_driver.hpp"
+#include "core/config_error.hpp"
+#include "exec/distributed_run.hpp"
+#include "exec/in_process_run.hpp"
+#include "units/layout.hpp"
+#include "drivers/local/local_driver.hpp"
+#include "core/options.hpp"
+#include "drivers/transport/rails_transport.hpp"
+#include "drivers/sim/sim_driver.hpp"
+#include "drivers/tcp/tcp_driver.hpp"
 #ifdef EVB_HAVE_MPI
-#include "mpi_alltoall.hpp"
-#include "mpi_driver.hpp"
+#include "drivers/mpi/mpi_alltoall.hpp"
+#include "drivers/mpi/mpi_driver.hpp"
 #endif
 #ifdef EVB_HAVE_VERBS
-#include "verbs_driver.hpp"
+#include "drivers/verbs/verbs_driver.hpp"
 #endif
 #ifdef EVB_HAVE_OFI
-#include "ofi_driver.hpp"
+#include "drivers/ofi/ofi_driver.hpp"
 #endif
 #ifdef EVB_HAVE_UCX
-#include "ucx_driver.hpp"
+#include "drivers/ucx/ucx_driver.hpp"
 #endif
 #ifdef EVB_HAVE_PSM2
-#include "psm2_driver.hpp"
+#include "drivers/psm2/psm2_driver.hpp"
 #endif
 
 namespace evb {

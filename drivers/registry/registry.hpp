@@ -3,12 +3,12 @@
 // drivers under a launcher, the simulated fabric in simulated time. Nothing outside this list
 // compares transport names.
 #pragma once
-#include "config.hpp"
-#include "driver.hpp"
-#include "run_key.hpp"
-#include "run_observer.hpp"
-#include "run_result.hpp"
-#include "world.hpp"
+#include "units/config.hpp"
+#include "drivers/transport/driver.hpp"
+#include "core/run_key.hpp"
+#include "exec/run_observer.hpp"
+#include "exec/run_result.hpp"
+#include "control/world.hpp"
 
 #include <functional>
 #include <memory>

@@ -1,7 +1,7 @@
-#include "sim_driver.hpp"
+#include "drivers/sim/sim_driver.hpp"
 
-#include "ib_params.hpp"
-#include "options.hpp"
+#include "netsim/engine/ib_params.hpp"
+#include "core/options.hpp"
 
 namespace evb {
 

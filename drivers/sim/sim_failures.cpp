@@ -1,6 +1,6 @@
-#include "sim_failures.hpp"
+#include "drivers/sim/sim_failures.hpp"
 
-#include "quantity.hpp"
+#include "core/quantity.hpp"
 
 #include <fmt/format.h>
 

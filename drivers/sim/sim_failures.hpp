@@ -2,8 +2,8 @@
 // which simulated time and when the survivors learn of it. The survivors then go through the
 // same Node::lose_rank as a real run's transport or heartbeat would make them.
 #pragma once
-#include "config.hpp"
-#include "layout.hpp"
+#include "units/config.hpp"
+#include "units/layout.hpp"
 
 #include <string>
 #include <vector>

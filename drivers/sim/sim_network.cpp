@@ -1,6 +1,6 @@
-#include "sim_network.hpp"
+#include "drivers/sim/sim_network.hpp"
 
-#include "write_target.hpp"
+#include "drivers/transport/write_target.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -6,9 +6,9 @@
 // link rate, as an RDMA write to self crosses the adapter. Only the first copy_bytes (the run's
 // fragment_memory) of a write are copied: the rest exists on the simulated wire only.
 #pragma once
-#include "fabric_sim.hpp"
-#include "ring_queue.hpp"
-#include "transport.hpp"
+#include "netsim/engine/fabric_sim.hpp"
+#include "core/ring_queue.hpp"
+#include "drivers/transport/transport.hpp"
 
 #include <string>
 #include <vector>

@@ -1,15 +1,15 @@
-#include "sim_run.hpp"
+#include "drivers/sim/sim_run.hpp"
 
-#include "huge_page_heap.hpp"
-#include "interrupt.hpp"
-#include "log.hpp"
-#include "options.hpp"
-#include "quantity.hpp"
-#include "reactor.hpp"
-#include "run_deadline.hpp"
-#include "sim_network.hpp"
-#include "sim_report.hpp"
-#include "sim_transport.hpp"
+#include "core/huge_page_heap.hpp"
+#include "core/interrupt.hpp"
+#include "core/log.hpp"
+#include "core/options.hpp"
+#include "core/quantity.hpp"
+#include "exec/reactor.hpp"
+#include "exec/run_deadline.hpp"
+#include "drivers/sim/sim_network.hpp"
+#include "netsim/engine/sim_report.hpp"
+#include "drivers/sim/sim_transport.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

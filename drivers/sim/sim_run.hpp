@@ -3,12 +3,12 @@
 // simulated time, posts become work requests of the simulated host adapters (after the host
 // latency model) and every message between hosts crosses the simulated fabric.
 #pragma once
-#include "config.hpp"
-#include "fabric_options.hpp"
-#include "run_observer.hpp"
-#include "run_result.hpp"
-#include "sim_failures.hpp"
-#include "sim_options.hpp"
+#include "units/config.hpp"
+#include "netsim/fabric/fabric_options.hpp"
+#include "exec/run_observer.hpp"
+#include "exec/run_result.hpp"
+#include "drivers/sim/sim_failures.hpp"
+#include "netsim/engine/sim_options.hpp"
 
 namespace evb {
 

@@ -1,8 +1,8 @@
 // One rank's endpoint on the simulated fabric: posts go to the SimNetwork, completions come back
 // from it. Never returns no_resource: the simulated host adapter queues every work request.
 #pragma once
-#include "sim_network.hpp"
-#include "transport.hpp"
+#include "drivers/sim/sim_network.hpp"
+#include "drivers/transport/transport.hpp"
 
 namespace evb {
 

@@ -1,9 +1,9 @@
-#include "tcp_driver.hpp"
+#include "drivers/tcp/tcp_driver.hpp"
 
-#include "config_error.hpp"
-#include "machine_info.hpp"
-#include "options.hpp"
-#include "tcp_transport.hpp"
+#include "core/config_error.hpp"
+#include "core/machine_info.hpp"
+#include "core/options.hpp"
+#include "drivers/tcp/tcp_transport.hpp"
 
 namespace evb {
 

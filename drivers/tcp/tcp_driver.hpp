@@ -1,7 +1,7 @@
 // Registry entry of the TCP transport: one process per rank, listening on --listen-host; its one
 // option forces small reads (tests of the framing).
 #pragma once
-#include "driver.hpp"
+#include "drivers/transport/driver.hpp"
 
 namespace evb {
 

@@ -1,4 +1,4 @@
-#include "tcp_frame.hpp"
+#include "drivers/tcp/tcp_frame.hpp"
 
 #include <fmt/format.h>
 

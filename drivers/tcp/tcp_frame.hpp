@@ -2,8 +2,8 @@
 // or a write's bytes, which land in the registered region the header names. The reader takes a
 // peer's byte stream split anywhere and places no byte before its frame passed write_target.
 #pragma once
-#include "transport.hpp"
-#include "write_target.hpp"
+#include "drivers/transport/transport.hpp"
+#include "drivers/transport/write_target.hpp"
 
 #include <cstdint>
 #include <span>

@@ -1,10 +1,10 @@
-#include "tcp_transport.hpp"
+#include "drivers/tcp/tcp_transport.hpp"
 
-#include "keyed_handshake.hpp"
-#include "log.hpp"
-#include "loopback_delivery.hpp"
-#include "socket_util.hpp"
-#include "write_target.hpp"
+#include "core/keyed_handshake.hpp"
+#include "core/log.hpp"
+#include "drivers/transport/loopback_delivery.hpp"
+#include "core/socket_util.hpp"
+#include "drivers/transport/write_target.hpp"
 
 #include <poll.h>
 #include <sys/epoll.h>

@@ -6,11 +6,11 @@
 // queues, receive state and epoll set), so one rank spends several cores on the kernel's copies.
 // Posts reach a lane through its inbox, completions come back through its outbox.
 #pragma once
-#include "peer_loss.hpp"
-#include "peer_transport.hpp"
-#include "ring_queue.hpp"
-#include "run_key.hpp"
-#include "tcp_frame.hpp"
+#include "drivers/transport/peer_loss.hpp"
+#include "drivers/transport/peer_transport.hpp"
+#include "core/ring_queue.hpp"
+#include "core/run_key.hpp"
+#include "drivers/tcp/tcp_frame.hpp"
 
 #include <sys/uio.h>
 

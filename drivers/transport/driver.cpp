@@ -1,4 +1,4 @@
-#include "driver.hpp"
+#include "drivers/transport/driver.hpp"
 
 #include <stdexcept>
 

@@ -2,8 +2,8 @@
 // (declared once, under its name), a check of what this machine must offer, and the factory of
 // its transports. Drivers know peers, regions and bytes, never events.
 #pragma once
-#include "run_key.hpp"
-#include "transport.hpp"
+#include "core/run_key.hpp"
+#include "drivers/transport/transport.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 // Completions a driver queued (its own, or a lost peer's) handed to poll()'s caller.
 #pragma once
-#include "ring_queue.hpp"
-#include "transport.hpp"
+#include "core/ring_queue.hpp"
+#include "drivers/transport/transport.hpp"
 
 #include <span>
 

@@ -1,6 +1,6 @@
-#include "loopback_delivery.hpp"
+#include "drivers/transport/loopback_delivery.hpp"
 
-#include "write_target.hpp"
+#include "drivers/transport/write_target.hpp"
 
 #include <cstring>
 

@@ -2,8 +2,8 @@
 // multi-process transport's writes to self: a message is copied, a write is a memcpy into the
 // target's registered region, and both sides get the completions a fabric would produce.
 #pragma once
-#include "ring_queue.hpp"
-#include "transport.hpp"
+#include "core/ring_queue.hpp"
+#include "drivers/transport/transport.hpp"
 
 #include <span>
 #include <string>

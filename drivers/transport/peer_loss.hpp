@@ -1,8 +1,8 @@
 // A peer's lost state, and the one peer_lost completion that tells the executor: every driver
 // that learns of a loss itself (tcp, verbs, ofi, ucx, psm2, mpi), one per rank in PeerTransport.
 #pragma once
-#include "ring_queue.hpp"
-#include "transport.hpp"
+#include "core/ring_queue.hpp"
+#include "drivers/transport/transport.hpp"
 
 #include <atomic>
 #include <string>

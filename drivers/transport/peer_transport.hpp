@@ -3,10 +3,10 @@
 // deliveries, a lost peer's, ones taken while arming a wait object), each peer's loss, and the
 // heartbeat of those whose endpoints say nothing of a peer that went away while idle, or stopped.
 #pragma once
-#include "heartbeat.hpp"
-#include "peer_loss.hpp"
-#include "ring_queue.hpp"
-#include "transport.hpp"
+#include "core/heartbeat.hpp"
+#include "drivers/transport/peer_loss.hpp"
+#include "core/ring_queue.hpp"
+#include "drivers/transport/transport.hpp"
 
 #include <string>
 #include <vector>

@@ -1,7 +1,7 @@
-#include "rails_transport.hpp"
+#include "drivers/transport/rails_transport.hpp"
 
-#include "driver.hpp"
-#include "options.hpp"
+#include "drivers/transport/driver.hpp"
+#include "core/options.hpp"
 
 #include <nlohmann/json.hpp>
 

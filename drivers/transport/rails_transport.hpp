@@ -7,7 +7,7 @@
 // Peers name a region by the key this transport returns (its registration number + 1); the key
 // each rail knows it by travels in the registration card the executor exchanges.
 #pragma once
-#include "transport.hpp"
+#include "drivers/transport/transport.hpp"
 
 #include <memory>
 #include <string>

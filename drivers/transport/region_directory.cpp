@@ -1,6 +1,6 @@
-#include "region_directory.hpp"
+#include "drivers/transport/region_directory.hpp"
 
-#include "write_target.hpp"
+#include "drivers/transport/write_target.hpp"
 
 #include <stdexcept>
 

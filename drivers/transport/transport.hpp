@@ -2,8 +2,8 @@
 // bytes, never events: a command is an opaque 64 B payload to them, and units talk to them only
 // through the executor's Context (src/exec/node.hpp).
 #pragma once
-#include "placement.hpp"
-#include "time.hpp"
+#include "core/placement.hpp"
+#include "core/time.hpp"
 
 #include <array>
 #include <cstddef>

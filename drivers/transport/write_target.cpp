@@ -1,4 +1,4 @@
-#include "write_target.hpp"
+#include "drivers/transport/write_target.hpp"
 
 namespace evb {
 

@@ -3,7 +3,7 @@
 // that arrives come from a peer: `offset + length` wraps in 64 bits, and a tcp frame at offset
 // 2^64 - 16 had passed a check written that way, writing 16 B before its region.
 #pragma once
-#include "transport.hpp"
+#include "drivers/transport/transport.hpp"
 
 #include <cstdint>
 #include <span>

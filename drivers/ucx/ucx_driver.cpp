@@ -1,8 +1,8 @@
-#include "ucx_driver.hpp"
+#include "drivers/ucx/ucx_driver.hpp"
 
-#include "config_error.hpp"
-#include "options.hpp"
-#include "ucx_resources.hpp"
+#include "core/config_error.hpp"
+#include "core/options.hpp"
+#include "drivers/ucx/ucx_resources.hpp"
 
 namespace evb {
 

@@ -1,8 +1,8 @@
 // Registry entry of the UCX transport: one process per rank; --ucx-tls and --ucx-devices choose
 // UCX's transports and devices (UCX_TLS and UCX_NET_DEVICES in the environment are respected).
 #pragma once
-#include "driver.hpp"
-#include "ucx_transport.hpp"
+#include "drivers/transport/driver.hpp"
+#include "drivers/ucx/ucx_transport.hpp"
 
 namespace evb {
 

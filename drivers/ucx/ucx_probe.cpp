@@ -1,9 +1,9 @@
 // `evbench info` for UCX: its version and every transport and device UCT finds here, as
 // `ucx_info -d` lists them (UCX_TLS chooses among them); the devices flags are checked against them.
-#include "ucx_driver.hpp"
-#include "ucx_resources.hpp"
+#include "drivers/ucx/ucx_driver.hpp"
+#include "drivers/ucx/ucx_resources.hpp"
 
-#include "options.hpp"
+#include "core/options.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

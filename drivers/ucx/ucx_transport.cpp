@@ -1,10 +1,10 @@
-#include "ucx_transport.hpp"
+#include "drivers/ucx/ucx_transport.hpp"
 
-#include "address_text.hpp"
-#include "hand_out.hpp"
-#include "loopback_delivery.hpp"
-#include "machine_info.hpp"
-#include "write_target.hpp"
+#include "drivers/transport/address_text.hpp"
+#include "drivers/transport/hand_out.hpp"
+#include "drivers/transport/loopback_delivery.hpp"
+#include "core/machine_info.hpp"
+#include "drivers/transport/write_target.hpp"
 
 #include <ucs/debug/log_def.h>
 

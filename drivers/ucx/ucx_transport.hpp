@@ -10,10 +10,10 @@
 // perform a put anywhere in the target). UCX_TLS and UCX_NET_DEVICES are respected, or set by
 // --ucx-tls and --ucx-devices.
 #pragma once
-#include "peer_loss.hpp"
-#include "peer_transport.hpp"
-#include "region_directory.hpp"
-#include "ring_queue.hpp"
+#include "drivers/transport/peer_loss.hpp"
+#include "drivers/transport/peer_transport.hpp"
+#include "drivers/transport/region_directory.hpp"
+#include "core/ring_queue.hpp"
 
 #include <ucp/api/ucp.h>
 

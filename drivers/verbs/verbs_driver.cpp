@@ -1,8 +1,8 @@
-#include "verbs_driver.hpp"
+#include "drivers/verbs/verbs_driver.hpp"
 
-#include "config_error.hpp"
-#include "options.hpp"
-#include "verbs_transport.hpp"
+#include "core/config_error.hpp"
+#include "core/options.hpp"
+#include "drivers/verbs/verbs_transport.hpp"
 
 namespace evb {
 

@@ -1,6 +1,6 @@
 // Registry entry of the verbs transport (rdma-core): one process per rank; its device and port.
 #pragma once
-#include "driver.hpp"
+#include "drivers/transport/driver.hpp"
 
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
 // `evbench info` for verbs: each device's limits as rdma-core reports them (ports, GIDs and
 // NUMA placement are in the machine's section, read from sysfs).
-#include "verbs_driver.hpp"
+#include "drivers/verbs/verbs_driver.hpp"
 
 #include <infiniband/verbs.h>
 

@@ -1,9 +1,9 @@
-#include "verbs_transport.hpp"
+#include "drivers/verbs/verbs_transport.hpp"
 
-#include "hand_out.hpp"
-#include "keyed_handshake.hpp"
-#include "log.hpp"
-#include "loopback_delivery.hpp"
+#include "drivers/transport/hand_out.hpp"
+#include "core/keyed_handshake.hpp"
+#include "core/log.hpp"
+#include "drivers/transport/loopback_delivery.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -12,10 +12,10 @@
 // carries the requester's one-way proof of the run key in its private data (keyed_handshake.hpp);
 // one without it is rejected with one line naming its address.
 #pragma once
-#include "peer_loss.hpp"
-#include "peer_transport.hpp"
-#include "ring_queue.hpp"
-#include "run_key.hpp"
+#include "drivers/transport/peer_loss.hpp"
+#include "drivers/transport/peer_transport.hpp"
+#include "core/ring_queue.hpp"
+#include "core/run_key.hpp"
 
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>

@@ -1,9 +1,9 @@
-#include "command_line.hpp"
+#include "app/command_line.hpp"
 
-#include "build_info.hpp"
-#include "config_options.hpp"
-#include "quantity.hpp"
-#include "subcommands.hpp"
+#include "core/build_info.hpp"
+#include "units/config_options.hpp"
+#include "core/quantity.hpp"
+#include "app/subcommands.hpp"
 
 #include <CLI/CLI.hpp>
 

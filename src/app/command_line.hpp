@@ -1,9 +1,9 @@
 // evbench's run command line: the run's options (units/config_options.cpp) and every driver's
 // (drivers/<name>/), declared once each, attached to CLI11 for flags and config files.
 #pragma once
-#include "config.hpp"
-#include "options.hpp"
-#include "registry.hpp"
+#include "units/config.hpp"
+#include "core/options.hpp"
+#include "drivers/registry/registry.hpp"
 
 #include <ostream>
 

@@ -1,10 +1,10 @@
-#include "info_command.hpp"
+#include "app/info_command.hpp"
 
-#include "build_info.hpp"
-#include "json_file.hpp"
-#include "machine_info.hpp"
-#include "options.hpp"
-#include "registry.hpp"
+#include "core/build_info.hpp"
+#include "core/json_file.hpp"
+#include "core/machine_info.hpp"
+#include "core/options.hpp"
+#include "drivers/registry/registry.hpp"
 
 #include <CLI/CLI.hpp>
 

@@ -1,19 +1,19 @@
 // evbench's command-line entry: parse, pick the driver, then run in this process, launch local
 // processes, or run as one rank of an mpirun/srun/launcher job; src/report prints the outcome.
-#include "command_line.hpp"
-#include "interrupt.hpp"
-#include "layout.hpp"
-#include "local_launcher.hpp"
-#include "log.hpp"
-#include "printable_text.hpp"
-#include "rails_transport.hpp"
-#include "report.hpp"
-#include "routing.hpp"
-#include "run_key_source.hpp"
-#include "run_deadline.hpp"
-#include "subcommands.hpp"
-#include "socket_util.hpp"
-#include "world.hpp"
+#include "app/command_line.hpp"
+#include "core/interrupt.hpp"
+#include "units/layout.hpp"
+#include "control/local_launcher.hpp"
+#include "core/log.hpp"
+#include "core/printable_text.hpp"
+#include "drivers/transport/rails_transport.hpp"
+#include "report/report.hpp"
+#include "netsim/fabric/routing.hpp"
+#include "control/run_key_source.hpp"
+#include "exec/run_deadline.hpp"
+#include "app/subcommands.hpp"
+#include "core/socket_util.hpp"
+#include "control/world.hpp"
 
 #include <iostream>
 

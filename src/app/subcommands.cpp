@@ -1,10 +1,10 @@
-#include "subcommands.hpp"
+#include "app/subcommands.hpp"
 
-#include "conflicts_command.hpp"
-#include "fabric_command.hpp"
-#include "info_command.hpp"
-#include "netsim_command.hpp"
-#include "registry.hpp"
+#include "netsim/commands/conflicts_command.hpp"
+#include "netsim/commands/fabric_command.hpp"
+#include "app/info_command.hpp"
+#include "netsim/commands/netsim_command.hpp"
+#include "drivers/registry/registry.hpp"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
-#include "bootstrap.hpp"
+#include "control/bootstrap.hpp"
 
-#include "keyed_handshake.hpp"
-#include "log.hpp"
-#include "socket_util.hpp"
+#include "core/keyed_handshake.hpp"
+#include "core/log.hpp"
+#include "core/socket_util.hpp"
 
 #include <fmt/format.h>
 #include <sys/epoll.h>

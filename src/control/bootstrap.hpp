@@ -4,10 +4,10 @@
 // address the endpoint names. poll() is event-driven (one epoll_wait, then reads only from links
 // that have data), so an idle link costs rank 0 nothing however many ranks there are.
 #pragma once
-#include "control_message.hpp"
-#include "run_key.hpp"
-#include "time.hpp"
-#include "world.hpp"
+#include "control/control_message.hpp"
+#include "core/run_key.hpp"
+#include "core/time.hpp"
+#include "control/world.hpp"
 
 #include <optional>
 #include <string>

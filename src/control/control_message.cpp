@@ -1,6 +1,6 @@
-#include "control_message.hpp"
+#include "control/control_message.hpp"
 
-#include "json_fields.hpp"
+#include "core/json_fields.hpp"
 
 #include <fmt/format.h>
 

@@ -1,10 +1,10 @@
-#include "local_launcher.hpp"
+#include "control/local_launcher.hpp"
 
-#include "bootstrap.hpp"
-#include "config_error.hpp"
-#include "machine_info.hpp"
-#include "run_key_source.hpp"
-#include "socket_util.hpp"
+#include "control/bootstrap.hpp"
+#include "core/config_error.hpp"
+#include "core/machine_info.hpp"
+#include "control/run_key_source.hpp"
+#include "core/socket_util.hpp"
 
 #include <fmt/format.h>
 

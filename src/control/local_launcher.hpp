@@ -4,7 +4,7 @@
 // M such launchers, one per host, and forks ranks I N .. I N + N - 1 of a run of M N; only host 0
 // serves the bootstrap.
 #pragma once
-#include "time.hpp"
+#include "core/time.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -1,7 +1,7 @@
-#include "run_key_source.hpp"
+#include "control/run_key_source.hpp"
 
-#include "config_error.hpp"
-#include "input_file.hpp"
+#include "core/config_error.hpp"
+#include "core/input_file.hpp"
 
 #include <sys/stat.h>
 

@@ -2,8 +2,8 @@
 // launch/mpirun.sh and launch/srun.sh, or by the local launcher for its ranks), else a value
 // derived from the launcher's job id, which keeps concurrent jobs apart but is no secret.
 #pragma once
-#include "run_key.hpp"
-#include "world.hpp"
+#include "core/run_key.hpp"
+#include "control/world.hpp"
 
 #include <string>
 

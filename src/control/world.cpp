@@ -1,7 +1,7 @@
-#include "world.hpp"
+#include "control/world.hpp"
 
-#include "config_error.hpp"
-#include "hash.hpp"
+#include "core/config_error.hpp"
+#include "core/hash.hpp"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "build_info.hpp"
+#include "core/build_info.hpp"
 
 #include "build_info_generated.hpp"
 

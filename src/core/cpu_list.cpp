@@ -1,4 +1,4 @@
-#include "cpu_list.hpp"
+#include "core/cpu_list.hpp"
 
 #include <algorithm>
 #include <charconv>

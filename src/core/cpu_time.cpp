@@ -1,4 +1,4 @@
-#include "cpu_time.hpp"
+#include "core/cpu_time.hpp"
 
 #include <sys/resource.h>
 

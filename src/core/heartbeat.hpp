@@ -4,7 +4,7 @@
 // drivers whose endpoints say nothing of a peer that went away while idle, or stopped (libfabric
 // reliable datagrams, UCX over shared memory, PSM2). The caller's clock: run time or steady_now().
 #pragma once
-#include "time.hpp"
+#include "core/time.hpp"
 
 #include <fmt/format.h>
 

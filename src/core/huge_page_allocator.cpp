@@ -1,4 +1,4 @@
-#include "huge_page_allocator.hpp"
+#include "core/huge_page_allocator.hpp"
 
 #include <sys/mman.h>
 

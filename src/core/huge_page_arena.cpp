@@ -1,4 +1,4 @@
-#include "huge_page_arena.hpp"
+#include "core/huge_page_arena.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -5,7 +5,7 @@
 // its size, and one above half a chunk gets its own mapping. The memory goes back to the system
 // when the arena is destroyed. Not thread-safe.
 #pragma once
-#include "huge_page_allocator.hpp"
+#include "core/huge_page_allocator.hpp"
 
 #include <array>
 #include <cstddef>

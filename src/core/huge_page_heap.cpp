@@ -1,6 +1,6 @@
-#include "huge_page_heap.hpp"
+#include "core/huge_page_heap.hpp"
 
-#include "huge_page_allocator.hpp"
+#include "core/huge_page_allocator.hpp"
 
 #include <malloc.h>
 #include <sys/mman.h>

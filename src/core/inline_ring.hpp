@@ -3,7 +3,7 @@
 // a hot loop whose queue is nearly always short: a RingQueue's items live in their own allocation,
 // one more cache line to miss per access (the simulator's credit ramps: a fifth of its run time).
 #pragma once
-#include "ring_queue.hpp"
+#include "core/ring_queue.hpp"
 
 #include <array>
 #include <cstddef>

@@ -1,4 +1,4 @@
-#include "interrupt.hpp"
+#include "core/interrupt.hpp"
 
 #include <signal.h>
 #include <time.h>

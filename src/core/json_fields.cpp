@@ -1,4 +1,4 @@
-#include "json_fields.hpp"
+#include "core/json_fields.hpp"
 
 #include <fmt/format.h>
 

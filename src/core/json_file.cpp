@@ -1,7 +1,7 @@
-#include "json_file.hpp"
+#include "core/json_file.hpp"
 
-#include "build_info.hpp"
-#include "output_file.hpp"
+#include "core/build_info.hpp"
+#include "core/output_file.hpp"
 
 namespace evb {
 

@@ -1,7 +1,7 @@
-#include "keyed_handshake.hpp"
+#include "core/keyed_handshake.hpp"
 
-#include "log.hpp"
-#include "socket_util.hpp"
+#include "core/log.hpp"
+#include "core/socket_util.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>

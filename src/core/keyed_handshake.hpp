@@ -6,8 +6,8 @@
 //   acceptor  -> connector  HMAC(key, purpose, "acceptor", nonces, id)               (32 B)
 // The purpose ("bootstrap", "tcp") keeps a proof for one kind of connection from opening another.
 #pragma once
-#include "run_key.hpp"
-#include "time.hpp"
+#include "core/run_key.hpp"
+#include "core/time.hpp"
 
 #include <array>
 #include <functional>

@@ -1,6 +1,6 @@
-#include "latency_histogram.hpp"
+#include "core/latency_histogram.hpp"
 
-#include "json_fields.hpp"
+#include "core/json_fields.hpp"
 
 #include <fmt/format.h>
 

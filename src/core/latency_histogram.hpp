@@ -1,7 +1,7 @@
 // Log-linear histogram of nanosecond latencies: 32 sub-buckets per power of two (<= 3% error),
 // fixed size, no allocation when recording; merges across units and ranks.
 #pragma once
-#include "time.hpp"
+#include "core/time.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "log.hpp"
+#include "core/log.hpp"
 
 #include <spdlog/sinks/stdout_sinks.h>
 

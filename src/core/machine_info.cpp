@@ -1,7 +1,7 @@
-#include "machine_info.hpp"
+#include "core/machine_info.hpp"
 
-#include "cpu_list.hpp"
-#include "quantity.hpp"
+#include "core/cpu_list.hpp"
+#include "core/quantity.hpp"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>

@@ -3,7 +3,7 @@
 // interfaces, huge pages and the locked-memory limit. `evbench info` prints it; placement
 // (--placement auto) asks it which NUMA node a NIC hangs off.
 #pragma once
-#include "placement.hpp"
+#include "core/placement.hpp"
 
 #include <nlohmann/json.hpp>
 

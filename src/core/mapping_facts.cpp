@@ -1,4 +1,4 @@
-#include "mapping_facts.hpp"
+#include "core/mapping_facts.hpp"
 
 #include <cstdio>
 #include <fstream>

@@ -1,7 +1,7 @@
-#include "memory_pool.hpp"
+#include "core/memory_pool.hpp"
 
-#include "placement.hpp"
-#include "quantity.hpp"
+#include "core/placement.hpp"
+#include "core/quantity.hpp"
 
 #include <sys/mman.h>
 #include <sys/syscall.h>

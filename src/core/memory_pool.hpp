@@ -3,7 +3,7 @@
 // Nothing is allocated on the steady-state path. Registration with a transport is the executor's
 // separate step; it records the key peers name when they write into the pool (set_remote_key).
 #pragma once
-#include "ring_queue.hpp"
+#include "core/ring_queue.hpp"
 
 #include <cstddef>
 #include <cstdint>

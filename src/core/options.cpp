@@ -1,10 +1,10 @@
-#include "options.hpp"
+#include "core/options.hpp"
 
-#include "input_file.hpp"
-#include "output_file.hpp"
-#include "printable_text.hpp"
-#include "quantity.hpp"
-#include "shipped_configs.hpp"
+#include "core/input_file.hpp"
+#include "core/output_file.hpp"
+#include "core/printable_text.hpp"
+#include "core/quantity.hpp"
+#include "core/shipped_configs.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>

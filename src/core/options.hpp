@@ -4,8 +4,8 @@
 // (markdown). Values are parsed here, so a bad one is one line in evbench's words naming the flag
 // and what is allowed (ConfigError), never a parser's raw text.
 #pragma once
-#include "config_error.hpp"
-#include "time.hpp"
+#include "core/config_error.hpp"
+#include "core/time.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
-#include "output_file.hpp"
+#include "core/output_file.hpp"
 
-#include "config_error.hpp"
-#include "socket_util.hpp"
+#include "core/config_error.hpp"
+#include "core/socket_util.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,6 +1,6 @@
-#include "placement.hpp"
+#include "core/placement.hpp"
 
-#include "machine_info.hpp"
+#include "core/machine_info.hpp"
 
 #include <pthread.h>
 #include <sched.h>

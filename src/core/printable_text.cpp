@@ -1,4 +1,4 @@
-#include "printable_text.hpp"
+#include "core/printable_text.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 // Parsing of configuration values that carry units: sizes ("1MiB", "512KB"), durations ("170ns",
 // "2.5s"), rates ("100Gbps"). Each throws std::invalid_argument with a message naming the text.
 #pragma once
-#include "time.hpp"
+#include "core/time.hpp"
 
 #include <cstdint>
 #include <string>

@@ -1,7 +1,7 @@
-#include "rank_origin.hpp"
+#include "core/rank_origin.hpp"
 
-#include "json_fields.hpp"
-#include "machine_info.hpp"
+#include "core/json_fields.hpp"
+#include "core/machine_info.hpp"
 
 #include <fmt/format.h>
 

@@ -4,7 +4,7 @@
 // a key, secret, token or password). Every rank sends its own to rank 0, which reads them as
 // untrusted input.
 #pragma once
-#include "placement.hpp"
+#include "core/placement.hpp"
 
 #include <nlohmann/json.hpp>
 

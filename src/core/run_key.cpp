@@ -1,6 +1,6 @@
-#include "run_key.hpp"
+#include "core/run_key.hpp"
 
-#include "config_error.hpp"
+#include "core/config_error.hpp"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>

@@ -1,4 +1,4 @@
-#include "shipped_configs.hpp"
+#include "core/shipped_configs.hpp"
 
 #include <algorithm>
 #include <filesystem>

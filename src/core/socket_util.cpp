@@ -1,4 +1,4 @@
-#include "socket_util.hpp"
+#include "core/socket_util.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

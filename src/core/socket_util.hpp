@@ -1,7 +1,7 @@
 // Small POSIX socket helpers shared by the TCP transport, the bootstrap and the launcher.
 // Errors throw std::runtime_error with the address and the OS error text.
 #pragma once
-#include "time.hpp"
+#include "core/time.hpp"
 
 #include <functional>
 #include <stdexcept>

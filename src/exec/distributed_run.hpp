@@ -2,12 +2,12 @@
 // connect the data transport, drive this rank's units, agree on the end, gather statistics at
 // rank 0. Rank 0's outcome holds the run's result; the others' only their own failure.
 #pragma once
-#include "config.hpp"
-#include "run_observer.hpp"
-#include "run_key.hpp"
-#include "run_result.hpp"
-#include "transport.hpp"
-#include "world.hpp"
+#include "units/config.hpp"
+#include "exec/run_observer.hpp"
+#include "core/run_key.hpp"
+#include "exec/run_result.hpp"
+#include "drivers/transport/transport.hpp"
+#include "control/world.hpp"
 
 #include <functional>
 #include <memory>

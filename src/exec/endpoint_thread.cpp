@@ -1,7 +1,7 @@
-#include "endpoint_thread.hpp"
+#include "exec/endpoint_thread.hpp"
 
-#include "run_loop.hpp"
-#include "time.hpp"
+#include "exec/run_loop.hpp"
+#include "core/time.hpp"
 
 #include <algorithm>
 

@@ -5,11 +5,11 @@
 // Each step hands over through a future, so an error on the thread reaches the rank's thread as
 // the exception it raised.
 #pragma once
-#include "config.hpp"
-#include "node.hpp"
-#include "progress_counts.hpp"
-#include "rank_placement.hpp"
-#include "reactor.hpp"
+#include "units/config.hpp"
+#include "exec/node.hpp"
+#include "exec/progress_counts.hpp"
+#include "exec/rank_placement.hpp"
+#include "exec/reactor.hpp"
 
 #include <atomic>
 #include <future>

@@ -1,10 +1,10 @@
-#include "in_process_run.hpp"
+#include "exec/in_process_run.hpp"
 
-#include "interrupt.hpp"
-#include "log.hpp"
-#include "reactor.hpp"
-#include "run_loop.hpp"
-#include "run_deadline.hpp"
+#include "core/interrupt.hpp"
+#include "core/log.hpp"
+#include "exec/reactor.hpp"
+#include "exec/run_loop.hpp"
+#include "exec/run_deadline.hpp"
 
 #include <fmt/format.h>
 

@@ -1,10 +1,10 @@
 // The real executor with every rank in this process (in-process drivers such as `local`): one
 // reactor thread drives all ranks' nodes until the units finish, a node fails or the deadline.
 #pragma once
-#include "config.hpp"
-#include "run_observer.hpp"
-#include "run_result.hpp"
-#include "transport.hpp"
+#include "units/config.hpp"
+#include "exec/run_observer.hpp"
+#include "exec/run_result.hpp"
+#include "drivers/transport/transport.hpp"
 
 #include <memory>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "node.hpp"
+#include "exec/node.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -4,9 +4,9 @@
 // queue towards one peer never holds back the others). The executor feeds it time, completions
 // and timer ticks.
 #pragma once
-#include "run_units.hpp"
-#include "ring_queue.hpp"
-#include "transport.hpp"
+#include "units/run_units.hpp"
+#include "core/ring_queue.hpp"
+#include "drivers/transport/transport.hpp"
 
 #include <spdlog/logger.h>
 

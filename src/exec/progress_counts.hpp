@@ -2,7 +2,7 @@
 // in flight. What an endpoint's thread publishes, what a rank sends rank 0 in its progress record,
 // and what rank 0 sums over the ranks: one type, one sum, one record format.
 #pragma once
-#include "node_stats.hpp"
+#include "units/node_stats.hpp"
 
 #include <nlohmann/json.hpp>
 

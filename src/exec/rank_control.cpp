@@ -1,8 +1,8 @@
-#include "rank_control.hpp"
+#include "exec/rank_control.hpp"
 
-#include "interrupt.hpp"
-#include "printable_text.hpp"
-#include "run_deadline.hpp"
+#include "core/interrupt.hpp"
+#include "core/printable_text.hpp"
+#include "exec/run_deadline.hpp"
 
 #include <fmt/format.h>
 

@@ -4,14 +4,14 @@
 // progress lines are summed at rank 0, an interrupt reaches every rank, and the deadline ends a
 // run that does not finish. `tick` is one turn of it; the run loop calls it every millisecond.
 #pragma once
-#include "bootstrap.hpp"
-#include "config.hpp"
-#include "endpoint_thread.hpp"
-#include "heartbeat.hpp"
-#include "node.hpp"
-#include "progress_counts.hpp"
-#include "run_observer.hpp"
-#include "world.hpp"
+#include "control/bootstrap.hpp"
+#include "units/config.hpp"
+#include "exec/endpoint_thread.hpp"
+#include "core/heartbeat.hpp"
+#include "exec/node.hpp"
+#include "exec/progress_counts.hpp"
+#include "exec/run_observer.hpp"
+#include "control/world.hpp"
 
 #include <memory>
 #include <optional>

@@ -1,11 +1,11 @@
-#include "rank_placement.hpp"
+#include "exec/rank_placement.hpp"
 
-#include "json_fields.hpp"
+#include "core/json_fields.hpp"
 
-#include "cpu_list.hpp"
-#include "machine_info.hpp"
-#include "mapping_facts.hpp"
-#include "quantity.hpp"
+#include "core/cpu_list.hpp"
+#include "core/machine_info.hpp"
+#include "core/mapping_facts.hpp"
+#include "core/quantity.hpp"
 
 #include <fmt/format.h>
 

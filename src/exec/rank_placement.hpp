@@ -2,9 +2,9 @@
 // transport's NIC, done (thread pinned, pools bound, in huge pages, locked), then read back from
 // the kernel for the header and JSON, so what is printed is what happened.
 #pragma once
-#include "config.hpp"
-#include "memory_pool.hpp"
-#include "placement.hpp"
+#include "units/config.hpp"
+#include "core/memory_pool.hpp"
+#include "core/placement.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
-#include "rank_statistics.hpp"
+#include "exec/rank_statistics.hpp"
 
-#include "json_fields.hpp"
+#include "core/json_fields.hpp"
 
 #include <fmt/format.h>
 

@@ -2,9 +2,9 @@
 // it writes it and as rank 0 reads it. The body comes from a peer: reading it throws
 // std::invalid_argument with the reason on any body that is not one.
 #pragma once
-#include "cpu_time.hpp"
-#include "node_stats.hpp"
-#include "transport.hpp"
+#include "core/cpu_time.hpp"
+#include "units/node_stats.hpp"
+#include "drivers/transport/transport.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "reactor.hpp"
+#include "exec/reactor.hpp"
 
 #include <poll.h>
 #include <sched.h>

@@ -1,7 +1,7 @@
 // The real executor's loop body: polls each node's transport, dispatches completions to its
 // units, fires due timers and retries waiting posts. Never blocks; returns the work it did.
 #pragma once
-#include "node.hpp"
+#include "exec/node.hpp"
 
 #include <poll.h>
 

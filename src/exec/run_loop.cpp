@@ -1,4 +1,4 @@
-#include "run_loop.hpp"
+#include "exec/run_loop.hpp"
 
 #include <algorithm>
 

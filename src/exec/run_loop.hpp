@@ -3,7 +3,7 @@
 // found no work, the reactor's idle policy (--poll) up to the next due task or timer. It runs
 // until a task ends it. The simulator has its own loop: its clock is the fabric's events.
 #pragma once
-#include "reactor.hpp"
+#include "exec/reactor.hpp"
 
 #include <functional>
 #include <vector>

@@ -2,8 +2,8 @@
 // (for progress lines). Results are not printed by executors: they return a RunOutcome, and
 // src/report prints it, the same for every executor.
 #pragma once
-#include "node_stats.hpp"
-#include "time.hpp"
+#include "units/node_stats.hpp"
+#include "core/time.hpp"
 
 #include <string>
 #include <vector>

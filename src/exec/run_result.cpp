@@ -1,6 +1,6 @@
-#include "run_result.hpp"
+#include "exec/run_result.hpp"
 
-#include "interrupt.hpp"
+#include "core/interrupt.hpp"
 
 namespace evb {
 

@@ -1,11 +1,11 @@
 // The outcome of one run, gathered at rank 0: per-node statistics, timing and failure.
 #pragma once
-#include "config.hpp"
-#include "cpu_time.hpp"
-#include "rank_origin.hpp"
-#include "rank_placement.hpp"
-#include "node_stats.hpp"
-#include "transport.hpp"
+#include "units/config.hpp"
+#include "core/cpu_time.hpp"
+#include "core/rank_origin.hpp"
+#include "exec/rank_placement.hpp"
+#include "units/node_stats.hpp"
+#include "drivers/transport/transport.hpp"
 
 #include <nlohmann/json.hpp>
 

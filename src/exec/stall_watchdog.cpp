@@ -1,4 +1,4 @@
-#include "stall_watchdog.hpp"
+#include "exec/stall_watchdog.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>

@@ -6,7 +6,7 @@
 // (gathering, closing its transport) gets `ending_limit`. Either way the watchdog writes one line,
 // "evbench[rank R]: error: ...", and ends the process with exit code 1.
 #pragma once
-#include "time.hpp"
+#include "core/time.hpp"
 
 #include <atomic>
 #include <condition_variable>

@@ -1,6 +1,6 @@
-#include "cpu_report.hpp"
+#include "report/cpu_report.hpp"
 
-#include "report.hpp"
+#include "report/report.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

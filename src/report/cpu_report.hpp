@@ -2,7 +2,7 @@
 // cores used per 100 Gb/s moved, so "tcp needs 3.2 cores per 100 Gb/s on this node" can be read
 // off a run (paper 003: TCP at 100 Gb/s needs about 8 cores).
 #pragma once
-#include "run_result.hpp"
+#include "exec/run_result.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
-#include "failure_report.hpp"
+#include "report/failure_report.hpp"
 
-#include "layout.hpp"
+#include "units/layout.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

@@ -2,8 +2,8 @@
 // events re-assigned, re-built and incomplete, and, from the progress samples, how long the
 // survivors took to reach their full rate again.
 #pragma once
-#include "config.hpp"
-#include "run_result.hpp"
+#include "units/config.hpp"
+#include "exec/run_result.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "phase_table.hpp"
+#include "report/phase_table.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

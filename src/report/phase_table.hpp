@@ -1,7 +1,7 @@
 // The shift scan's result (paper 003 fig. 6 and 8): for every shift s, the minimum, average and
 // maximum over nodes of the rate each node received its flow at, from its phase counters.
 #pragma once
-#include "run_result.hpp"
+#include "exec/run_result.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
-#include "rails_report.hpp"
+#include "report/rails_report.hpp"
 
-#include "quantity.hpp"
+#include "core/quantity.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

@@ -1,7 +1,7 @@
 // --rails: how the writes spread over the NICs, as evbench posted them (the devices' own port
 // counters are the check: tests/test_verbs.cpp reads them in the VM).
 #pragma once
-#include "run_result.hpp"
+#include "exec/run_result.hpp"
 
 #include <nlohmann/json.hpp>
 

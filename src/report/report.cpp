@@ -1,13 +1,13 @@
-#include "report.hpp"
+#include "report/report.hpp"
 
-#include "cpu_report.hpp"
-#include "rails_report.hpp"
-#include "interrupt.hpp"
-#include "json_file.hpp"
-#include "phase_table.hpp"
-#include "placement.hpp"
-#include "printable_text.hpp"
-#include "quantity.hpp"
+#include "report/cpu_report.hpp"
+#include "report/rails_report.hpp"
+#include "core/interrupt.hpp"
+#include "core/json_file.hpp"
+#include "report/phase_table.hpp"
+#include "core/placement.hpp"
+#include "core/printable_text.hpp"
+#include "core/quantity.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

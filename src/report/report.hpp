@@ -2,10 +2,10 @@
 // header, one progress line per interval (as a RunObserver), the final per-node and system table
 // (perftest/OSU-style columns), the --json document and the one error line.
 #pragma once
-#include "failure_report.hpp"
-#include "config.hpp"
-#include "run_observer.hpp"
-#include "run_result.hpp"
+#include "report/failure_report.hpp"
+#include "units/config.hpp"
+#include "exec/run_observer.hpp"
+#include "exec/run_result.hpp"
 
 #include <nlohmann/json.hpp>
 

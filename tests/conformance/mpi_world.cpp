@@ -3,7 +3,7 @@
 // duplicates for its own traffic); the split communicator itself carries the suite's agreements
 // (key gathering, collective drive), never the transport's traffic. A failed check in any process
 // aborts the job, since its peers would otherwise wait for it in the next agreement.
-#include "mpi_transport.hpp"
+#include "drivers/mpi/mpi_transport.hpp"
 #include "transport_world.hpp"
 
 #include <gtest/gtest.h>

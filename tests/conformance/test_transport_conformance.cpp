@@ -4,7 +4,7 @@
 // conformance matrix); verbs runs it in the soft-RoCE VM and mpi under mpirun (see README).
 // Each test body reads the same for every driver: a process posts only from its own ranks
 // (mine()) and checks only its own ranks, so mpi runs it in every process of mpirun (SPMD).
-#include "registry.hpp"
+#include "drivers/registry/registry.hpp"
 #include "transport_world.hpp"
 
 #include <gtest/gtest.h>

@@ -1,12 +1,12 @@
 #include "transport_world.hpp"
 
-#include "options.hpp"
-#include "rails_transport.hpp"
-#include "registry.hpp"
-#include "fabric_options.hpp"
-#include "sim_network.hpp"
-#include "sim_run.hpp"
-#include "sim_transport.hpp"
+#include "core/options.hpp"
+#include "drivers/transport/rails_transport.hpp"
+#include "drivers/registry/registry.hpp"
+#include "netsim/fabric/fabric_options.hpp"
+#include "drivers/sim/sim_network.hpp"
+#include "drivers/sim/sim_run.hpp"
+#include "drivers/sim/sim_transport.hpp"
 
 #include <CLI/CLI.hpp>
 

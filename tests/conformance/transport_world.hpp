@@ -5,7 +5,7 @@
 // (region keys) and drive() is collective. Tests are written so that both read alike: post only
 // from mine() ranks, check only mine() ranks.
 #pragma once
-#include "transport.hpp"
+#include "drivers/transport/transport.hpp"
 
 #include <functional>
 #include <memory>

@@ -3,9 +3,9 @@
 // that decodes must encode again to the same message; a stats message is read as rank 0's
 // gather reads it (rank_statistics.hpp), where only std::invalid_argument may refuse it.
 // Input: a split seed (u8), then the byte stream.
-#include "control_message.hpp"
+#include "control/control_message.hpp"
 #include "fuzz_input.hpp"
-#include "rank_statistics.hpp"
+#include "exec/rank_statistics.hpp"
 #include "recorded_traffic.hpp"
 #include "seed_dir.hpp"
 

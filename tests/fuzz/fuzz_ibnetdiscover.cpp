@@ -1,8 +1,8 @@
 // ibnetdiscover dumps (and ibsim net files): parsed, and when they parse, ordered and routed.
 #include "fuzz_input.hpp"
-#include "host_order.hpp"
-#include "ibnetdiscover_format.hpp"
-#include "routing.hpp"
+#include "netsim/fabric/host_order.hpp"
+#include "netsim/fabric/ibnetdiscover_format.hpp"
+#include "netsim/fabric/routing.hpp"
 
 #include <sstream>
 

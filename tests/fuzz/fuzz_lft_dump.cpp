@@ -1,7 +1,7 @@
 // dump_lfts / ibroute output against a fixed fabric (the k = 2 fat tree evbench generates).
-#include "fabric_options.hpp"
+#include "netsim/fabric/fabric_options.hpp"
 #include "fuzz_input.hpp"
-#include "lft_dump_format.hpp"
+#include "netsim/fabric/lft_dump_format.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     static const evb::netsim::Fabric fabric = [] {

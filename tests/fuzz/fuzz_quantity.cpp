@@ -1,6 +1,6 @@
 // Sizes, durations and rates as users write them ("1MiB", "170ns", "100Gbps").
 #include "fuzz_input.hpp"
-#include "quantity.hpp"
+#include "core/quantity.hpp"
 
 #include <stdexcept>
 

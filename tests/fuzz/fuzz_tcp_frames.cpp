@@ -6,7 +6,7 @@
 #include "fuzz_input.hpp"
 #include "recorded_traffic.hpp"
 #include "seed_dir.hpp"
-#include "tcp_frame.hpp"
+#include "drivers/tcp/tcp_frame.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -3,11 +3,11 @@
 // write are read at post time, where the sender's data already is).
 #pragma once
 #include "forwarding_transport.hpp"
-#include "in_process_run.hpp"
-#include "layout.hpp"
-#include "local_driver.hpp"
-#include "log.hpp"
-#include "report.hpp"
+#include "exec/in_process_run.hpp"
+#include "units/layout.hpp"
+#include "drivers/local/local_driver.hpp"
+#include "core/log.hpp"
+#include "report/report.hpp"
 
 #include <cstring>
 #include <memory>

@@ -1,3 +1,3 @@
 // Must not compile: core services sit below every layer.
-#include "options.hpp"
-#include "config.hpp"
+#include "core/options.hpp"
+#include "units/config.hpp"

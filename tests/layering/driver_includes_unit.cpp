@@ -1,3 +1,3 @@
 // Must not compile: drivers never know events.
-#include "tcp_transport.hpp"
-#include "builder_unit.hpp"
+#include "drivers/tcp/tcp_transport.hpp"
+#include "units/builder_unit.hpp"

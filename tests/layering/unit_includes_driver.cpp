@@ -1,3 +1,3 @@
 // Must not compile: units never see a driver.
-#include "builder_unit.hpp"
-#include "tcp_transport.hpp"
+#include "units/builder_unit.hpp"
+#include "drivers/tcp/tcp_transport.hpp"

@@ -1,3 +1,3 @@
 // Must not compile: units never see the transport interface either (the executor translates).
-#include "builder_unit.hpp"
-#include "transport.hpp"
+#include "units/builder_unit.hpp"
+#include "drivers/transport/transport.hpp"

@@ -1,4 +1,4 @@
 // Control: a unit may include what sits below it (units, scheduling, core).
-#include "builder_unit.hpp"
-#include "options.hpp"
-#include "schedule.hpp"
+#include "units/builder_unit.hpp"
+#include "core/options.hpp"
+#include "scheduling/schedule.hpp"

@@ -1,10 +1,10 @@
-#include "conflicts_command.hpp"
+#include "netsim/commands/conflicts_command.hpp"
 
-#include "conflict_analyser.hpp"
-#include "fabric_options.hpp"
-#include "subcommand.hpp"
-#include "json_file.hpp"
-#include "options.hpp"
+#include "netsim/fabric/conflict_analyser.hpp"
+#include "netsim/fabric/fabric_options.hpp"
+#include "netsim/commands/subcommand.hpp"
+#include "core/json_file.hpp"
+#include "core/options.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

@@ -1,14 +1,14 @@
-#include "fabric_command.hpp"
+#include "netsim/commands/fabric_command.hpp"
 
-#include "conflict_analyser.hpp"
-#include "fabric_options.hpp"
-#include "subcommand.hpp"
-#include "host_order.hpp"
-#include "ibnetdiscover_format.hpp"
-#include "lft_dump_format.hpp"
-#include "json_file.hpp"
-#include "options.hpp"
-#include "output_file.hpp"
+#include "netsim/fabric/conflict_analyser.hpp"
+#include "netsim/fabric/fabric_options.hpp"
+#include "netsim/commands/subcommand.hpp"
+#include "netsim/fabric/host_order.hpp"
+#include "netsim/fabric/ibnetdiscover_format.hpp"
+#include "netsim/fabric/lft_dump_format.hpp"
+#include "core/json_file.hpp"
+#include "core/options.hpp"
+#include "core/output_file.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

@@ -1,11 +1,11 @@
-#include "netsim_command.hpp"
+#include "netsim/commands/netsim_command.hpp"
 
-#include "sim_options.hpp"
-#include "subcommand.hpp"
-#include "quantity.hpp"
-#include "json_file.hpp"
-#include "options.hpp"
-#include "sim_report.hpp"
+#include "netsim/engine/sim_options.hpp"
+#include "netsim/commands/subcommand.hpp"
+#include "core/quantity.hpp"
+#include "core/json_file.hpp"
+#include "core/options.hpp"
+#include "netsim/engine/sim_report.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

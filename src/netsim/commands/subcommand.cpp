@@ -1,9 +1,9 @@
-#include "subcommand.hpp"
+#include "netsim/commands/subcommand.hpp"
 
-#include "fabric_sim.hpp"
-#include "options.hpp"
-#include "printable_text.hpp"
-#include "routing.hpp"
+#include "netsim/engine/fabric_sim.hpp"
+#include "core/options.hpp"
+#include "core/printable_text.hpp"
+#include "netsim/fabric/routing.hpp"
 
 #include <CLI/CLI.hpp>
 

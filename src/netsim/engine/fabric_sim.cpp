@@ -1,9 +1,9 @@
-#include "fabric_sim.hpp"
+#include "netsim/engine/fabric_sim.hpp"
 
-#include "hash.hpp"
-#include "link_rate.hpp"
-#include "machine_info.hpp"
-#include "quantity.hpp"
+#include "core/hash.hpp"
+#include "netsim/fabric/link_rate.hpp"
+#include "core/machine_info.hpp"
+#include "core/quantity.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -11,17 +11,17 @@
 //               is sent (a link keeps its order), with an event only if it is the head when its
 //               first flit is in; only a message's last packet has an event at its host.
 #pragma once
-#include "event_queue.hpp"
-#include "host_latency.hpp"
-#include "huge_page_allocator.hpp"
-#include "huge_page_arena.hpp"
-#include "inline_ring.hpp"
-#include "ib_params.hpp"
-#include "index_pool.hpp"
-#include "latency_histogram.hpp"
-#include "fabric_options.hpp"
-#include "ring_queue.hpp"
-#include "routing.hpp"
+#include "netsim/engine/event_queue.hpp"
+#include "netsim/engine/host_latency.hpp"
+#include "core/huge_page_allocator.hpp"
+#include "core/huge_page_arena.hpp"
+#include "core/inline_ring.hpp"
+#include "netsim/engine/ib_params.hpp"
+#include "core/index_pool.hpp"
+#include "core/latency_histogram.hpp"
+#include "netsim/fabric/fabric_options.hpp"
+#include "core/ring_queue.hpp"
+#include "netsim/fabric/routing.hpp"
 
 #include <bit>
 #include <cstdint>

@@ -1,8 +1,8 @@
-#include "host_latency.hpp"
+#include "netsim/engine/host_latency.hpp"
 
-#include "config_error.hpp"
-#include "input_file.hpp"
-#include "quantity.hpp"
+#include "core/config_error.hpp"
+#include "core/input_file.hpp"
+#include "core/quantity.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -3,7 +3,7 @@
 // "fixed:1us", "uniform:0.8us:1.2us", "lognormal:1us:0.2" (median, sigma) or "file:PATH"
 // (lines "latency weight", latency with a unit, e.g. "1.05us 120").
 #pragma once
-#include "time.hpp"
+#include "core/time.hpp"
 
 #include <cstdint>
 #include <string>

@@ -1,4 +1,4 @@
-#include "ib_params.hpp"
+#include "netsim/engine/ib_params.hpp"
 
 #include <cmath>
 #include <stdexcept>

@@ -2,7 +2,7 @@
 // the packetisation arithmetic derived from them: packets of at most one MTU of payload plus
 // header and CRC, cut into 64 B flits, which are also the unit of link-level credits.
 #pragma once
-#include "time.hpp"
+#include "core/time.hpp"
 
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
-#include "sim_options.hpp"
+#include "netsim/engine/sim_options.hpp"
 
-#include "options.hpp"
+#include "core/options.hpp"
 
 namespace evb::netsim {
 

@@ -1,7 +1,7 @@
 // Command-line flags of the InfiniBand model (link, credits, buffers, packetisation, host latency,
 // simulation mode), shared by `evbench netsim` and `evbench --transport sim`.
 #pragma once
-#include "fabric_sim.hpp"
+#include "netsim/engine/fabric_sim.hpp"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "sim_report.hpp"
+#include "netsim/engine/sim_report.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

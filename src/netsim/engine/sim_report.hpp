@@ -1,7 +1,7 @@
 // Human table and JSON of a simulation run: per-host throughput, the busiest / most stalled
 // ports (bytes, PortXmitWait-like stall time), packet latency, and the simulator's own speed.
 #pragma once
-#include "traffic_run.hpp"
+#include "netsim/engine/traffic_run.hpp"
 
 #include <nlohmann/json.hpp>
 

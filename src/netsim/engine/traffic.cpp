@@ -1,6 +1,6 @@
-#include "traffic.hpp"
+#include "netsim/engine/traffic.hpp"
 
-#include "hash.hpp"
+#include "core/hash.hpp"
 
 namespace evb::netsim {
 

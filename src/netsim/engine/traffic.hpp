@@ -8,7 +8,7 @@
 //   random        every message to a uniformly drawn other host
 // Senders keep `depth` messages posted; they stop after `messages` each or at `stop`.
 #pragma once
-#include "fabric_sim.hpp"
+#include "netsim/engine/fabric_sim.hpp"
 
 #include <string>
 

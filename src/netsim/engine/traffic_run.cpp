@@ -1,4 +1,4 @@
-#include "traffic_run.hpp"
+#include "netsim/engine/traffic_run.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,9 +1,9 @@
 // One simulation run of a traffic injector on a fabric, measured over a window: what
 // `evbench netsim`, the tests and the benchmark all call.
 #pragma once
-#include "fabric_options.hpp"
-#include "fabric_sim.hpp"
-#include "traffic.hpp"
+#include "netsim/fabric/fabric_options.hpp"
+#include "netsim/engine/fabric_sim.hpp"
+#include "netsim/engine/traffic.hpp"
 
 #include <functional>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "conflict_analyser.hpp"
+#include "netsim/fabric/conflict_analyser.hpp"
 
 #include <algorithm>
 

@@ -3,7 +3,7 @@
 // linear shift (rank i sends to rank i + s). 1 everywhere means the shift is conflict-free; 2 or
 // 3 means the affected phases run at 1/2 or 1/3 of line rate.
 #pragma once
-#include "routing.hpp"
+#include "netsim/fabric/routing.hpp"
 
 #include <vector>
 

@@ -1,11 +1,11 @@
-#include "fabric_options.hpp"
+#include "netsim/fabric/fabric_options.hpp"
 
-#include "host_order.hpp"
-#include "ibnetdiscover_format.hpp"
-#include "lft_dump_format.hpp"
-#include "link_rate.hpp"
+#include "netsim/fabric/host_order.hpp"
+#include "netsim/fabric/ibnetdiscover_format.hpp"
+#include "netsim/fabric/lft_dump_format.hpp"
+#include "netsim/fabric/link_rate.hpp"
 
-#include "options.hpp"
+#include "core/options.hpp"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
 // Command-line description of a simulated fabric, shared by `evbench conflicts` and
 // `evbench netsim`: a parametric fat tree, its deviations from the ideal, and a routing engine.
 #pragma once
-#include "fat_tree.hpp"
-#include "routing.hpp"
+#include "netsim/fabric/fat_tree.hpp"
+#include "netsim/fabric/routing.hpp"
 
 #include <functional>
 #include <string>

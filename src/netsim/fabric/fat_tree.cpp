@@ -1,4 +1,4 @@
-#include "fat_tree.hpp"
+#include "netsim/fabric/fat_tree.hpp"
 
 #include <algorithm>
 #include <stdexcept>

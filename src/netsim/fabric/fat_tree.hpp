@@ -3,7 +3,7 @@
 // 2k: 2k pods of k leaves and k aggregation switches, k^2 cores, up to 2k^3 hosts. Real clusters deviate: leaves
 // with fewer hosts, missing hosts, and host cables swapped between ports.
 #pragma once
-#include "topology.hpp"
+#include "netsim/fabric/topology.hpp"
 
 #include <utility>
 #include <vector>

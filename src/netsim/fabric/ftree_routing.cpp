@@ -1,4 +1,4 @@
-#include "ftree_routing.hpp"
+#include "netsim/fabric/ftree_routing.hpp"
 
 #include <algorithm>
 #include <array>

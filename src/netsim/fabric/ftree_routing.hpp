@@ -8,7 +8,7 @@
 // is given an upward route to it, balanced over its cables. Leaves with fewer hosts than the
 // fullest leaf route "dummy" destinations so that the counters stay aligned across leaves.
 #pragma once
-#include "routing.hpp"
+#include "netsim/fabric/routing.hpp"
 
 namespace evb::netsim {
 

@@ -1,6 +1,6 @@
-#include "host_order.hpp"
+#include "netsim/fabric/host_order.hpp"
 
-#include "ibnetdiscover_format.hpp"
+#include "netsim/fabric/ibnetdiscover_format.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -2,7 +2,7 @@
 // reordered nodes to avoid them), so evbench can order ranks like a launcher would and write the
 // order as a hostfile for mpirun or srun.
 #pragma once
-#include "topology.hpp"
+#include "netsim/fabric/topology.hpp"
 
 #include <iosfwd>
 #include <string>

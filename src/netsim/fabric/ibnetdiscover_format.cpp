@@ -1,8 +1,8 @@
-#include "ibnetdiscover_format.hpp"
+#include "netsim/fabric/ibnetdiscover_format.hpp"
 
-#include "dump_error.hpp"
-#include "input_file.hpp"
-#include "link_rate.hpp"
+#include "netsim/fabric/dump_error.hpp"
+#include "core/input_file.hpp"
+#include "netsim/fabric/link_rate.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

@@ -2,7 +2,7 @@
 // net file: node blocks ("Switch 36 "S-<guid>" # "desc" ... lid 3"), one line per cabled port
 // ("[3] "H-<guid>"[1](portguid) # "desc" lid 7 4xEDR"), GUID lines before each node.
 #pragma once
-#include "topology.hpp"
+#include "netsim/fabric/topology.hpp"
 
 #include <iosfwd>
 #include <string>

@@ -1,7 +1,7 @@
-#include "lft_dump_format.hpp"
+#include "netsim/fabric/lft_dump_format.hpp"
 
-#include "dump_error.hpp"
-#include "input_file.hpp"
+#include "netsim/fabric/dump_error.hpp"
+#include "core/input_file.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>

@@ -2,7 +2,7 @@
 // per switch a block "Unicast lids [0x0-0x..] of switch ... guid 0x.. (desc):", one line
 // "0xLID PORT : (...)" per destination, and "N valid lids dumped".
 #pragma once
-#include "routing.hpp"
+#include "netsim/fabric/routing.hpp"
 
 #include <iosfwd>
 #include <string>

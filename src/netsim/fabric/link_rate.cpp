@@ -1,4 +1,4 @@
-#include "link_rate.hpp"
+#include "netsim/fabric/link_rate.hpp"
 
 #include <array>
 #include <charconv>

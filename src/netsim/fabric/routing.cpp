@@ -1,7 +1,7 @@
-#include "routing.hpp"
+#include "netsim/fabric/routing.hpp"
 
-#include "ftree_routing.hpp"
-#include "hash.hpp"
+#include "netsim/fabric/ftree_routing.hpp"
+#include "core/hash.hpp"
 
 #include <algorithm>
 #include <deque>

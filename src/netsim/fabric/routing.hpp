@@ -2,7 +2,7 @@
 // and the path a packet takes through them. Engines: ftree (OpenSM's, ftree_routing.hpp), minhop,
 // up*/down*, random (a seeded choice among minimal ports).
 #pragma once
-#include "topology.hpp"
+#include "netsim/fabric/topology.hpp"
 
 #include <stdexcept>
 #include <string>

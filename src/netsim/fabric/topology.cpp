@@ -1,6 +1,6 @@
-#include "topology.hpp"
+#include "netsim/fabric/topology.hpp"
 
-#include "hash.hpp"
+#include "core/hash.hpp"
 
 #include <algorithm>
 #include <deque>
