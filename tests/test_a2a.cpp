@@ -33,7 +33,7 @@ TEST(A2a, OnTheSimulatorEachRuRunsAtEquation32) {
     auto probe = run_evbench_json("--transport sim --k 4 --nodes 32 --events 10 --fragment-size 256KiB", "a2a_beff");
     ASSERT_FALSE(probe.is_null());
     const double b_eff = probe["results"]["network"]["effective_gbps"].get<double>();
-    // What Config::a2a_message_time gives at the rate the simulator sets (b_eff).
+    // What UnitConfig::a2a_message_time gives at the rate the simulator sets (b_eff).
     const auto t = static_cast<std::int64_t>(std::ceil(static_cast<double>(size) * 8 / b_eff * 1e3));
     for (const auto& [k, idle] : std::vector<std::pair<std::int64_t, std::int64_t>>{{4, 10'000'000}, {2, 40'000'000}}) {
         const std::int64_t send = k * t;
@@ -142,8 +142,8 @@ namespace {
 // A readout unit under a2a driven by hand: fragments of 1 us at 1000 Gb/s, idle windows of 1 us,
 // 8 credits, and `events` events assigned to it for every BU at time 0.
 struct HandDrivenA2a {
-    static evb::Config config(std::uint32_t nodes, std::uint32_t parallel, std::int64_t send_window_ps) {
-        evb::Config c;
+    static evb::UnitConfig config(std::uint32_t nodes, std::uint32_t parallel, std::int64_t send_window_ps) {
+        evb::UnitConfig c;
         c.nodes = nodes;
         c.protocol = evb::Protocol::push;
         c.scheduling = evb::Scheduling::a2a;
@@ -178,7 +178,7 @@ struct HandDrivenA2a {
         ctx.now_ = evb::Picoseconds(at_ps);
         ru.on_completion(ctx, done);
     }
-    evb::Config c;
+    evb::UnitConfig c;
     evb::FragmentSizer sizer;
     std::unique_ptr<evb::Schedule> schedule;
     evb::UnitSetup setup;

@@ -155,7 +155,7 @@ TEST(PhaseBarrier, APeerThatFinishesAfterReportingIsNotCountedTwice) {
 // The hang CI found (tcp, 1 run in 4): every other BU had finished, this one still had an event
 // under way; it built nothing more because it waited for a barrier no one else was in.
 TEST(BarrelSync, ABuilderLeftAloneStillWalksItsEventThroughEveryPhase) {
-    evb::Config c;
+    evb::UnitConfig c;
     c.nodes = 3;
     c.credits = 1;
     c.parallel = 1;

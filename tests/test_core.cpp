@@ -1,5 +1,5 @@
 // Pure pieces of the core: quantities with units, layout, histogram, fragment format, validation.
-#include "units/config.hpp"
+#include "exec/run_config.hpp"
 #include "units/fragment_format.hpp"
 #include "core/index_pool.hpp"
 #include "core/inline_ring.hpp"

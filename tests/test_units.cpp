@@ -20,8 +20,8 @@ using namespace evb::test;
 
 namespace {
 
-Config small_config(Protocol p = Protocol::pull) {
-    Config c;
+UnitConfig small_config(Protocol p = Protocol::pull) {
+    UnitConfig c;
     c.protocol = p;
     c.nodes = 4;
     c.credits = 2;
@@ -45,9 +45,9 @@ Message credit_from(std::uint32_t bu, std::uint32_t slot) {
 
 // The pure helpers every unit is built from, for one configuration.
 struct UnitFixture {
-    explicit UnitFixture(const Config& config)
+    explicit UnitFixture(const UnitConfig& config)
         : c(config), sizer(c), schedule(make_schedule(c.scheduling, 1)), units{c, sizer, *schedule} {}
-    Config c;
+    UnitConfig c;
     FragmentSizer sizer;
     std::unique_ptr<Schedule> schedule;
     UnitSetup units;
@@ -65,7 +65,7 @@ std::vector<std::byte> stamped_head(const UnitFixture& built, std::uint32_t src,
 
 // RU `index` of `config` with `blocks` buffers, driven by hand.
 struct ReadoutFixture {
-    ReadoutFixture(const Config& config, std::uint32_t index, std::uint32_t blocks)
+    ReadoutFixture(const UnitConfig& config, std::uint32_t index, std::uint32_t blocks)
         : built(config), pool(config.fragment_stride(), blocks), ru(built.units, index, pool) {}
     // The write with `cookie` has completed.
     void complete(std::uint64_t cookie) {
@@ -83,7 +83,7 @@ struct ReadoutFixture {
 } // namespace
 
 TEST(EventManager, AssignsEachEventOnceAndCountsCredits) {
-    Config c = small_config();
+    UnitConfig c = small_config();
     c.events = 10;
     UnitFixture built(c);
     const UnitSetup& setup = built.units;
@@ -112,7 +112,7 @@ TEST(EventManager, AssignsEachEventOnceAndCountsCredits) {
 }
 
 TEST(EventManager, RefusesMoreCreditsThanConfigured) {
-    Config c = small_config();
+    UnitConfig c = small_config();
     c.events = 1;   // stops after one event: further credits accumulate
     UnitFixture built(c);
     const UnitSetup& setup = built.units;
@@ -128,7 +128,7 @@ TEST(EventManager, RefusesMoreCreditsThanConfigured) {
 }
 
 TEST(EventManager, PushTellsEveryReadoutUnitWhereTheEventGoes) {
-    Config c = small_config(Protocol::push);
+    UnitConfig c = small_config(Protocol::push);
     c.events = 1;
     UnitFixture built(c);
     const UnitSetup& setup = built.units;
@@ -153,7 +153,7 @@ TEST(EventManager, PushTellsEveryReadoutUnitWhereTheEventGoes) {
 class BuilderUnitOrder : public ::testing::TestWithParam<int> {};
 
 TEST_P(BuilderUnitOrder, CompletesOnlyWhenAllFragmentsInAnyOrder) {
-    Config c = small_config();
+    UnitConfig c = small_config();
     c.parallel = 4;
     UnitFixture built(c);
     const UnitSetup& setup = built.units;
@@ -215,7 +215,7 @@ TEST_P(BuilderUnitOrder, CompletesOnlyWhenAllFragmentsInAnyOrder) {
 INSTANTIATE_TEST_SUITE_P(Shuffles, BuilderUnitOrder, ::testing::Range(0, 6));
 
 TEST(BuilderUnit, DetectsCorruptedPayloadAndWrongEvent) {
-    Config c = small_config();
+    UnitConfig c = small_config();
     c.nodes = 2;
     c.parallel = 2;
     UnitFixture built(c);
@@ -255,7 +255,7 @@ TEST(BuilderUnit, DetectsCorruptedPayloadAndWrongEvent) {
 // checked when the assignment comes.
 TEST(BuilderUnit, ChecksHeadersHandedOverWithTheCompletion) {
     for (Protocol protocol : {Protocol::pull, Protocol::push}) {
-        Config c = small_config(protocol);
+        UnitConfig c = small_config(protocol);
         c.nodes = 2;
         c.verify = Verify::header;
         UnitFixture built(c);
@@ -302,7 +302,7 @@ TEST(BuilderUnit, ChecksHeadersHandedOverWithTheCompletion) {
 // known and whose other piece lands after has that header checked too (it used to be checked
 // only for fragments wholly in at the assignment).
 TEST(BuilderUnit, PushChecksTheKeptHeaderOfAFragmentStillArriving) {
-    Config c = small_config(Protocol::push);
+    UnitConfig c = small_config(Protocol::push);
     c.nodes = 2;
     c.verify = Verify::header;
     c.data_segments = 2;
@@ -367,7 +367,7 @@ TEST(ReadoutUnit, QueuesRequestsWhenEveryBufferIsOnLoan) {
 // come in. It waits at a BU with no work yet: passing it, as it once did, sent every RU to the
 // BU assigned first (BU 0 here), then all together to the next: an incast at every step.
 TEST(ReadoutUnit, PushWaitsAtTheBuUnderItsBarrelCursorSoEveryStepIsAPermutation) {
-    Config c = small_config(Protocol::push);
+    UnitConfig c = small_config(Protocol::push);
     c.parallel = 1;
     ReadoutFixture f(c, 2, 4);
     ReadoutUnit& ru = f.ru;
@@ -403,7 +403,7 @@ TEST(ReadoutUnit, PushWaitsAtTheBuUnderItsBarrelCursorSoEveryStepIsAPermutation)
 // (here 2 events for 4 BUs: BUs 2 and 3 never get one), so what is assigned is written and the
 // run ends. The EM of a PUSH run tells every RU so.
 TEST(ReadoutUnit, PushPassesBusWithoutWorkOnceTheEmEndsTheRun) {
-    Config c = small_config(Protocol::push);
+    UnitConfig c = small_config(Protocol::push);
     c.parallel = 1;
     c.events = 2;
     UnitFixture built(c);
@@ -435,7 +435,7 @@ TEST(ReadoutUnit, PushPassesBusWithoutWorkOnceTheEmEndsTheRun) {
 }
 
 TEST(BuilderUnit, StaggeredBarrelStartsCreditKAtRuPlusKNOverCAndEveryStepIsAPermutation) {
-    Config c = small_config();
+    UnitConfig c = small_config();
     c.nodes = 8;
     c.credits = 4;
     c.parallel = 1;

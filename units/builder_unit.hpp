@@ -72,7 +72,7 @@ private:
     std::uint64_t fragment_offset(const Slot& s, std::uint32_t source) const;
 
     const UnitSetup& setup_;
-    const Config& config_;
+    const UnitConfig& config_;
     std::uint32_t index_;
     std::uint32_t nodes_;                   // RUs: the fragments of an event
     MemoryPool& pool_;

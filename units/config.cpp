@@ -1,6 +1,5 @@
 #include "units/config.hpp"
 
-#include "core/cpu_list.hpp"
 #include "core/quantity.hpp"
 
 #include <fmt/format.h>
@@ -12,7 +11,7 @@
 
 namespace evb {
 
-std::uint64_t Config::max_fragment_size() const {
+std::uint64_t UnitConfig::max_fragment_size() const {
     double scale = ru_scale.empty() ? 1.0 : *std::max_element(ru_scale.begin(), ru_scale.end());
     double spread = 0;
     switch (size_distribution) {
@@ -25,51 +24,51 @@ std::uint64_t Config::max_fragment_size() const {
     return (bytes + 7) & ~std::uint64_t{7};   // sizes are whole 8-byte words
 }
 
-std::uint64_t Config::required_memory() const {
+std::uint64_t UnitConfig::required_memory() const {
     return std::uint64_t{safety_margin} * std::max(ru_count(), bu_count()) * credits * (max_fragment_size() + meta_bytes());
 }
 
-std::uint64_t Config::ru_buffer_fragments() const {
+std::uint64_t UnitConfig::ru_buffer_fragments() const {
     return memory ? memory / wire_fragment_stride() : std::uint64_t{safety_margin} * bu_count() * credits;
 }
 
-std::uint64_t Config::bu_slots() const {
+std::uint64_t UnitConfig::bu_slots() const {
     return memory ? memory / (wire_fragment_stride() * ru_count()) : std::uint64_t{safety_margin} * credits;
 }
 
-Picoseconds Config::planned_time() const {
+Picoseconds UnitConfig::planned_time() const {
     if (benchmark == Benchmark::shift_scan) return phase_messages ? Picoseconds(0) : phase_time * nodes;
     return duration;
 }
 
-Picoseconds Config::a2a_message_time() const {
+Picoseconds UnitConfig::a2a_message_time() const {
     double bytes = static_cast<double>(max_fragment_size() + meta_bytes());
     return line_gbps > 0 ? Picoseconds(static_cast<std::int64_t>(std::ceil(bytes * 8 / line_gbps * 1e3))) : Picoseconds(0);
 }
 
-double Config::a2a_rate_gbps() const { return a2a_windows().rate(line_gbps); }
+double UnitConfig::a2a_rate_gbps() const { return a2a_windows().rate(line_gbps); }
 
-std::uint64_t Config::a2a_fragments_per_window() const { return a2a_windows().per_window(); }
+std::uint64_t UnitConfig::a2a_fragments_per_window() const { return a2a_windows().per_window(); }
 
-double Config::a2a_window_fill_bound() const {
+double UnitConfig::a2a_window_fill_bound() const {
     const std::uint64_t per_window = a2a_fragments_per_window(), fed = 2 * std::uint64_t{credits};
     return per_window > fed ? static_cast<double>(fed) / static_cast<double>(per_window) : 1.0;
 }
 
-double Config::a2a_window_fill() const { return a2a_windows().fill(); }
+double UnitConfig::a2a_window_fill() const { return a2a_windows().fill(); }
 
-std::uint64_t Config::a2a_buffer_bytes() const {
+std::uint64_t UnitConfig::a2a_buffer_bytes() const {
     return static_cast<std::uint64_t>(safety_margin * nodes * line_gbps * 1e9 / 8 * send_window.seconds());   // eq. 3.4
 }
 
-std::uint64_t Config::data_area() const {
+std::uint64_t UnitConfig::data_area() const {
     if (!fragment_memory) return align64(max_fragment_size());
     // Headers only: each data segment keeps its first bytes, at a fixed place.
     std::uint64_t segment = (max_fragment_size() + data_segments - 1) / data_segments;
     return data_segments * std::min(align64(segment), align64(fragment_memory));
 }
 
-std::uint64_t Config::meta_piece_memory() const {
+std::uint64_t UnitConfig::meta_piece_memory() const {
     return fragment_memory ? std::min(align64(meta_size), align64(fragment_memory)) : align64(meta_size);
 }
 
@@ -78,7 +77,7 @@ namespace {
 [[noreturn]] void fail(const std::string& message) { throw ConfigError(message); }
 
 // Nodes, layout, processes per node, credits, parallel sends, the fragment size.
-void check_nodes_and_units(const Config& c) {
+void check_nodes_and_units(const UnitConfig& c) {
     if (c.layout == NodeLayout::split) {
         if (c.readout_nodes < 1 || c.builder_nodes < 1)
             fail("--layout split needs --readout-nodes and --builder-nodes of at least 1 (got " + std::to_string(c.readout_nodes) + " and " +
@@ -108,7 +107,7 @@ void check_nodes_and_units(const Config& c) {
 }
 
 // The visiting order and what it needs of the protocol.
-void check_scheduling(const Config& c) {
+void check_scheduling(const UnitConfig& c) {
     if (c.barrel_start == BarrelStart::staggered && c.scheduling != Scheduling::barrel_shift)
         fail("--barrel-start staggered needs --scheduling barrel");
     if (c.scheduling == Scheduling::a2a) {
@@ -128,7 +127,7 @@ void check_scheduling(const Config& c) {
 }
 
 // Surviving a lost node, the heartbeat, the grace to end in.
-void check_failures_and_ending(const Config& c) {
+void check_failures_and_ending(const UnitConfig& c) {
     if (c.survives_failures()) {
         if (c.is_micro_benchmark()) fail("--on-failure continue is for event building; a micro-benchmark ends on a lost node");
         if (c.scheduling == Scheduling::barrel_sync)
@@ -141,27 +140,8 @@ void check_failures_and_ending(const Config& c) {
         fail(fmt::format("--grace {}: the ranks need at least 100ms after the duration to drain and report", format_duration(c.grace)));
 }
 
-// NICs, threads, CPUs and NUMA nodes.
-void check_placement(const Config& c) {
-    if (!c.rails.empty() && (c.rails.front() == ',' || c.rails.back() == ',' || c.rails.find(",,") != std::string::npos))
-        fail("--rails: '" + c.rails + "' has an empty NIC name (give names separated by commas: rxe0,rxe1)");
-    if (c.threads == UnitThreads::per_unit && c.survives_failures())
-        fail("--threads per-unit cannot be combined with --on-failure continue yet: a lost process is several endpoints; use --threads 1");
-    if ((!c.cpus.empty() || !c.numa.empty()) && c.placement != PlacementMode::manual)
-        fail(std::string(c.cpus.empty() ? "--numa" : "--cpus") + " needs --placement manual (auto finds the NIC's node itself)");
-    if (!c.cpus.empty()) {
-        try {
-            (void)parse_cpu_list(c.cpus);
-        } catch (const std::invalid_argument& e) {
-            fail(std::string("--cpus: ") + e.what());
-        }
-    }
-    if (!c.numa.empty() && c.numa.find_first_not_of("0123456789") != std::string::npos)
-        fail("--numa: '" + c.numa + "' is not a NUMA node number");
-}
-
 // The message mix and the fragment size distribution.
-void check_message_mix(const Config& c) {
+void check_message_mix(const UnitConfig& c) {
     if (c.data_segments < 1) fail("--data-segments must be at least 1 (got 0)");
     if (c.data_segments + c.meta_segments > max_pieces)
         fail("--data-segments + --meta-segments must be at most " + std::to_string(max_pieces) + " (got " +
@@ -195,7 +175,7 @@ void check_message_mix(const Config& c) {
 }
 
 // How long the run lasts and what it counts.
-void check_run_length(const Config& c) {
+void check_run_length(const UnitConfig& c) {
     if (c.events == 0 && c.duration <= Picoseconds(0) && c.benchmark != Benchmark::shift_scan)
         fail("give --events or a positive --duration");
     if (c.warmup < Picoseconds(0)) fail("--warmup cannot be negative");
@@ -215,7 +195,7 @@ void check_run_length(const Config& c) {
 }
 
 // Eq. 3.1's buffers against --memory and this machine's RAM.
-void check_buffers(const Config& c) {
+void check_buffers(const UnitConfig& c) {
     if (c.safety_margin < 2) fail("--safety-margin must be at least 2 (thesis eq. 3.1: m > 1)");
     auto required = c.required_memory();
     if (c.memory != 0 && c.memory < required)
@@ -230,11 +210,10 @@ void check_buffers(const Config& c) {
 
 } // namespace
 
-void validate(const Config& c) {
+void validate(const UnitConfig& c) {
     check_nodes_and_units(c);
     check_scheduling(c);
     check_failures_and_ending(c);
-    check_placement(c);
     check_message_mix(c);
     check_run_length(c);
     check_buffers(c);
@@ -259,7 +238,6 @@ std::string to_string(Scheduling s) {
 }
 std::string to_string(BarrelStart b) { return b == BarrelStart::own ? "own" : "staggered"; }
 std::string to_string(OnFailure f) { return f == OnFailure::stop ? "stop" : "continue"; }
-std::string to_string(PollMode m) { return m == PollMode::spin ? "spin" : m == PollMode::adaptive ? "adaptive" : "event"; }
 std::string to_string(Benchmark b) {
     switch (b) {
     case Benchmark::event_building: return "eb";
@@ -285,7 +263,7 @@ std::string to_string(SizeDistribution d) {
     return "?";
 }
 
-nlohmann::json derived_json(const Config& c) {
+nlohmann::json derived_json(const UnitConfig& c) {
     nlohmann::json j = {{"memory_per_unit", c.effective_memory()}};
     if (c.scheduling == Scheduling::a2a)
         j["a2a"] = {{"fragments_per_window", c.a2a_fragments_per_window()},

@@ -1,10 +1,11 @@
-// The effective configuration of one run: the event builder's parameters and the run's controls.
-// Defaults live here; config_options.cpp declares each field's flag once; validate() refuses what
-// cannot run. Options of one driver live with that driver (drivers/<name>/), not here.
+// What the units are configured with: the event builder's and the micro-benchmarks' parameters,
+// and how long a run lasts and what it counts. Defaults live here; config_options.cpp declares each
+// field's flag once; validate() refuses what cannot run. The rest of a run's options (placement,
+// launching, output) are the executor's (src/exec/run_config.hpp), options of one driver live
+// with that driver (drivers/<name>/).
 #pragma once
 #include "core/config_error.hpp"
 #include "core/memory_pool.hpp"
-#include "core/placement.hpp"
 #include "scheduling/schedule.hpp"
 #include "scheduling/traffic_pattern.hpp"
 #include "core/time.hpp"
@@ -33,15 +34,7 @@ enum class OnFailure { stop, continue_run };
 // Reactor threads of a process: one drives all its units, or one per unit, each with its own
 // transport endpoint (ppn 1 with the parallelism of ppn 2, without a second process).
 enum class UnitThreads { one, per_unit };
-// What a reactor thread does when a pass over its transport finds nothing: poll again (spin), sleep
-// in the transport's wait object at once (event), or spin a little first, then sleep (adaptive).
-enum class PollMode { spin, adaptive, event };
-// The final table's node rows: every node up to table_rows_in_full nodes, else the slowest, median
-// and fastest (automatic); every node (all).
-enum class TableRows { automatic, all };
-constexpr std::uint32_t table_rows_in_full = 32;
-
-struct Config {
+struct UnitConfig {
     std::string transport;                   // a driver of drivers/registry (its default entry unless given)
     Benchmark benchmark = Benchmark::event_building;
     // Micro-benchmarks: each message is one fragment (fragment_size, message mix and size
@@ -89,24 +82,9 @@ struct Config {
     // A rank that sends nothing on the control channel for this long is declared lost (0: off):
     // the only way to tell a stopped or hung process from a slow one.
     Picoseconds heartbeat{};
-    std::string json_file;
-    std::string bootstrap;                   // host:port of rank 0's bootstrap service
-    std::string run_key_file;                // the secret every connection between ranks proves (else $EVBENCH_RUN_KEY)
-    std::string listen_host;                 // data transport address; empty: 127.0.0.1 on one host, else hostname
-    // Placement on a real node (README "Running on a real node"): each rank's pools and thread.
-    PlacementMode placement = PlacementMode::automatic;
-    std::string cpus;                        // manual: CPU list its ranks' threads take in turn
-    std::string numa;                        // manual: the NUMA node of every pool ("" = first touch)
-    HugePages hugepages = HugePages::automatic;
-    std::string rails;                       // NICs, comma-separated: one transport per NIC, writes spread over them
-    UnitThreads threads = UnitThreads::one;  // per_unit: each unit its own reactor thread and transport endpoint
-    PollMode poll = PollMode::adaptive;      // when idle: spin, or sleep in the transport (Reactor::idle)
-    std::uint32_t launch_local = 0;          // fork this many processes on this machine
-    std::uint32_t launch_hosts = 1;          // hosts that each run --launch-local with the same count
-    std::uint32_t host_index = 0;            // this host's place among them (0: rank 0's, the bootstrap's)
-    bool quiet = false;                      // the summary only: no header, progress lines or node rows
-    TableRows rows = TableRows::automatic;
-    std::string log_level = "warn";
+    // per_unit: each unit its own reactor thread and transport endpoint (declared with the placement,
+    // src/exec/run_config.cpp; the units' layout gives each unit its endpoint).
+    UnitThreads threads = UnitThreads::one;
     // Bytes of each fragment kept in memory (0: all of it). The simulated transport sets 64: the
     // header and stamp travel through memory, the rest of a fragment exists on the simulated wire
     // only, so 512 simulated nodes fit in one process.
@@ -170,7 +148,7 @@ struct Config {
 };
 
 // Throws ConfigError. Call after nodes is known.
-void validate(const Config& config);
+void validate(const UnitConfig& config);
 
 std::string to_string(Protocol);
 std::string to_string(Scheduling);
@@ -181,10 +159,9 @@ std::string to_string(SizeDistribution);
 std::string to_string(Benchmark);
 std::string to_string(BarrelStart);
 std::string to_string(OnFailure);
-std::string to_string(PollMode);
 
 // Values derived from the options that results carry next to them (memory_per_unit).
-nlohmann::json derived_json(const Config& config);
+nlohmann::json derived_json(const UnitConfig& config);
 
 constexpr std::uint32_t fragment_header_size = 32;
 constexpr std::uint32_t min_fragment_size = 64;

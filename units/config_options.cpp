@@ -5,7 +5,7 @@ namespace {
 
 
 // The benchmark and its micro-benchmark parameters.
-void declare_benchmark_options(OptionSet& o, Config& c) {
+void declare_benchmark_options(OptionSet& o, UnitConfig& c) {
     o.begin_group("run", "Event building");
     o.text("transport", c.transport, "NAME", "transport driver (see \"Transports\"; `evbench --help` lists those built)");
     o.choice("benchmark", c.benchmark,
@@ -25,7 +25,7 @@ void declare_benchmark_options(OptionSet& o, Config& c) {
 }
 
 // The event-building protocol, the visiting order, a2a's windows.
-void declare_protocol_and_scheduling_options(OptionSet& o, Config& c) {
+void declare_protocol_and_scheduling_options(OptionSet& o, UnitConfig& c) {
     o.choice("protocol", c.protocol, {{"pull", Protocol::pull}, {"push", Protocol::push}, {"pull-noem", Protocol::pull_no_em}},
              "event-building protocol: PULL, PUSH or PULL without EM");
     o.choice("scheduling", c.scheduling,
@@ -44,7 +44,7 @@ void declare_protocol_and_scheduling_options(OptionSet& o, Config& c) {
 }
 
 // Nodes, layout, processes per node, the EM, credits and parallel sends.
-void declare_nodes_and_units_options(OptionSet& o, Config& c) {
+void declare_nodes_and_units_options(OptionSet& o, UnitConfig& c) {
     o.whole("nodes", c.nodes, "N", "event-building nodes, each one RU and one BU, at least 2")
         .shown_default("from the process count (4 in one process)");
     o.choice("layout", c.layout, {{"folded", NodeLayout::folded}, {"split", NodeLayout::split}},
@@ -62,7 +62,7 @@ void declare_nodes_and_units_options(OptionSet& o, Config& c) {
 }
 
 // Fragment sizes and the message mix.
-void declare_fragments_options(OptionSet& o, Config& c) {
+void declare_fragments_options(OptionSet& o, UnitConfig& c) {
     o.size("fragment-size", c.fragment_size, "mean fragment size including the 32 B header (64 B..1 GiB)");
     o.whole("data-segments", c.data_segments, "K", "writes each fragment's data is split into, each to its own place in the BU's slot");
     o.size("meta-size", c.meta_size, "bytes of each metadata write (paper 003's mix: 10KB)").shown_default("0: none");
@@ -79,7 +79,7 @@ void declare_fragments_options(OptionSet& o, Config& c) {
 }
 
 // How long a run lasts, what it counts and checks, its buffers.
-void declare_run_length_and_checks_options(OptionSet& o, Config& c) {
+void declare_run_length_and_checks_options(OptionSet& o, UnitConfig& c) {
     o.whole("events", c.events, "E", "stop after E events (then no default duration)");
     o.duration("duration", c.duration, "stop assigning events after this time");
     o.duration("warmup", c.warmup, "bytes, events and latencies count from this time on (wall time, or simulated): rates leave the start-up out")
@@ -96,88 +96,22 @@ void declare_run_length_and_checks_options(OptionSet& o, Config& c) {
 }
 
 // What a lost node does to the run.
-void declare_failures_options(OptionSet& o, Config& c) {
+void declare_failures_options(OptionSet& o, UnitConfig& c) {
     o.choice("on-failure", c.on_failure, {{"stop", OnFailure::stop}, {"continue", OnFailure::continue_run}},
              "when a node is lost: end the run, or go on without it (see \"Failures\")");
     o.duration("heartbeat", c.heartbeat, "declare a rank lost when it sends nothing for this long (finds stopped processes)")
         .shown_default("0: off");
 }
 
-// Placement on a real node: pools, threads, NICs, polling.
-void declare_placement_options(OptionSet& o, Config& c) {
-    o.begin_group("placement", "Placement on a real node");
-    o.choice("placement", c.placement, {{"auto", PlacementMode::automatic}, {"none", PlacementMode::none}, {"manual", PlacementMode::manual}},
-             "auto: pools on the NIC's NUMA node and each rank's thread on its own core there; none: leave both to the kernel; "
-             "manual: --cpus and --numa")
-        .per_rank();
-    o.text("cpus", c.cpus, "LIST", "with --placement manual: the CPUs (0-3,8) the ranks of a host pin their threads to, in turn")
-        .shown_default("")
-        .per_rank();
-    o.text("numa", c.numa, "N", "with --placement manual: the NUMA node every pool is bound to").shown_default("first touch").per_rank();
-    o.choice("hugepages", c.hugepages, {{"auto", HugePages::automatic}, {"on", HugePages::on}, {"off", HugePages::off}},
-             "pools in huge pages: auto takes them when enough are free, else transparent huge pages; on insists; off never")
-        .per_rank();
-
-    o.text("rails", c.rails, "NIC,NIC", "one transport per NIC (verbs: RDMA devices; ofi: domains; ucx: devices; tcp: interfaces), every pool registered "
-                                         "on each, each write to a peer on the next NIC in turn; bytes per NIC in the footer")
-        .shown_default("one NIC");
-    o.choice("threads", c.threads, {{"1", UnitThreads::one}, {"per-unit", UnitThreads::per_unit}},
-             "1: one reactor thread drives every unit of a process; per-unit: each unit (RU, BU, EM) its own thread and "
-             "transport endpoint, pinned apart (multi-process transports except mpi and psm2)");
-    o.choice("poll", c.poll, {{"spin", PollMode::spin}, {"adaptive", PollMode::adaptive}, {"event", PollMode::event}},
-             "when a rank finds nothing to do: spin (poll again, a core per rank), event (sleep on the transport's wait object "
-             "at once), adaptive (spin 20 us, then sleep; leaves the core to a neighbour; a transport with no wait object naps "
-             "50 us at a time while nothing of its own is in flight). See docs/performance.md")
-        .applies_when("a multi-process transport (the in-process ones have no threads that wait)",
-                      [&c] { return c.transport != "local" && c.transport != "sim"; })
-        .per_rank();
-}
-
-// Launching and output.
-void declare_launch_and_output_options(OptionSet& o, Config& c) {
-    o.begin_group("control", "Launching and output");
-    o.text("json", c.json_file, "FILE", "write configuration and results as JSON").writes_file().per_rank();
-    o.text("bootstrap", c.bootstrap, "HOST:PORT", "rank 0's bootstrap service (see \"Launching on a cluster\")")
-        .shown_default("$EVBENCH_BOOTSTRAP, or 127.0.0.1 and a port from the job id")
-        .per_rank();
-    o.text("run-key-file", c.run_key_file, "FILE",
-           "the run's shared secret, at least 32 characters in a file only its owner may read: every connection between the "
-           "ranks proves it (docs/security.md)")
-        .reads_file()
-        .shown_default("$EVBENCH_RUN_KEY, else one the local launcher makes, else derived from the job id")
-        .per_rank();
-    o.text("listen-host", c.listen_host, "ADDR", "address this rank's data transport listens on")
-        .shown_default("127.0.0.1 on one host, else the hostname")
-        .per_rank();
-    o.whole("launch-local", c.launch_local, "N", "fork N ranks on this machine (multi-process transports)").shown_default("").per_rank();
-    o.whole("launch-hosts", c.launch_hosts, "M",
-            "a run of M hosts that each run --launch-local N with the same --bootstrap and run key: M x N ranks, host I launches "
-            "ranks I N .. I N + N - 1 (docs/cluster.md)")
-        .applies_when("--launch-local", [&c] { return c.launch_local > 0; })
-        .per_rank();
-    o.whole("host-index", c.host_index, "I", "with --launch-hosts M: this host's place, 0..M-1; host 0 runs rank 0 and serves --bootstrap")
-        .applies_when("--launch-hosts", [&c] { return c.launch_hosts > 1; })
-        .per_rank();
-    o.on_off("quiet", c.quiet, "only the summary: no header, progress lines or table rows (the # lines at the end)").per_rank();
-    o.choice("rows", c.rows, {{"auto", TableRows::automatic}, {"all", TableRows::all}},
-             "the final table's node rows: auto lists every node up to 32, above that the slowest, median and fastest by in_Gbps; "
-             "all lists every node")
-        .applies_when("a run that prints its table (not --quiet)", [&c] { return !c.quiet; })
-        .per_rank();
-    o.text("log-level", c.log_level, "L", "trace, debug, info, warn, error or off").per_rank();
-}
-
 } // namespace
 
-void declare_config_options(OptionSet& o, Config& c) {
+void declare_unit_options(OptionSet& o, UnitConfig& c) {
     declare_benchmark_options(o, c);
     declare_protocol_and_scheduling_options(o, c);
     declare_nodes_and_units_options(o, c);
     declare_fragments_options(o, c);
     declare_run_length_and_checks_options(o, c);
     declare_failures_options(o, c);
-    declare_placement_options(o, c);
-    declare_launch_and_output_options(o, c);
 }
 
 } // namespace evb

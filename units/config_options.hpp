@@ -1,11 +1,12 @@
-// The run's flags: every field of Config declared once (flag, config-file key, default, help,
-// JSON echo). Drivers declare their own options next to them (drivers/<name>/).
+// The units' flags: every field of UnitConfig declared once (flag, config-file key, default, help,
+// JSON echo). The executor declares the run's other options (src/exec/run_config.hpp), drivers
+// their own (drivers/<name>/).
 #pragma once
 #include "units/config.hpp"
 #include "core/options.hpp"
 
 namespace evb {
 
-void declare_config_options(OptionSet& options, Config& config);
+void declare_unit_options(OptionSet& options, UnitConfig& config);
 
 } // namespace evb

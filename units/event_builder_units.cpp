@@ -7,7 +7,7 @@
 namespace evb {
 
 UnitsOfRank make_event_builder_units(const UnitSetup& setup, const Layout& layout, std::uint32_t rank, const PoolMemory& memory) {
-    const Config& c = setup.config;
+    const UnitConfig& c = setup.config;
     RankUnits placed = layout.units_on(rank);
     UnitsOfRank r;
     r.node = layout.node_of(rank);

@@ -16,7 +16,7 @@ UnitsOfRank make_event_builder_units(const UnitSetup& setup, const Layout& layou
 // the units of any rank made from them.
 class EventBuilder final : public RunUnits {
 public:
-    explicit EventBuilder(const Config& config)
+    explicit EventBuilder(const UnitConfig& config)
         : layout_(Layout::from_config(config)), sizer_(config), schedule_(make_schedule(config.scheduling, config.seed)),
           setup_{config, sizer_, *schedule_} {}
     EventBuilder(const EventBuilder&) = delete;

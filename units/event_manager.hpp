@@ -37,7 +37,7 @@ private:
     void stop(Context& ctx);
     void send_end(Context& ctx, std::uint32_t bu);
 
-    const Config& config_;
+    const UnitConfig& config_;
     std::uint32_t nodes_;   // BUs
     std::uint64_t next_event_ = 0;
     bool stopped_ = false;

@@ -17,7 +17,7 @@ std::uint64_t pattern_word(std::uint32_t source, std::uint64_t word_index) {
 
 std::uint64_t event_stamp(std::uint32_t source, std::uint64_t event) { return mix64(event, source + 0x5EEDull); }
 
-FragmentSizer::FragmentSizer(const Config& c)
+FragmentSizer::FragmentSizer(const UnitConfig& c)
     : dist_(c.size_distribution), spread_(c.size_spread), seed_(c.seed),
       max_(static_cast<std::uint32_t>(c.max_fragment_size())) {
     base_.resize(c.ru_count());

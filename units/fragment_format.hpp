@@ -27,7 +27,7 @@ std::uint64_t event_stamp(std::uint32_t source, std::uint64_t event);
 // Size of fragment (event, source): deterministic, so BUs know what to expect. Multiple of 8.
 class FragmentSizer {
 public:
-    explicit FragmentSizer(const Config& config);
+    explicit FragmentSizer(const UnitConfig& config);
     std::uint32_t size(std::uint64_t event, std::uint32_t source) const;   // total bytes incl. header
     std::uint32_t max_size() const { return max_; }
 

@@ -4,7 +4,7 @@
 
 namespace evb {
 
-FragmentWriter::FragmentWriter(const Config& config, std::uint32_t source, std::uint32_t max_size, MemoryPool& pool)
+FragmentWriter::FragmentWriter(const UnitConfig& config, std::uint32_t source, std::uint32_t max_size, MemoryPool& pool)
     : config_(config), pool_(pool), source_(source), mix_(config), generator_(source, max_size, mix_.data_memory()),
       meta_generator_(source, std::max(mix_.meta_size(), min_fragment_size), std::max(mix_.meta_memory(), min_fragment_size)),
       pieces_left_() {

@@ -16,7 +16,7 @@ namespace evb {
 
 class FragmentWriter {
 public:
-    FragmentWriter(const Config& config, std::uint32_t source, std::uint32_t max_size, MemoryPool& pool);
+    FragmentWriter(const UnitConfig& config, std::uint32_t source, std::uint32_t max_size, MemoryPool& pool);
     // Stamps `event`'s fragment of `size` bytes into `block` and writes every piece to `to` at
     // `remote_offset` (the fragment's place there) with the immediate naming slot and source.
     void write(Context& ctx, UnitAddress to, std::uint32_t block, std::uint64_t event, std::uint32_t size,
@@ -27,7 +27,7 @@ public:
     std::optional<std::uint32_t> done(Context& ctx, const WriteCompletion& c);
 
 private:
-    const Config& config_;
+    const UnitConfig& config_;
     MemoryPool& pool_;
     std::uint32_t source_;
     MessageMix mix_;

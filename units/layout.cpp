@@ -25,7 +25,7 @@ std::string units_text(const RankUnits& u) {
 Layout::Layout(std::uint32_t nodes, std::uint32_t ppn, bool with_manager, EmPlacement em, std::uint32_t readout_nodes)
     : nodes_(nodes), ppn_(readout_nodes ? 1 : ppn), with_manager_(with_manager), em_(em), readout_nodes_(readout_nodes) {}
 
-Layout Layout::from_config(const Config& c) {
+Layout Layout::from_config(const UnitConfig& c) {
     Layout l(c.nodes, c.ppn, c.has_manager(), c.em, c.layout == NodeLayout::split ? c.readout_nodes : 0);
     l.set_endpoint_per_unit(c.threads == UnitThreads::per_unit);
     return l;

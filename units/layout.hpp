@@ -29,7 +29,7 @@ class Layout {
 public:
     // readout_nodes > 0: split layout, nodes [0, R) read out and [R, nodes) build (ppn 1).
     Layout(std::uint32_t nodes, std::uint32_t ppn, bool with_manager, EmPlacement em, std::uint32_t readout_nodes = 0);
-    static Layout from_config(const Config& c);
+    static Layout from_config(const UnitConfig& c);
 
     // Nodes that `ranks` processes hold for this ppn and EM placement; throws ConfigError if none.
     static std::uint32_t nodes_for_ranks(std::uint32_t ranks, std::uint32_t ppn, bool with_manager, EmPlacement em);

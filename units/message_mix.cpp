@@ -2,7 +2,7 @@
 
 namespace evb {
 
-MessageMix::MessageMix(const Config& c)
+MessageMix::MessageMix(const UnitConfig& c)
     : data_(c.data_segments), meta_(c.meta_segments), meta_size_(static_cast<std::uint32_t>(c.meta_size)),
       headers_only_(c.fragment_memory != 0), data_area_(c.data_area()),
       data_memory_(static_cast<std::uint32_t>(headers_only_ ? c.data_area() / c.data_segments : c.data_area())),

@@ -18,7 +18,7 @@ struct Piece {
 
 class MessageMix {
 public:
-    explicit MessageMix(const Config& c);
+    explicit MessageMix(const UnitConfig& c);
     std::uint32_t pieces() const { return data_ + meta_; }
     std::uint32_t data_pieces() const { return data_; }
     std::uint32_t all_pieces() const { return pieces() == 32 ? ~0u : (1u << pieces()) - 1; }   // one bit per piece

@@ -9,7 +9,7 @@ ReadoutUnit::ReadoutUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool
       slot_stride_(setup.config.fragment_stride()), waiting_(std::size_t{2} * setup.config.credits * setup.config.parallel),
       track_classes_(setup.config.survives_failures() && setup.config.protocol == Protocol::pull_no_em),
       delivered_(track_classes_ ? setup.config.bu_count() : 0), block_job_(track_classes_ ? pool.blocks() : 0) {
-    const Config& c = setup_.config;
+    const UnitConfig& c = setup_.config;
     auto& readout = static_cast<PushPacing::Readout&>(*this);
     if (c.protocol == Protocol::push && c.scheduling == Scheduling::a2a)
         push_ = std::make_unique<TimeWindowPacing>(readout, c.a2a_windows(), index, c.bu_count(), c.credits);

@@ -31,6 +31,6 @@ public:
 };
 
 // Event building or the micro-benchmark that config.benchmark names.
-std::unique_ptr<RunUnits> make_run_units(const Config& config);
+std::unique_ptr<RunUnits> make_run_units(const UnitConfig& config);
 
 } // namespace evb

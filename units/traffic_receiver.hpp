@@ -1,5 +1,5 @@
 // A micro-benchmark's receiver, hosted as the node's BU: a region of 2 w slots for every sender
-// (w = --in-flight; Config::receive_slots says why), granted at the start and granted again once a message in them is checked (half a
+// (w = --in-flight; UnitConfig::receive_slots says why), granted at the start and granted again once a message in them is checked (half a
 // window at a time; one 64 B command per message in gather-cmd*, with its latency measured from
 // the command to the message's last piece). Every message is checked like a fragment: header,
 // source, size, sequence (no duplicate, none missing at the end), payload with --verify full.
@@ -41,7 +41,7 @@ private:
     std::uint32_t block_of(std::uint32_t sender, std::uint32_t slot) const { return sender * config_.receive_slots() + slot; }
 
     const UnitSetup& setup_;
-    const Config& config_;
+    const UnitConfig& config_;
     std::uint32_t index_;
     MemoryPool& pool_;
     MessageMix mix_;

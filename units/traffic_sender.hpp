@@ -36,7 +36,7 @@ private:
     void end(Context& ctx);
 
     const UnitSetup& setup_;
-    const Config& config_;
+    const UnitConfig& config_;
     std::uint32_t index_;
     MemoryPool& pool_;
     TrafficPattern pattern_;

@@ -7,7 +7,7 @@
 namespace evb {
 
 UnitsOfRank TrafficBenchmark::units_of(std::uint32_t rank, const PoolMemory& memory) const {
-    const Config& c = setup_.config;
+    const UnitConfig& c = setup_.config;
     RankUnits placed = layout_.units_on(rank);
     UnitsOfRank r;
     r.node = placed.readout ? *placed.readout : *placed.builder;
@@ -24,7 +24,7 @@ UnitsOfRank TrafficBenchmark::units_of(std::uint32_t rank, const PoolMemory& mem
     return r;
 }
 
-std::unique_ptr<RunUnits> make_run_units(const Config& config) {
+std::unique_ptr<RunUnits> make_run_units(const UnitConfig& config) {
     if (config.is_micro_benchmark()) return std::make_unique<TrafficBenchmark>(config);
     return std::make_unique<EventBuilder>(config);
 }

@@ -10,7 +10,7 @@ namespace evb {
 
 class TrafficBenchmark final : public RunUnits {
 public:
-    explicit TrafficBenchmark(const Config& config)
+    explicit TrafficBenchmark(const UnitConfig& config)
         : layout_(Layout::from_config(config)), sizer_(config), schedule_(make_schedule(config.scheduling, config.seed)),
           setup_{config, sizer_, *schedule_} {}
     TrafficBenchmark(const TrafficBenchmark&) = delete;

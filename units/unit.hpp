@@ -11,7 +11,7 @@ namespace evb {
 
 // What every unit is built from: the run's configuration and its shared, pure helpers.
 struct UnitSetup {
-    const Config& config;
+    const UnitConfig& config;
     const FragmentSizer& sizer;
     const Schedule& schedule;
 };

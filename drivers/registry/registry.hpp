@@ -3,7 +3,7 @@
 // drivers under a launcher, the simulated fabric in simulated time. Nothing outside this list
 // compares transport names.
 #pragma once
-#include "units/config.hpp"
+#include "exec/run_config.hpp"
 #include "drivers/transport/driver.hpp"
 #include "core/run_key.hpp"
 #include "exec/run_observer.hpp"

@@ -2,7 +2,7 @@
 // src/netsim, driven by its own executor (sim_run.hpp) in simulated time. Its options are the
 // fabric and model flags of `evbench netsim`, a warm-up and the port listing.
 #pragma once
-#include "units/config.hpp"
+#include "exec/run_config.hpp"
 #include "drivers/transport/driver.hpp"
 #include "drivers/sim/sim_run.hpp"
 

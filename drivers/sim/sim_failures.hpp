@@ -2,7 +2,7 @@
 // which simulated time and when the survivors learn of it. The survivors then go through the
 // same Node::lose_rank as a real run's transport or heartbeat would make them.
 #pragma once
-#include "units/config.hpp"
+#include "exec/run_config.hpp"
 #include "units/layout.hpp"
 
 #include <string>

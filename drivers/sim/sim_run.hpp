@@ -3,7 +3,7 @@
 // simulated time, posts become work requests of the simulated host adapters (after the host
 // latency model) and every message between hosts crosses the simulated fabric.
 #pragma once
-#include "units/config.hpp"
+#include "exec/run_config.hpp"
 #include "netsim/fabric/fabric_options.hpp"
 #include "exec/run_observer.hpp"
 #include "exec/run_result.hpp"

@@ -1,7 +1,7 @@
 #include "app/command_line.hpp"
 
 #include "core/build_info.hpp"
-#include "units/config_options.hpp"
+#include "exec/run_config.hpp"
 #include "core/quantity.hpp"
 #include "app/subcommands.hpp"
 

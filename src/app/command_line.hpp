@@ -1,7 +1,7 @@
 // evbench's run command line: the run's options (units/config_options.cpp) and every driver's
 // (drivers/<name>/), declared once each, attached to CLI11 for flags and config files.
 #pragma once
-#include "units/config.hpp"
+#include "exec/run_config.hpp"
 #include "core/options.hpp"
 #include "drivers/registry/registry.hpp"
 

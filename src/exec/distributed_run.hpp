@@ -2,7 +2,7 @@
 // connect the data transport, drive this rank's units, agree on the end, gather statistics at
 // rank 0. Rank 0's outcome holds the run's result; the others' only their own failure.
 #pragma once
-#include "units/config.hpp"
+#include "exec/run_config.hpp"
 #include "exec/run_observer.hpp"
 #include "core/run_key.hpp"
 #include "exec/run_result.hpp"

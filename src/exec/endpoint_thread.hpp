@@ -5,7 +5,7 @@
 // Each step hands over through a future, so an error on the thread reaches the rank's thread as
 // the exception it raised.
 #pragma once
-#include "units/config.hpp"
+#include "exec/run_config.hpp"
 #include "exec/node.hpp"
 #include "exec/progress_counts.hpp"
 #include "exec/rank_placement.hpp"

@@ -1,7 +1,7 @@
 // The real executor with every rank in this process (in-process drivers such as `local`): one
 // reactor thread drives all ranks' nodes until the units finish, a node fails or the deadline.
 #pragma once
-#include "units/config.hpp"
+#include "exec/run_config.hpp"
 #include "exec/run_observer.hpp"
 #include "exec/run_result.hpp"
 #include "drivers/transport/transport.hpp"

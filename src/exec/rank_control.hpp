@@ -5,7 +5,7 @@
 // run that does not finish. `tick` is one turn of it; the run loop calls it every millisecond.
 #pragma once
 #include "control/bootstrap.hpp"
-#include "units/config.hpp"
+#include "exec/run_config.hpp"
 #include "exec/endpoint_thread.hpp"
 #include "core/heartbeat.hpp"
 #include "exec/node.hpp"

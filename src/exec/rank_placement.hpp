@@ -2,7 +2,7 @@
 // transport's NIC, done (thread pinned, pools bound, in huge pages, locked), then read back from
 // the kernel for the header and JSON, so what is printed is what happened.
 #pragma once
-#include "units/config.hpp"
+#include "exec/run_config.hpp"
 #include "core/memory_pool.hpp"
 #include "core/placement.hpp"
 

@@ -2,6 +2,7 @@
 // units, fires due timers and retries waiting posts. Never blocks; returns the work it did.
 #pragma once
 #include "exec/node.hpp"
+#include "exec/poll_mode.hpp"
 
 #include <poll.h>
 

@@ -2,7 +2,7 @@
 // 10 min) plus the grace period.
 // Every executor and the local launcher end a run that has not finished by then.
 #pragma once
-#include "units/config.hpp"
+#include "exec/run_config.hpp"
 
 namespace evb {
 

@@ -1,6 +1,6 @@
 // The outcome of one run, gathered at rank 0: per-node statistics, timing and failure.
 #pragma once
-#include "units/config.hpp"
+#include "exec/run_config.hpp"
 #include "core/cpu_time.hpp"
 #include "core/rank_origin.hpp"
 #include "exec/rank_placement.hpp"

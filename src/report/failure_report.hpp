@@ -2,7 +2,7 @@
 // events re-assigned, re-built and incomplete, and, from the progress samples, how long the
 // survivors took to reach their full rate again.
 #pragma once
-#include "units/config.hpp"
+#include "exec/run_config.hpp"
 #include "exec/run_result.hpp"
 
 #include <nlohmann/json.hpp>

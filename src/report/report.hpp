@@ -3,7 +3,7 @@
 // (perftest/OSU-style columns), the --json document and the one error line.
 #pragma once
 #include "report/failure_report.hpp"
-#include "units/config.hpp"
+#include "exec/run_config.hpp"
 #include "exec/run_observer.hpp"
 #include "exec/run_result.hpp"
 

@@ -1,5 +1,5 @@
 // evbench's config files (TOML or INI through --config), with every run option declared.
-#include "units/config_options.hpp"
+#include "exec/run_config.hpp"
 #include "fuzz_input.hpp"
 
 #include <CLI/CLI.hpp>

@@ -1,0 +1,113 @@
+#include "exec/run_config.hpp"
+
+#include "core/config_error.hpp"
+#include "core/cpu_list.hpp"
+#include "units/config_options.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace evb {
+namespace {
+
+[[noreturn]] void fail(const std::string& message) { throw ConfigError(message); }
+
+// NICs, threads, CPUs and NUMA nodes.
+void check_placement(const Config& c) {
+    if (!c.rails.empty() && (c.rails.front() == ',' || c.rails.back() == ',' || c.rails.find(",,") != std::string::npos))
+        fail("--rails: '" + c.rails + "' has an empty NIC name (give names separated by commas: rxe0,rxe1)");
+    if (c.threads == UnitThreads::per_unit && c.survives_failures())
+        fail("--threads per-unit cannot be combined with --on-failure continue yet: a lost process is several endpoints; use --threads 1");
+    if ((!c.cpus.empty() || !c.numa.empty()) && c.placement != PlacementMode::manual)
+        fail(std::string(c.cpus.empty() ? "--numa" : "--cpus") + " needs --placement manual (auto finds the NIC's node itself)");
+    if (!c.cpus.empty()) {
+        try {
+            (void)parse_cpu_list(c.cpus);
+        } catch (const std::invalid_argument& e) {
+            fail(std::string("--cpus: ") + e.what());
+        }
+    }
+    if (!c.numa.empty() && c.numa.find_first_not_of("0123456789") != std::string::npos)
+        fail("--numa: '" + c.numa + "' is not a NUMA node number");
+}
+
+// Placement on a real node: pools, threads, NICs, polling.
+void declare_placement_options(OptionSet& o, Config& c) {
+    o.begin_group("placement", "Placement on a real node");
+    o.choice("placement", c.placement, {{"auto", PlacementMode::automatic}, {"none", PlacementMode::none}, {"manual", PlacementMode::manual}},
+             "auto: pools on the NIC's NUMA node and each rank's thread on its own core there; none: leave both to the kernel; "
+             "manual: --cpus and --numa")
+        .per_rank();
+    o.text("cpus", c.cpus, "LIST", "with --placement manual: the CPUs (0-3,8) the ranks of a host pin their threads to, in turn")
+        .shown_default("")
+        .per_rank();
+    o.text("numa", c.numa, "N", "with --placement manual: the NUMA node every pool is bound to").shown_default("first touch").per_rank();
+    o.choice("hugepages", c.hugepages, {{"auto", HugePages::automatic}, {"on", HugePages::on}, {"off", HugePages::off}},
+             "pools in huge pages: auto takes them when enough are free, else transparent huge pages; on insists; off never")
+        .per_rank();
+
+    o.text("rails", c.rails, "NIC,NIC", "one transport per NIC (verbs: RDMA devices; ofi: domains; ucx: devices; tcp: interfaces), every pool registered "
+                                         "on each, each write to a peer on the next NIC in turn; bytes per NIC in the footer")
+        .shown_default("one NIC");
+    o.choice("threads", c.threads, {{"1", UnitThreads::one}, {"per-unit", UnitThreads::per_unit}},
+             "1: one reactor thread drives every unit of a process; per-unit: each unit (RU, BU, EM) its own thread and "
+             "transport endpoint, pinned apart (multi-process transports except mpi and psm2)");
+    o.choice("poll", c.poll, {{"spin", PollMode::spin}, {"adaptive", PollMode::adaptive}, {"event", PollMode::event}},
+             "when a rank finds nothing to do: spin (poll again, a core per rank), event (sleep on the transport's wait object "
+             "at once), adaptive (spin 20 us, then sleep; leaves the core to a neighbour; a transport with no wait object naps "
+             "50 us at a time while nothing of its own is in flight). See docs/performance.md")
+        .applies_when("a multi-process transport (the in-process ones have no threads that wait)",
+                      [&c] { return c.transport != "local" && c.transport != "sim"; })
+        .per_rank();
+}
+
+// Launching and output.
+void declare_launch_and_output_options(OptionSet& o, Config& c) {
+    o.begin_group("control", "Launching and output");
+    o.text("json", c.json_file, "FILE", "write configuration and results as JSON").writes_file().per_rank();
+    o.text("bootstrap", c.bootstrap, "HOST:PORT", "rank 0's bootstrap service (see \"Launching on a cluster\")")
+        .shown_default("$EVBENCH_BOOTSTRAP, or 127.0.0.1 and a port from the job id")
+        .per_rank();
+    o.text("run-key-file", c.run_key_file, "FILE",
+           "the run's shared secret, at least 32 characters in a file only its owner may read: every connection between the "
+           "ranks proves it (docs/security.md)")
+        .reads_file()
+        .shown_default("$EVBENCH_RUN_KEY, else one the local launcher makes, else derived from the job id")
+        .per_rank();
+    o.text("listen-host", c.listen_host, "ADDR", "address this rank's data transport listens on")
+        .shown_default("127.0.0.1 on one host, else the hostname")
+        .per_rank();
+    o.whole("launch-local", c.launch_local, "N", "fork N ranks on this machine (multi-process transports)").shown_default("").per_rank();
+    o.whole("launch-hosts", c.launch_hosts, "M",
+            "a run of M hosts that each run --launch-local N with the same --bootstrap and run key: M x N ranks, host I launches "
+            "ranks I N .. I N + N - 1 (docs/cluster.md)")
+        .applies_when("--launch-local", [&c] { return c.launch_local > 0; })
+        .per_rank();
+    o.whole("host-index", c.host_index, "I", "with --launch-hosts M: this host's place, 0..M-1; host 0 runs rank 0 and serves --bootstrap")
+        .applies_when("--launch-hosts", [&c] { return c.launch_hosts > 1; })
+        .per_rank();
+    o.on_off("quiet", c.quiet, "only the summary: no header, progress lines or table rows (the # lines at the end)").per_rank();
+    o.choice("rows", c.rows, {{"auto", TableRows::automatic}, {"all", TableRows::all}},
+             "the final table's node rows: auto lists every node up to 32, above that the slowest, median and fastest by in_Gbps; "
+             "all lists every node")
+        .applies_when("a run that prints its table (not --quiet)", [&c] { return !c.quiet; })
+        .per_rank();
+    o.text("log-level", c.log_level, "L", "trace, debug, info, warn, error or off").per_rank();
+}
+
+} // namespace
+
+void declare_config_options(OptionSet& o, Config& c) {
+    declare_unit_options(o, c);
+    declare_placement_options(o, c);
+    declare_launch_and_output_options(o, c);
+}
+
+void validate(const Config& c) {
+    validate(static_cast<const UnitConfig&>(c));
+    check_placement(c);
+}
+
+std::string to_string(PollMode m) { return m == PollMode::spin ? "spin" : m == PollMode::adaptive ? "adaptive" : "event"; }
+
+} // namespace evb
