@@ -21,3 +21,13 @@ EVB=$(realpath "$bench_build/evbench")
 MEMCPY=$(realpath "$bench_build/bench/memcpy_bandwidth")
 OUT=bench/results$(smoke "" /smoke)
 mkdir -p "$OUT"
+# listening PORT: waits until a TCP socket listens on PORT here (a peer tool's server started in
+# the background), at most 10 s, so that its client never starts before it under load.
+listening() {
+  local tries=0
+  until ss -ltnH "sport = :$1" | grep -q .; do
+    tries=$((tries + 1))
+    [ $tries -le 200 ] || { echo "$(basename "$0"): no server listens on port $1 after 10 s" >&2; return 1; }
+    sleep 0.05
+  done
+}

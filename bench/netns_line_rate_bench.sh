@@ -76,7 +76,9 @@ done
 echo "== a shared node: Gb/s per node; in brackets, of the same driver's 2 hosts on a quiet machine"
 printf '%-12s %8s %15s %15s %15s %15s\n' driver "2 hosts" "4 hosts" "2 beside hog" "4 beside hog" "4, --poll spin"
 share() { python3 -c "print(f'{float($1):5.2f} ({float($1)/float($2):.2f})')"; }
-trap 'kill ${hog:-} 2>/dev/null; $bed down >/dev/null 2>&1 || true' EXIT
+hog=""
+# set -e holds in the trap too: a kill of a hog already gone must not turn the run's status into a failure.
+trap '[ -z "$hog" ] || kill "$hog" 2>/dev/null || true; $bed down >/dev/null 2>&1 || true' EXIT
 for d in "${drivers[@]}"; do
   IFS='|' read -r name flags mca <<< "$d"; read -r -a flags <<< "$flags"
   one=$(BED_HOSTS=2 MCA=$mca evbench_network "${name}_2" "${flags[@]}")
@@ -85,6 +87,7 @@ for d in "${drivers[@]}"; do
   hog4=$(MCA=$mca evbench_network "${name}_hog" "${flags[@]}")
   spin4=$(MCA=$mca evbench_network "${name}_hog_spin" "${flags[@]}" --poll spin)
   kill $hog; wait $hog 2>/dev/null || true
+  hog=""
   printf '%-12s %8.2f %15s %15s %15s %15s\n' "$name" "$one" "$(share "${quiet[$name]}" "$one")" \
     "$(share "$hog2" "$one")" "$(share "$hog4" "$one")" "$(share "$spin4" "$one")"
 done
