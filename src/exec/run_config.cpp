@@ -10,25 +10,23 @@
 namespace evb {
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw ConfigError(message); }
-
 // NICs, threads, CPUs and NUMA nodes.
 void check_placement(const Config& c) {
     if (!c.rails.empty() && (c.rails.front() == ',' || c.rails.back() == ',' || c.rails.find(",,") != std::string::npos))
-        fail("--rails: '" + c.rails + "' has an empty NIC name (give names separated by commas: rxe0,rxe1)");
+        throw ConfigError("--rails: '" + c.rails + "' has an empty NIC name (give names separated by commas: rxe0,rxe1)");
     if (c.threads == UnitThreads::per_unit && c.survives_failures())
-        fail("--threads per-unit cannot be combined with --on-failure continue yet: a lost process is several endpoints; use --threads 1");
+        throw ConfigError("--threads per-unit cannot be combined with --on-failure continue yet: a lost process is several endpoints; use --threads 1");
     if ((!c.cpus.empty() || !c.numa.empty()) && c.placement != PlacementMode::manual)
-        fail(std::string(c.cpus.empty() ? "--numa" : "--cpus") + " needs --placement manual (auto finds the NIC's node itself)");
+        throw ConfigError(std::string(c.cpus.empty() ? "--numa" : "--cpus") + " needs --placement manual (auto finds the NIC's node itself)");
     if (!c.cpus.empty()) {
         try {
             (void)parse_cpu_list(c.cpus);
         } catch (const std::invalid_argument& e) {
-            fail(std::string("--cpus: ") + e.what());
+            throw ConfigError(std::string("--cpus: ") + e.what());
         }
     }
     if (!c.numa.empty() && c.numa.find_first_not_of("0123456789") != std::string::npos)
-        fail("--numa: '" + c.numa + "' is not a NUMA node number");
+        throw ConfigError("--numa: '" + c.numa + "' is not a NUMA node number");
 }
 
 // Placement on a real node: pools, threads, NICs, polling.
