@@ -1,8 +1,9 @@
 // What the units are configured with: the event builder's and the micro-benchmarks' parameters,
 // and how long a run lasts and what it counts. Defaults live here; config_options.cpp declares each
-// field's flag once; validate() refuses what cannot run. The rest of a run's options (placement,
-// launching, output) are the executor's (src/exec/run_config.hpp), options of one driver live
-// with that driver (drivers/<name>/).
+// field's flag once and derives the defaults that depend on others; validate() refuses what cannot
+// run. The rest of a run's options (the transport, its grace and heartbeat, placement, launching,
+// output) are the executor's (src/exec/run_config.hpp), options of one driver live with that
+// driver (drivers/<name>/).
 #pragma once
 #include "core/config_error.hpp"
 #include "core/memory_pool.hpp"
@@ -35,7 +36,6 @@ enum class OnFailure { stop, continue_run };
 // transport endpoint (ppn 1 with the parallelism of ppn 2, without a second process).
 enum class UnitThreads { one, per_unit };
 struct UnitConfig {
-    std::string transport;                   // a driver of drivers/registry (its default entry unless given)
     Benchmark benchmark = Benchmark::event_building;
     // Micro-benchmarks: each message is one fragment (fragment_size, message mix and size
     // distribution apply), `events` counts messages per sender.
@@ -69,19 +69,14 @@ struct UnitConfig {
     std::vector<double> ru_scale;            // per-RU factor on the fragment size; empty = all 1
     std::uint64_t events = 0;                // 0: unlimited, stop on duration
     Picoseconds duration = Picoseconds::from_seconds(5);
-    Picoseconds grace = Picoseconds::from_seconds(10);
     // Bytes, events and latencies count from this time of the run's clock on (the start-up left
     // out). command_line.cpp sets the real transports' default: a tenth of a timed run.
     Picoseconds warmup{};
-    Picoseconds progress_interval = Picoseconds::from_seconds(1);
     Verify verify = Verify::header;
     std::uint64_t seed = 1;
     std::uint32_t safety_margin = 2;         // m of thesis eq. 3.1
     std::uint64_t memory = 0;                // per-unit buffer budget in bytes; 0 = exactly eq. 3.1
     OnFailure on_failure = OnFailure::stop;
-    // A rank that sends nothing on the control channel for this long is declared lost (0: off):
-    // the only way to tell a stopped or hung process from a slow one.
-    Picoseconds heartbeat{};
     // per_unit: each unit its own reactor thread and transport endpoint (declared with the placement,
     // src/exec/run_config.cpp; the units' layout gives each unit its endpoint).
     UnitThreads threads = UnitThreads::one;

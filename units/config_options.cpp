@@ -6,8 +6,6 @@ namespace {
 
 // The benchmark and its micro-benchmark parameters.
 void declare_benchmark_options(OptionSet& o, UnitConfig& c) {
-    o.begin_group("run", "Event building");
-    o.text("transport", c.transport, "NAME", "transport driver (see \"Transports\"; `evbench --help` lists those built)");
     o.choice("benchmark", c.benchmark,
              {{"eb", Benchmark::event_building}, {"one-to-one", Benchmark::one_to_one}, {"shift-scan", Benchmark::shift_scan},
               {"many-to-one", Benchmark::many_to_one}, {"gather", Benchmark::gather}, {"gather-cmd", Benchmark::gather_cmd},
@@ -86,8 +84,6 @@ void declare_run_length_and_checks_options(OptionSet& o, UnitConfig& c) {
         .shown_default("a tenth of --duration on real transports; 0 with --events, --on-failure continue and --transport sim")
         .applies_when("a run that is not a shift scan (its phases measure their own steady part)",
                       [&c] { return c.benchmark != Benchmark::shift_scan; });
-    o.duration("grace", c.grace, "time to drain and gather after the duration before the run fails");
-    o.duration("progress-interval", c.progress_interval, "time between progress lines");
     o.choice("verify", c.verify, {{"header", Verify::header}, {"full", Verify::full}},
              "per-fragment check at the BU: the header, or the header and the payload checksum");
     o.whole("seed", c.seed, "n", "seed of random scheduling and size draws");
@@ -99,8 +95,6 @@ void declare_run_length_and_checks_options(OptionSet& o, UnitConfig& c) {
 void declare_failures_options(OptionSet& o, UnitConfig& c) {
     o.choice("on-failure", c.on_failure, {{"stop", OnFailure::stop}, {"continue", OnFailure::continue_run}},
              "when a node is lost: end the run, or go on without it (see \"Failures\")");
-    o.duration("heartbeat", c.heartbeat, "declare a rank lost when it sends nothing for this long (finds stopped processes)")
-        .shown_default("0: off");
 }
 
 } // namespace
@@ -112,6 +106,23 @@ void declare_unit_options(OptionSet& o, UnitConfig& c) {
     declare_fragments_options(o, c);
     declare_run_length_and_checks_options(o, c);
     declare_failures_options(o, c);
+}
+
+void derive_unit_defaults(UnitConfig& c, const OptionSet& o) {
+    // With only --events, the run is not cut short by the default duration.
+    if (c.events && !o.given("duration")) c.duration = Picoseconds(0);
+    // A timed run leaves its first tenth out of every count (connections, the first credits all at
+    // once), as OSU's -x and iperf3's -O do; a run of --events counts every event, and so does a
+    // run that survives failures (its report accounts for every event assigned since the start).
+    // The simulator sets its own (sim_driver.cpp).
+    if (!o.given("warmup") && !c.events && c.benchmark != Benchmark::shift_scan && !c.survives_failures())
+        c.warmup = Picoseconds(c.duration.count() / 10);
+    if (c.layout == NodeLayout::split && !o.given("nodes")) c.nodes = c.readout_nodes + c.builder_nodes;
+    // gather-cmd-meta is gather-cmd plus DAQPIPE's 10 KB metadata message, unless told otherwise.
+    if (c.benchmark == Benchmark::gather_cmd_meta && !o.given("meta-segments") && !o.given("meta-size")) {
+        c.meta_segments = 1;
+        c.meta_size = 10 * 1024;
+    }
 }
 
 } // namespace evb

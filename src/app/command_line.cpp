@@ -25,20 +25,7 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
     app.footer(transports + subcommands_help() + "\n" + quantity_units_help());
     options.attach(app);
     if (!options.parse(app, argc, argv, help_out)) return false;
-    // With only --events, the run is not cut short by the default duration.
-    if (config.events && !options.given("duration")) config.duration = Picoseconds(0);
-    // A timed run leaves its first tenth out of every count (connections, the first credits all at
-    // once), as OSU's -x and iperf3's -O do; a run of --events counts every event, and so does a
-    // run that survives failures (its report accounts for every event assigned since the start).
-    // The simulator sets its own (sim_driver.cpp).
-    if (!options.given("warmup") && !config.events && config.benchmark != Benchmark::shift_scan && !config.survives_failures())
-        config.warmup = Picoseconds(config.duration.count() / 10);
-    if (config.layout == NodeLayout::split && !options.given("nodes")) config.nodes = config.readout_nodes + config.builder_nodes;
-    // gather-cmd-meta is gather-cmd plus DAQPIPE's 10 KB metadata message, unless told otherwise.
-    if (config.benchmark == Benchmark::gather_cmd_meta && !options.given("meta-segments") && !options.given("meta-size")) {
-        config.meta_segments = 1;
-        config.meta_size = 10 * 1024;
-    }
+    derive_config_defaults(config, options);
     return true;
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/config_error.hpp"
 #include "core/cpu_list.hpp"
+#include "core/quantity.hpp"
 #include "units/config_options.hpp"
 
 #include <stdexcept>
@@ -9,6 +10,18 @@
 
 namespace evb {
 namespace {
+
+// The transport's view of the units' checks, the heartbeat, the grace to end in.
+void check_run_control(const Config& c) {
+    if (c.fragment_memory && c.fragment_stride() < c.wire_fragment_stride() && c.verify == Verify::full)
+        throw ConfigError("--verify full needs whole fragments in memory; transport " + c.transport + " keeps fragment headers only");
+    if (c.progress_interval <= Picoseconds(0)) throw ConfigError("--progress-interval must be positive");
+    if (c.heartbeat < Picoseconds(0)) throw ConfigError("--heartbeat cannot be negative");
+    // A run ends within its duration plus the grace, in which the last writes drain and rank 0
+    // gathers every rank's statistics: below this, a healthy run would end as a failure.
+    if (c.grace < Picoseconds::from_seconds(0.1))
+        throw ConfigError("--grace " + format_duration(c.grace) + ": the ranks need at least 100ms after the duration to drain and report");
+}
 
 // NICs, threads, CPUs and NUMA nodes.
 void check_placement(const Config& c) {
@@ -27,6 +40,14 @@ void check_placement(const Config& c) {
     }
     if (!c.numa.empty() && c.numa.find_first_not_of("0123456789") != std::string::npos)
         throw ConfigError("--numa: '" + c.numa + "' is not a NUMA node number");
+}
+
+// How a run ends and is watched: in the units' group, after theirs.
+void declare_run_control_options(OptionSet& o, Config& c) {
+    o.duration("heartbeat", c.heartbeat, "declare a rank lost when it sends nothing for this long (finds stopped processes)")
+        .shown_default("0: off");
+    o.duration("grace", c.grace, "time to drain and gather after the duration before the run fails");
+    o.duration("progress-interval", c.progress_interval, "time between progress lines");
 }
 
 // Placement on a real node: pools, threads, NICs, polling.
@@ -96,13 +117,19 @@ void declare_launch_and_output_options(OptionSet& o, Config& c) {
 } // namespace
 
 void declare_config_options(OptionSet& o, Config& c) {
+    o.begin_group("run", "Event building");
+    o.text("transport", c.transport, "NAME", "transport driver (see \"Transports\"; `evbench --help` lists those built)");
     declare_unit_options(o, c);
+    declare_run_control_options(o, c);
     declare_placement_options(o, c);
     declare_launch_and_output_options(o, c);
 }
 
+void derive_config_defaults(Config& c, const OptionSet& o) { derive_unit_defaults(c, o); }
+
 void validate(const Config& c) {
     validate(static_cast<const UnitConfig&>(c));
+    check_run_control(c);
     check_placement(c);
 }
 

@@ -19,6 +19,12 @@ enum class TableRows { automatic, all };
 constexpr std::uint32_t table_rows_in_full = 32;
 
 struct Config : UnitConfig {
+    std::string transport;                   // a driver of drivers/registry (its default entry unless given)
+    Picoseconds grace = Picoseconds::from_seconds(10);   // after the planned end, to drain and gather
+    Picoseconds progress_interval = Picoseconds::from_seconds(1);
+    // A rank that sends nothing on the control channel for this long is declared lost (0: off):
+    // the only way to tell a stopped or hung process from a slow one.
+    Picoseconds heartbeat{};
     std::string json_file;
     std::string bootstrap;                   // host:port of rank 0's bootstrap service
     std::string run_key_file;                // the secret every connection between ranks proves (else $EVBENCH_RUN_KEY)
@@ -38,9 +44,11 @@ struct Config : UnitConfig {
     std::string log_level = "warn";
 };
 
-// Every flag of the run but the drivers': the units' (declare_unit_options), then placement,
-// launching and output.
+// Every flag of the run but the drivers': the transport, the units' (declare_unit_options) and the
+// run's grace, progress and heartbeat, then placement, launching and output.
 void declare_config_options(OptionSet& options, Config& config);
+// After parsing: the defaults of flags not given that depend on those given.
+void derive_config_defaults(Config& config, const OptionSet& options);
 // Throws ConfigError. Call after nodes is known.
 void validate(const Config& config);
 
