@@ -115,10 +115,9 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     waiting_.assign((total_ports + 63) / 64, 0);
     xmit_wait_ps_.assign(total_ports, 0);
     wait_since_.assign(total_ports, 0);
-    outputs_.resize(std::size_t{total_ports} * vls_);
-    for (auto& o : outputs_) o.credits = capacity_;
+    credits_.reset(std::size_t{total_ports} * vls_, capacity_);
     for (std::uint32_t vl = 0; vl < vls_; ++vl)
-        for (std::uint32_t port : host_port_) outputs_[queue_index(port, vl)].short_flows = 0;
+        for (std::uint32_t port : host_port_) credits_[queue_index(port, vl)].short_flows = 0;
     queues_.resize(std::size_t{total_ports} * vls_);
     for (std::uint32_t vl = 0; vl < vls_; ++vl)
         for (std::uint32_t port = 0; port < total_ports; ++port) {
@@ -149,7 +148,7 @@ std::uint8_t FabricSim::link_rate_index(double gbps) {
     if (l.flit_ps <= 0)
         throw std::invalid_argument("a flit of " + std::to_string(ib.flit_bytes) + " B at " + std::to_string(gbps) +
                                     " Gb/s takes under half a picosecond: the model steps credits by flits");
-    if (l.mtu_wire_ps > max_ramp_ps)
+    if (l.mtu_wire_ps > LinkCredits::max_ramp_ps)
         throw std::invalid_argument("a packet of " + std::to_string(mtu_wire_) + " B at " + std::to_string(gbps) +
                                     " Gb/s takes over 1 ms: the model returns a packet's credits within 1 ms");
     link_times_.push_back(l);
@@ -200,10 +199,9 @@ void FabricSim::verify_quiescent() const {
     if (live_messages_ || live_packets_)
         check_failed(std::to_string(live_messages_) + " messages and " + std::to_string(live_packets_) +
                      " packets still in flight");
-    for (std::uint32_t i = 0; i < outputs_.size(); ++i) {
+    for (std::uint32_t i = 0; i < credits_.size(); ++i) {
         if (ports_[port_of(i)].peer == none) continue;
-        std::int64_t c = outputs_[i].credits;
-        for (std::size_t r = 0; r < outputs_[i].ramps.size(); ++r) c += outputs_[i].ramps.at(r).blocks;
+        const std::int64_t c = credits_.held(i);
         if (c != capacity_)
             check_failed("port " + std::to_string(port_of(i)) + " VL " + std::to_string(vl_of(i)) + " ends with " +
                          std::to_string(c) + " of " + std::to_string(capacity_) + " credits: flits lost or duplicated");
@@ -310,7 +308,7 @@ void FabricSim::on_message_ready(std::uint32_t m) {
     if (host.last != none && msg.dst <= host.last) ++host.next;   // a flow before the round robin's place
     const std::uint32_t need = next_packet_blocks(msg.bytes);
     flows.insert(it, Flow{msg.dst, m, m, need, msg.bytes});
-    OutputVl& ov = outputs_[queue_index(port, vl)];
+    OutputVl& ov = credits_[queue_index(port, vl)];
     ov.least_need = 0;   // a new flow: unknown until the next scan
     ov.short_flows += need < mtu_blocks_;
     if (options_.checks) check_short_flows(port, vl);
@@ -510,7 +508,7 @@ void FabricSim::arbitrate(std::uint32_t out) {
     if (o.asking) {   // read at the end of the instant: its credit state, both lines (the ramps mostly in the second)
         static_assert(sizeof(OutputVl) == 128);
         const std::uint32_t vl = first_vl_after(o.asking, o.rr_vl);
-        const char* credits = reinterpret_cast<const char*>(&outputs_[queue_index(out, vl)]);
+        const char* credits = reinterpret_cast<const char*>(&credits_[queue_index(out, vl)]);
         __builtin_prefetch(credits);
         __builtin_prefetch(credits + 64);
         // and the next switch's input queue a grant sends into (behind the granted packet's line)
@@ -553,13 +551,13 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
         if (o.host != none) {   // an adapter: its flows, by destination
             const HostFlows& host = flows_[std::size_t{o.host} * vls_ + vl];
             const auto& flows = host.flows;
-            Credits available(*this, out, vl);
-            OutputVl& ov = outputs_[queue_index(out, vl)];
+            auto available = credits_cover(out, vl);
+            OutputVl& ov = credits_[queue_index(out, vl)];
             // Credits only grow until a grant: short of the smallest need the last scan found (its
             // flows unchanged since), every flow would be visited in vain.
-            if (ov.least_need != 0 && !available.cover(ov.least_need)) {
+            if (ov.least_need != 0 && !available(ov.least_need)) {
                 min_need = ov.least_need;
-            } else if (ov.short_flows == 0 && !available.cover(mtu_blocks_)) {
+            } else if (ov.short_flows == 0 && !available(mtu_blocks_)) {
                 // No flow's next packet is below a full MTU (the event builder's fragments; only
                 // its small messages are shorter): credits short of one cover none, unvisited.
                 min_need = ov.least_need = mtu_blocks_;
@@ -568,7 +566,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
                 std::size_t f = host.next;
                 for (std::size_t k = 0; k < n; ++k, ++f) {
                     if (f == n) f = 0;
-                    if (available.cover(flows[f].need)) {
+                    if (available(flows[f].need)) {
                         o.rr_vl = static_cast<std::uint8_t>(vl);
                         grant_flow(out, vl, f, flows[f].need);
                         return;
@@ -581,21 +579,21 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
             if (t >= 0 && (earliest < 0 || t < earliest)) earliest = t;
             continue;
         }
-        const std::uint32_t last = outputs_[queue_index(out, vl)].last_granted;
+        const std::uint32_t last = credits_[queue_index(out, vl)].last_granted;
         std::uint64_t* bits = req_bits(out, vl);
         const Request* asked = requests(out, vl);
         const std::uint32_t words = requesters(out).words;
-        Credits available(*this, out, vl);
+        auto available = credits_cover(out, vl);
         const std::uint32_t start = last == UINT32_MAX ? 0 : last + 1;
         // Requester `pos`, in round robin order: granted if the credits cover its need.
         auto granted = [&](std::uint32_t pos) {
             const std::uint32_t need = asked[pos].need;
-            if (!available.cover(need)) {
+            if (!available(need)) {
                 min_need = std::min(min_need, need);
                 return false;
             }
             o.rr_vl = static_cast<std::uint8_t>(vl);
-            outputs_[queue_index(out, vl)].last_granted = pos;
+            credits_[queue_index(out, vl)].last_granted = pos;
             grant_input(out, vl, pos, need);
             return true;
         };
@@ -621,7 +619,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
                 if (granted(pos)) return;
             }
         }
-        outputs_[queue_index(out, vl)].least_need = min_need;
+        credits_[queue_index(out, vl)].least_need = min_need;
         std::int64_t t = time_credits_reach(out, vl, min_need);
         if (t >= 0 && (earliest < 0 || t < earliest)) earliest = t;
     }
@@ -638,7 +636,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
 void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, std::uint32_t need) {
     Port& o = ports_[out];
     take_credits(out, vl, need);
-    OutputVl& ov = outputs_[queue_index(out, vl)];
+    OutputVl& ov = credits_[queue_index(out, vl)];
     ov.least_need = 0;   // its flows change: unknown until the next scan
     ov.short_flows -= need < mtu_blocks_;
     // The adapter cuts the next packet of the flow's head message.
@@ -713,7 +711,7 @@ void FabricSim::grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t r
         o.behind = behind;
         __builtin_prefetch(&packets_[behind.packet]);
         __builtin_prefetch(&ports_[iq.out(behind)]);
-        __builtin_prefetch(&outputs_[queue_index(iq.out(behind), vl)]);
+        __builtin_prefetch(&credits_[queue_index(iq.out(behind), vl)]);
     }
     start_packet(out);
 }
@@ -723,7 +721,7 @@ void FabricSim::prefetch_next_grant(std::uint32_t out, std::uint32_t vl) {
     if (!o.asking) return;
     // With traffic on several VLs the next grant is mostly on another VL than this one.
     const std::uint32_t next_vl = first_vl_after(o.asking, vl);
-    const OutputVl& ov = outputs_[queue_index(out, next_vl)];
+    const OutputVl& ov = credits_[queue_index(out, next_vl)];
     const char* credits = reinterpret_cast<const char*>(&ov);
     __builtin_prefetch(credits + 64);   // its ramps
     if (o.host != none) {   // an adapter: the flow its round robin visits first
@@ -863,62 +861,20 @@ std::int64_t FabricSim::packet_done(std::uint32_t out, std::uint32_t pk, std::in
 
 // ---- credits ----------------------------------------------------------------------------------
 
-std::int64_t FabricSim::folded_credits(std::uint32_t out, std::uint32_t vl, std::int64_t t) {
-    OutputVl& rq = outputs_[queue_index(out, vl)];
-    for (; !rq.ramps.empty() && rq.ramps.front().base + rq.ramps.front().total <= t; rq.ramps.pop())   // fold ramps that are complete
-        rq.credits += rq.ramps.front().blocks;
-    return rq.credits;
-}
-
-std::int64_t FabricSim::partial_credits(std::uint32_t out, std::uint32_t vl, std::int64_t t) const {
-    const OutputVl& rq = outputs_[queue_index(out, vl)];
-    std::int64_t partial = 0;
-    for (std::size_t k = 0; k < rq.ramps.size(); ++k) {
-        const Ramp& r = rq.ramps.at(k);
-        if (t < r.base + r.step) break;
-        partial += std::min<std::int64_t>(r.blocks - 1, (t - r.base) / r.step);
-    }
-    return partial;
-}
-
-std::size_t FabricSim::ramp_entries() const {
-    std::size_t n = 0;
-    for (const auto& rq : outputs_) n += rq.ramps.size();
-    return n;
-}
-
 std::size_t FabricSim::arriving_entries() const {
     std::size_t n = 0;
     for (const auto& a : arriving_) n += a.size();
     return n;
 }
 
-std::int64_t FabricSim::time_credits_reach(std::uint32_t out, std::uint32_t vl, std::int64_t need) const {
-    const std::size_t i = queue_index(out, vl);
-    const OutputVl& rq = outputs_[i];
-    std::int64_t have = rq.credits;
-    for (std::size_t k = 0; k < rq.ramps.size(); ++k) {
-        const Ramp& r = rq.ramps.at(k);
-        if (have + r.blocks >= need) {
-            std::int64_t missing = need - have;   // 1..blocks
-            return std::max(now_ + 1, r.base + (r.total == 0 ? 0 : std::min<std::int64_t>(missing * r.step, r.total)));
-        }
-        have += r.blocks;
-    }
-    return -1;   // waits for credits not yet on their way: their ramp will wake the port
-}
-
 void FabricSim::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t base, std::uint32_t blocks, std::int64_t total,
                                std::int64_t step) {
     const std::uint32_t out = ports_[in].peer;
     const std::size_t i = queue_index(out, vl);
-    if (total > max_ramp_ps || step > max_ramp_ps) check_failed("a credit ramp of " + std::to_string(total) + " ps");
-    OutputVl& rq = outputs_[i];
-    if (rq.ramps.size() == ramps_inside) folded_credits(out, vl, now_);   // room inside: ramps complete by now go to the counter
-    rq.ramps.emplace(base, static_cast<std::int32_t>(total), static_cast<std::int32_t>(step), blocks);
+    if (total > LinkCredits::max_ramp_ps || step > LinkCredits::max_ramp_ps) check_failed("a credit ramp of " + std::to_string(total) + " ps");
+    credits_.give_back(i, {base, static_cast<std::int32_t>(total), static_cast<std::int32_t>(step), blocks}, now_);
     if (options_.checks) {
-        std::int64_t held = rq.credits;
-        for (std::size_t k = 0; k < rq.ramps.size(); ++k) held += rq.ramps.at(k).blocks;
+        const std::int64_t held = credits_.held(i);
         if (held > capacity_)
             check_failed("port " + std::to_string(out) + " VL " + std::to_string(vl) + " would hold " +
                          std::to_string(held) + " credits for a buffer of " + std::to_string(capacity_));
@@ -934,7 +890,7 @@ void FabricSim::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t 
 void FabricSim::wake_earlier(std::uint32_t out, std::uint32_t vl) {
     Port& o = ports_[out];
     if (o.dirty || !(o.asking >> vl & 1)) return;
-    const std::int64_t t = time_credits_reach(out, vl, outputs_[queue_index(out, vl)].least_need);
+    const std::int64_t t = time_credits_reach(out, vl, credits_[queue_index(out, vl)].least_need);
     if (t >= 0 && (o.wake_at < 0 || t < o.wake_at)) {
         o.wake_at = t;
         queue_.push(t, wake, out);
@@ -942,21 +898,8 @@ void FabricSim::wake_earlier(std::uint32_t out, std::uint32_t vl) {
 }
 
 void FabricSim::take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t blocks) {
-    // The arbitration that grants folded the complete ramps at this instant (Credits). Blocks of
-    // a ramp still in progress but already returned are moved into the counter.
-    OutputVl& rq = outputs_[queue_index(out, vl)];
-    while (rq.credits < blocks && !rq.ramps.empty()) {
-        Ramp& r = rq.ramps.front();
-        if (now_ < r.base + r.step) break;
-        std::int64_t done = std::min<std::int64_t>(r.blocks - 1, (now_ - r.base) / r.step);
-        if (done <= 0) break;
-        rq.credits += done;
-        r.blocks -= static_cast<std::uint32_t>(done);
-        r.base += done * r.step;
-        r.total -= static_cast<std::int32_t>(done * r.step);
-    }
-    rq.credits -= blocks;
-    if (rq.credits < 0) check_failed("credits of port " + std::to_string(out) + " VL " + std::to_string(vl) + " below zero");
+    if (credits_.take(queue_index(out, vl), blocks, now_) < 0)
+        check_failed("credits of port " + std::to_string(out) + " VL " + std::to_string(vl) + " below zero");
 }
 
 // ---- geometry and pools -----------------------------------------------------------------------
@@ -1000,9 +943,9 @@ void FabricSim::check_occupancy(std::uint32_t q, std::int64_t blocks) {
 void FabricSim::check_short_flows(std::uint32_t port, std::uint32_t vl) {
     const auto& flows = flows_[std::size_t{ports_[port].host} * vls_ + vl].flows;
     const auto count = std::count_if(flows.begin(), flows.end(), [&](const Flow& f) { return f.need < mtu_blocks_; });
-    if (static_cast<std::uint32_t>(count) != outputs_[queue_index(port, vl)].short_flows)
+    if (static_cast<std::uint32_t>(count) != credits_[queue_index(port, vl)].short_flows)
         check_failed("host " + std::to_string(ports_[port].host) + " VL " + std::to_string(vl) + " counts " +
-                     std::to_string(outputs_[queue_index(port, vl)].short_flows) + " flows below a full packet, holds " + std::to_string(count));
+                     std::to_string(credits_[queue_index(port, vl)].short_flows) + " flows below a full packet, holds " + std::to_string(count));
 }
 
 void FabricSim::check_failed(const std::string& what) const {

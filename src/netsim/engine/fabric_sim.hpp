@@ -17,6 +17,7 @@
 #include "core/huge_page_arena.hpp"
 #include "core/inline_ring.hpp"
 #include "netsim/engine/ib_params.hpp"
+#include "netsim/engine/link_credits.hpp"
 #include "core/index_pool.hpp"
 #include "core/latency_histogram.hpp"
 #include "netsim/fabric/fabric_options.hpp"
@@ -142,7 +143,7 @@ public:
     // "100 Gb/s", or each rate with its cables: "100 Gb/s x 64, 200 Gb/s x 32".
     std::string link_rates() const;
     // Credit ramps held for all links: bounded by the credits in flight, however long the run.
-    std::size_t ramp_entries() const;
+    std::size_t ramp_entries() const { return credits_.ramp_entries(); }
     // Packets kept to be counted at their arrival (packet mode): bounded by those on host links,
     // and per host at most count_arrived_batch past ones.
     std::size_t arriving_entries() const;
@@ -203,29 +204,7 @@ private:
         std::uint64_t tx_bytes = 0, tx_packets = 0, tx_blocks = 0;
     };
     PortCounters sent_counters(std::uint32_t port) const;
-    // Credits coming back: block i at base + min((i + 1) step, total), or all at base. A ramp
-    // spans one packet on one link (the constructor refuses links where that could pass 1 ms).
-    struct Ramp {
-        std::int64_t base;
-        std::int32_t total, step;
-        std::uint32_t blocks;
-    };
-    static constexpr std::int64_t max_ramp_ps = 1'000'000'000;
-    static constexpr std::size_t ramps_inside = 4;
-    // An output's state per VL: its credits for the peer's input buffer (the counter as of the
-    // last fold, and the ramps of credits coming back) and its round robin; two cache lines.
-    // The ramps are folded as new ones come, so a link holds the few of the packets its peer's
-    // buffer is sending on: in packet mode they fit inside (flit mode, a ramp per flit, spills
-    // to the heap). In a ring of their own they would be a cache miss per credit return.
-    struct alignas(64) OutputVl {
-        std::int64_t credits = 0;
-        union {
-            std::uint32_t last_granted = UINT32_MAX;   // a switch output: the input granted last (an adapter's round robin: HostFlows)
-            std::uint32_t short_flows;                 // an adapter: its flows on this VL whose next packet is below a full MTU
-        };
-        std::uint32_t least_need = 0;   // while the port waits: its requesters' smallest need on this VL (an adapter: 0 from a change of its flows to the next scan)
-        InlineRing<Ramp, ramps_inside> ramps;
-    };
+    using OutputVl = LinkCredits::OutputVl;
     struct alignas(32) InputQueue {   // FIFO ring per (port, VL); its capacity is 0 or a power of two
         QueueEntry* ring = nullptr;   // from arena_
         std::uint32_t capacity = 0, head = 0, size = 0;
@@ -337,34 +316,15 @@ private:
     std::uint32_t next_payload(std::uint64_t left) const;
     std::uint32_t next_packet_blocks(std::uint64_t left) const;
 
-    // Credits of output `out` for its peer's buffer on `vl`: those back whole by `t` (ramps
-    // complete by then folded into the counter), and the blocks of ramps still in progress.
-    std::int64_t folded_credits(std::uint32_t out, std::uint32_t vl, std::int64_t t);
-    std::int64_t partial_credits(std::uint32_t out, std::uint32_t vl, std::int64_t t) const;
-    // Whether the credits of (out, vl) now cover a need: the folded counter first, the ramps in
-    // progress (a division each) only when it falls short.
-    class Credits {
-    public:
-        Credits(FabricSim& sim, std::uint32_t out, std::uint32_t vl) : sim_(sim), out_(out), vl_(vl), have_(sim.folded_credits(out, vl, sim.now_)) {}
-        bool cover(std::int64_t need) {
-            if (need > have_ && !exact_) {
-                have_ += sim_.partial_credits(out_, vl_, sim_.now_);
-                exact_ = true;
-            }
-            return need <= have_;
-        }
-    private:
-        FabricSim& sim_;
-        std::uint32_t out_, vl_;
-        std::int64_t have_;
-        bool exact_ = false;
-    };
-    std::int64_t time_credits_reach(std::uint32_t out, std::uint32_t vl, std::int64_t need) const;
+    std::int64_t time_credits_reach(std::uint32_t out, std::uint32_t vl, std::int64_t need) const {
+        return credits_.time_reached(queue_index(out, vl), need, now_);
+    }
+    LinkCredits::Cover credits_cover(std::uint32_t out, std::uint32_t vl) { return {credits_, queue_index(out, vl), now_}; }
     // Credits for `blocks` of input `in`'s buffer go back to its peer: all at `base`, or the
     // i-th at base + min((i + 1) step, total) when total > 0.
     void return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t base, std::uint32_t blocks, std::int64_t total = 0,
                         std::int64_t step = 1);
-    // After a Credits of (out, vl) at this instant, which folded the complete ramps.
+    // After a credits_cover of (out, vl) at this instant, which folded the complete ramps.
     void take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t blocks);
     // Credits on their way to output `out`, which waits for credits: only its wake may move earlier.
     void wake_earlier(std::uint32_t out, std::uint32_t vl);
@@ -436,7 +396,7 @@ private:
     HugePageVector<Port> ports_;
     std::vector<LinkTimes> link_times_;         // by rate, in the order first cabled; 0: none
     HugePageVector<PortCounters> counters_;      // per port
-    HugePageVector<OutputVl> outputs_;          // per (port, VL)
+    LinkCredits credits_;                        // per (port, VL), with the outputs' round robin
     HugePageVector<InputQueue> queues_;
     std::vector<std::int64_t> occupancy_;        // per (port, VL), with checks
     std::vector<Requesters> requesters_;         // per device (switches)
