@@ -52,7 +52,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
         total_ports += static_cast<std::uint32_t>(d.ports.size());
     }
     ports_.resize(total_ports);
-    counters_.resize(total_ports);
+    port_counters_.reset(total_ports);
     port_count_ = total_ports;
     dirty_.resize(total_ports);   // a port is in it at most once (its dirty flag)
     dirty_batch_.resize(total_ports);
@@ -112,9 +112,6 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     queue_.cover(span);
     req_words_.assign(words, 0);
     requests_.assign(slots, Request{0, none});
-    waiting_.assign((total_ports + 63) / 64, 0);
-    xmit_wait_ps_.assign(total_ports, 0);
-    wait_since_.assign(total_ports, 0);
     credits_.reset(std::size_t{total_ports} * vls_, capacity_);
     for (std::uint32_t vl = 0; vl < vls_; ++vl)
         for (std::uint32_t port : host_port_) credits_[queue_index(port, vl)].short_flows = 0;
@@ -128,9 +125,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
         }
     occupancy_.assign(std::size_t{total_ports} * vls_, 0);
     flows_.resize(std::size_t{host_count} * vls_);
-    host_stats_.resize(host_count);
-    tx_started_.resize(host_count);
-    arriving_.resize(host_count);
+    hosts_.reset(host_count);
 }
 
 std::uint8_t FabricSim::link_rate_index(double gbps) {
@@ -187,11 +182,7 @@ void FabricSim::run(SimApp& app, Picoseconds until) {
     }
     running_ = false;
     if (!queue_.empty()) now_ = until.count();
-    for (std::size_t out = 0; out < ports_.size(); ++out)   // close open stall intervals
-        if (is_waiting(out)) {
-            xmit_wait_ps_[out] += now_ - wait_since_[out];
-            wait_since_[out] = now_;
-        }
+    port_counters_.close_waits(now_);
     app_ = nullptr;
 }
 
@@ -212,8 +203,8 @@ std::vector<SimPortStats> FabricSim::port_stats() const {
     std::vector<SimPortStats> out;
     for (std::size_t i = 0; i < ports_.size(); ++i) {
         const Port& p = ports_[i];
-        const PortCounters c = sent_counters(static_cast<std::uint32_t>(i));
-        if (p.peer != none) out.push_back(SimPortStats{p.device, p.local, c.tx_bytes, c.tx_packets, c.tx_blocks, xmit_wait_ps_[i]});
+        const PortCounters::Sent c = sent_counters(static_cast<std::uint32_t>(i));
+        if (p.peer != none) out.push_back(SimPortStats{p.device, p.local, c.tx_bytes, c.tx_packets, c.tx_blocks, port_counters_.xmit_wait_ps(i)});
     }
     return out;
 }
@@ -257,8 +248,8 @@ std::uint64_t FabricSim::flit_hops() const {
     return n;
 }
 
-FabricSim::PortCounters FabricSim::sent_counters(std::uint32_t port) const {
-    PortCounters c = counters_[port];
+PortCounters::Sent FabricSim::sent_counters(std::uint32_t port) const {
+    PortCounters::Sent c = port_counters_.sent(port);
     const Port& o = ports_[port];
     if (options_.mode == SimMode::packet && o.transmitting) {   // counted as it started, not yet sent
         c.tx_blocks -= packets_[o.cur_packet].blocks;
@@ -379,7 +370,7 @@ void FabricSim::on_tx_done(std::uint32_t out) {
     // the packet itself is not looked at here (its line, written a packet's time ago, a miss).
     if (options_.mode != SimMode::packet) {
         Packet& p = packets_[o.cur_packet];
-        PortCounters& counters = counters_[out];
+        PortCounters::Sent& counters = port_counters_.sent(out);
         const std::uint32_t c = o.next_chunk;
         const std::uint32_t blocks = chunk_blocks(p, c);
         counters.tx_blocks += blocks;
@@ -424,31 +415,12 @@ void FabricSim::deliver_at(std::uint32_t pk, std::int64_t at) {
         queue_.push(at, deliver, pk);
         return;
     }
-    // What is past is counted in batches: the queue's front was written a packet's time ago and
-    // is out of the cache by now, so counting at every packet waited on a miss each time.
-    RingQueue<Arriving>& arriving = arriving_[p.dst_host];
-    if (arriving.size() >= count_arrived_batch) count_arrived(p.dst_host, now_ - 1);
-    arriving.push(Arriving{at, at - p.created, p.payload});   // the packet is freed once sent (on_tx_done)
+    hosts_.arriving(p.dst_host, at, at - p.created, p.payload, now_);   // the packet is freed once sent (on_tx_done)
 }
 
-void FabricSim::count_arrived() const {
-    // A callback at this instant runs before packets arriving at it (their events, scheduled
-    // later, would have come after); after run(), everything up to its end has arrived.
-    for (std::uint32_t h = 0; h < arriving_.size(); ++h) count_arrived(h, running_ ? now_ - 1 : now_);
-}
-
-void FabricSim::count_sent() const {
-    for (std::uint32_t h = 0; h < host_stats_.size(); ++h) {
-        const Port& o = ports_[host_port_[h]];
-        host_stats_[h].tx_payload = tx_started_[h] - (o.transmitting ? packets_[o.cur_packet].payload : 0);
-    }
-}
-
-void FabricSim::count_arrived(std::uint32_t h, std::int64_t until) const {
-    for (RingQueue<Arriving>& a = arriving_[h]; !a.empty() && a.front().at <= until; a.pop()) {
-        host_stats_[h].rx_payload += a.front().payload;
-        packet_latency_.record(Picoseconds(a.front().latency));
-    }
+std::uint32_t FabricSim::in_flight_payload(std::uint32_t h) const {
+    const Port& o = ports_[host_port_[h]];
+    return o.transmitting ? packets_[o.cur_packet].payload : 0;
 }
 
 void FabricSim::deliver_packet(std::uint32_t pk) {
@@ -457,13 +429,11 @@ void FabricSim::deliver_packet(std::uint32_t pk) {
     // Packet mode calls this for a message's last packet only: the others, on the same path,
     // arrived before it (and were counted by deliver_at).
     m.delivered = options_.mode == SimMode::packet ? m.bytes : m.delivered + p.payload;
-    host_stats_[p.dst_host].rx_payload += p.payload;
-    packet_latency_.record(Picoseconds(now_ - p.created));
+    hosts_.arrived(p.dst_host, p.payload, now_ - p.created);
     free_packets_.push_back(pk);
     --live_packets_;
     if (m.delivered < m.bytes) return;
-    host_stats_[p.dst_host].rx_messages++;
-    message_latency_.record(Picoseconds(now_ - m.posted));
+    hosts_.message_arrived(p.dst_host, now_ - m.posted);
     SimMessage done{m.src, m.dst, m.bytes, m.tag, Picoseconds(m.posted), Picoseconds(now_)};
     messages_.release(p.message);
     --live_messages_;
@@ -623,10 +593,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
         std::int64_t t = time_credits_reach(out, vl, min_need);
         if (t >= 0 && (earliest < 0 || t < earliest)) earliest = t;
     }
-    if (!is_waiting(out)) {
-        wait_since_[out] = now_;
-        waiting_[out / 64] |= std::uint64_t{1} << (out % 64);
-    }
+    port_counters_.start_waiting(out, now_);
     if (earliest >= 0 && (o.wake_at < 0 || earliest < o.wake_at)) {
         o.wake_at = earliest;
         queue_.push(earliest, wake, out);
@@ -658,7 +625,7 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     p.last_in = now_;   // in the adapter's memory
     p.pace_count = 0;
     if (options_.mode != SimMode::packet) std::fill_n(arrived(pk), max_hops, std::uint16_t{0});
-    tx_started_[o.host] += payload;   // counted as it starts (see count_sent)
+    hosts_.started(o.host, payload);   // counted as it starts (see in_flight_payload)
     flow.left -= payload;
     p.last_of_message = flow.left == 0;
     host.last = flow.dst;
@@ -744,14 +711,11 @@ void FabricSim::prefetch_next_grant(std::uint32_t out, std::uint32_t vl) {
 
 void FabricSim::start_packet(std::uint32_t out) {
     Port& o = ports_[out];
-    if (is_waiting(out)) {
-        xmit_wait_ps_[out] += now_ - wait_since_[out];
-        waiting_[out / 64] &= ~(std::uint64_t{1} << (out % 64));
-    }
+    port_counters_.stop_waiting(out, now_);
     o.transmitting = true;
     o.waiting_chunk = false;
     o.next_chunk = 0;
-    counters_[out].tx_packets++;
+    port_counters_.sent(out).tx_packets++;
     send_chunk(out);
 }
 
@@ -777,7 +741,7 @@ void FabricSim::send_chunk(std::uint32_t out) {
     // Flits leave the input buffer, and reach the next hop, at the link's pace or the packet's.
     const std::int64_t step = done == now_ + wire ? l.flit_ps : std::max(l.flit_ps, (done - now_) / p.blocks);
     queue_.push(done, tx_done, out);
-    PortCounters& counters = counters_[out];   // counted as it starts (see sent_counters)
+    PortCounters::Sent& counters = port_counters_.sent(out);   // counted as it starts (see sent_counters)
     counters.tx_blocks += p.blocks;
     counters.tx_bytes += p.wire;
     if (o.peer_host != none) {
@@ -860,12 +824,6 @@ std::int64_t FabricSim::packet_done(std::uint32_t out, std::uint32_t pk, std::in
 }
 
 // ---- credits ----------------------------------------------------------------------------------
-
-std::size_t FabricSim::arriving_entries() const {
-    std::size_t n = 0;
-    for (const auto& a : arriving_) n += a.size();
-    return n;
-}
 
 void FabricSim::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t base, std::uint32_t blocks, std::int64_t total,
                                std::int64_t step) {

@@ -12,12 +12,14 @@
 //               first flit is in; only a message's last packet has an event at its host.
 #pragma once
 #include "netsim/engine/event_queue.hpp"
+#include "netsim/engine/host_counters.hpp"
 #include "netsim/engine/host_latency.hpp"
 #include "core/huge_page_allocator.hpp"
 #include "core/huge_page_arena.hpp"
 #include "core/inline_ring.hpp"
 #include "netsim/engine/ib_params.hpp"
 #include "netsim/engine/link_credits.hpp"
+#include "netsim/engine/port_counters.hpp"
 #include "core/index_pool.hpp"
 #include "core/latency_histogram.hpp"
 #include "netsim/fabric/fabric_options.hpp"
@@ -71,10 +73,6 @@ public:
     virtual void timer(FabricSim& /*sim*/, std::uint32_t /*host*/, std::uint64_t /*tag*/) {}
 };
 
-struct SimHostStats {
-    std::uint64_t tx_payload = 0, rx_payload = 0, rx_messages = 0;
-};
-
 struct SimPortStats {
     std::uint32_t device = 0, port = 0;
     std::uint64_t tx_bytes = 0, tx_packets = 0, tx_blocks = 0;
@@ -123,16 +121,11 @@ public:
 
     // As of now: in a callback, what arrived before this instant; after run(), up to `until`.
     const std::vector<SimHostStats>& host_stats() const {
-        count_arrived();
-        count_sent();
-        return host_stats_;
+        return hosts_.stats(arrived_by(), [this](std::uint32_t h) { return in_flight_payload(h); });
     }
     std::vector<SimPortStats> port_stats() const;   // cabled ports only
-    const LatencyHistogram& packet_latency() const {
-        count_arrived();
-        return packet_latency_;
-    }
-    const LatencyHistogram& message_latency() const { return message_latency_; }
+    const LatencyHistogram& packet_latency() const { return hosts_.packet_latency(arrived_by()); }
+    const LatencyHistogram& message_latency() const { return hosts_.message_latency(); }
     std::uint64_t events() const { return events_; }
     std::uint64_t flit_hops() const;
     std::uint64_t messages_in_flight() const { return live_messages_; }
@@ -145,8 +138,8 @@ public:
     // Credit ramps held for all links: bounded by the credits in flight, however long the run.
     std::size_t ramp_entries() const { return credits_.ramp_entries(); }
     // Packets kept to be counted at their arrival (packet mode): bounded by those on host links,
-    // and per host at most count_arrived_batch past ones.
-    std::size_t arriving_entries() const;
+    // and per host at most HostCounters::batch past ones.
+    std::size_t arriving_entries() const { return hosts_.arriving_entries(); }
 
 private:
     static constexpr std::uint32_t none = UINT32_MAX;
@@ -200,10 +193,7 @@ private:
     std::uint8_t link_rate_index(double gbps);
     // Packet mode counts a packet's bytes and blocks as it starts (its line is read then, not at
     // tx_done); sent_counters leaves out the packet still being sent.
-    struct PortCounters {
-        std::uint64_t tx_bytes = 0, tx_packets = 0, tx_blocks = 0;
-    };
-    PortCounters sent_counters(std::uint32_t port) const;
+    PortCounters::Sent sent_counters(std::uint32_t port) const;
     using OutputVl = LinkCredits::OutputVl;
     struct alignas(32) InputQueue {   // FIFO ring per (port, VL); its capacity is 0 or a power of two
         QueueEntry* ring = nullptr;   // from arena_
@@ -275,13 +265,13 @@ private:
     void deliver_packet(std::uint32_t packet);
     // Packet mode: packet `pk` reaches its host at `at` (its last flit in).
     void deliver_at(std::uint32_t pk, std::int64_t at);
-    // Counts the packets that reached their hosts by now (see host_stats), into the host
-    // statistics and the latency histogram.
-    void count_arrived() const;
-    void count_arrived(std::uint32_t host, std::int64_t until) const;
-    // Sets each host's tx_payload to what its adapter sent: what it started but the packet it is
-    // still sending (counted as it starts: see grant_flow).
-    void count_sent() const;
+    // The arrivals counted as of now: a callback at this instant runs before packets arriving at
+    // it (their events, scheduled later, would have come after); after run(), everything up to
+    // its end has arrived.
+    std::int64_t arrived_by() const { return running_ ? now_ - 1 : now_; }
+    // The payload of the packet host h's adapter is still sending: counted as it started (see
+    // grant_flow), not yet sent.
+    std::uint32_t in_flight_payload(std::uint32_t h) const;
     // A packet into switch input `in`, at `hop`, is ready to be arbitrated at `ready`.
     void enqueue(std::uint32_t in, std::uint32_t packet, std::uint32_t hop, std::int64_t ready);
 
@@ -330,7 +320,7 @@ private:
     void wake_earlier(std::uint32_t out, std::uint32_t vl);
 
     // Whether output `out` is idle with requesters, waiting for credits.
-    bool is_waiting(std::size_t out) const { return waiting_[out / 64] >> (out % 64) & 1; }
+    bool is_waiting(std::size_t out) const { return port_counters_.is_waiting(out); }
     // A switch output's requesters: a bitset of input ports, and each one's need and head packet, per VL.
     // Where a switch's requester state starts, and its bitset words and ports per (port, VL).
     struct Requesters {
@@ -395,16 +385,13 @@ private:
     std::vector<std::uint32_t> host_of_lid_;
     HugePageVector<Port> ports_;
     std::vector<LinkTimes> link_times_;         // by rate, in the order first cabled; 0: none
-    HugePageVector<PortCounters> counters_;      // per port
+    PortCounters port_counters_;                 // per port, with the bit of each waiting for credits
     LinkCredits credits_;                        // per (port, VL), with the outputs' round robin
     HugePageVector<InputQueue> queues_;
     std::vector<std::int64_t> occupancy_;        // per (port, VL), with checks
     std::vector<Requesters> requesters_;         // per device (switches)
     HugePageVector<std::uint64_t> req_words_;
     HugePageVector<Request> requests_;
-    HugePageVector<std::int64_t> xmit_wait_ps_;   // per port: time with a packet ready but no credits
-    HugePageVector<std::uint64_t> waiting_;      // bit per port: idle with requesters, waiting for credits
-    HugePageVector<std::int64_t> wait_since_;    // per port: since when, while its bit is set
     std::vector<std::uint32_t> dirty_;           // outputs to arbitrate at the end of this instant: the first dirty_count_
     std::vector<std::uint32_t> dirty_batch_;     // the batch deciding (both sized to all ports: no check per append)
     std::uint32_t dirty_count_ = 0;
@@ -416,18 +403,7 @@ private:
     IndexPool<Message> messages_;
     IndexPool<Arrival> arrivals_;
     IndexPool<Timer> timers_;
-    // Packet mode: a packet that is not its message's last has no event at delivery; it waits
-    // here, per host in arrival order, to be counted once its time has passed.
-    struct Arriving {
-        std::int64_t at, latency;
-        std::uint32_t payload;
-    };
-    static constexpr std::size_t count_arrived_batch = 8;   // a host's past arrivals counted this many at a time
-    mutable std::vector<RingQueue<Arriving>> arriving_;   // per host
-    mutable std::vector<SimHostStats> host_stats_;
-    std::vector<std::uint64_t> tx_started_;       // per host: payload of the packets its adapter started
-    mutable LatencyHistogram packet_latency_;
-    LatencyHistogram message_latency_;
+    HostCounters hosts_;
     bool running_ = false;
     EventQueue queue_;
     SimApp* app_ = nullptr;
