@@ -33,7 +33,7 @@ for b in one-to-one many-to-one gather gather-cmd gather-cmd-meta; do
 done
 iperf3 -s -p 5311 -D -1 >/dev/null 2>&1; listening 5311
 iperf3 -c 127.0.0.1 -p 5311 -P 4 -l 1M -t "$T" -J >"$OUT/micro_iperf3.json" 2>/dev/null || true
-g=$(python3 bench/peer_output.py iperf3 "$OUT/micro_iperf3.json")
+g=$(peer iperf3 "$OUT/micro_iperf3.json")
 python3 -c "print(f'iperf3 -P 4      {float($g):7.2f} Gb/s for 4 streams on loopback: one-to-one / iperf3 = {float($base) / float($g):.3f}')"
 
 echo "== sim: shift scan, 16-host k=4 fat tree, cable pair 1:6 swapped, $PHASE per shift =="

@@ -46,7 +46,6 @@ perf_window() {
 top() {   # label, profile, program, symbols: a line of bench/perf_top.py (its error ends the run)
   local line; line=$(python3 bench/perf_top.py "$2" "$3" "${4:-6}"); echo "  $1 $line"
 }
-peer() { python3 bench/peer_output.py "$@"; }
 ratio() { python3 -c "print(f'{float($1) / float($2):.2f}')"; }
 
 evbench_point() {   # name, transport flags...: the aggregate rate; the profile in $work/NAME.perf
@@ -62,21 +61,10 @@ evbench_point() {   # name, transport flags...: the aggregate rate; the profile 
 
 # evbench one-to-one on a libfabric provider beside fi_pingpong on it, each with its profile.
 ofi_point() {   # name, provider, port
-  local eb iters f s c
+  local eb iters f
   eb=$(evbench_point "$1" --transport ofi --ofi-provider "$2")
   iters=$(python3 -c "print(max(200, int(float($eb) * 1e9 / 8 / $SIZE * $T / 2)))")   # about T seconds
-  # Under load fi_pingpong's connection fails now and then (cq_readerr: Transport endpoint is not
-  # connected): the pair, with its profile, runs again, three times at most.
-  for try in 1 2 3; do
-    perf_ready "$work/$1.fi.perf"
-    timeout $((T + 30)) fi_pingpong -e rdm -p "$2" -S $SIZE -I "$iters" -B "$3" >/dev/null 2>&1 & s=$!
-    listening "$3"
-    timeout $((T + 30)) fi_pingpong -e rdm -p "$2" -S $SIZE -I "$iters" -P "$3" 127.0.0.1 >"$work/$1.fi" 2>&1 & c=$!
-    perf_window
-    wait $c || true; wait $s || true
-    peer fi_pingpong "$work/$1.fi" >/dev/null 2>&1 && break
-    echo "fi_pingpong on $2, try $try: $(head -c 200 "$work/$1.fi")" >&2
-  done
+  fi_pingpong_pair "$2" "$3" "$iters" "$work/$1.fi" "perf_ready $work/$1.fi.perf" perf_window
   f=$(python3 -c "print(round($(peer fi_pingpong "$work/$1.fi"), 1))")
   echo "evbench one-to-one $eb Gb/s   fi_pingpong $f Gb/s   ratio $(ratio "$eb" "$f")"
   top "evbench:" "$work/$1.perf" evbench

@@ -32,7 +32,6 @@ qperf 127.0.0.1 -t "$T" -m $SIZE -vu tcp_bw >"$a" 2>&1 & q1=$!
 qperf 127.0.0.1 -t "$T" -m $SIZE -vu tcp_bw >"$b" 2>&1; wait $q1 || true
 kill $QP 2>/dev/null || true
 # Each tool's figure as bench/peer_output.py reads it (qperf: the receiver's rate of one stream).
-peer() { python3 bench/peer_output.py "$@"; }
 q=$(sum "$(peer qperf "$a")" "$(peer qperf "$b")")
 ratio "$eb" "$q" "qperf tcp_bw x2"
 iperf3 -s -1 -p 5301 -D >/dev/null 2>&1; iperf3 -s -1 -p 5302 -D >/dev/null 2>&1; listening 5301; listening 5302
@@ -42,18 +41,8 @@ i=$(sum "$(peer iperf3 "$a")" "$(peer iperf3 "$b")")
 ratio "$eb" "$i" "iperf3 2 processes, one stream each way"
 
 # fi_pingpong prints MB/sec over both directions (its 'total' counts every byte sent either way).
-# Under load its connection fails now and then (cq_readerr: Transport endpoint is not connected):
-# the pair runs again, three times at most.
 fipp() {   # provider, port, iterations
-  local try s
-  for try in 1 2 3; do
-    timeout $((T + 30)) fi_pingpong -e rdm -p "$1" -S $SIZE -I "$3" -B "$2" >/dev/null 2>&1 & s=$!
-    listening "$2"
-    timeout $((T + 30)) fi_pingpong -e rdm -p "$1" -S $SIZE -I "$3" -P "$2" 127.0.0.1 >"$a.fi" 2>&1 || true
-    wait $s || true
-    peer fi_pingpong "$a.fi" >/dev/null 2>&1 && break
-    echo "fi_pingpong on $1, try $try: $(head -c 200 "$a.fi")" >&2
-  done
+  fi_pingpong_pair "$1" "$2" "$3" "$a.fi"
   peer fi_pingpong "$a.fi"
 }
 for p in "tcp;ofi_rxm" shm; do

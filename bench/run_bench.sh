@@ -29,6 +29,6 @@ for n in 2 4; do
   wire=$(field "$OUT/tcp$n.json" "['results']['system']['in_gbps']")
   iperf3 -s -1 -p 5299 -D >/dev/null 2>&1; listening 5299
   iperf3 -c 127.0.0.1 -p 5299 -P $streams -t "$T" -J >"$OUT/tcp${n}_iperf3.json" || true
-  ip=$(python3 bench/peer_output.py iperf3 "$OUT/tcp${n}_iperf3.json")
+  ip=$(peer iperf3 "$OUT/tcp${n}_iperf3.json")
   python3 -c "print(f'tcp{$n} EB {float($eb):8.2f} Gb/s total ({float($wire):.2f} over sockets)   iperf3 -P $streams {float($ip):8.2f} Gb/s   ratio {float($wire)/float($ip):.2f}')"
 done

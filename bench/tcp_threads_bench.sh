@@ -27,5 +27,5 @@ print(f'--tcp-threads $k: {float(b[0]):7.2f} Gb/s/node  cores busy {float(b[1]):
 done
 iperf3 -s -1 -p 5299 >/dev/null 2>&1 & listening 5299
 iperf3 -c 127.0.0.1 -p 5299 -P 2 -t "$T" -J >"$OUT/tcp_threads_bench_iperf3.json" || true
-peer=$(python3 bench/peer_output.py iperf3 "$OUT/tcp_threads_bench_iperf3.json")
+peer=$(peer iperf3 "$OUT/tcp_threads_bench_iperf3.json")
 python3 -c "print(f'limit  iperf3 -P 2 on loopback: {float($peer) / 2:.2f} Gb/s per stream')"

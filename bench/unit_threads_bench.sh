@@ -26,5 +26,5 @@ print(f'{\"${flags[$k]}\":36}: {float(b[0]):7.2f} Gb/s/node  cores busy {float(b
 done
 iperf3 -s -1 -p 5298 >/dev/null 2>&1 & listening 5298
 iperf3 -c 127.0.0.1 -p 5298 -P 2 -t "$T" -J >"$OUT/unit_threads_bench_iperf3.json" || true
-peer=$(python3 bench/peer_output.py iperf3 "$OUT/unit_threads_bench_iperf3.json")
+peer=$(peer iperf3 "$OUT/unit_threads_bench_iperf3.json")
 python3 -c "print(f'limit  iperf3 -P 2 on loopback: {float($peer) / 2:.2f} Gb/s per stream')"
