@@ -45,9 +45,8 @@ public:
     std::size_t poll(std::span<Completion> out) override;
     // MPI has no wait object: a rank naps (Reactor::idle) when it only waits for its peers. Not
     // while a transfer of its own is in flight: MPI moves its data only inside our calls to it.
-    // No wait object: a nap while it waits for its peers; while its own transfers need our calls
-    // it polls on, not yields: Open MPI yields by itself on a node mpirun knows is oversubscribed,
-    // and a yield beside a busy process gives that process the core for a whole slice.
+    // Then it polls on, not yields: Open MPI yields by itself on a node mpirun knows is
+    // oversubscribed, and a yield beside a busy process gives that process the core for a whole slice.
     WaitPlan prepare_wait(std::vector<int>&) override {
         return ready_.empty() && unflushed_peers_.empty() && transfers_ == 0 ? WaitPlan::sleep : WaitPlan::poll_again;
     }
