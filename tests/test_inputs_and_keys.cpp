@@ -133,3 +133,38 @@ TEST(PeerStatistics, AWellFormedBodyReadsBackAndEveryFieldOffItIsRefusedNamingIt
     b["rails"] = 3;
     EXPECT_NE(refusal(b).find("the field 'rails' is not an array"), std::string::npos) << refusal(b);
 }
+
+// A rank's losses are in its own clock: its failure times move with its sightings onto rank 0's.
+TEST(PeerStatistics, ALossAndItsFailureMoveByTheRanksClockOffsetAndAFailureOutsideAnyRunIsRefused) {
+    evb::NodeStats s;
+    s.add_loss({6, evb::Picoseconds::from_seconds(2.5), "sent nothing for 1 s (--heartbeat)", evb::Picoseconds::from_seconds(1.25)});
+    const auto body = evb::rank_statistics_body(s, 1.8e9 + 0.5, {}, {0, 0});
+    const auto r = evb::read_rank_statistics(body, 1.8e9);
+    ASSERT_EQ(r.stats.losses.size(), 1u);
+    EXPECT_EQ(r.stats.losses[0].at, evb::Picoseconds::from_seconds(3.0));
+    EXPECT_EQ(r.stats.losses[0].failed_at, evb::Picoseconds::from_seconds(1.75));
+    auto b = body;
+    b["stats"]["failures"]["losses"][0]["failed_at_ps"] = std::int64_t{1} << 62;
+    EXPECT_NE(refusal(b).find("a failure at 4611686018427387904 ps is outside any run"), std::string::npos) << refusal(b);
+}
+
+// The cut-cable test failed once in CI: a sighting without the failure's time (a rank told by
+// rank 0) came first by its clock and took the place of rank 0's, whose last-heard time was lost.
+TEST(NodeStats, TheEarliestSightingOfALossKeepsTheEarliestFailureAnySightingKnew) {
+    evb::NodeStats s;
+    s.add_loss({6, evb::Picoseconds::from_seconds(1.5), "sent nothing for 1 s (--heartbeat)", evb::Picoseconds::from_seconds(0.4)});
+    evb::NodeStats other;
+    other.add_loss({6, evb::Picoseconds::from_seconds(1.45), "rank 6: peer closed the connection", evb::Picoseconds(-1)});
+    other.add_loss({3, evb::Picoseconds::from_seconds(2.0), "rank 3: peer closed the connection", evb::Picoseconds(-1)});
+    s.merge(other);
+    ASSERT_EQ(s.losses.size(), 2u);
+    EXPECT_EQ(s.losses[0].rank, 3u);
+    EXPECT_EQ(s.losses[0].failed_at, evb::Picoseconds(-1));
+    EXPECT_EQ(s.losses[1].rank, 6u);
+    EXPECT_EQ(s.losses[1].at, evb::Picoseconds::from_seconds(1.45));
+    EXPECT_EQ(s.losses[1].how, "rank 6: peer closed the connection");
+    EXPECT_EQ(s.losses[1].failed_at, evb::Picoseconds::from_seconds(0.4));
+    s.add_loss({6, evb::Picoseconds::from_seconds(1.6), "later", evb::Picoseconds::from_seconds(0.3)});
+    EXPECT_EQ(s.losses[1].at, evb::Picoseconds::from_seconds(1.45));
+    EXPECT_EQ(s.losses[1].failed_at, evb::Picoseconds::from_seconds(0.3));
+}

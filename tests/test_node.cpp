@@ -7,6 +7,7 @@
 #include "core/log.hpp"
 #include "exec/node.hpp"
 #include "exec/reactor.hpp"
+#include "scripted_transport.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,6 +16,7 @@
 
 using namespace evb;
 using namespace evb::literals;
+using evb::test::ScriptedTransport;
 using evb::test::TransportWorld;
 
 namespace {
@@ -63,37 +65,6 @@ public:
 private:
     std::uint32_t self_;
     MemoryPool& pool_;
-};
-
-// A transport the test scripts: it records posts and hands out the completions it is given.
-class ScriptedTransport final : public Transport {
-public:
-    const char* name() const override { return "scripted"; }
-    std::uint32_t rank() const override { return 0; }
-    std::uint32_t size() const override { return 3; }
-    Capabilities capabilities() const override { return {true, 1u << 20, 64, false}; }
-    std::string local_address() override { return ""; }
-    void connect(const std::vector<std::string>&, Picoseconds) override {}
-    MemoryRegion register_memory(std::byte* base, std::size_t length) override { return {base, length, 1}; }
-    PostStatus post_send(std::uint32_t, const CommandBytes&) override { return PostStatus::ok; }
-    PostStatus post_write(std::uint32_t peer, const MemoryRegion&, std::size_t, std::uint64_t, std::uint64_t, std::size_t, std::uint32_t,
-                          std::uint64_t cookie) override {
-        if (peer == refused) return PostStatus::error;
-        writes.emplace_back(peer, cookie);
-        return PostStatus::ok;
-    }
-    std::string last_error() const override { return "connection to rank " + std::to_string(refused) + ": disconnected"; }
-    std::size_t poll(std::span<Completion> out) override {
-        std::size_t n = 0;
-        for (; n < out.size() && !script.empty(); ++n) {
-            out[n] = script.front();
-            script.erase(script.begin());
-        }
-        return n;
-    }
-    std::vector<std::pair<std::uint32_t, std::uint64_t>> writes;   // peer, the node's cookie
-    std::vector<Completion> script;
-    std::uint32_t refused = UINT32_MAX;   // a peer whose writes fail, as a lost one's do
 };
 
 // Writes to rank 1 at the start, and to rank 2 on each message; counts the completions of each cookie.

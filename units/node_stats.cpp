@@ -74,7 +74,12 @@ void NodeStats::begin_window(Picoseconds at) {
 void NodeStats::add_loss(const NodeLoss& loss) {
     for (auto& l : losses)
         if (l.rank == loss.rank) {
+            // The earliest sighting, and the earliest failure any sighting knew of.
+            const Picoseconds failed = l.failed_at < Picoseconds(0)      ? loss.failed_at
+                                       : loss.failed_at < Picoseconds(0) ? l.failed_at
+                                                                         : std::min(l.failed_at, loss.failed_at);
             if (loss.at < l.at) l = loss;
+            l.failed_at = failed;
             return;
         }
     losses.push_back(loss);

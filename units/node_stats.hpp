@@ -72,7 +72,7 @@ struct NodeStats {
     std::uint64_t events_incomplete = 0;     // BU: events built without the fragments of a lost RU
     std::uint64_t fragments_lost = 0;        // BU: the fragments those events lack
     std::uint64_t events_built_by_lost = 0;  // EM: events lost BUs had built and reported before they were lost
-    std::vector<NodeLoss> losses;            // earliest sighting per lost rank
+    std::vector<NodeLoss> losses;            // earliest sighting per lost rank, with the earliest failure known
     void add_loss(const NodeLoss& loss);     // keeps the earliest sighting of each rank
 
     std::uint64_t network_bytes_in() const { return bytes_in - bytes_in_local; }

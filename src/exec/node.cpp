@@ -143,7 +143,7 @@ void Node::remove_backlog(std::size_t i) {
     backlogs_.pop_back();
 }
 
-void Node::lose_rank(std::uint32_t rank, const std::string& how, Picoseconds failed_at) {
+void Node::lose_rank(std::uint32_t rank, const std::string& how, Picoseconds failed_at, LossNews news) {
     if (rank == rank_ || is_lost(rank) || failure_) return;
     if (!survive_) return fail(lost_connection_line(rank, how));
     const RankUnits gone = layout_.units_on_endpoint(rank);
@@ -151,7 +151,7 @@ void Node::lose_rank(std::uint32_t rank, const std::string& how, Picoseconds fai
         return fail("lost the event manager (rank " + std::to_string(rank) + ": " + how + "); the run cannot go on without it");
     lost_.push_back(rank);
     transport_.fence(rank);
-    stats_.add_loss({rank, now_, how, failed_at});
+    if (news == LossNews::seen) stats_.add_loss({rank, now_, how, failed_at});
     log_.info("rank {}: rank {} is lost ({}); going on without it", rank_, rank, how);
     for (std::size_t i = 0; i < backlogs_.size(); ++i) {
         if (backlogs_[i].peer != rank) continue;

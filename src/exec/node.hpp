@@ -17,6 +17,9 @@
 
 namespace evb {
 
+// How a rank learned of a loss: it saw it itself, or rank 0 told it.
+enum class LossNews { seen, told };
+
 class Node {
 public:
     Node(UnitsOfRank units, const Layout& layout, Transport& transport, spdlog::logger& log);
@@ -51,8 +54,10 @@ public:
     // `rank` is gone (its connection broke, a post to it failed, it missed its heartbeat, or the
     // simulator failed it): nothing more is taken from it or posted to it; writes to it in flight
     // finish as dropped. Ends the run unless surviving.
-    // failed_at: when it failed, where known (the simulator's injection).
-    void lose_rank(std::uint32_t rank, const std::string& how, Picoseconds failed_at = Picoseconds(-1));
+    // failed_at: when it failed, where known (the simulator's injection, the heartbeat's last
+    // word). A loss rank 0 told of (LossNews::told) is not recorded here: rank 0's record is the
+    // loss, and this rank's would be a later sighting that its own clock may place earlier.
+    void lose_rank(std::uint32_t rank, const std::string& how, Picoseconds failed_at = Picoseconds(-1), LossNews news = LossNews::seen);
     // The one line for a rank lost to a run that cannot survive it, whoever noticed first: its
     // transport (lose_rank) or the control plane (its control connection, its heartbeat).
     static std::string lost_connection_line(std::uint32_t rank, const std::string& how);

@@ -30,9 +30,9 @@ ProgressCounts RankEndpoints::progress() const {
     return p;
 }
 
-void RankEndpoints::lose_rank(std::uint32_t rank, const std::string& how, Picoseconds failed_at) {
+void RankEndpoints::lose_rank(std::uint32_t rank, const std::string& how, Picoseconds failed_at, LossNews news) {
     for (std::uint32_t e = layout_.first_endpoint_of(rank); e < layout_.first_endpoint_of(rank) + layout_.endpoints_of(rank); ++e)
-        node_.lose_rank(e, how, failed_at);
+        node_.lose_rank(e, how, failed_at, news);
 }
 
 void RankEndpoints::end_now() {
@@ -106,7 +106,7 @@ void RankControl::handle(const Bootstrap::Incoming& in, Picoseconds now) {
                                    body.at("how").get<std::string>());
             break;
         }
-        rank_.lose_rank(r, body.at("how").get<std::string>());
+        rank_.lose_rank(r, body.at("how").get<std::string>(), Picoseconds(-1), LossNews::told);
         ++losses_heard_;
         sent_done_ = false;   // said again once finished with what the loss brought
         break;

@@ -30,7 +30,7 @@ public:
     std::optional<std::string> failure() const;
     ProgressCounts progress() const;   // cumulative counts, for progress lines
     // A lost rank is each of its endpoints lost. failed_at: when it fell silent (-1: unknown).
-    void lose_rank(std::uint32_t rank, const std::string& how, Picoseconds failed_at = Picoseconds(-1));
+    void lose_rank(std::uint32_t rank, const std::string& how, Picoseconds failed_at = Picoseconds(-1), LossNews news = LossNews::seen);
     void end_now();
 
 private:

@@ -35,6 +35,11 @@ RankStatistics read_rank_statistics(const nlohmann::json& body, double rank0_sta
             if (loss.at < Picoseconds(0) || loss.at > Picoseconds::from_seconds(max_loss_time_s))
                 throw std::invalid_argument(fmt::format("a loss at {} ps is outside any run", loss.at.count()));
             loss.at += Picoseconds::from_seconds(offset);
+            if (loss.failed_at >= Picoseconds(0)) {
+                if (loss.failed_at > Picoseconds::from_seconds(max_loss_time_s))
+                    throw std::invalid_argument(fmt::format("a failure at {} ps is outside any run", loss.failed_at.count()));
+                loss.failed_at += Picoseconds::from_seconds(offset);
+            }
         }
         const auto& rails = json_field(body, "rails");
         if (!rails.is_array()) throw std::invalid_argument("the field 'rails' is not an array");
