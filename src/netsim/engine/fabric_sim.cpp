@@ -29,21 +29,28 @@ std::string to_string(SimMode mode) {
     return "?";
 }
 
-FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOptions options)
-    : topology_(topology), routing_(routing), options_(std::move(options)), vls_(options_.ib.vls),
-      rng_state_(mix64(options_.seed)) {
-    static_assert(sizeof(Port) == 64 && sizeof(Packet) == 64, "hot simulator state spans more cache lines than planned");
-    options_.ib.validate();
-    if (options_.mode == SimMode::aggregated && (options_.aggregation == 0 || options_.aggregation > 4096))
+namespace {
+
+// Throws std::invalid_argument on bad parameters; flit mode is aggregation 1.
+SimOptions checked(SimOptions options) {
+    options.ib.validate();
+    if (options.mode == SimMode::aggregated && (options.aggregation == 0 || options.aggregation > 4096))
         throw std::invalid_argument("flit aggregation must be within 1..4096");
-    if (options_.mode == SimMode::flit) options_.aggregation = 1;
+    if (options.mode == SimMode::flit) options.aggregation = 1;
+    return options;
+}
+
+} // namespace
+
+FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOptions options)
+    : topology_(topology), routing_(routing), options_(checked(std::move(options))), vls_(options_.ib.vls),
+      timing_(options_.ib, options_.mode == SimMode::packet ? 0 : options_.aggregation), rng_state_(mix64(options_.seed)) {
+    static_assert(sizeof(Port) == 64 && sizeof(Packet) == 64, "hot simulator state spans more cache lines than planned");
     const IbParams& ib = options_.ib;
     link_ps_ = ib.link_latency.count();
     credit_ps_ = ib.credit_latency.count();
     switch_ps_ = ib.switch_latency.count();
     capacity_ = ib.buffer_blocks();
-    mtu_wire_ = ib.wire_bytes(ib.mtu);
-    mtu_blocks_ = ib.blocks(mtu_wire_);
 
     const auto& devices = topology.devices();
     std::uint32_t total_ports = 0;
@@ -56,7 +63,6 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     port_count_ = total_ports;
     dirty_.resize(total_ports);   // a port is in it at most once (its dirty flag)
     dirty_batch_.resize(total_ports);
-    link_times_.emplace_back();   // not cabled
     const auto host_count = static_cast<std::uint32_t>(topology.hosts().size());
     std::vector<std::uint32_t> host_index(devices.size(), none);
     for (std::uint32_t h = 0; h < host_count; ++h) host_index[topology.hosts()[h]] = h;
@@ -87,7 +93,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
                     if (!rate) throw std::invalid_argument(devices[d].name + " port " + std::to_string(p + 1) + ": unknown link '" + kind + "'");
                     gbps = *rate;
                 }
-                port.rate = link_rate_index(gbps);
+                port.rate = timing_.rate_index(gbps);
             }
         }
         if (is_host) continue;   // a host's requesters are its flows
@@ -108,7 +114,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
                                             std::to_string(routing.lft[d][lid] + 1) + "; it has ports 1.." + std::to_string(devices[d].ports.size()));
     // Nearly every event lies within a full packet on the slowest link and a hop's latency.
     std::int64_t span = 0;
-    for (const LinkTimes& l : link_times_) span = std::max(span, l.mtu_wire_ps + link_ps_ + switch_ps_);
+    for (const LinkTimes& l : timing_.rates()) span = std::max(span, l.mtu_wire_ps + link_ps_ + switch_ps_);
     queue_.cover(span);
     req_words_.assign(words, 0);
     requests_.assign(slots, Request{0, none});
@@ -126,28 +132,6 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     occupancy_.assign(std::size_t{total_ports} * vls_, 0);
     flows_.resize(std::size_t{host_count} * vls_);
     hosts_.reset(host_count);
-}
-
-std::uint8_t FabricSim::link_rate_index(double gbps) {
-    for (std::size_t i = 1; i < link_times_.size(); ++i)
-        if (link_times_[i].gbps == gbps) return static_cast<std::uint8_t>(i);
-    if (link_times_.size() > UINT8_MAX) throw std::invalid_argument("the fabric has links of more than 255 different rates");
-    const IbParams& ib = options_.ib;
-    LinkTimes l;
-    l.gbps = gbps;
-    l.flit_ps = serialisation_ps(ib.flit_bytes, gbps);
-    l.mtu_wire_ps = serialisation_ps(mtu_wire_, gbps);
-    l.mtu_last_flit_ps = l.mtu_wire_ps - serialisation_ps(std::uint64_t{ib.blocks(mtu_wire_) - 1} * ib.flit_bytes, gbps);
-    l.mtu_body_ps = serialisation_ps(std::uint64_t{std::max(ib.blocks(mtu_wire_), 2u) - 2} * ib.flit_bytes, gbps);
-    // Credit ramps step by flits: a flit that takes no time would stall the model.
-    if (l.flit_ps <= 0)
-        throw std::invalid_argument("a flit of " + std::to_string(ib.flit_bytes) + " B at " + std::to_string(gbps) +
-                                    " Gb/s takes under half a picosecond: the model steps credits by flits");
-    if (l.mtu_wire_ps > LinkCredits::max_ramp_ps)
-        throw std::invalid_argument("a packet of " + std::to_string(mtu_wire_) + " B at " + std::to_string(gbps) +
-                                    " Gb/s takes over 1 ms: the model returns a packet's credits within 1 ms");
-    link_times_.push_back(l);
-    return static_cast<std::uint8_t>(link_times_.size() - 1);
 }
 
 // ---- public API -------------------------------------------------------------------------------
@@ -297,11 +281,11 @@ void FabricSim::on_message_ready(std::uint32_t m) {
         return;
     }
     if (host.last != none && msg.dst <= host.last) ++host.next;   // a flow before the round robin's place
-    const std::uint32_t need = next_packet_blocks(msg.bytes);
+    const std::uint32_t need = timing_.next_packet_blocks(msg.bytes);
     flows.insert(it, Flow{msg.dst, m, m, need, msg.bytes});
     OutputVl& ov = credits_[queue_index(port, vl)];
     ov.least_need = 0;   // a new flow: unknown until the next scan
-    ov.short_flows += need < mtu_blocks_;
+    ov.short_flows += need < timing_.mtu_blocks();
     if (options_.checks) check_short_flows(port, vl);
     ports_[port].asking |= static_cast<std::uint16_t>(1u << vl);
     if (!ports_[port].transmitting) arbitrate(port);
@@ -310,7 +294,7 @@ void FabricSim::on_message_ready(std::uint32_t m) {
 void FabricSim::on_arrive(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, std::uint32_t chunk) {
     Packet& p = packets_[pk];
     const std::uint32_t q = queue_index(in, p.vl);
-    const std::uint32_t blocks = chunk_blocks(p, chunk);
+    const std::uint32_t blocks = timing_.chunk_blocks(p.blocks, chunk);
     occupancy_change(q, blocks);
     Port& port = ports_[in];
     if (port.host != none) {   // the adapter's sink takes every flit as it arrives
@@ -372,10 +356,9 @@ void FabricSim::on_tx_done(std::uint32_t out) {
         Packet& p = packets_[o.cur_packet];
         PortCounters::Sent& counters = port_counters_.sent(out);
         const std::uint32_t c = o.next_chunk;
-        const std::uint32_t blocks = chunk_blocks(p, c);
+        const std::uint32_t blocks = timing_.chunk_blocks(p.blocks, c);
         counters.tx_blocks += blocks;
-        counters.tx_bytes += std::min<std::uint64_t>(p.wire, std::uint64_t{c + 1} * chunk_flits(p) * options_.ib.flit_bytes) -
-                            std::uint64_t{c} * chunk_flits(p) * options_.ib.flit_bytes;
+        counters.tx_bytes += timing_.chunk_bytes(p.wire, p.blocks, c);
         if (o.cur_queue != none) {
             const std::uint32_t in = input_of(o.cur_queue, p.vl);
             occupancy_change(o.cur_queue, -static_cast<std::int64_t>(blocks));
@@ -462,14 +445,6 @@ void FabricSim::request(std::uint32_t out, std::uint32_t vl, std::uint32_t reque
     if (!ports_[out].transmitting) arbitrate(out);
 }
 
-std::uint32_t FabricSim::next_payload(std::uint64_t left) const {
-    return static_cast<std::uint32_t>(std::min<std::uint64_t>(options_.ib.mtu, left));
-}
-
-std::uint32_t FabricSim::next_packet_blocks(std::uint64_t left) const {
-    return options_.ib.blocks(options_.ib.wire_bytes(next_payload(left)));
-}
-
 void FabricSim::arbitrate(std::uint32_t out) {
     Port& o = ports_[out];
     if (o.transmitting || o.dirty) return;
@@ -527,10 +502,10 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
             // flows unchanged since), every flow would be visited in vain.
             if (ov.least_need != 0 && !available(ov.least_need)) {
                 min_need = ov.least_need;
-            } else if (ov.short_flows == 0 && !available(mtu_blocks_)) {
+            } else if (ov.short_flows == 0 && !available(timing_.mtu_blocks())) {
                 // No flow's next packet is below a full MTU (the event builder's fragments; only
                 // its small messages are shorter): credits short of one cover none, unvisited.
-                min_need = ov.least_need = mtu_blocks_;
+                min_need = ov.least_need = timing_.mtu_blocks();
             } else {
                 const std::size_t n = flows.size();
                 std::size_t f = host.next;
@@ -605,12 +580,12 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     take_credits(out, vl, need);
     OutputVl& ov = credits_[queue_index(out, vl)];
     ov.least_need = 0;   // its flows change: unknown until the next scan
-    ov.short_flows -= need < mtu_blocks_;
+    ov.short_flows -= need < timing_.mtu_blocks();
     // The adapter cuts the next packet of the flow's head message.
     HostFlows& host = flows_[std::size_t{o.host} * vls_ + vl];
     auto& flows = host.flows;
     Flow& flow = flows[f];
-    const std::uint32_t payload = next_payload(flow.left);
+    const std::uint32_t payload = timing_.next_payload(flow.left);
     std::uint32_t pk = alloc_packet();
     Packet& p = packets_[pk];
     p.message = flow.head;
@@ -620,7 +595,7 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     p.payload = payload;
     p.wire = options_.ib.wire_bytes(payload);
     p.blocks = need;
-    p.chunks = (p.blocks + chunk_flits(p) - 1) / chunk_flits(p);
+    p.chunks = timing_.chunks(p.blocks);
     p.created = now_;
     p.last_in = now_;   // in the adapter's memory
     p.pace_count = 0;
@@ -631,13 +606,13 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     host.last = flow.dst;
     host.next = static_cast<std::uint32_t>(f + 1);
     if (flow.left > 0) {
-        flow.need = next_packet_blocks(flow.left);
-        ov.short_flows += flow.need < mtu_blocks_;
+        flow.need = timing_.next_packet_blocks(flow.left);
+        ov.short_flows += flow.need < timing_.mtu_blocks();
     } else if (const std::uint32_t next = messages_[flow.head].next; next != none) {
         flow.head = next;
         flow.left = messages_[next].bytes;
-        flow.need = next_packet_blocks(flow.left);
-        ov.short_flows += flow.need < mtu_blocks_;
+        flow.need = timing_.next_packet_blocks(flow.left);
+        ov.short_flows += flow.need < timing_.mtu_blocks();
     } else {
         flows.erase(flows.begin() + static_cast<std::ptrdiff_t>(f));
         host.next = static_cast<std::uint32_t>(f);   // the flow after it moved into its place
@@ -728,16 +703,15 @@ void FabricSim::send_chunk(std::uint32_t out) {
         return;
     }
     if (options_.mode != SimMode::packet) {
-        const std::int64_t start = chunk_start_ps(out, p, c), end = chunk_end_ps(out, p, c);
+        const std::int64_t start = timing_.chunk_start_ps(link(out), p.blocks, c), end = timing_.chunk_end_ps(link(out), p.wire, p.blocks, c);
         queue_.push(now_ + end - start, tx_done, out);
         // The next hop sees the chunk when all of it has arrived.
         queue_.push(now_ + end - start + link_ps_, arrive, arrivals_.add(Arrival{o.peer, o.cur_packet, o.cur_hop, c}));
         return;
     }
     const LinkTimes& l = link(out);
-    const bool full = p.wire == mtu_wire_;   // most packets: their times on this link are known
-    const std::int64_t wire = full ? l.mtu_wire_ps : wire_ps(out, p.wire);
-    const std::int64_t done = packet_done(out, o.cur_packet, wire, full ? l.mtu_last_flit_ps : wire - wire_ps(out, std::uint64_t{p.blocks - 1} * options_.ib.flit_bytes));
+    const std::int64_t wire = timing_.wire_ps(l, p.wire);
+    const std::int64_t done = packet_done(out, o.cur_packet, wire, timing_.last_flit_ps(l, p.wire, p.blocks));
     // Flits leave the input buffer, and reach the next hop, at the link's pace or the packet's.
     const std::int64_t step = done == now_ + wire ? l.flit_ps : std::max(l.flit_ps, (done - now_) / p.blocks);
     queue_.push(done, tx_done, out);
@@ -757,7 +731,7 @@ void FabricSim::send_chunk(std::uint32_t out) {
         // before it, and may be arbitrated once its first flit is in: an event only if it is the
         // head by then (make_head_ready).
         occupancy_change(queue_index(o.peer, p.vl), p.blocks);   // its credits are taken
-        enqueue(o.peer, o.cur_packet, o.cur_hop, now_ + (p.wire >= options_.ib.flit_bytes ? l.flit_ps : wire) + link_ps_ + switch_ps_);
+        enqueue(o.peer, o.cur_packet, o.cur_hop, now_ + (p.wire >= timing_.flit_bytes() ? l.flit_ps : wire) + link_ps_ + switch_ps_);
     }
     if (o.cur_queue != none) {
         // Each flit leaves the input buffer as it is sent: credits return as a per-flit ramp.
@@ -776,14 +750,14 @@ void FabricSim::send_chunk(std::uint32_t out) {
 std::int64_t FabricSim::packet_done(std::uint32_t out, std::uint32_t pk, std::int64_t wire, std::int64_t last) {
     const LinkTimes& l = link(out);
     Packet& p = packets_[pk];
-    if (p.pace_count == 1 && p.pace.gbps == l.gbps && p.wire == mtu_wire_ && p.blocks >= 2) {
+    if (p.pace_count == 1 && p.pace.gbps == l.gbps && p.wire == timing_.mtu_wire() && p.blocks >= 2) {
         // The common case, a full MTU after a link of this one's rate: the loop below, unrolled.
         const std::int64_t done = std::max({now_ + wire, p.last_in + last, p.pace.head + l.mtu_body_ps + l.flit_ps + last});
         p.pace.head = now_ + l.flit_ps + link_ps_;
         p.last_in = done + link_ps_;
         return done;
     }
-    const std::uint64_t flit = options_.ib.flit_bytes;
+    const std::uint64_t flit = timing_.flit_bytes();
     std::int64_t done = now_ + wire;
     if (p.blocks >= 2) {
         done = std::max(done, p.last_in + last);
@@ -792,7 +766,7 @@ std::int64_t FabricSim::packet_done(std::uint32_t out, std::uint32_t pk, std::in
             if (in.gbps > l.gbps) continue;
             // All but the last two flits at the pace's rate: for a full MTU at this link's own
             // rate, the port has that time.
-            const bool own_mtu = in.gbps == l.gbps && p.wire == mtu_wire_;
+            const bool own_mtu = in.gbps == l.gbps && p.wire == timing_.mtu_wire();
             const std::int64_t body = own_mtu ? l.mtu_body_ps : serialisation_ps((p.blocks - 2) * flit, in.gbps);
             done = std::max(done, in.head + body + l.flit_ps + last);
         }
@@ -860,23 +834,7 @@ void FabricSim::take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t 
         check_failed("credits of port " + std::to_string(out) + " VL " + std::to_string(vl) + " below zero");
 }
 
-// ---- geometry and pools -----------------------------------------------------------------------
-
-std::uint32_t FabricSim::chunk_flits(const Packet& p) const {
-    return options_.mode == SimMode::packet ? p.blocks : options_.aggregation;
-}
-
-std::int64_t FabricSim::chunk_start_ps(std::uint32_t out, const Packet& p, std::uint32_t c) const {
-    return wire_ps(out, std::uint64_t{c} * chunk_flits(p) * options_.ib.flit_bytes);
-}
-
-std::int64_t FabricSim::chunk_end_ps(std::uint32_t out, const Packet& p, std::uint32_t c) const {
-    return wire_ps(out, std::min<std::uint64_t>(p.wire, std::uint64_t{c + 1} * chunk_flits(p) * options_.ib.flit_bytes));
-}
-
-std::uint32_t FabricSim::chunk_blocks(const Packet& p, std::uint32_t c) const {
-    return std::min(chunk_flits(p), p.blocks - c * chunk_flits(p));
-}
+// ---- packets and checks ------------------------------------------------------------------------
 
 std::uint32_t FabricSim::alloc_packet() {
     ++live_packets_;
@@ -900,7 +858,7 @@ void FabricSim::check_occupancy(std::uint32_t q, std::int64_t blocks) {
 
 void FabricSim::check_short_flows(std::uint32_t port, std::uint32_t vl) {
     const auto& flows = flows_[std::size_t{ports_[port].host} * vls_ + vl].flows;
-    const auto count = std::count_if(flows.begin(), flows.end(), [&](const Flow& f) { return f.need < mtu_blocks_; });
+    const auto count = std::count_if(flows.begin(), flows.end(), [&](const Flow& f) { return f.need < timing_.mtu_blocks(); });
     if (static_cast<std::uint32_t>(count) != credits_[queue_index(port, vl)].short_flows)
         check_failed("host " + std::to_string(ports_[port].host) + " VL " + std::to_string(vl) + " counts " +
                      std::to_string(credits_[queue_index(port, vl)].short_flows) + " flows below a full packet, holds " + std::to_string(count));

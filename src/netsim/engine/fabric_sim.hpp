@@ -19,6 +19,7 @@
 #include "core/inline_ring.hpp"
 #include "netsim/engine/ib_params.hpp"
 #include "netsim/engine/link_credits.hpp"
+#include "netsim/engine/packet_timing.hpp"
 #include "netsim/engine/port_counters.hpp"
 #include "core/index_pool.hpp"
 #include "core/latency_histogram.hpp"
@@ -182,15 +183,8 @@ private:
         QueueEntry behind{};
     };
     static_assert(sizeof(Port) == 64);
-    // A link rate and what it takes on such a link: a flit, a packet of a full MTU and its last
-    // flit, and its flits but the last two.
-    struct LinkTimes {
-        double gbps = 0;
-        std::int64_t flit_ps = 0, mtu_wire_ps = 0, mtu_last_flit_ps = 0, mtu_body_ps = 0;
-    };
-    const LinkTimes& link(std::uint32_t port) const { return link_times_[ports_[port].rate]; }
-    // The index of a link rate's times, added at its first link (checks what the model needs).
-    std::uint8_t link_rate_index(double gbps);
+    using LinkTimes = PacketTiming::LinkTimes;
+    const LinkTimes& link(std::uint32_t port) const { return timing_.times(ports_[port].rate); }
     // Packet mode counts a packet's bytes and blocks as it starts (its line is read then, not at
     // tx_done); sent_counters leaves out the packet still being sent.
     PortCounters::Sent sent_counters(std::uint32_t port) const;
@@ -301,10 +295,6 @@ private:
     void send_chunk(std::uint32_t out);
     // `wire`: the packet's time on out's link, `last`: its last flit's.
     std::int64_t packet_done(std::uint32_t out, std::uint32_t packet, std::int64_t wire, std::int64_t last);
-    // The payload and the blocks of the next packet an adapter cuts from a message with `left`
-    // bytes not yet cut.
-    std::uint32_t next_payload(std::uint64_t left) const;
-    std::uint32_t next_packet_blocks(std::uint64_t left) const;
 
     std::int64_t time_credits_reach(std::uint32_t out, std::uint32_t vl, std::int64_t need) const {
         return credits_.time_reached(queue_index(out, vl), need, now_);
@@ -340,14 +330,6 @@ private:
         return &requests_[r.slot_base + (ports_[out].local * vls_ + vl) * r.ports];
     }
 
-    // Serialisation of `bytes` on output `out`'s link.
-    std::int64_t wire_ps(std::uint32_t out, std::uint64_t bytes) const { return serialisation_ps(bytes, link(out).gbps); }
-    // Chunk geometry of a packet in the current mode, in time on output `out`'s link.
-    std::uint32_t chunk_flits(const Packet& p) const;
-    std::int64_t chunk_start_ps(std::uint32_t out, const Packet& p, std::uint32_t c) const;
-    std::int64_t chunk_end_ps(std::uint32_t out, const Packet& p, std::uint32_t c) const;
-    std::uint32_t chunk_blocks(const Packet& p, std::uint32_t c) const;
-
     std::uint32_t alloc_packet();
     // Per (port, VL) state is laid out VL by VL, so the VLs that carry traffic (often one of four)
     // are dense in memory (interleaved, idle VLs would share their cache lines). A queue's port and VL are
@@ -377,14 +359,12 @@ private:
     std::uint32_t vls_;
     std::uint32_t port_count_ = 0;   // ports_.size(), the stride between VLs in per (port, VL) state
     std::int64_t link_ps_, credit_ps_, switch_ps_, capacity_;
-    std::uint32_t mtu_wire_ = 0;   // bytes on the wire of a full-MTU packet
-    std::uint32_t mtu_blocks_ = 0;   // and its blocks: the largest need of an adapter's flow
     std::vector<std::uint32_t> port_base_;       // per device: first global port index
     std::vector<std::uint32_t> host_port_;       // per host: its port
     std::vector<std::uint32_t> host_lid_;
     std::vector<std::uint32_t> host_of_lid_;
     HugePageVector<Port> ports_;
-    std::vector<LinkTimes> link_times_;         // by rate, in the order first cabled; 0: none
+    PacketTiming timing_;                        // link times by rate, in the order first cabled; 0: none
     PortCounters port_counters_;                 // per port, with the bit of each waiting for credits
     LinkCredits credits_;                        // per (port, VL), with the outputs' round robin
     HugePageVector<InputQueue> queues_;
