@@ -36,7 +36,7 @@ public:
     ~OfiTransport() override;
 
     const char* name() const override { return "ofi"; }
-    Capabilities capabilities() const override { return {true, max_message_, command_bytes}; }
+    Capabilities capabilities() const override { return {.native_rma = true, .max_message = max_message_, .inline_size = command_bytes, .beats = true}; }
     std::string describe() const override;   // "libfabric provider P, domain D"
     NicName nic() const override;            // its domain: an RDMA device or an interface
     std::string local_address() override;

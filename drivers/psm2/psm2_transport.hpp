@@ -33,7 +33,7 @@ public:
     ~Psm2Transport() override;
 
     const char* name() const override { return "psm2"; }
-    Capabilities capabilities() const override { return {false, std::size_t{1} << 30, command_bytes}; }
+    Capabilities capabilities() const override { return {.native_rma = false, .max_message = std::size_t{1} << 30, .inline_size = command_bytes, .beats = true}; }
     std::string describe() const override;
     std::string local_address() override;
     void connect(const std::vector<std::string>& addresses, Picoseconds timeout) override;

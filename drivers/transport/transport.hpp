@@ -51,6 +51,9 @@ struct Capabilities {
     std::size_t max_message = 0;   // largest single write
     std::size_t inline_size = 64;  // commands up to this size are copied at post time
     bool pins_memory = false;      // registration pins pages for a NIC: every pool must be lockable (RLIMIT_MEMLOCK)
+    // It beats to its peers and names one lost that is silent for --heartbeat: its fabric says
+    // nothing of a peer that stopped, or went away while idle (the others' connections do).
+    bool beats = false;
 };
 
 // The reason every driver gives for a post to a rank that does not exist.

@@ -37,7 +37,7 @@ public:
     ~UcxTransport() override;
 
     const char* name() const override { return "ucx"; }
-    Capabilities capabilities() const override { return {put_, std::size_t{1} << 30, command_bytes}; }
+    Capabilities capabilities() const override { return {.native_rma = put_, .max_message = std::size_t{1} << 30, .inline_size = command_bytes, .beats = true}; }
     std::string describe() const override;   // "UCX 1.13.1, UCX_TLS=..., UCX_NET_DEVICES=..."
     NicName nic() const override;            // the first of UCX_NET_DEVICES ("mlx5_0:1"), when given
     std::string local_address() override;
