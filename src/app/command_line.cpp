@@ -3,6 +3,7 @@
 #include "core/build_info.hpp"
 #include "exec/run_config.hpp"
 #include "core/quantity.hpp"
+#include "report/report_options.hpp"
 #include "app/subcommands.hpp"
 
 #include <CLI/CLI.hpp>
@@ -12,6 +13,7 @@ namespace evb {
 CommandLine::CommandLine() {
     config.transport = drivers.default_entry().driver->name();   // before the declaration: its shown default
     declare_config_options(options, config);
+    declare_report_options(options, config);
     drivers.declare_options(options);
 }
 

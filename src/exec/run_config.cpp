@@ -80,10 +80,9 @@ void declare_placement_options(OptionSet& o, Config& c) {
         .per_rank();
 }
 
-// Launching and output.
-void declare_launch_and_output_options(OptionSet& o, Config& c) {
-    o.begin_group("control", "Launching and output");
-    o.text("json", c.json_file, "FILE", "write configuration and results as JSON").writes_file().per_rank();
+// Launching and logging (the output's options are the report's: src/report/report_options.cpp).
+void declare_launch_options(OptionSet& o, Config& c) {
+    o.begin_group("control", "Launching and logging");
     o.text("bootstrap", c.bootstrap, "HOST:PORT", "rank 0's bootstrap service (see \"Launching on a cluster\")")
         .shown_default("$EVBENCH_BOOTSTRAP, or 127.0.0.1 and a port from the job id")
         .per_rank();
@@ -105,12 +104,6 @@ void declare_launch_and_output_options(OptionSet& o, Config& c) {
     o.whole("host-index", c.host_index, "I", "with --launch-hosts M: this host's place, 0..M-1; host 0 runs rank 0 and serves --bootstrap")
         .applies_when("--launch-hosts", [&c] { return c.launch_hosts > 1; })
         .per_rank();
-    o.on_off("quiet", c.quiet, "only the summary: no header, progress lines or table rows (the # lines at the end)").per_rank();
-    o.choice("rows", c.rows, {{"auto", TableRows::automatic}, {"all", TableRows::all}},
-             "the final table's node rows: auto lists every node up to 32, above that the slowest, median and fastest by in_Gbps; "
-             "all lists every node")
-        .applies_when("a run that prints its table (not --quiet)", [&c] { return !c.quiet; })
-        .per_rank();
     o.text("log-level", c.log_level, "L", "trace, debug, info, warn, error or off").per_rank();
 }
 
@@ -122,7 +115,7 @@ void declare_config_options(OptionSet& o, Config& c) {
     declare_unit_options(o, c);
     declare_run_control_options(o, c);
     declare_placement_options(o, c);
-    declare_launch_and_output_options(o, c);
+    declare_launch_options(o, c);
 }
 
 void derive_config_defaults(Config& c, const OptionSet& o) { derive_unit_defaults(c, o); }

@@ -44,8 +44,9 @@ struct Config : UnitConfig {
     std::string log_level = "warn";
 };
 
-// Every flag of the run but the drivers': the transport, the units' (declare_unit_options) and the
-// run's grace, progress and heartbeat, then placement, launching and output.
+// Every flag of the run but the drivers' and the report's: the transport, the units'
+// (declare_unit_options) and the run's grace, progress and heartbeat, then placement, launching
+// and logging.
 void declare_config_options(OptionSet& options, Config& config);
 // After parsing: the defaults of flags not given that depend on those given.
 void derive_config_defaults(Config& config, const OptionSet& options);

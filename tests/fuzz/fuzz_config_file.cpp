@@ -1,6 +1,7 @@
 // evbench's config files (TOML or INI through --config), with every run option declared.
 #include "exec/run_config.hpp"
 #include "fuzz_input.hpp"
+#include "report/report_options.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -11,6 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     evb::Config config;
     evb::OptionSet options;
     evb::declare_config_options(options, config);
+    evb::declare_report_options(options, config);
     CLI::App app{"fuzz"};
     app.set_config("--config");
     options.attach(app);
