@@ -2,7 +2,6 @@
 
 #include "drivers/transport/address_text.hpp"
 #include "drivers/transport/hand_out.hpp"
-#include "drivers/transport/loopback_delivery.hpp"
 #include "core/machine_info.hpp"
 #include "drivers/ofi/shm_region_name.hpp"
 
@@ -333,10 +332,7 @@ PostStatus OfiTransport::inject(std::uint32_t peer, const void* bytes, std::size
 
 PostStatus OfiTransport::post_send(std::uint32_t peer, const CommandBytes& command) {
     if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
-    if (peer == rank_) {
-        deliver_message({rank_, ready_}, {rank_, ready_}, command);
-        return PostStatus::ok;
-    }
+    if (peer == rank_) return send_to_self(command);
     if (!peers_[peer].notices.empty()) return PostStatus::no_resource;   // a notice waits: commands stay behind it
     return inject(peer, command.data(), command.size(), kind_command);
 }
@@ -344,10 +340,7 @@ PostStatus OfiTransport::post_send(std::uint32_t peer, const CommandBytes& comma
 PostStatus OfiTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
                                     std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
     if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
-    if (peer == rank_) {
-        last_error_ = deliver_write({rank_, ready_}, {rank_, ready_}, regions_, local, local_offset, remote_key, remote_offset, length, imm, cookie);
-        return last_error_.empty() ? PostStatus::ok : PostStatus::error;
-    }
+    if (peer == rank_) return write_to_self(regions_, local, local_offset, remote_key, remote_offset, length, imm, cookie);
     Peer& p = peers_[peer];
     const std::size_t local_index = local.key;
     if (local_index == 0 || local_index > mrs_.size()) {

@@ -1,7 +1,6 @@
 #include "drivers/psm2/psm2_transport.hpp"
 
 #include "drivers/transport/hand_out.hpp"
-#include "drivers/transport/loopback_delivery.hpp"
 #include "drivers/transport/write_target.hpp"
 
 #include <cstdint>
@@ -173,10 +172,7 @@ PostStatus Psm2Transport::send_control(std::uint32_t peer, const Control& contro
 
 PostStatus Psm2Transport::post_send(std::uint32_t peer, const CommandBytes& command) {
     if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
-    if (peer == rank_) {
-        deliver_message({rank_, ready_}, {rank_, ready_}, command);
-        return PostStatus::ok;
-    }
+    if (peer == rank_) return send_to_self(command);
     Control c{};
     c.kind = Control::command;
     c.payload = command;
@@ -186,10 +182,7 @@ PostStatus Psm2Transport::post_send(std::uint32_t peer, const CommandBytes& comm
 PostStatus Psm2Transport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
                                      std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
     if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
-    if (peer == rank_) {
-        last_error_ = deliver_write({rank_, ready_}, {rank_, ready_}, regions_, local, local_offset, remote_key, remote_offset, length, imm, cookie);
-        return last_error_.empty() ? PostStatus::ok : PostStatus::error;
-    }
+    if (peer == rank_) return write_to_self(regions_, local, local_offset, remote_key, remote_offset, length, imm, cookie);
     Peer& p = peers_[peer];
     if (p.in_flight + 2 > sends_per_peer || free_sends_.empty()) return PostStatus::no_resource;   // header and data
     Control c{};

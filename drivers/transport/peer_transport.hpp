@@ -4,6 +4,7 @@
 // heartbeat of those whose endpoints say nothing of a peer that went away while idle, or stopped.
 #pragma once
 #include "core/heartbeat.hpp"
+#include "drivers/transport/loopback_delivery.hpp"
 #include "drivers/transport/peer_loss.hpp"
 #include "core/ring_queue.hpp"
 #include "drivers/transport/transport.hpp"
@@ -44,6 +45,18 @@ protected:
             return PostStatus::error;
         }
         return PostStatus::ok;
+    }
+
+    // A post to this rank itself, delivered at once into the ready queue; a write into one of
+    // `regions` (its own, as the write's key names them), checked as any peer's.
+    PostStatus send_to_self(const CommandBytes& command) {
+        deliver_message({rank_, ready_}, {rank_, ready_}, command);
+        return PostStatus::ok;
+    }
+    PostStatus write_to_self(std::span<const MemoryRegion> regions, const MemoryRegion& local, std::size_t local_offset, std::uint64_t key,
+                             std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
+        last_error_ = deliver_write({rank_, ready_}, {rank_, ready_}, regions, local, local_offset, key, remote_offset, length, imm, cookie);
+        return last_error_.empty() ? PostStatus::ok : PostStatus::error;
     }
 
     // --heartbeat (0: none): given at construction, started once connected, fed by every message

@@ -2,7 +2,6 @@
 
 #include "drivers/transport/address_text.hpp"
 #include "drivers/transport/hand_out.hpp"
-#include "drivers/transport/loopback_delivery.hpp"
 #include "core/machine_info.hpp"
 #include "drivers/transport/write_target.hpp"
 
@@ -344,10 +343,7 @@ void UcxTransport::on_sent(SendSlot& slot, ucs_status_t status) {
 
 PostStatus UcxTransport::post_send(std::uint32_t peer, const CommandBytes& command) {
     if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
-    if (peer == rank_) {
-        deliver_message({rank_, ready_}, {rank_, ready_}, command);
-        return PostStatus::ok;
-    }
+    if (peer == rank_) return send_to_self(command);
     if (queued(peer) != PostStatus::ok) return PostStatus::no_resource;
     Outgoing o;
     o.command = command;
@@ -359,10 +355,7 @@ PostStatus UcxTransport::post_send(std::uint32_t peer, const CommandBytes& comma
 PostStatus UcxTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
                                     std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
     if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
-    if (peer == rank_) {
-        last_error_ = deliver_write({rank_, ready_}, {rank_, ready_}, regions_, local, local_offset, remote_key, remote_offset, length, imm, cookie);
-        return last_error_.empty() ? PostStatus::ok : PostStatus::error;
-    }
+    if (peer == rank_) return write_to_self(regions_, local, local_offset, remote_key, remote_offset, length, imm, cookie);
     if (local.key == 0 || local.key > memhs_.size()) {
         last_error_ = "write from an unregistered buffer";
         return PostStatus::error;

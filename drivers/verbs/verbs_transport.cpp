@@ -3,7 +3,6 @@
 #include "drivers/transport/hand_out.hpp"
 #include "core/keyed_handshake.hpp"
 #include "core/log.hpp"
-#include "drivers/transport/loopback_delivery.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -345,10 +344,7 @@ PostStatus VerbsTransport::post_send(std::uint32_t peer, const CommandBytes& com
         last_error_ = no_such_rank(peer, size_);
         return PostStatus::error;
     }
-    if (peer == rank_) {
-        deliver_message({rank_, ready_}, {rank_, ready_}, command);
-        return PostStatus::ok;
-    }
+    if (peer == rank_) return send_to_self(command);
     if (PostStatus s = can_post(peer); s != PostStatus::ok) return s;
     Peer& p = peers_[peer];
     const std::uint32_t before = p.unsignalled;
@@ -384,9 +380,7 @@ PostStatus VerbsTransport::post_write(std::uint32_t peer, const MemoryRegion& lo
             last_error_ = "no registered region with key " + std::to_string(remote_key) + " here: a write outside the registered regions";
             return PostStatus::error;
         }
-        last_error_ = deliver_write({rank_, ready_}, {rank_, ready_}, regions_, local, local_offset, key_index(remote_key), remote_offset,
-                                    length, imm, cookie);
-        return last_error_.empty() ? PostStatus::ok : PostStatus::error;
+        return write_to_self(regions_, local, local_offset, key_index(remote_key), remote_offset, length, imm, cookie);
     }
     if (PostStatus s = can_post(peer); s != PostStatus::ok) return s;
     Peer& p = peers_[peer];
