@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/build_bench.sh
+source bench/ib_write_bw_in_vm.sh
 secs=${1:-$(smoke 5 1)}
 configs=("--credits 2 --parallel 1" "--credits 4 --parallel 2")
 $SMOKE && configs=("${configs[0]}")
@@ -30,11 +31,9 @@ echo '@@ shared $poll 4'; $E --transport verbs --launch-local 4 --poll $poll $sh
 yes >/dev/null & hog=\$!; echo '@@ shared $poll hog'; $E --transport verbs --launch-local 2 --poll $poll $shared_flags | tail -1; kill \$hog
 "
 done
-script="
-(ib_write_bw -d rxe0 -x 1 -s 1048576 -n $iters >/dev/null 2>&1 &); sleep 1
-echo @@ uni.ib_write_bw; ib_write_bw -d rxe0 -x 1 -s 1048576 -n $iters 10.0.0.1; sleep 1
-(ib_write_bw -b -d rxe0 -x 1 -s 1048576 -n $iters >/dev/null 2>&1 &); sleep 1
-echo @@ bi.ib_write_bw; ib_write_bw -b -d rxe0 -x 1 -s 1048576 -n $iters 10.0.0.1; sleep 1
+script="$IBW_PAIR
+echo @@ uni.ib_write_bw; ibw -d rxe0 -x 1 -s 1048576 -n $iters; sleep 1
+echo @@ bi.ib_write_bw; ibw -b -d rxe0 -x 1 -s 1048576 -n $iters; sleep 1
 (qperf >/dev/null 2>&1 &); sleep 1
 echo @@ rc_rdma_write_bw.qperf; qperf 10.0.0.1 -cm1 -t $secs -m 1M -vu rc_rdma_write_bw; sleep 1
 $runs"
