@@ -272,17 +272,11 @@ void FabricSim::dispatch(const SimEvent& e) {
 void FabricSim::on_message_ready(std::uint32_t m) {
     const Message& msg = messages_[m];
     const std::uint32_t vl = msg.dst % options_.ib.traffic_vls, port = host_port_[msg.src];
-    HostFlows& host = flows_[std::size_t{msg.src} * vls_ + vl];
-    auto& flows = host.flows;
-    auto it = std::lower_bound(flows.begin(), flows.end(), msg.dst, [](const Flow& f, std::uint32_t dst) { return f.dst < dst; });
-    if (it != flows.end() && it->dst == msg.dst) {
-        messages_[it->tail].next = m;
-        it->tail = m;
+    const std::uint32_t need = timing_.next_packet_blocks(msg.bytes);
+    if (const std::uint32_t tail = flows_[std::size_t{msg.src} * vls_ + vl].queue(msg.dst, m, msg.bytes, need); tail != none) {
+        messages_[tail].next = m;
         return;
     }
-    if (host.last != none && msg.dst <= host.last) ++host.next;   // a flow before the round robin's place
-    const std::uint32_t need = timing_.next_packet_blocks(msg.bytes);
-    flows.insert(it, Flow{msg.dst, m, m, need, msg.bytes});
     OutputVl& ov = credits_[queue_index(port, vl)];
     ov.least_need = 0;   // a new flow: unknown until the next scan
     ov.short_flows += need < timing_.mtu_blocks();
@@ -494,8 +488,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
         // Round robin: the first requester after the last one granted on this VL.
         std::uint32_t min_need = UINT32_MAX;
         if (o.host != none) {   // an adapter: its flows, by destination
-            const HostFlows& host = flows_[std::size_t{o.host} * vls_ + vl];
-            const auto& flows = host.flows;
+            const AdapterFlows& flows = flows_[std::size_t{o.host} * vls_ + vl];
             auto available = credits_cover(out, vl);
             OutputVl& ov = credits_[queue_index(out, vl)];
             // Credits only grow until a grant: short of the smallest need the last scan found (its
@@ -508,7 +501,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
                 min_need = ov.least_need = timing_.mtu_blocks();
             } else {
                 const std::size_t n = flows.size();
-                std::size_t f = host.next;
+                std::size_t f = flows.next();
                 for (std::size_t k = 0; k < n; ++k, ++f) {
                     if (f == n) f = 0;
                     if (available(flows[f].need)) {
@@ -582,9 +575,8 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     ov.least_need = 0;   // its flows change: unknown until the next scan
     ov.short_flows -= need < timing_.mtu_blocks();
     // The adapter cuts the next packet of the flow's head message.
-    HostFlows& host = flows_[std::size_t{o.host} * vls_ + vl];
-    auto& flows = host.flows;
-    Flow& flow = flows[f];
+    AdapterFlows& flows = flows_[std::size_t{o.host} * vls_ + vl];
+    const AdapterFlows::Flow& flow = flows[f];
     const std::uint32_t payload = timing_.next_payload(flow.left);
     std::uint32_t pk = alloc_packet();
     Packet& p = packets_[pk];
@@ -601,21 +593,16 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     p.pace_count = 0;
     if (options_.mode != SimMode::packet) std::fill_n(arrived(pk), max_hops, std::uint16_t{0});
     hosts_.started(o.host, payload);   // counted as it starts (see in_flight_payload)
-    flow.left -= payload;
-    p.last_of_message = flow.left == 0;
-    host.last = flow.dst;
-    host.next = static_cast<std::uint32_t>(f + 1);
-    if (flow.left > 0) {
-        flow.need = timing_.next_packet_blocks(flow.left);
+    const std::uint64_t left = flows.cut(f, payload);
+    p.last_of_message = left == 0;
+    if (left > 0) {
+        flows.set_need(f, timing_.next_packet_blocks(left));
         ov.short_flows += flow.need < timing_.mtu_blocks();
     } else if (const std::uint32_t next = messages_[flow.head].next; next != none) {
-        flow.head = next;
-        flow.left = messages_[next].bytes;
-        flow.need = timing_.next_packet_blocks(flow.left);
+        flows.advance(f, next, messages_[next].bytes, timing_.next_packet_blocks(messages_[next].bytes));
         ov.short_flows += flow.need < timing_.mtu_blocks();
     } else {
-        flows.erase(flows.begin() + static_cast<std::ptrdiff_t>(f));
-        host.next = static_cast<std::uint32_t>(f);   // the flow after it moved into its place
+        flows.remove(f);
         if (flows.empty()) o.asking &= static_cast<std::uint16_t>(~(1u << vl));
     }
     if (options_.checks) check_short_flows(out, vl);
@@ -668,8 +655,8 @@ void FabricSim::prefetch_next_grant(std::uint32_t out, std::uint32_t vl) {
     __builtin_prefetch(credits + 64);   // its ramps
     if (o.host != none) {   // an adapter: the flow its round robin visits first
         __builtin_prefetch(credits);
-        const HostFlows& host = flows_[std::size_t{o.host} * vls_ + next_vl];
-        if (!host.flows.empty()) __builtin_prefetch(&host.flows[host.next < host.flows.size() ? host.next : 0]);
+        const AdapterFlows& flows = flows_[std::size_t{o.host} * vls_ + next_vl];
+        if (!flows.empty()) __builtin_prefetch(&flows.first_to_visit());
         return;
     }
     // A switch: the next requester in round robin order is the likely next grant, and its
@@ -857,8 +844,7 @@ void FabricSim::check_occupancy(std::uint32_t q, std::int64_t blocks) {
 }
 
 void FabricSim::check_short_flows(std::uint32_t port, std::uint32_t vl) {
-    const auto& flows = flows_[std::size_t{ports_[port].host} * vls_ + vl].flows;
-    const auto count = std::count_if(flows.begin(), flows.end(), [&](const Flow& f) { return f.need < timing_.mtu_blocks(); });
+    const std::size_t count = flows_[std::size_t{ports_[port].host} * vls_ + vl].count_below(timing_.mtu_blocks());
     if (static_cast<std::uint32_t>(count) != credits_[queue_index(port, vl)].short_flows)
         check_failed("host " + std::to_string(ports_[port].host) + " VL " + std::to_string(vl) + " counts " +
                      std::to_string(credits_[queue_index(port, vl)].short_flows) + " flows below a full packet, holds " + std::to_string(count));

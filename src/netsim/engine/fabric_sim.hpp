@@ -11,6 +11,7 @@
 //               is sent (a link keeps its order), with an event only if it is the head when its
 //               first flit is in; only a message's last packet has an event at its host.
 #pragma once
+#include "netsim/engine/adapter_flows.hpp"
 #include "netsim/engine/event_queue.hpp"
 #include "netsim/engine/host_counters.hpp"
 #include "netsim/engine/host_latency.hpp"
@@ -234,21 +235,6 @@ private:
         return k == 0 ? packets_[packet].pace : extra_paces_[std::size_t{packet} * (max_paces - 1) + k - 1];
     }
     std::uint16_t* arrived(std::uint32_t packet) { return &arrived_[std::size_t{packet} * max_hops]; }   // flit, aggregated
-    // The messages a host has queued for one destination, in posting order, the bytes of the
-    // head message still to be cut into packets, and the blocks of the next packet. The adapter
-    // cuts its packets from the flow alone: its round robin visits every flow between two packets
-    // of one, so the head message's line would be a miss per packet.
-    struct Flow {
-        std::uint32_t dst, head, tail, need;
-        std::uint64_t left;
-    };
-    // An adapter's flows on one VL, by destination, and its round robin: the destination granted
-    // last, and the index of the first flow after it (kept as flows come and go, instead of a
-    // binary search per packet).
-    struct HostFlows {
-        std::vector<Flow> flows;
-        std::uint32_t last = none, next = 0;
-    };
 
     void dispatch(const SimEvent& e);
     // Flit and aggregated modes: a chunk is wholly in at input `in`. (Packet mode has no arrival
@@ -375,7 +361,7 @@ private:
     std::vector<std::uint32_t> dirty_;           // outputs to arbitrate at the end of this instant: the first dirty_count_
     std::vector<std::uint32_t> dirty_batch_;     // the batch deciding (both sized to all ports: no check per append)
     std::uint32_t dirty_count_ = 0;
-    std::vector<HostFlows> flows_;               // per (host, VL): destinations with messages
+    std::vector<AdapterFlows> flows_;            // per (host, VL): destinations with messages
     HugePageVector<Packet> packets_;
     HugePageVector<Pace> extra_paces_;          // per packet: max_paces - 1
     std::vector<std::uint16_t> arrived_;         // per packet and hop: chunks arrived (flit, aggregated modes)

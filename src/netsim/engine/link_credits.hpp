@@ -32,7 +32,7 @@ public:
     struct alignas(64) OutputVl {
         std::int64_t credits = 0;
         union {
-            std::uint32_t last_granted = UINT32_MAX;   // a switch output: the input granted last (an adapter's round robin: HostFlows)
+            std::uint32_t last_granted = UINT32_MAX;   // a switch output: the input granted last (an adapter's round robin: AdapterFlows)
             std::uint32_t short_flows;                 // an adapter: its flows on this VL whose next packet is below a full MTU
         };
         std::uint32_t least_need = 0;   // while the port waits: its requesters' smallest need on this VL (an adapter: 0 from a change of its flows to the next scan)
