@@ -1,8 +1,7 @@
 // malloc's heap on 2 MiB transparent huge pages, for a process whose hot state is thousands of
 // small allocations scattered through it (the simulator: the units' per-slot tables, the event
 // wheel's slots, the message pools). On 4 KiB pages nearly every first touch of one misses the
-// TLB, which a virtual machine pays as a two-level page walk (see huge_page_allocator.hpp); a
-// 512-node run was 1.07x faster with its heap on huge pages (README, "Speed").
+// TLB, which a virtual machine pays as a two-level page walk (see huge_page_allocator.hpp).
 //
 // Two steps, because the kernel's advice holds for the mappings that exist when it is given: an
 // extension of the heap made later is a new mapping on 4 KiB pages. So malloc is first told to

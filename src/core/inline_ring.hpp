@@ -34,8 +34,7 @@ public:
     }
     // Builds the item in its place: a whole T built elsewhere and copied in is read back wider
     // than it was written, which the CPU cannot forward from its store buffer, so the copy waits
-    // for every earlier store to reach the cache, misses included (the simulator's credit ramps:
-    // 8% of a 512-node run, perf annotate).
+    // for every earlier store to reach the cache, misses included (the simulator's credit ramps).
     template <typename... Args>
     void emplace(Args... args) {
         if (!spill_ && count_ < N) {

@@ -661,7 +661,7 @@ void FabricSim::prefetch_next_grant(std::uint32_t out, std::uint32_t vl) {
     }
     // A switch: the next requester in round robin order is the likely next grant, and its
     // packet's line is then the grant's first miss: asked from memory now, it is still in the
-    // outer cache by then (on the granted VL only: 1.06x at 120 ms, README, Speed).
+    // outer cache by then.
     if (requesters(out).words != 1) return;
     const std::uint64_t bits = req_bits(out, next_vl)[0];
     if (!bits) return;
