@@ -74,8 +74,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
         host_lid_.push_back(devices[dev].lid);
         host_of_lid_.at(devices[dev].lid) = h;
     }
-    std::uint32_t words = 0, slots = 0;   // requester bitset words and requester slots, over all switch ports and VLs
-    requesters_.resize(devices.size());
+    requests_.reset(devices.size());
     for (std::uint32_t d = 0; d < devices.size(); ++d) {
         const bool is_host = devices[d].kind == DeviceKind::host;
         for (std::uint32_t p = 0; p < devices[d].ports.size(); ++p) {
@@ -96,14 +95,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
                 port.rate = timing_.rate_index(gbps);
             }
         }
-        if (is_host) continue;   // a host's requesters are its flows
-        Requesters& r = requesters_[d];
-        r.ports = static_cast<std::uint32_t>(devices[d].ports.size());
-        r.words = (r.ports + 63) / 64;
-        r.word_base = words;
-        words += r.words * vls_ * r.ports;
-        r.slot_base = slots;
-        slots += r.ports * vls_ * r.ports;
+        if (!is_host) requests_.add_switch(d, static_cast<std::uint32_t>(devices[d].ports.size()));
     }
     if (!routing.lft.empty() && routing.lft.size() != devices.size())
         throw std::invalid_argument("routing tables do not match the topology");
@@ -116,8 +108,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     std::int64_t span = 0;
     for (const LinkTimes& l : timing_.rates()) span = std::max(span, l.mtu_wire_ps + link_ps_ + switch_ps_);
     queue_.cover(span);
-    req_words_.assign(words, 0);
-    requests_.assign(slots, Request{0, none});
+    requests_.allocate(vls_);
     credits_.reset(std::size_t{total_ports} * vls_, capacity_);
     for (std::uint32_t vl = 0; vl < vls_; ++vl)
         for (std::uint32_t port : host_port_) credits_[queue_index(port, vl)].short_flows = 0;
@@ -433,9 +424,8 @@ void FabricSim::make_head_ready(std::uint32_t q, const InputQueue& iq, const Que
 }
 
 void FabricSim::request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need, std::uint32_t packet) {
-    req_bits(out, vl)[requester / 64] |= std::uint64_t{1} << (requester % 64);
+    requests(out, vl).ask(requester, need, packet);
     ports_[out].asking |= static_cast<std::uint16_t>(1u << vl);
-    requests(out, vl)[requester] = Request{need, packet};
     if (!ports_[out].transmitting) arbitrate(out);
 }
 
@@ -518,14 +508,11 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
             continue;
         }
         const std::uint32_t last = credits_[queue_index(out, vl)].last_granted;
-        std::uint64_t* bits = req_bits(out, vl);
-        const Request* asked = requests(out, vl);
-        const std::uint32_t words = requesters(out).words;
+        const SwitchRequests::Output inputs = requests(out, vl);
         auto available = credits_cover(out, vl);
-        const std::uint32_t start = last == UINT32_MAX ? 0 : last + 1;
         // Requester `pos`, in round robin order: granted if the credits cover its need.
         auto granted = [&](std::uint32_t pos) {
-            const std::uint32_t need = asked[pos].need;
+            const std::uint32_t need = inputs[pos].need;
             if (!available(need)) {
                 min_need = std::min(min_need, need);
                 return false;
@@ -535,28 +522,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
             grant_input(out, vl, pos, need);
             return true;
         };
-        if (words == 1) {   // up to 64 ports, as switches have: those from start, then those before it
-            const std::uint64_t from = ~std::uint64_t{0} << (start % 64);
-            for (std::uint64_t part : {bits[0] & from, bits[0] & ~from})
-                for (; part; part &= part - 1)
-                    if (granted(static_cast<std::uint32_t>(std::countr_zero(part)))) return;
-        } else {
-            const std::uint32_t bits_total = words * 64;
-            for (std::uint32_t scanned = 0; scanned < bits_total;) {
-                std::uint32_t pos = start + scanned;   // start <= bits_total, scanned < bits_total
-                if (pos >= bits_total) pos -= bits_total;
-                std::uint64_t word = bits[pos / 64] >> (pos % 64);
-                if (!word) {
-                    scanned += 64 - pos % 64;
-                    continue;
-                }
-                std::uint32_t skip = static_cast<std::uint32_t>(std::countr_zero(word));
-                if (scanned + skip >= bits_total) break;
-                pos += skip;
-                scanned += skip + 1;
-                if (granted(pos)) return;
-            }
-        }
+        if (inputs.visit_from(last == UINT32_MAX ? 0 : last + 1, granted)) return;
         credits_[queue_index(out, vl)].least_need = min_need;
         std::int64_t t = time_credits_reach(out, vl, min_need);
         if (t >= 0 && (earliest < 0 || t < earliest)) earliest = t;
@@ -616,15 +582,11 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
 void FabricSim::grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need) {
     Port& o = ports_[out];
     // The head's packet as it asked (the line arbitration just read), not from its queue entry (a miss).
-    const std::uint32_t pk = requests(out, vl)[requester].packet;
+    SwitchRequests::Output inputs = requests(out, vl);
+    const std::uint32_t pk = inputs[requester].packet;
     __builtin_prefetch(&packets_[pk]);   // asked beside the queue's lines, not after them
     take_credits(out, vl, need);
-    std::uint64_t* bits = req_bits(out, vl);
-    bits[requester / 64] &= ~(std::uint64_t{1} << (requester % 64));   // the next head asks again
-    const std::uint32_t words = requesters(out).words;
-    if (words == 1 ? bits[0] == 0 : std::all_of(bits, bits + words, [](std::uint64_t w) { return w == 0; })) {
-        o.asking &= static_cast<std::uint16_t>(~(1u << vl));
-    }
+    if (!inputs.withdraw(requester)) o.asking &= static_cast<std::uint16_t>(~(1u << vl));
     prefetch_next_grant(out, vl);
     const std::uint32_t q = queue_index(port_base_[o.device] + requester, vl);
     if (options_.checks && queues_[q].ring[queues_[q].head].packet != pk) check_failed("an input's request is not for its head packet");
@@ -662,13 +624,9 @@ void FabricSim::prefetch_next_grant(std::uint32_t out, std::uint32_t vl) {
     // A switch: the next requester in round robin order is the likely next grant, and its
     // packet's line is then the grant's first miss: asked from memory now, it is still in the
     // outer cache by then.
-    if (requesters(out).words != 1) return;
-    const std::uint64_t bits = req_bits(out, next_vl)[0];
-    if (!bits) return;
-    const std::uint32_t start = ov.last_granted == UINT32_MAX ? 0 : ov.last_granted + 1;
-    const std::uint64_t after = bits & (~std::uint64_t{0} << (start % 64));   // as arbitrate_now's round robin
-    const auto next = static_cast<std::uint32_t>(std::countr_zero(after ? after : bits));
-    __builtin_prefetch(&packets_[requests(out, next_vl)[next].packet]);
+    const SwitchRequests::Output inputs = requests(out, next_vl);
+    const std::uint32_t next = inputs.first_from(ov.last_granted == UINT32_MAX ? 0 : ov.last_granted + 1);
+    if (next != none) __builtin_prefetch(&packets_[inputs[next].packet]);
 }
 
 void FabricSim::start_packet(std::uint32_t out) {

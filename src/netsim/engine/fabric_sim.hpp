@@ -22,6 +22,7 @@
 #include "netsim/engine/link_credits.hpp"
 #include "netsim/engine/packet_timing.hpp"
 #include "netsim/engine/port_counters.hpp"
+#include "netsim/engine/switch_requests.hpp"
 #include "core/index_pool.hpp"
 #include "core/latency_histogram.hpp"
 #include "netsim/fabric/fabric_options.hpp"
@@ -297,23 +298,9 @@ private:
 
     // Whether output `out` is idle with requesters, waiting for credits.
     bool is_waiting(std::size_t out) const { return port_counters_.is_waiting(out); }
-    // A switch output's requesters: a bitset of input ports, and each one's need and head packet, per VL.
-    // Where a switch's requester state starts, and its bitset words and ports per (port, VL).
-    struct Requesters {
-        std::uint32_t word_base = 0, slot_base = 0, words = 0, ports = 0;
-    };
-    const Requesters& requesters(std::uint32_t out) const { return requesters_[ports_[out].device]; }
-    std::uint64_t* req_bits(std::uint32_t out, std::uint32_t vl) {
-        const Requesters& r = requesters(out);
-        return &req_words_[r.word_base + (ports_[out].local * vls_ + vl) * r.words];
-    }
-    // A requester's need and head packet side by side: a request writes one line, not two.
-    struct Request {
-        std::uint32_t need, packet;
-    };
-    Request* requests(std::uint32_t out, std::uint32_t vl) {
-        const Requesters& r = requesters(out);
-        return &requests_[r.slot_base + (ports_[out].local * vls_ + vl) * r.ports];
+    // A switch output's requests on `vl` (a host adapter's are its flows).
+    SwitchRequests::Output requests(std::uint32_t out, std::uint32_t vl) {
+        return requests_.output(ports_[out].device, ports_[out].local * vls_ + vl);
     }
 
     std::uint32_t alloc_packet();
@@ -355,9 +342,7 @@ private:
     LinkCredits credits_;                        // per (port, VL), with the outputs' round robin
     HugePageVector<InputQueue> queues_;
     std::vector<std::int64_t> occupancy_;        // per (port, VL), with checks
-    std::vector<Requesters> requesters_;         // per device (switches)
-    HugePageVector<std::uint64_t> req_words_;
-    HugePageVector<Request> requests_;
+    SwitchRequests requests_;                    // per switch output and VL: the inputs asking
     std::vector<std::uint32_t> dirty_;           // outputs to arbitrate at the end of this instant: the first dirty_count_
     std::vector<std::uint32_t> dirty_batch_;     // the batch deciding (both sized to all ports: no check per append)
     std::uint32_t dirty_count_ = 0;
