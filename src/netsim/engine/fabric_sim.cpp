@@ -264,7 +264,7 @@ void FabricSim::on_message_ready(std::uint32_t m) {
     const Message& msg = messages_[m];
     const std::uint32_t vl = msg.dst % options_.ib.traffic_vls, port = host_port_[msg.src];
     const std::uint32_t need = timing_.next_packet_blocks(msg.bytes);
-    if (const std::uint32_t tail = flows_[std::size_t{msg.src} * vls_ + vl].queue(msg.dst, m, msg.bytes, need); tail != none) {
+    if (const std::uint32_t tail = flows_[std::size_t{msg.src} * vls_ + vl].queue(msg.dst, m, msg.bytes, need); tail != AdapterFlows::none) {
         messages_[tail].next = m;
         return;
     }
@@ -626,7 +626,7 @@ void FabricSim::prefetch_next_grant(std::uint32_t out, std::uint32_t vl) {
     // outer cache by then.
     const SwitchRequests::Output inputs = requests(out, next_vl);
     const std::uint32_t next = inputs.first_from(ov.last_granted == UINT32_MAX ? 0 : ov.last_granted + 1);
-    if (next != none) __builtin_prefetch(&packets_[inputs[next].packet]);
+    if (next != SwitchRequests::none) __builtin_prefetch(&packets_[inputs[next].packet]);
 }
 
 void FabricSim::start_packet(std::uint32_t out) {
