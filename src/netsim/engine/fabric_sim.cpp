@@ -655,8 +655,8 @@ void FabricSim::send_chunk(std::uint32_t out) {
         return;
     }
     const LinkTimes& l = link(out);
-    const std::int64_t wire = timing_.wire_ps(l, p.wire);
-    const std::int64_t done = packet_done(out, o.cur_packet, wire, timing_.last_flit_ps(l, p.wire, p.blocks));
+    const auto [wire, last_flit] = timing_.packet_times(l, p.wire, p.blocks);
+    const std::int64_t done = packet_done(out, o.cur_packet, wire, last_flit);
     // Flits leave the input buffer, and reach the next hop, at the link's pace or the packet's.
     const std::int64_t step = done == now_ + wire ? l.flit_ps : std::max(l.flit_ps, (done - now_) / p.blocks);
     queue_.push(done, tx_done, out);

@@ -104,6 +104,9 @@ class FabricSim {
 public:
     // Throws std::invalid_argument on bad parameters (IbParams::validate, aggregation 0).
     FabricSim(const Topology& topology, const Routing& routing, SimOptions options);
+    // Not copied: its packet timing reads the options it holds in place.
+    FabricSim(const FabricSim&) = delete;
+    FabricSim& operator=(const FabricSim&) = delete;
 
     std::uint32_t hosts() const { return static_cast<std::uint32_t>(host_port_.size()); }
     Picoseconds now() const { return Picoseconds(now_); }

@@ -24,11 +24,12 @@ public:
     };
 
     // chunk_flits: flits per chunk (flit mode 1, aggregated k); 0: a chunk is the whole packet.
+    // The packet geometry is `ib`'s, which must outlive this (FabricSim's options).
     PacketTiming(const IbParams& ib, std::uint32_t chunk_flits)
-        : flit_bytes_(ib.flit_bytes), mtu_(ib.mtu), header_bytes_(ib.wire_bytes(0)), chunk_flits_(chunk_flits),
-          mtu_wire_(ib.wire_bytes(ib.mtu)), mtu_blocks_(ib.blocks(mtu_wire_)) {
+        : ib_(&ib), chunk_flits_(chunk_flits), mtu_wire_(ib.wire_bytes(ib.mtu)), mtu_blocks_(ib.blocks(mtu_wire_)) {
         rates_.emplace_back();   // rate 0: not cabled
     }
+    PacketTiming(const IbParams&& ib, std::uint32_t chunk_flits) = delete;
 
     // The index of a link rate's times, added at its first link. Throws std::invalid_argument for
     // a rate the model cannot step (a flit in no time, a packet over the longest credit ramp) and
@@ -39,13 +40,14 @@ public:
         if (rates_.size() > UINT8_MAX) throw std::invalid_argument("the fabric has links of more than 255 different rates");
         LinkTimes l;
         l.gbps = gbps;
-        l.flit_ps = serialisation_ps(flit_bytes_, gbps);
-        l.mtu_wire_ps = serialisation_ps(mtu_wire_, gbps);
-        l.mtu_last_flit_ps = l.mtu_wire_ps - serialisation_ps(std::uint64_t{mtu_blocks_ - 1} * flit_bytes_, gbps);
-        l.mtu_body_ps = serialisation_ps(std::uint64_t{std::max(mtu_blocks_, 2u) - 2} * flit_bytes_, gbps);
+        l.flit_ps = serialisation_ps(flit_bytes(), gbps);
+        const Times mtu = packet_times(gbps, mtu_wire_, mtu_blocks_);
+        l.mtu_wire_ps = mtu.wire_ps;
+        l.mtu_last_flit_ps = mtu.last_flit_ps;
+        l.mtu_body_ps = serialisation_ps(std::uint64_t{std::max(mtu_blocks_, 2u) - 2} * flit_bytes(), gbps);
         // Credit ramps step by flits: a flit that takes no time would stall the model.
         if (l.flit_ps <= 0)
-            throw std::invalid_argument("a flit of " + std::to_string(flit_bytes_) + " B at " + std::to_string(gbps) +
+            throw std::invalid_argument("a flit of " + std::to_string(flit_bytes()) + " B at " + std::to_string(gbps) +
                                         " Gb/s takes under half a picosecond: the model steps credits by flits");
         if (l.mtu_wire_ps > LinkCredits::max_ramp_ps)
             throw std::invalid_argument("a packet of " + std::to_string(mtu_wire_) + " B at " + std::to_string(gbps) +
@@ -57,23 +59,22 @@ public:
     // Every rate so far, the first (index 0) that of no link.
     const std::vector<LinkTimes>& rates() const { return rates_; }
 
-    std::uint32_t flit_bytes() const { return flit_bytes_; }
+    std::uint32_t flit_bytes() const { return ib_->flit_bytes; }
     std::uint32_t mtu_wire() const { return mtu_wire_; }       // bytes on the wire of a full-MTU packet
     std::uint32_t mtu_blocks() const { return mtu_blocks_; }   // and its blocks: the largest need of an adapter's flow
 
     // The payload and the blocks of the next packet an adapter cuts from a message with `left`
     // bytes not yet cut.
-    std::uint32_t next_payload(std::uint64_t left) const { return static_cast<std::uint32_t>(std::min<std::uint64_t>(mtu_, left)); }
-    std::uint32_t next_packet_blocks(std::uint64_t left) const { return blocks(header_bytes_ + next_payload(left)); }
-    std::uint32_t blocks(std::uint32_t wire) const { return (wire + flit_bytes_ - 1) / flit_bytes_; }
+    std::uint32_t next_payload(std::uint64_t left) const { return static_cast<std::uint32_t>(std::min<std::uint64_t>(ib_->mtu, left)); }
+    std::uint32_t next_packet_blocks(std::uint64_t left) const { return ib_->blocks(ib_->wire_bytes(next_payload(left))); }
 
     // A packet of `wire` bytes in `blocks` flits on link `l`: its time on the wire, and its last
     // flit's (a short last flit takes less than a full one).
-    std::int64_t wire_ps(const LinkTimes& l, std::uint32_t wire) const {
-        return wire == mtu_wire_ ? l.mtu_wire_ps : serialisation_ps(wire, l.gbps);
-    }
-    std::int64_t last_flit_ps(const LinkTimes& l, std::uint32_t wire, std::uint32_t blocks) const {
-        return wire == mtu_wire_ ? l.mtu_last_flit_ps : serialisation_ps(wire, l.gbps) - serialisation_ps(std::uint64_t{blocks - 1} * flit_bytes_, l.gbps);
+    struct Times {
+        std::int64_t wire_ps, last_flit_ps;
+    };
+    Times packet_times(const LinkTimes& l, std::uint32_t wire, std::uint32_t blocks) const {
+        return wire == mtu_wire_ ? Times{l.mtu_wire_ps, l.mtu_last_flit_ps} : packet_times(l.gbps, wire, blocks);
     }
 
     // The chunks of a packet of `blocks` flits and `wire` bytes: how many, the flits of chunk c,
@@ -88,12 +89,17 @@ public:
     }
 
 private:
-    std::uint64_t chunk_begin(std::uint32_t blocks, std::uint32_t c) const { return std::uint64_t{c} * chunk_flits(blocks) * flit_bytes_; }
+    Times packet_times(double gbps, std::uint32_t wire, std::uint32_t blocks) const {
+        const std::int64_t all = serialisation_ps(wire, gbps);
+        return {all, all - serialisation_ps(std::uint64_t{blocks - 1} * flit_bytes(), gbps)};
+    }
+    std::uint64_t chunk_begin(std::uint32_t blocks, std::uint32_t c) const { return std::uint64_t{c} * chunk_flits(blocks) * flit_bytes(); }
     std::uint64_t chunk_end(std::uint32_t wire, std::uint32_t blocks, std::uint32_t c) const {
-        return std::min<std::uint64_t>(wire, std::uint64_t{c + 1} * chunk_flits(blocks) * flit_bytes_);
+        return std::min<std::uint64_t>(wire, std::uint64_t{c + 1} * chunk_flits(blocks) * flit_bytes());
     }
 
-    std::uint32_t flit_bytes_, mtu_, header_bytes_, chunk_flits_, mtu_wire_, mtu_blocks_;
+    const IbParams* ib_;
+    std::uint32_t chunk_flits_, mtu_wire_, mtu_blocks_;
     std::vector<LinkTimes> rates_;
 };
 
