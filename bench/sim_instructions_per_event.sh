@@ -51,15 +51,16 @@ for line in open(path):
         events = line.split()[1:]
     elif line.startswith(('totals:', 'summary:')):
         totals = dict(zip(events, map(int, line.split()[1:])))
-def called(fragment):
-    return sum(n for k, n in calls.items() if fragment in names.get(k, ''))
+def called(function):   # a member function, and each of its template instances ("f<...>(")
+    pattern = re.compile(re.escape(function) + r'[(<]')
+    return sum(n for k, n in calls.items() if pattern.search(names.get(k, '')))
 # Simulator events: calls of FabricSim::dispatch, once per event; where the optimiser folded it
 # into its one caller (Release, link-time optimised), calls of EventQueue::push, once per event
 # too: in a steady-state window as many are pushed as dispatched, to within the queue's length.
-dispatched, counted_by = called('FabricSim::dispatch('), 'FabricSim::dispatch'
+dispatched, counted_by = called('FabricSim::dispatch'), 'FabricSim::dispatch'
 if not dispatched:
-    dispatched, counted_by = called('EventQueue::push('), 'EventQueue::push, dispatch being inlined'
-hops = called('FabricSim::start_packet(')
+    dispatched, counted_by = called('EventQueue::push'), 'EventQueue::push, dispatch being inlined'
+hops = called('FabricSim::start_packet')
 if not dispatched:
     sys.exit("sim_instructions_per_event.sh: no simulator event in the window (no call of FabricSim::dispatch or EventQueue::push)")
 mispredicted = totals.get('Bcm', 0) + totals.get('Bim', 0)

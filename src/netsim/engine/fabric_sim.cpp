@@ -147,18 +147,26 @@ void FabricSim::run(SimApp& app, Picoseconds until) {
     running_ = true;
     if (!started_) app.start(*this);
     started_ = true;
-    for (SimEvent e; queue_.pop_due(until.count(), e);) {
-        now_ = e.time;
-        ++events_;
-        dispatch(e);
-        // Outputs decide once everything that happens at this instant has happened, in port
-        // order: the outcome of a tie never depends on the order events were scheduled in.
-        if (dirty_count_ && !queue_.more_now()) arbitrate_dirty_ports();
-    }
+    if (options_.mode == SimMode::packet)
+        run_events<Granularity::packets>(until.count());
+    else
+        run_events<Granularity::chunks>(until.count());
     running_ = false;
     if (!queue_.empty()) now_ = until.count();
     port_counters_.close_waits(now_);
     app_ = nullptr;
+}
+
+template <FabricSim::Granularity G>
+void FabricSim::run_events(std::int64_t until) {
+    for (SimEvent e; queue_.pop_due(until, e);) {
+        now_ = e.time;
+        ++events_;
+        dispatch<G>(e);
+        // Outputs decide once everything that happens at this instant has happened, in port
+        // order: the outcome of a tie never depends on the order events were scheduled in.
+        if (dirty_count_ && !queue_.more_now()) arbitrate_dirty_ports<G>();
+    }
 }
 
 void FabricSim::verify_quiescent() const {
@@ -235,6 +243,7 @@ PortCounters::Sent FabricSim::sent_counters(std::uint32_t port) const {
 
 // ---- events -----------------------------------------------------------------------------------
 
+template <FabricSim::Granularity G>
 void FabricSim::dispatch(const SimEvent& e) {
     switch (e.kind) {
     case arrive: {
@@ -242,7 +251,7 @@ void FabricSim::dispatch(const SimEvent& e) {
         on_arrive(x.in, x.packet, x.hop, x.chunk);
         break;
     }
-    case tx_done: on_tx_done(e.a); break;
+    case tx_done: on_tx_done<G>(e.a); break;
     case wake:
         // A wake that an earlier one replaced finds what that one found: nothing to do.
         if (ports_[e.a].wake_at != e.time) break;
@@ -251,7 +260,7 @@ void FabricSim::dispatch(const SimEvent& e) {
         break;
     case head_ready: make_head_ready(e.a); break;
     case message_ready: on_message_ready(e.a); break;
-    case deliver: deliver_packet(e.a); break;
+    case deliver: deliver_packet<G>(e.a); break;
     case timer_fired: {
         const Timer t = timers_.take(e.a);
         app_->timer(*this, t.host, t.tag);
@@ -286,7 +295,7 @@ void FabricSim::on_arrive(std::uint32_t in, std::uint32_t pk, std::uint32_t hop,
         if (port.host != p.dst_host) check_failed("packet for host " + std::to_string(p.dst_host) + " delivered to host " + std::to_string(port.host));
         occupancy_change(q, -static_cast<std::int64_t>(blocks));
         return_credits(in, p.vl, now_ + credit_ps_, blocks);
-        if (chunk + 1 == p.chunks) deliver_packet(pk);
+        if (chunk + 1 == p.chunks) deliver_packet<Granularity::chunks>(pk);
         return;
     }
     std::uint16_t& in_hop = arrived(pk)[hop];
@@ -333,11 +342,12 @@ void FabricSim::enqueue(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, s
     if (++iq.size == 1) make_head_ready(q);
 }
 
+template <FabricSim::Granularity G>
 void FabricSim::on_tx_done(std::uint32_t out) {
     Port& o = ports_[out];
     // Packet mode: the whole packet is one chunk, counted when it started (see sent_counters);
     // the packet itself is not looked at here (its line, written a packet's time ago, a miss).
-    if (options_.mode != SimMode::packet) {
+    if constexpr (G == Granularity::chunks) {
         Packet& p = packets_[o.cur_packet];
         PortCounters::Sent& counters = port_counters_.sent(out);
         const std::uint32_t c = o.next_chunk;
@@ -391,12 +401,16 @@ std::uint32_t FabricSim::in_flight_payload(std::uint32_t h) const {
     return o.transmitting ? packets_[o.cur_packet].payload : 0;
 }
 
+template <FabricSim::Granularity G>
 void FabricSim::deliver_packet(std::uint32_t pk) {
     Packet& p = packets_[pk];
     Message& m = messages_[p.message];
     // Packet mode calls this for a message's last packet only: the others, on the same path,
     // arrived before it (and were counted by deliver_at).
-    m.delivered = options_.mode == SimMode::packet ? m.bytes : m.delivered + p.payload;
+    if constexpr (G == Granularity::packets)
+        m.delivered = m.bytes;
+    else
+        m.delivered += p.payload;
     hosts_.arrived(p.dst_host, p.payload, now_ - p.created);
     free_packets_.push_back(pk);
     --live_packets_;
@@ -445,6 +459,7 @@ void FabricSim::arbitrate(std::uint32_t out) {
     }
 }
 
+template <FabricSim::Granularity G>
 void FabricSim::arbitrate_dirty_ports() {
     while (dirty_count_) {
         dirty_batch_.swap(dirty_);   // ports made dirty while these decide go to the next batch
@@ -459,11 +474,12 @@ void FabricSim::arbitrate_dirty_ports() {
         for (std::uint32_t i = 0; i < n; ++i) {
             const std::uint32_t out = dirty_batch_[i];
             ports_[out].dirty = false;
-            arbitrate_now(out);
+            arbitrate_now<G>(out);
         }
     }
 }
 
+template <FabricSim::Granularity G>
 void FabricSim::arbitrate_now(std::uint32_t out) {
     Port& o = ports_[out];
     if (o.transmitting) return;
@@ -496,7 +512,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
                     if (f == n) f = 0;
                     if (available(flows[f].need)) {
                         o.rr_vl = static_cast<std::uint8_t>(vl);
-                        grant_flow(out, vl, f, flows[f].need);
+                        grant_flow<G>(out, vl, f, flows[f].need);
                         return;
                     }
                     min_need = std::min(min_need, flows[f].need);
@@ -519,7 +535,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
             }
             o.rr_vl = static_cast<std::uint8_t>(vl);
             credits_[queue_index(out, vl)].last_granted = pos;
-            grant_input(out, vl, pos, need);
+            grant_input<G>(out, vl, pos, need);
             return true;
         };
         if (inputs.visit_from(last == UINT32_MAX ? 0 : last + 1, granted)) return;
@@ -534,6 +550,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
     }
 }
 
+template <FabricSim::Granularity G>
 void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, std::uint32_t need) {
     Port& o = ports_[out];
     take_credits(out, vl, need);
@@ -544,7 +561,7 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     AdapterFlows& flows = flows_[std::size_t{o.host} * vls_ + vl];
     const AdapterFlows::Flow& flow = flows[f];
     const std::uint32_t payload = timing_.next_payload(flow.left);
-    std::uint32_t pk = alloc_packet();
+    std::uint32_t pk = alloc_packet<G>();
     Packet& p = packets_[pk];
     p.message = flow.head;
     p.dst_host = flow.dst;
@@ -557,7 +574,7 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     p.created = now_;
     p.last_in = now_;   // in the adapter's memory
     p.pace_count = 0;
-    if (options_.mode != SimMode::packet) std::fill_n(arrived(pk), max_hops, std::uint16_t{0});
+    if constexpr (G == Granularity::chunks) std::fill_n(arrived(pk), max_hops, std::uint16_t{0});
     hosts_.started(o.host, payload);   // counted as it starts (see in_flight_payload)
     const std::uint64_t left = flows.cut(f, payload);
     p.last_of_message = left == 0;
@@ -576,9 +593,10 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     o.cur_packet = pk;
     o.cur_queue = none;
     o.cur_hop = 0;
-    start_packet(out);
+    start_packet<G>(out);
 }
 
+template <FabricSim::Granularity G>
 void FabricSim::grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need) {
     Port& o = ports_[out];
     // The head's packet as it asked (the line arbitration just read), not from its queue entry (a miss).
@@ -604,7 +622,7 @@ void FabricSim::grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t r
         __builtin_prefetch(&ports_[iq.out(behind)]);
         __builtin_prefetch(&credits_[queue_index(iq.out(behind), vl)]);
     }
-    start_packet(out);
+    start_packet<G>(out);
 }
 
 void FabricSim::prefetch_next_grant(std::uint32_t out, std::uint32_t vl) {
@@ -629,6 +647,7 @@ void FabricSim::prefetch_next_grant(std::uint32_t out, std::uint32_t vl) {
     if (next != SwitchRequests::none) __builtin_prefetch(&packets_[inputs[next].packet]);
 }
 
+template <FabricSim::Granularity G>
 void FabricSim::start_packet(std::uint32_t out) {
     Port& o = ports_[out];
     port_counters_.stop_waiting(out, now_);
@@ -636,24 +655,29 @@ void FabricSim::start_packet(std::uint32_t out) {
     o.waiting_chunk = false;
     o.next_chunk = 0;
     port_counters_.sent(out).tx_packets++;
-    send_chunk(out);
+    if constexpr (G == Granularity::packets)
+        send_packet(out);
+    else
+        send_chunk(out);
 }
 
 void FabricSim::send_chunk(std::uint32_t out) {
     Port& o = ports_[out];
-    Packet& p = packets_[o.cur_packet];
+    const Packet& p = packets_[o.cur_packet];
     const std::uint32_t c = o.next_chunk;
-    if (o.cur_queue != none && options_.mode != SimMode::packet && arrived(o.cur_packet)[o.cur_hop - 1] <= c) {   // cut-through caught up with the tail
+    if (o.cur_queue != none && arrived(o.cur_packet)[o.cur_hop - 1] <= c) {   // cut-through caught up with the tail
         o.waiting_chunk = true;
         return;
     }
-    if (options_.mode != SimMode::packet) {
-        const std::int64_t start = timing_.chunk_start_ps(link(out), p.blocks, c), end = timing_.chunk_end_ps(link(out), p.wire, p.blocks, c);
-        queue_.push(now_ + end - start, tx_done, out);
-        // The next hop sees the chunk when all of it has arrived.
-        queue_.push(now_ + end - start + link_ps_, arrive, arrivals_.add(Arrival{o.peer, o.cur_packet, o.cur_hop, c}));
-        return;
-    }
+    const std::int64_t start = timing_.chunk_start_ps(link(out), p.blocks, c), end = timing_.chunk_end_ps(link(out), p.wire, p.blocks, c);
+    queue_.push(now_ + end - start, tx_done, out);
+    // The next hop sees the chunk when all of it has arrived.
+    queue_.push(now_ + end - start + link_ps_, arrive, arrivals_.add(Arrival{o.peer, o.cur_packet, o.cur_hop, c}));
+}
+
+void FabricSim::send_packet(std::uint32_t out) {
+    Port& o = ports_[out];
+    Packet& p = packets_[o.cur_packet];
     const LinkTimes& l = link(out);
     const auto [wire, last_flit] = timing_.packet_times(l, p.wire, p.blocks);
     const std::int64_t done = packet_done(out, o.cur_packet, wire, last_flit);
@@ -781,6 +805,7 @@ void FabricSim::take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t 
 
 // ---- packets and checks ------------------------------------------------------------------------
 
+template <FabricSim::Granularity G>
 std::uint32_t FabricSim::alloc_packet() {
     ++live_packets_;
     if (!free_packets_.empty()) {
@@ -790,7 +815,7 @@ std::uint32_t FabricSim::alloc_packet() {
     }
     packets_.emplace_back();
     extra_paces_.resize(packets_.size() * (max_paces - 1));
-    if (options_.mode != SimMode::packet) arrived_.resize(packets_.size() * max_hops);
+    if constexpr (G == Granularity::chunks) arrived_.resize(packets_.size() * max_hops);
     return static_cast<std::uint32_t>(packets_.size() - 1);
 }
 

@@ -240,13 +240,18 @@ private:
     }
     std::uint16_t* arrived(std::uint32_t packet) { return &arrived_[std::size_t{packet} * max_hops]; }   // flit, aggregated
 
-    void dispatch(const SimEvent& e);
+    // The granularity is chosen once per run: the paths that differ between packet mode (a
+    // packet sent whole) and flit and aggregated modes (a packet sent in chunks) are compiled for
+    // each, and run() enters the one of its mode.
+    enum class Granularity : bool { chunks, packets };
+    template <Granularity G> void run_events(std::int64_t until);
+    template <Granularity G> void dispatch(const SimEvent& e);
     // Flit and aggregated modes: a chunk is wholly in at input `in`. (Packet mode has no arrival
-    // events: send_chunk queues a packet at the next switch or counts it at its host.)
+    // events: send_packet queues a packet at the next switch or counts it at its host.)
     void on_arrive(std::uint32_t in, std::uint32_t packet, std::uint32_t hop, std::uint32_t chunk);
-    void on_tx_done(std::uint32_t out);
+    template <Granularity G> void on_tx_done(std::uint32_t out);
     void on_message_ready(std::uint32_t message);
-    void deliver_packet(std::uint32_t packet);
+    template <Granularity G> void deliver_packet(std::uint32_t packet);
     // Packet mode: packet `pk` reaches its host at `at` (its last flit in).
     void deliver_at(std::uint32_t pk, std::int64_t at);
     // The arrivals counted as of now: a callback at this instant runs before packets arriving at
@@ -277,12 +282,13 @@ private:
     // a packet's time before it: its credit lines on the VL it visits first, and that VL's next
     // requester's packet (a switch) or next flow (an adapter).
     void prefetch_next_grant(std::uint32_t out, std::uint32_t vl);
-    void arbitrate_dirty_ports();
-    void arbitrate_now(std::uint32_t out);
-    void grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t flow, std::uint32_t need);
-    void grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need);
-    void start_packet(std::uint32_t out);
-    void send_chunk(std::uint32_t out);
+    template <Granularity G> void arbitrate_dirty_ports();
+    template <Granularity G> void arbitrate_now(std::uint32_t out);
+    template <Granularity G> void grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t flow, std::uint32_t need);
+    template <Granularity G> void grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need);
+    template <Granularity G> void start_packet(std::uint32_t out);
+    void send_chunk(std::uint32_t out);    // flit and aggregated modes: the port's next chunk
+    void send_packet(std::uint32_t out);   // packet mode: the whole packet
     // `wire`: the packet's time on out's link, `last`: its last flit's.
     std::int64_t packet_done(std::uint32_t out, std::uint32_t packet, std::int64_t wire, std::int64_t last);
 
@@ -306,7 +312,7 @@ private:
         return requests_.output(ports_[out].device, ports_[out].local * vls_ + vl);
     }
 
-    std::uint32_t alloc_packet();
+    template <Granularity G> std::uint32_t alloc_packet();
     // Per (port, VL) state is laid out VL by VL, so the VLs that carry traffic (often one of four)
     // are dense in memory (interleaved, idle VLs would share their cache lines). A queue's port and VL are
     // a division apart: the paths run per packet know the VL (input_of), the others divide.
