@@ -60,6 +60,9 @@ TEST(SwitchRequests, TheRoundRobinVisitsTheAskingInputsFromItsStartAndWraps) {
         return true;
     }));
     EXPECT_EQ(granted, 10u);
+    EXPECT_EQ(SwitchRequests::start_after(SwitchRequests::none), 0u);   // none granted yet
+    EXPECT_EQ(SwitchRequests::start_after(10), 11u);
+    EXPECT_EQ(small.first_from(SwitchRequests::start_after(35)), 3u);    // past the last asking input: wraps
 
     SwitchRequests::Output large = r.output(1, 129);
     for (std::uint32_t in : {0u, 63u, 64u, 100u, 129u}) large.ask(in, 1, in);

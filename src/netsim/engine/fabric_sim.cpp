@@ -538,7 +538,7 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
             grant_input<G>(out, vl, pos, need);
             return true;
         };
-        if (inputs.visit_from(last == UINT32_MAX ? 0 : last + 1, granted)) return;
+        if (inputs.visit_from(SwitchRequests::start_after(last), granted)) return;
         credits_[queue_index(out, vl)].least_need = min_need;
         std::int64_t t = time_credits_reach(out, vl, min_need);
         if (t >= 0 && (earliest < 0 || t < earliest)) earliest = t;
@@ -643,7 +643,7 @@ void FabricSim::prefetch_next_grant(std::uint32_t out, std::uint32_t vl) {
     // packet's line is then the grant's first miss: asked from memory now, it is still in the
     // outer cache by then.
     const SwitchRequests::Output inputs = requests(out, next_vl);
-    const std::uint32_t next = inputs.first_from(ov.last_granted == UINT32_MAX ? 0 : ov.last_granted + 1);
+    const std::uint32_t next = inputs.first_from(SwitchRequests::start_after(ov.last_granted));
     if (next != SwitchRequests::none) __builtin_prefetch(&packets_[inputs[next].packet]);
 }
 

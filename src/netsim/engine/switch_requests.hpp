@@ -16,6 +16,8 @@ namespace evb::netsim {
 class SwitchRequests {
 public:
     static constexpr std::uint32_t none = UINT32_MAX;
+    // Where an output's round robin starts once input `last` was granted (none yet: input 0).
+    static std::uint32_t start_after(std::uint32_t last) { return last == none ? 0 : last + 1; }
     struct Request {
         std::uint32_t need, packet;
     };
