@@ -99,8 +99,7 @@ public:
     // caller knows the VLs, so that this holds no more than the three tables).
     Output output(std::uint32_t device, std::uint32_t port_vl) {
         const Layout& l = layout_[device];
-        const std::uint32_t k = port_vl;
-        return {&words_[l.word_base + k * l.words], &requests_[l.slot_base + k * l.ports], l.words};
+        return {&words_[l.word_base + port_vl * l.words], &requests_[l.slot_base + port_vl * l.ports], l.words};
     }
 
 private:
