@@ -12,7 +12,9 @@ points this process runs:
   - otherwise all of them, --jobs at a time (default: every core).
 Points already in the output file with exit code 0 are skipped, so an interrupted scan resumes
 where it stopped and failed points run again.
-Each line holds "point" (the point's arguments), "exit_code", and evbench's --json document.
+Each line holds "point" (the point's arguments), "exit_code", "start_up_in_window" (true: a BU
+built no event in the point's window or, simulated, it opened before the first events could be
+built: its rates are start-up figures, not the steady state) and evbench's --json document.
 """
 import argparse
 import fcntl
@@ -28,6 +30,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tools"))   # tools/ beside launch/, in the source tree and installed
+from scan_table import start_up_of  # noqa: E402
 
 
 def default_binary():
@@ -141,10 +145,11 @@ def run_point(binary, common, point, out, timeout):
         if os.path.exists(result_file):
             with open(result_file) as f:
                 record.update(json.load(f))
+        record["start_up_in_window"] = start_up_of(record)
         if code != 0:
             record["error"] = err.splitlines()[-1] if err else "failed"
         append(out, record)
-        return code
+        return code, record["start_up_in_window"]
 
 
 def main():
@@ -179,10 +184,13 @@ def main():
     lock = threading.Lock()
 
     def run_and_say(point):
-        code = run_point(args.binary, common, point, args.out, args.timeout)
+        code, start_up = run_point(args.binary, common, point, args.out, args.timeout)
         with lock:
             finished[0] += 1
-            print(f"scan.py: [{finished[0]}/{len(todo)}] {' '.join(point)}: {'ok' if code == 0 else f'exit code {code}'}", flush=True)
+            said = "ok" if code == 0 else f"exit code {code}"
+            if start_up:
+                said += " (start-up in its window: a BU built no event, or none could be built yet; lengthen --duration or --warmup)"
+            print(f"scan.py: [{finished[0]}/{len(todo)}] {' '.join(point)}: {said}", flush=True)
         return code
 
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:

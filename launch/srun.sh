@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # evbench under Slurm's srun, ranks in the order of a hostfile (SLURM_HOSTFILE with
-# --distribution=arbitrary), PPN processes per node, bound to cores, PMIx for the mpi transport.
+# --distribution=arbitrary), PPN processes per node, bound to cores, PMIx for the mpi transport
+# unless SRUN_MPI says otherwise.
 #   launch/srun.sh -n NODES [-p PPN] [-H hosts.txt] [-e] -- [evbench flags]
 # Without -H, Slurm's own node order is used. Runs inside an allocation (salloc or sbatch).
 set -euo pipefail
@@ -24,10 +25,23 @@ np=$((nodes * ppn + em_own))
 # for this run unless EVBENCH_RUN_KEY is set (a --run-key-file among the flags wins over it).
 [ -n "${EVBENCH_RUN_KEY:-}" ] || EVBENCH_RUN_KEY=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
 export EVBENCH_RUN_KEY
-# CPU_BIND (default cores; empty where the cluster lacks task/affinity), SRUN_ARGS: more srun
-# options, SRUN_LAYOUT: how tasks spread without -H (default --ntasks-per-node=PPN; empty on a
-# single test machine).
-args=(-n "$np" --mpi=pmix ${SRUN_ARGS:-})
+# SRUN_MPI: srun's --mpi (set, even empty, it wins; unset: pmix when the run's transport is mpi,
+# else Slurm's default, MpiDefault in slurm.conf). CPU_BIND (default cores; empty where the cluster
+# lacks task/affinity), SRUN_ARGS: more srun options, SRUN_LAYOUT: how tasks spread without -H
+# (default --ntasks-per-node=PPN; empty on a single test machine).
+# shellcheck disable=SC2206 # SRUN_ARGS holds options, split on purpose
+args=(-n "$np" ${SRUN_ARGS:-})
+if [ -n "${SRUN_MPI+set}" ]; then
+  mpi=$SRUN_MPI
+else
+  mpi=""
+  previous=""
+  for a in "$@"; do
+    if { [ "$previous" = --transport ] && [ "$a" = mpi ]; } || [ "$a" = --transport=mpi ]; then mpi=pmix; fi
+    previous=$a
+  done
+fi
+[ -n "$mpi" ] && args+=(--mpi="$mpi")
 cpu_bind=${CPU_BIND-cores}
 [ -n "$cpu_bind" ] && args+=(--cpu-bind="$cpu_bind")
 extra=(); (( em_own )) && extra+=(--em own)

@@ -193,6 +193,38 @@ TEST(BootstrapKey, AConnectionWithoutTheKeyIsDroppedAndDelaysNoRank) {
     close(l.fd);
 }
 
+// Before: 2000 silent connections held rank 0's 256 waiting slots and every newer connection was
+// dropped on arrival, so the real ranks were refused until the strangers' proof time ran out
+// (the header came 9.9 s late). The oldest unproven connection now gives way, and a rank that
+// comes after a flood proves the key on its first connection.
+TEST(BootstrapKey, AFloodOfSilentConnectionsHoldsNoSlotARankNeeds) {
+    const int backlog = 4096;
+    const int listener = listen_on("127.0.0.1", 0, backlog);
+    const int port = bound_port(listener);
+    const RunKey key = RunKey::random();
+    const std::size_t strangers = KeyedAcceptor::max_pending + 64;   // some 650 descriptors in all, under the usual limit of 1024
+    std::vector<int> silent;
+    for (std::size_t i = 0; i < strangers; ++i) silent.push_back(connect_to("127.0.0.1", port, setup));   // all queued before the rank comes
+    std::string ours = "not run";
+    std::thread rank([&] {
+        const int fd = connect_to("127.0.0.1", port, setup);
+        ours = prove_run_key(fd, key, "bootstrap", 1, setup);   // once: no second try
+        close(fd);
+    });
+    {
+        KeyedAcceptor acceptor(listener, key, "bootstrap", setup, [](std::uint32_t id) { return id == 1 ? "" : "not rank 1"; });
+        auto admitted = acceptor.next(steady_now() + setup);
+        ASSERT_TRUE(admitted.has_value());
+        EXPECT_EQ(admitted->id, 1u);
+        rank.join();
+        EXPECT_EQ(ours, "");
+        EXPECT_GE(acceptor.dropped(), strangers - KeyedAcceptor::max_pending);   // the oldest strangers made room
+        close(admitted->fd);
+    }
+    for (int fd : silent) close(fd);
+    close(listener);
+}
+
 TEST(BootstrapKey, ARankOfAnotherRunOnTheSamePortIsRefusedAndSaysSo) {
     Listener l;
     const RunKey ours = RunKey::random(), theirs = RunKey::random();
@@ -244,6 +276,23 @@ TEST(BootstrapMessages, AMalformedFrameIsOneLineNamingTheRankAndItsLinkCloses) {
     const std::string lost = root_hears(frame(5, "[]"));
     EXPECT_EQ(lost.rfind("link_lost", 0), 0u) << lost;
     EXPECT_NE(lost.find("its link was closed"), std::string::npos) << lost;
+}
+
+// Before: one 16 MiB frame of '[' held rank 0 in the parser for 6.2 s (any type took 16 MiB).
+// Each type has its bound, read from the frame's first five bytes, and JSON nested deeper than
+// any message of ours is refused before it is parsed.
+TEST(BootstrapMessages, AFrameAboveItsTypesBoundOrNestedTooDeepIsRefusedUnread) {
+    std::string announce(4, '\0');
+    const std::uint32_t len = 16u << 20;
+    std::memcpy(announce.data(), &len, 4);
+    EXPECT_NE(root_hears(announce + '\x05' + std::string(1000, '[')).find("it announced a progress message of 16777216 bytes (at most 256)"),
+              std::string::npos);
+    EXPECT_NE(root_hears(frame(7, "{" + std::string(300, ' ') + "}")).find("it announced a beat message of 303 bytes (at most 256)"), std::string::npos);
+    const std::string deep = root_hears(frame(11, std::string(40, '[') + std::string(40, ']')));
+    EXPECT_NE(deep.find("its stats message nests deeper than 32 levels"), std::string::npos) << deep;
+    // Brackets inside strings are text, not nesting.
+    const std::string text = root_hears(frame(9, R"({"error":")" + std::string(100, '[') + R"("})"));
+    EXPECT_EQ(text.rfind("abort: ", 0), 0u) << text;
 }
 
 TEST(BootstrapMessages, AMalformedHelloFailsTheSetUpNamingTheRankAndItsAddress) {

@@ -126,7 +126,7 @@ std::vector<BadInput> cases() {
         // Before the fix: the run went ahead and reported 0 Gb/s for every host.
         {"NetsimA2aWindowBelowOneMessage", "netsim --k 2 --traffic a2a --send-window 10us --idle-window 1us --duration 1ms",
          "a2a: a send window of 10000 ns cannot hold one 1048576 B message (84418 ns at 100 Gb/s)"},
-        {"NetsimZeroBuffer", "netsim --k 2 --buffer 0", "input buffer is zero"},
+        {"NetsimZeroBuffer", "netsim --k 2 --buffer 0", "--buffer must be above zero (got '0')"},
         {"NetsimBufferBelowMtu", "netsim --k 2 --buffer 2KiB", "cannot hold one MTU packet"},
         {"NetsimBadLevels", "netsim --k 2 --levels 4", "a fat tree has 2 or 3 levels"},
         {"NetsimTooManyLeaves", "netsim --k 2 --levels 3 --leaves 9", "at most 2k^2 = 8 leaves"},
@@ -151,7 +151,25 @@ std::vector<BadInput> cases() {
         {"SimUnderLauncher", "--transport sim --launch-local 4", "--launch-local needs a multi-process transport; 'sim' runs in one process"},
         {"SimUnknownMode", "--transport sim --mode cycle", "unknown simulation mode 'cycle'"},
         {"SimMissingTopology", "--transport sim --topology /nonexistent/t.txt", "the topology file '/nonexistent/t.txt': No such file or directory"},
-        {"SimZeroBuffer", "--transport sim --buffer 0", "input buffer is zero"},
+        {"SimZeroBuffer", "--transport sim --buffer 0", "--buffer must be above zero (got '0')"},
+        // Round two of an outside tester: each was a crash, a default in disguise, or found late.
+        {"SimMtuZero", "--transport sim --nodes 4 --events 50 --mtu 0", "--mtu must be above zero (got '0')"},   // SIGFPE, exit 136
+        {"NetsimMtuZero", "netsim --k 2 --mtu 0", "--mtu must be above zero (got '0')"},
+        {"SimMtuAboveItsBound", "--transport sim --nodes 4 --events 50 --mtu 2000000", "MTU must be within 1 B..1 MiB"},   // checked by the model for the run too
+        {"SimBufferBelowTheMtu", "--transport sim --nodes 4 --events 50 --buffer 2KiB", "cannot hold one MTU packet"},
+        {"NodesZero", "--nodes 0", "--nodes must be above zero (got '0')"},   // ran 4 nodes
+        {"SimKZero", "--transport sim --k 0", "--k must be above zero (got '0')"},   // sized the tree as without --k
+        {"SimLevelsZero", "--transport sim --levels 0", "--levels must be above zero (got '0')"},
+        {"ConflictsLevelsZero", "conflicts --k 2 --levels 0", "--levels must be above zero (got '0')"},
+        {"SimMemoryZero", "--transport sim --sim-memory 0", "--sim-memory must be above zero (got '0')"},   // meant MemAvailable
+        {"HexDuration", "--duration 0x10", "--duration: '0x10' is not a duration: numbers are decimal"},   // ran 16 s
+        {"HexLatency", "--transport sim --link-latency 0x10", "--link-latency: '0x10' is not a duration: numbers are decimal"},
+        {"HexSize", "--fragment-size 0x100", "--fragment-size: '0x100' is not a size: numbers are decimal"},
+        {"HexRate", "--transport sim --link-rate 0x64", "--link-rate: '0x64' is not a decimal number"},
+        {"InfiniteRate", "--transport sim --link-rate inf", "--link-rate: 'inf' is not a decimal number"},
+        {"JsonToAFullDevice", "--events 10 --json /dev/full", "--json '/dev/full' cannot be written: No space left on device"},   // found after the run
+        {"BootstrapPortZero", "--transport tcp --launch-local 2 --bootstrap 127.0.0.1:0",
+         "--bootstrap 127.0.0.1:0: port 0 is no port the ranks can find"},   // waited 30 s
         {"NetsimTooManyHosts", "netsim --k 16 --levels 3 --sim-memory 16MiB",
          "simulating 8192 hosts and 1280 switches needs about 71.1MiB (the simulator's tables 71.1MiB, of which the routing tables (2 B per switch and LID) 23.1MiB), more than the 16MiB of --sim-memory"},
         // In evbench's words, not the parser's ("Could not convert: --credits = -1", "stoll",
@@ -205,7 +223,7 @@ std::vector<BadInput> cases() {
          "conflicts --k 2 --lfts " + write_file("guid.lfts", "Unicast lids [0x0-0xe] of switch Lid 9 guid 0x0002c90300000002c90300000010 (leaf0):\n"),
          "guid.lfts:1: number out of range in 'Unicast lids"},
         {"FuzzConfigLineWithoutKey", "--config " + write_file("nokey.toml", "credits = 2\n= 1\n"), "config file: unknown key ''"},
-        {"SimLinkRateNotANumber", "--transport sim --link-rate fast", "--link-rate: 'fast' is not a number"},
+        {"SimLinkRateNotANumber", "--transport sim --link-rate fast", "--link-rate: 'fast' is not a decimal number"},
         // Inputs are regular files of a bounded size (each of these read until memory ran out).
         {"TopologyFromADevice", "fabric --topology /dev/zero", "the topology file '/dev/zero' is not a regular file (a device or socket)"},
         {"LftsFromADevice", "netsim --k 2 --lfts /dev/zero", "the LFT dump '/dev/zero' is not a regular file (a device or socket)"},
@@ -240,6 +258,8 @@ std::vector<BadInput> cases() {
          "config file: unknown key 'credit'"},
 #ifdef EVB_HAVE_MPI
         {"MpiOptionOnLocal", "--mpi-rma", "--mpi-rma is an option of --transport mpi; this run's transport is local"},
+        {"MpiUnderTheLocalLauncher", "--transport mpi --launch-local 2",
+         "--launch-local: not with --transport mpi: MPI's ranks are started by its own launcher"},   // forked, then each rank failed
 #endif
 #ifdef EVB_HAVE_OFI
         // Accepted before, and the run used eth0 (ofi_rxm ignores a domain name in the hints).
@@ -276,6 +296,13 @@ std::vector<BadInput> cases() {
 
 INSTANTIATE_TEST_SUITE_P(BadInputs, CliErrors, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<BadInput>& i) { return std::string(i.param.name); });
+
+// Before: the launcher forked its ranks and each refused the key, so the line came twice.
+TEST(Cli, AShortRunKeyInTheEnvironmentIsRefusedOnceBeforeTheRanksStart) {
+    auto r = run_command("EVBENCH_RUN_KEY=short " + evbench_binary() + " --transport tcp --launch-local 2 --events 10", 60);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err, "evbench: error: EVBENCH_RUN_KEY: the run key has 5 characters; give at least 32 (for example the output of 'openssl rand -hex 32')\n");
+}
 
 TEST(Cli, ConflictsCommandOnTheLhcbTreeAndASwappedCable) {
     // k = 16: the 512-host LHCb fat tree; ftree makes all 511 shift phases conflict-free.

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -26,6 +27,15 @@ TEST(Heartbeat, ABeatIsDueAtTheStartThenOncePerQuarterOfTheTimeout) {
     EXPECT_FALSE(h.beat_due(1_s + 300_ms));
 }
 
+// Looks every 50 ms, as a caller does at least once a period, up to `until`.
+template <typename Note>
+void look_until(Heartbeat& h, Picoseconds& at, Picoseconds until, Note&& note) {
+    while (at < until) {
+        at = std::min(until, at + 50_ms);
+        h.find_silent(at, note);
+    }
+}
+
 TEST(Heartbeat, AWatchedPeerSilentPastTheTimeoutIsReportedOnceWithWhenItWasLastHeard) {
     Heartbeat h(1_s);
     h.start(4, 0_s);
@@ -34,20 +44,43 @@ TEST(Heartbeat, AWatchedPeerSilentPastTheTimeoutIsReportedOnceWithWhenItWasLastH
     h.heard(2, 900_ms);
     std::vector<std::pair<std::uint32_t, Picoseconds>> silent;
     auto note = [&](std::uint32_t peer, Picoseconds last) { silent.emplace_back(peer, last); };
-    h.find_silent(1_s, note);   // exactly the timeout is not past it
+    Picoseconds at = 0_s;
+    look_until(h, at, 1_s, note);   // exactly the timeout is not past it
     EXPECT_TRUE(silent.empty());
     h.find_silent(1_s + 1_ps, note);
     ASSERT_EQ(silent.size(), 1u);
     EXPECT_EQ(silent[0], std::make_pair(3u, 0_s));
-    h.find_silent(1_s + 600_ms, note);
+    at = 1_s + 1_ps;
+    look_until(h, at, 1_s + 600_ms, note);
     ASSERT_EQ(silent.size(), 2u);
     EXPECT_EQ(silent[1], std::make_pair(1u, 500_ms));
-    h.find_silent(10_s, note);   // 3 and 1 are not reported again; 2 now is
+    look_until(h, at, 10_s, note);   // 3 and 1 are not reported again; 2 now is
     ASSERT_EQ(silent.size(), 3u);
     EXPECT_EQ(silent[2].first, 2u);
-    h.find_silent(20_s, note);
+    look_until(h, at, 20_s, note);
     EXPECT_EQ(silent.size(), 3u);
     EXPECT_EQ(h.silence(), "sent nothing for 1 s (--heartbeat)");
+}
+
+// Before: a rank stopped for 2.5 s and woken found rank 0 silent for as long (its frames were
+// still unread) and declared it lost, where rank 0 had declared the rank lost (over ofi, the
+// woken BU said "lost the event manager" instead of "rank 0 declared this rank lost").
+TEST(Heartbeat, AProcessThatDidNotLookForHalfTheTimeoutBlamesNoPeer) {
+    Heartbeat h(1_s);
+    h.start(3, 0_s);
+    h.forget(0);
+    std::vector<std::uint32_t> silent;
+    auto note = [&](std::uint32_t peer, Picoseconds) { silent.push_back(peer); };
+    Picoseconds at = 0_s;
+    look_until(h, at, 400_ms, note);
+    h.find_silent(2900_ms, note);   // stopped from 0.4 s to 2.9 s: nobody is blamed for it
+    EXPECT_TRUE(silent.empty());
+    h.heard(1, 2900_ms + 1_ms);     // the frames that waited are read
+    at = 2900_ms;
+    look_until(h, at, 3900_ms, note);
+    EXPECT_TRUE(silent.empty());    // each peer has its whole timeout again from the wake
+    look_until(h, at, 3901_ms, note);
+    EXPECT_EQ(silent, std::vector<std::uint32_t>{2});   // peer 2 stays silent a timeout past the wake
 }
 
 TEST(Heartbeat, AForgottenPeerIsNeverSilentAndHearingFromItChangesNothing) {
@@ -57,7 +90,8 @@ TEST(Heartbeat, AForgottenPeerIsNeverSilentAndHearingFromItChangesNothing) {
     h.forget(7);   // not a peer: ignored
     h.heard(9, 1_s);
     int silent = 0;
-    h.find_silent(5_s, [&](std::uint32_t peer, Picoseconds) {
+    Picoseconds at = 0_s;
+    look_until(h, at, 5_s, [&](std::uint32_t peer, Picoseconds) {
         EXPECT_NE(peer, 1u);
         ++silent;
     });

@@ -18,7 +18,7 @@ namespace {
 class QuietObserver final : public RunObserver {
 public:
     void started(std::uint32_t, const std::string&, const std::vector<std::string>&) override {}
-    void progress(Picoseconds, const NodeStats&) override {}
+    void progress(Picoseconds, const ProgressCounts&) override {}
 };
 
 } // namespace
@@ -58,4 +58,64 @@ TEST(RankControl, ALossRankZeroTellsOfIsActedOnButRecordedOnlyByRankZero) {
     ASSERT_TRUE(node.is_lost(2));
     EXPECT_FALSE(control.failure()) << *control.failure();
     EXPECT_TRUE(node.stats().losses.empty()) << node.stats().losses.front().how;
+}
+
+namespace {
+
+// Rank 0 of three with raw-ish ranks 1 and 2 (real bootstrap links), a run that does not survive
+// losses: what rank 0's control plane makes of what rank 1 sends.
+struct RootOfThree {
+    const Picoseconds setup = Picoseconds::from_seconds(20);
+    const RunKey key = RunKey::random();
+    std::unique_ptr<Bootstrap> one, two, root;
+    Config config;
+    const World world{0, 3, "test", true, ""};
+    ScriptedTransport transport;
+    const Layout layout{3, 1, false, EmPlacement::rank0};
+    std::unique_ptr<Node> node;
+    const std::vector<std::unique_ptr<EndpointThread>> no_threads;
+    std::unique_ptr<RankEndpoints> endpoints;
+    QuietObserver observer;
+    std::unique_ptr<RankControl> control;
+
+    RootOfThree() {
+        const int listener = listen_on("127.0.0.1", 0, 8);
+        const std::string endpoint = "127.0.0.1:" + std::to_string(bound_port(listener));
+        std::thread t1([&] { one = std::make_unique<Bootstrap>(World{1, 3, "test", true, ""}, endpoint, -1, key, setup); });
+        std::thread t2([&] { two = std::make_unique<Bootstrap>(World{2, 3, "test", true, ""}, endpoint, -1, key, setup); });
+        root = std::make_unique<Bootstrap>(world, endpoint, listener, key, setup);
+        t1.join();
+        t2.join();
+        config.nodes = 3;
+        transport.self = 0;
+        node = std::make_unique<Node>(UnitsOfRank{}, layout, transport, logger("test"));
+        endpoints = std::make_unique<RankEndpoints>(*node, no_threads, layout);
+        control = std::make_unique<RankControl>(config, world, *root, observer, *endpoints);
+    }
+    // Turns rank 0's loop until its control plane fails; its failure.
+    std::string failure() {
+        for (int turn = 1; turn <= 20000 && !control->failure(); ++turn) control->tick(Picoseconds::from_seconds(turn * 1e-4));
+        return control->failure().value_or("no failure");
+    }
+};
+
+} // namespace
+
+// Before: rank 1's lost_rank about rank 2 made rank 0 declare rank 2 lost, with rank 1's words.
+TEST(RankControl, ALostRankFromARankIsThatRanksFaultNotItsVictims) {
+    RootOfThree run;
+    run.one->send_to_root(ControlType::lost_rank, {{"rank", 2}, {"how", "x"}});
+    const std::string failure = run.failure();
+    EXPECT_NE(failure.find("rank 1"), std::string::npos) << failure;
+    EXPECT_NE(failure.find("it sent a lost_rank message about rank 2, which only rank 0 sends"), std::string::npos) << failure;
+    EXPECT_FALSE(run.node->is_lost(2));
+}
+
+// Before: an abort's text was printed as rank 0's own error ("rank 0: forged" read as rank 0's).
+TEST(RankControl, AnAbortIsNamedByTheLinkItCameOn) {
+    RootOfThree run;
+    run.one->send_to_root(ControlType::abort, {{"error", "rank 0: forged"}});
+    const std::string failure = run.failure();
+    EXPECT_EQ(failure.rfind("rank 1 (127.0.0.1:", 0), 0u) << failure;
+    EXPECT_NE(failure.find(" ended the run: rank 0: forged"), std::string::npos) << failure;
 }

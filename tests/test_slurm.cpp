@@ -38,6 +38,15 @@ protected:
         return nlohmann::json::parse(read_file(json));
     }
 
+    // The job id `sbatch --parsable` printed, once the job has left the queue (empty if it did not).
+    std::string wait_for(const CommandResult& submit) {
+        EXPECT_EQ(submit.exit_code, 0) << submit.err;
+        const std::string job = submit.out.substr(0, submit.out.find_first_of(";\n"));
+        auto wait = run_command("for i in $(seq 600); do [ -z \"$(" + env_ + "squeue -h -j " + job + ")\" ] && exit 0; sleep 0.2; done; exit 1", 150);
+        EXPECT_EQ(wait.exit_code, 0) << "job " << job << " did not finish";
+        return wait.exit_code == 0 ? job : "";
+    }
+
     std::string dir_, env_;
 };
 
@@ -60,12 +69,7 @@ TEST_F(Slurm, ScanAsJobArrayThenPlots) {
     const std::string out = temp_path("array.jsonl");
     const std::string scan = "python3 " + std::string(EVBENCH_SOURCE_DIR) + "/launch/scan.py --binary " + evbench_binary() + " --out " + out +
                              " --param credits=1,2 --param parallel=1,2 -- --transport sim --nodes 8 --k 2 --duration 200us";
-    auto submit = run_command(env_ + "sbatch --parsable --array=0-3 -o " + dir_ + "/array_%a.out --wrap '" + scan + "'", 60);
-    ASSERT_EQ(submit.exit_code, 0) << submit.err;
-    const std::string job = submit.out.substr(0, submit.out.find_first_of(";\n"));
-    // Wait for the array to leave the queue.
-    auto wait = run_command("for i in $(seq 600); do [ -z \"$(" + env_ + "squeue -h -j " + job + ")\" ] && exit 0; sleep 0.2; done; exit 1", 150);
-    ASSERT_EQ(wait.exit_code, 0) << "job array " << job << " did not finish";
+    ASSERT_FALSE(wait_for(run_command(env_ + "sbatch --parsable --array=0-3 -o " + dir_ + "/array_%a.out --wrap '" + scan + "'", 60)).empty());
     std::istringstream in(read_file(out));
     std::string line;
     int lines = 0;
@@ -78,6 +82,25 @@ TEST_F(Slurm, ScanAsJobArrayThenPlots) {
     auto plot = run_command("/usr/bin/python3 " + std::string(EVBENCH_SOURCE_DIR) + "/tools/plot_scan.py " + out + " --out " + dir_ + "/plots", 120);
     ASSERT_EQ(plot.exit_code, 0) << plot.err;
     EXPECT_GT(read_file(dir_ + "/plots/heatmap_nodes8.png").size(), 1000u);
+}
+
+// The batch template itself, submitted as docs/cluster.md writes it, from the source tree (before:
+// Slurm ran a copy from its spool folder, the template looked for srun.sh beside the copy, and
+// the tests submitted --wrap, so the template had never run). One machine holds the 4 nodes.
+TEST_F(Slurm, TheBatchTemplateRunsOneEventBuildPerJob) {
+    const std::string out = dir_ + "/template.out";
+    const std::string job = wait_for(run_command("cd " + std::string(EVBENCH_SOURCE_DIR) + " && " + env_ +
+                                                     "NODES=4 CPU_BIND= SRUN_ARGS=--overcommit SRUN_LAYOUT= EVBENCH=" + evbench_binary() +
+                                                     " sbatch --parsable -N 1 -D " + dir_ + " -o " + out +
+                                                     " launch/evbench.sbatch --transport tcp --events 100 --fragment-size 64KiB --quiet",
+                                                 60));
+    ASSERT_FALSE(job.empty());
+    const std::string result = read_file(dir_ + "/evbench-" + job + ".json");
+    ASSERT_FALSE(result.empty()) << read_file(out);
+    auto doc = nlohmann::json::parse(result);
+    EXPECT_EQ(doc["config"]["nodes"], 4);
+    EXPECT_EQ(doc["results"]["system"]["events_built"], 100);
+    EXPECT_EQ(doc["results"]["system"]["errors"], 0);
 }
 
 // launch/srun.sh: ranks in hostfile order through SLURM_HOSTFILE, 2 processes per node.

@@ -160,6 +160,10 @@ function(evb_tier_tests)
   add_test(NAME DocCommands.TheRunnerCatchesWhatIsWrong
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/doc_commands_selftest.py ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
   set_tests_properties(DocCommands.TheRunnerCatchesWhatIsWrong PROPERTIES LABELS integration TIMEOUT 120)
+  # Relative links between the pages, and the comments' pointers to a page's section, resolve.
+  add_test(NAME DocLinks.EveryReferenceResolves COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/doc_links.py ${PROJECT_SOURCE_DIR})
+  add_test(NAME DocLinks.TheCheckerFindsEachKindOfBrokenReference COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/doc_links.py --selftest)
+  set_tests_properties(DocLinks.EveryReferenceResolves DocLinks.TheCheckerFindsEachKindOfBrokenReference PROPERTIES LABELS unit TIMEOUT 60)
   add_test(NAME Tiers.EveryTestHasOneTierAndIsListedOnce
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check_tiers.py ${PROJECT_BINARY_DIR})
   set_tests_properties(Tiers.EveryTestHasOneTierAndIsListedOnce PROPERTIES LABELS unit TIMEOUT 60)

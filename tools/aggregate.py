@@ -3,10 +3,14 @@
 
   tools/aggregate.py scan.jsonl [more.jsonl ...] > scan.csv
 Columns: transport, protocol (or the baseline), scheduling, nodes, ppn, credits, parallel,
-fragment_size (B), exit_code, events_built, errors, per_node_gbps (average receive rate per node;
-the fabric's per-packet figure for --transport sim), min/max_node_gbps, window_s (the span the
-rates count over), duration_s, warmup_s, seed, commit (evbench's build), point (the scan point's
-arguments). Lines that are not JSON are named on standard error."""
+fragment_size (B), exit_code, events_built, errors, start_up (yes: the window holds the start-up,
+a BU built no event in it or, simulated, it opened before the first events: not a steady figure),
+idle_builders (BUs that built no event in the window), per_node_gbps (average receive rate per
+node over the network; the fabric's per-packet figure for --transport sim), min/max_node_gbps,
+built_gbps (every fragment byte into a BU, its own node's included, per node), event_rate_hz
+(events built per second, all BUs), latency_avg_us and latency_p99_us (event building), window_s
+(the span the rates count over), duration_s, warmup_s, seed, commit (evbench's build), point (the
+scan point's arguments). Lines that are not JSON are named on standard error."""
 import csv
 import os
 import sys

@@ -6,11 +6,16 @@ Writes, as PNG and SVG (text kept as text):
   heatmap_nodes<N>[_<dim><value>...].*  Gb/s per node over credits x parallel, or over the two
                        scanned dimensions that vary (credits first: credits x fragment size): one
                        map per value of every other scanned dimension (nodes, fragment size, ...);
-  vs_nodes.*           Gb/s per node against nodes, one line per setting of the other dimensions;
+  vs_nodes.*           Gb/s per node against nodes, one line per setting of the other dimensions
+                       (only when nodes take more than one value);
   per_node.*           min / avg / max over nodes for every run, as bars labelled by every
                        scanned dimension.
-Two runs with the same settings are refused (say which to plot) rather than drawn over each
-other. Failed runs (exit code != 0) are left out and counted on stdout."""
+Every plot says which rate it shows (Gb/s per node received over the network; on the simulator
+the fabric's per-packet figure), over which transports and for how long. A run whose window
+holds its start-up (a BU built no event in it, or, simulated, it opened before the first events
+could be built) is no steady figure: its cell says "start-up" and is hatched, its point is
+hollow, its bar hatched. Two runs with the same settings are refused (say which to plot) rather
+than drawn over each other. Failed runs (exit code != 0) are left out and counted on stdout."""
 import argparse
 import os
 import sys
@@ -19,6 +24,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 matplotlib.rcParams["svg.fonttype"] = "none"   # labels stay text: searchable, and checked by the tests
+import matplotlib.patches  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -36,6 +42,30 @@ def save(fig, out, name):
 DIMENSIONS = [("nodes", "N"), ("credits", "c"), ("parallel", "p"), ("fragment_size", "f"), ("ppn", "ppn"),
               ("protocol", ""), ("scheduling", ""), ("transport", "")]
 COLOUR_UNIT = "Gb/s per node"
+START_UP_HATCH = "////"
+
+
+def what_is_shown(runs):
+    """The line under every plot's title: which rate, over which transports, for how long."""
+    transports = sorted({str(r["transport"]) for r, _ in runs})
+    simulated = "sim" in transports
+    rate = "received over the network" + (" (simulator: per packet on the host links)" if simulated else "")
+    spans = sorted({(r["duration_s"], r["warmup_s"]) for r, _ in runs}, key=str)
+    if len(spans) == 1:
+        duration, warmup = spans[0]
+        span = f"{duration:g} s" + (" simulated" if transports == ["sim"] else "") if isinstance(duration, (int, float)) else "?"
+        if isinstance(warmup, (int, float)) and warmup > 0:
+            span += f", counted from {warmup:g} s"
+    else:
+        span = "durations differ per run"
+    start_ups = sum(1 for r, _ in runs if r["start_up"] == "yes")
+    note = f"; {start_ups} start-up (hatched): not steady" if start_ups else ""
+    return f"{COLOUR_UNIT} {rate};\ntransport {', '.join(transports)}; {span}{note}"
+
+
+def series_style(i):
+    """Line i's colour and line style: ten colours, then each again dashed, dotted, dash-dotted."""
+    return {"color": plt.get_cmap("tab10")(i % 10), "linestyle": ["-", "--", ":", "-."][(i // 10) % 4]}
 
 
 def size_text(v):
@@ -96,8 +126,10 @@ def heatmaps(runs, out):
         xs = sorted({r[x_dim] for r in sel})
         ys = sorted({r[y_dim] for r in sel})
         grid = [[float("nan")] * len(xs) for _ in ys]
+        start_up = [[False] * len(xs) for _ in ys]
         for r in sel:
             grid[ys.index(r[y_dim])][xs.index(r[x_dim])] = r["per_node_gbps"]
+            start_up[ys.index(r[y_dim])][xs.index(r[x_dim])] = r["start_up"] == "yes"
         fig, ax = plt.subplots(figsize=(1.6 + 0.9 * len(xs), 1.2 + 0.7 * len(ys)))
         im = ax.imshow(grid, origin="lower", cmap="viridis", aspect="auto")
         ax.set_xticks(range(len(xs)), [value_text(x_dim, v) for v in xs])
@@ -105,11 +137,14 @@ def heatmaps(runs, out):
         ax.set_xlabel(x_dim.replace("_", " "))
         ax.set_ylabel(y_dim.replace("_", " "))
         extra = ", ".join(f"{d.replace('_', ' ')} {value_text(d, v)}" for d, v in zip(others, panel[1:]))
-        ax.set_title(f"{COLOUR_UNIT}, {panel[0]} nodes" + (f", {extra}" if extra else ""), fontsize=9)
+        ax.set_title(f"{panel[0]} nodes" + (f", {extra}" if extra else "") + "\n" + what_is_shown([(r, []) for r in sel]), fontsize=8)
         for y, row in enumerate(grid):
             for x, v in enumerate(row):
                 if v == v:
-                    ax.text(x, y, f"{v:.1f}", ha="center", va="center", color="white", fontsize=8)
+                    ax.text(x, y, f"{v:.1f}" + ("\nstart-up" if start_up[y][x] else ""), ha="center", va="center", color="white", fontsize=8)
+                if start_up[y][x]:
+                    ax.add_patch(matplotlib.patches.Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, hatch=START_UP_HATCH, edgecolor="white",
+                                                              linewidth=0))
         fig.colorbar(im, ax=ax, label=COLOUR_UNIT)
         name = f"heatmap_nodes{panel[0]}" + "".join(f"_{d}{value_text(d, v)}" for d, v in zip(others, panel[1:]))
         written += save(fig, out, name)
@@ -117,14 +152,23 @@ def heatmaps(runs, out):
 
 
 def versus_nodes(runs, out):
+    if "nodes" not in varied(runs):   # one x value: a line per setting would be a column of dots
+        return []
     fig, ax = plt.subplots(figsize=(6, 4))
     others = [d for d in varied(runs) if d != "nodes"] or ["credits", "parallel"]
-    for key in sorted({tuple(r[d] for d in others) for r, _ in runs}, key=str):
-        pts = sorted((r["nodes"], r["per_node_gbps"]) for r, _ in runs if tuple(r[d] for d in others) == key)
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
-                label=", ".join(f"{d.replace('_', ' ')} {value_text(d, v)}" for d, v in zip(others, key)))
+    for i, key in enumerate(sorted({tuple(r[d] for d in others) for r, _ in runs}, key=str)):
+        pts = sorted((r["nodes"], r["per_node_gbps"], r["start_up"] == "yes") for r, _ in runs if tuple(r[d] for d in others) == key)
+        style = series_style(i)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], label=", ".join(f"{d.replace('_', ' ')} {value_text(d, v)}" for d, v in zip(others, key)),
+                **style)
+        for steady in (True, False):   # start-up points hollow
+            sel = [p for p in pts if p[2] != steady]
+            if sel:
+                ax.plot([p[0] for p in sel], [p[1] for p in sel], linestyle="none", marker="o", color=style["color"],
+                        markerfacecolor=style["color"] if steady else "none")
     ax.set_xlabel("nodes")
     ax.set_ylabel(COLOUR_UNIT)
+    ax.set_title(what_is_shown(runs).replace("(hatched)", "(hollow)"), fontsize=8)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
     return save(fig, out, "vs_nodes")
@@ -140,9 +184,15 @@ def per_node_bars(runs, out):
         avgs.append(avg)
         lows.append(avg - (min(per_node) if per_node else avg))
         highs.append((max(per_node) if per_node else avg) - avg)
-    ax.bar(range(len(runs)), avgs, yerr=[lows, highs], capsize=3, color="tab:blue")
+    bars = ax.bar(range(len(runs)), avgs, yerr=[lows, highs], capsize=3, color="tab:blue")
+    for bar, (r, _) in zip(bars, runs):
+        if r["start_up"] == "yes":
+            bar.set_hatch(START_UP_HATCH)
+            bar.set_facecolor("none")
+            bar.set_edgecolor("tab:blue")
     ax.set_xticks(range(len(runs)), labels, rotation=60, ha="right", fontsize=7)
     ax.set_ylabel(f"{COLOUR_UNIT} (bar: avg, whiskers: min..max)")
+    ax.set_title(what_is_shown(runs), fontsize=8)
     return save(fig, out, "per_node")
 
 

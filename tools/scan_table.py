@@ -4,8 +4,23 @@ import json
 import sys
 
 COLUMNS = ["transport", "protocol", "scheduling", "nodes", "ppn", "credits", "parallel", "fragment_size", "exit_code",
-           "events_built", "errors", "per_node_gbps", "min_node_gbps", "max_node_gbps", "window_s", "duration_s",
-           "warmup_s", "seed", "commit", "point"]
+           "events_built", "errors", "start_up", "idle_builders", "per_node_gbps", "min_node_gbps", "max_node_gbps",
+           "built_gbps", "event_rate_hz", "latency_avg_us", "latency_p99_us", "window_s", "duration_s", "warmup_s", "seed",
+           "commit", "point"]
+
+
+def idle_builders_of(doc):
+    """BUs that built no event in the window (results.system.idle_builders); None when the
+    result does not say (an evbench before it did, a baseline)."""
+    return doc.get("results", {}).get("system", {}).get("idle_builders")
+
+
+def start_up_of(doc):
+    """Whether a run's window holds its start-up: a BU built no event in it, or (the simulator)
+    its window opened before the first events could be built."""
+    results = doc.get("results") or {}
+    network = results.get("network") or {}
+    return bool(network.get("start_up_in_window")) or (idle_builders_of(doc) or 0) > 0
 
 
 def documents_of(path):
@@ -53,6 +68,11 @@ def flatten(doc):
     avg = system.get("per_node_in_gbps", sum(per_node) / len(per_node) if per_node else 0.0)
     if network and "fabric_rx_gbps" in network:
         avg = network["fabric_rx_gbps"]["avg"]
+    latency = system.get("latency_us") or {}
+    idle = idle_builders_of(doc)
+
+    def rounded(v):
+        return round(v, 4) if isinstance(v, (int, float)) else ""
     row = {
         "transport": config.get("transport"),
         "protocol": results.get("baseline") or config.get("protocol"),
@@ -65,9 +85,15 @@ def flatten(doc):
         "exit_code": doc.get("exit_code", results.get("exit_code", 0)),
         "events_built": system.get("events_built", results.get("iterations")),
         "errors": system.get("errors", 0),
+        "start_up": "yes" if start_up_of(doc) else "no",
+        "idle_builders": "" if idle is None else idle,
         "per_node_gbps": round(avg, 4),
         "min_node_gbps": round(min(per_node), 4) if per_node else "",
         "max_node_gbps": round(max(per_node), 4) if per_node else "",
+        "built_gbps": rounded(system.get("per_node_built_gbps")),
+        "event_rate_hz": rounded(system.get("event_rate_hz")),
+        "latency_avg_us": rounded(latency.get("avg")),
+        "latency_p99_us": rounded(latency.get("p99")),
         "window_s": results.get("window_s", results.get("seconds", "")),
         "duration_s": config.get("duration_s", ""),
         "warmup_s": config.get("warmup_s", 0),

@@ -44,7 +44,8 @@ void declare_protocol_and_scheduling_options(OptionSet& o, UnitConfig& c) {
 // Nodes, layout, processes per node, the EM, credits and parallel sends.
 void declare_nodes_and_units_options(OptionSet& o, UnitConfig& c) {
     o.whole("nodes", c.nodes, "N", "event-building nodes, each one RU and one BU, at least 2")
-        .shown_default("from the process count (4 in one process)");
+        .shown_default("from the process count (4 in one process)")
+        .above_zero();
     o.choice("layout", c.layout, {{"folded", NodeLayout::folded}, {"split", NodeLayout::split}},
              "folded: every node reads out and builds; split: --readout-nodes R only read out, --builder-nodes B only build");
     o.whole("readout-nodes", c.readout_nodes, "R", "split: nodes that only read out (then --nodes is R + B)").shown_default("");
@@ -88,7 +89,7 @@ void declare_run_length_and_checks_options(OptionSet& o, UnitConfig& c) {
              "per-fragment check at the BU: the header, or the header and the payload checksum");
     o.whole("seed", c.seed, "n", "seed of random scheduling and size draws");
     o.whole("safety-margin", c.safety_margin, "m", "m of eq. 3.1, at least 2");
-    o.size("memory", c.memory, "buffer budget per RU and per BU; below eq. 3.1 is an error").shown_default("m N c f");
+    o.size("memory", c.memory, "buffer budget per RU and per BU; below eq. 3.1 is an error").shown_default("m N c f").above_zero();
 }
 
 // What a lost node does to the run.

@@ -63,6 +63,9 @@ double PhaseFlow::gbps() const {
 
 void NodeStats::begin_window(Picoseconds at) {
     counted_from = at;
+    network_bytes_in_before_window += network_bytes_in();
+    network_bytes_out_before_window += network_bytes_out();
+    events_before_window += events_built;
     bytes_out = fragments_out = writes_out = 0;
     bytes_in = fragments_in = writes_in = 0;
     bytes_out_local = bytes_in_local = 0;
@@ -96,6 +99,9 @@ void NodeStats::merge(const NodeStats& o) {
     bytes_out_local += o.bytes_out_local;
     bytes_in_local += o.bytes_in_local;
     fragments_in += o.fragments_in;
+    network_bytes_in_before_window += o.network_bytes_in_before_window;
+    network_bytes_out_before_window += o.network_bytes_out_before_window;
+    events_before_window += o.events_before_window;
     events_assigned += o.events_assigned;
     in_flight += o.in_flight;
     peak_ru_bytes = std::max(peak_ru_bytes, o.peak_ru_bytes);

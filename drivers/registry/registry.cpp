@@ -94,6 +94,7 @@ DriverRegistry::DriverRegistry() {
     // An MPI rank is a process: two endpoints in one would need MPI_THREAD_MULTIPLE and a
     // communicator per endpoint pair, which is no longer the MPI the user measures.
     mpi_entry.per_unit_refusal = "an MPI rank is a process (endpoints per thread would need MPI_THREAD_MULTIPLE): use --ppn 2";
+    mpi_entry.launch_local_refusal = "MPI's ranks are started by its own launcher: mpirun -np N evbench --transport mpi, or srun";
     mpi_entry.instead = [m](Config& c, const std::optional<World>& world, const std::function<nlohmann::json()>& echo,
                                  std::ostream& out) -> std::optional<int> {
         const std::string& baseline = m->options().baseline;

@@ -35,6 +35,8 @@ struct DriverEntry {
     bool simulated_time = false;   // its times are simulated: progress stamps in microseconds
     // Why --threads per-unit (several endpoints in one process) is refused; empty: supported.
     std::string per_unit_refusal;
+    // Why --launch-local is refused (before it forks); empty: its ranks may be started by it.
+    std::string launch_local_refusal;
     // Runs the event builder over this driver with its executor.
     std::function<RunOutcome(const Config&, const RunContext&)> run;
     // Completes the configuration with this driver's defaults (after the command line).

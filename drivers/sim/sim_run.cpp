@@ -57,7 +57,7 @@ public:
 
     void timer(netsim::FabricSim& sim, std::uint32_t, std::uint64_t tag) override {
         if (tag == progress_tag) {
-            observer_.progress(sim.now(), with_fabric_bytes(reactor_.totals(), sim));
+            observer_.progress(sim.now(), with_fabric_bytes(reactor_.progress(), sim));
             if (!reactor_.all_finished() && !reactor_.failure()) sim.set_timer(sim.now() + config_.progress_interval, 0, progress_tag);
             return;
         }
@@ -95,19 +95,15 @@ public:
 
 private:
     // Byte rates in simulated time count what crossed the links (every host's, per packet), not
-    // whole fragments at completion, which would show more than a link carries.
-    // After the warm-up, from its end, as the nodes' own counts.
-    NodeStats with_fabric_bytes(NodeStats totals, const netsim::FabricSim& sim) const {
-        totals.bytes_in = totals.bytes_out = 0;
+    // whole fragments at completion, which would show more than a link carries; since the start,
+    // as the nodes' own counts.
+    static ProgressCounts with_fabric_bytes(ProgressCounts counts, const netsim::FabricSim& sim) {
+        counts.bytes_in = counts.bytes_out = 0;
         for (const auto& h : sim.host_stats()) {
-            totals.bytes_in += h.rx_payload;
-            totals.bytes_out += h.tx_payload;
+            counts.bytes_in += h.rx_payload;
+            counts.bytes_out += h.tx_payload;
         }
-        for (const auto& h : link_baseline_) {
-            totals.bytes_in -= h.rx_payload;
-            totals.bytes_out -= h.tx_payload;
-        }
-        return totals;
+        return counts;
     }
 
     // The failed ranks stop where they are: what they posted is on the fabric, nothing more is.

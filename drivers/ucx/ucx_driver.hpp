@@ -10,8 +10,8 @@ class UcxDriver final : public Driver {
 public:
     const char* name() const override { return "ucx"; }
     const char* help() const override {
-        return "UCX (UCP): commands as active messages, a fragment as ucp_put_nbx into the BU's slot and a notice sent once an "
-               "endpoint flush covers it; UCX_TLS tcp, posix/sysv with cma, rc_verbs";
+        return "UCX (UCP): commands and fragments as active messages (--ucx-write am; put: ucp_put_nbx into the BU's slot and a "
+               "notice once an endpoint flush covers it); UCX_TLS tcp, posix/sysv with cma, rc_verbs";
     }
     Processes processes() const override { return Processes::one_per_rank; }
     void declare_options(OptionSet& options) override;

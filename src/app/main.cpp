@@ -77,6 +77,8 @@ int run(int argc, const char* const* argv) {
     if (config.launch_local && !world) {
         if (!one_per_rank)
             return usage_error("--launch-local needs a multi-process transport; '" + config.transport + "' runs in one process");
+        if (!entry->launch_local_refusal.empty())
+            return usage_error("--launch-local: not with --transport " + config.transport + ": " + entry->launch_local_refusal);
         if (auto refusal = multi_host_refusal(config.launch_local, config.launch_hosts, config.host_index, config.bootstrap, config.run_key_file))
             return usage_error(*refusal);
         const std::uint32_t ranks = config.launch_local * config.launch_hosts;   // bounded by the refusal: no overflow
@@ -88,7 +90,7 @@ int run(int argc, const char* const* argv) {
                                (config.launch_hosts > 1 ? " on " + std::to_string(config.launch_hosts) + " hosts" : std::string()) +
                                " does not match --nodes " + std::to_string(config.nodes) + " (needs " + std::to_string(layout.ranks()) +
                                " processes)");
-        if (!config.run_key_file.empty()) choose_run_key(World{}, config.run_key_file);   // one line here, not one per rank
+        if (run_key_given(config.run_key_file)) choose_run_key(World{}, config.run_key_file);   // one line here, not one per rank
         return launch_local({config.launch_local, config.host_index * config.launch_local, ranks, run_deadline(config), config.grace,
                              config.survives_failures(), config.bootstrap, config.run_key_file},
                             argc, argv);

@@ -29,7 +29,7 @@ Bootstrap::Bootstrap(const World& world, const std::string& endpoint, int inheri
                 throw std::runtime_error("bootstrap: " + endpoint + " is a loopback address here, which the other hosts cannot reach: give --bootstrap "
                                          "with an address of rank 0's host on the network the ranks share");
             try {
-                lfd = listen_on_when_free(host, port, static_cast<int>(world.size) + 16, timeout, [&](const std::string& why) {
+                lfd = listen_on_when_free(host, port, bootstrap_backlog, timeout, [&](const std::string& why) {
                     logger(purpose).warn("{}: waiting up to {:g} s for it (another run?)", why, timeout.seconds());
                 });
             } catch (const std::exception& e) {

@@ -9,6 +9,8 @@
 #include "core/time.hpp"
 #include "control/world.hpp"
 
+#include <sys/socket.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +19,10 @@ namespace evb {
 
 // How long the ranks have to find each other; a port another run holds is waited for as long.
 inline constexpr Picoseconds bootstrap_setup_time = Picoseconds::from_seconds(30);
+// The bootstrap port's queue of connections not yet accepted: as deep as the kernel allows
+// (net.core.somaxconn), so that a flood of strangers does not make the kernel drop a rank's
+// connection attempt, which it would retry only a second later.
+inline constexpr int bootstrap_backlog = SOMAXCONN;
 // How long one connection may take to prove the run key before it is dropped.
 inline constexpr Picoseconds bootstrap_proof_time = Picoseconds::from_seconds(10);
 

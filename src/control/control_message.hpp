@@ -1,6 +1,7 @@
 // The control plane's messages between rank 0 and the other ranks: a type byte from a fixed enum
 // and a JSON object whose fields the type fixes. A frame is a 32-bit length (at most
-// max_frame_bytes), the type byte and the JSON text; anything else is malformed, and
+// max_frame_bytes, and at most its type's own bound, checked before the frame is read), the type
+// byte and the JSON text, nested at most 32 deep; anything else is malformed, and
 // decode_control_payload says what was wrong in words fit for one line naming the peer.
 #pragma once
 #include <nlohmann/json.hpp>
@@ -42,7 +43,7 @@ constexpr std::uint32_t max_frame_bytes = 16u << 20;
 // The longest text field but the two that carry tables (hello's value, table's values).
 constexpr std::size_t max_text_field = 4096;
 
-// The whole frame (length, type, JSON). Throws std::length_error above max_frame_bytes, and
+// The whole frame (length, type, JSON). Throws std::length_error above the type's bound, and
 // std::invalid_argument on a body that is not the type's schema: a sender's bug.
 std::string encode_control_frame(const ControlMessage& message);
 // The payload after the length: the message, or why it is malformed.

@@ -74,7 +74,7 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
     std::string endpoint = bootstrap;   // another host's rank 0 serves it
     if (serves_bootstrap) {
         try {
-            listen_fd = listen_on_when_free(host, port, static_cast<int>(launch.run_size) + 16, bootstrap_setup_time, [&](const std::string& why) {
+            listen_fd = listen_on_when_free(host, port, bootstrap_backlog, bootstrap_setup_time, [&](const std::string& why) {
                 std::cerr << "evbench: " << why << ": waiting up to " << static_cast<int>(bootstrap_setup_time.seconds())
                           << " s for it (another run?)\n";
             });

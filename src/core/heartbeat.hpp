@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,6 +30,7 @@ public:
         last_heard_.assign(peers, now);
         watched_.assign(peers, true);
         next_beat_ = now;
+        last_look_ = now;
     }
     // Not expected to be heard of (itself, a peer it does not talk to, one already lost).
     void forget(std::uint32_t peer) {
@@ -44,10 +46,19 @@ public:
         return true;
     }
     // silent(peer, last_heard) for each watched peer heard of nothing for longer than the
-    // timeout; it is forgotten, so reported once.
+    // timeout; it is forgotten, so reported once. Callers look at least once a period. When this
+    // process did not look for half the timeout (it was stopped, or starved of the CPU), what its
+    // peers sent meanwhile is still unread: their silence cannot be told, and each is taken as
+    // heard of now (a woken rank hears rank 0 declare it lost, rather than declaring rank 0 lost).
     template <typename Silent>
     void find_silent(Picoseconds now, Silent&& silent) {
         if (!on()) return;
+        const bool was_away = now - last_look_ > Picoseconds(timeout_.count() / 2);
+        last_look_ = now;
+        if (was_away) {
+            for (auto& t : last_heard_) t = std::max(t, now);
+            return;
+        }
         for (std::uint32_t peer = 0; peer < watched_.size(); ++peer)
             if (watched_[peer] && now - last_heard_[peer] > timeout_) {
                 watched_[peer] = false;
@@ -60,6 +71,7 @@ private:
     std::vector<Picoseconds> last_heard_;
     std::vector<bool> watched_;
     Picoseconds next_beat_{};
+    Picoseconds last_look_{};
 };
 
 } // namespace evb

@@ -11,6 +11,11 @@
 
 namespace evb {
 
+// What was wrong with JSON from outside, in evbench's words ("is not JSON (byte 12)", "holds a
+// number out of range", "lacks the field 'addresses'", "has a value of the wrong kind"): never
+// the library's own text ("[json.exception.out_of_range.406] number overflow parsing '1E3000'").
+std::string json_error_words(const nlohmann::json::exception& e);
+
 // A JSON integer from 0 to `max` (nlohmann keeps one built from a C++ int as signed).
 bool json_is_whole(const nlohmann::json& v, std::uint64_t max = std::numeric_limits<std::uint64_t>::max());
 

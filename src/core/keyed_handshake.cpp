@@ -99,15 +99,18 @@ void KeyedAcceptor::drop(std::size_t i, const std::string& why) {
 }
 
 void KeyedAcceptor::accept_waiting() {
-    for (;;) {
+    // A batch at a time, then the answers: a rank's answer is read before a flood behind it
+    // can push it out.
+    for (std::size_t taken = 0; taken < accept_batch; ++taken) {
         int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0) return;   // EAGAIN: none waits; anything else shows again on the next poll
+        // Full: the connection that has waited longest without a proof makes room. A process of
+        // the run answers its challenge at once, so the slots a stranger holds by saying nothing
+        // are the ones given up, and a rank is never refused for want of one.
+        if (pending_.size() >= max_pending)
+            drop(0, "it had not proved the run key when " + std::to_string(max_pending) + " newer connections waited for a slot");
         Pending p{fd, peer_address(fd), fresh_nonce(), steady_now() + per_connection_, {}};
         pending_.push_back(std::move(p));
-        if (pending_.size() > max_pending) {
-            drop(pending_.size() - 1, "more than " + std::to_string(max_pending) + " connections wait for their proof of the run key");
-            continue;
-        }
         std::uint8_t challenge[challenge_size];
         std::memcpy(challenge, magic, sizeof magic);
         std::memcpy(challenge + sizeof magic, pending_.back().nonce.data(), sizeof(Nonce));

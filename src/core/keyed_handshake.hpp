@@ -23,7 +23,8 @@ std::string prove_run_key(int fd, const RunKey& key, const std::string& purpose,
 
 // The acceptor's side: takes connections from a listening socket and admits those that prove the
 // key within `per_connection` and whose id `judge` accepts (it returns "" or why not). Many
-// connections are answered at once: a silent or slow one delays no other. Every connection
+// connections are answered at once: a silent or slow one delays no other, and a flood of silent
+// ones holds no slot a newer connection needs. Every connection
 // dropped is one warning naming its address and why (the first `shown_drops`, then a count).
 class KeyedAcceptor {
 public:
@@ -42,7 +43,8 @@ public:
     std::optional<Admitted> next(Picoseconds deadline);
     std::size_t dropped() const { return dropped_; }
 
-    static constexpr std::size_t max_pending = 256;
+    static constexpr std::size_t max_pending = 256;   // the oldest unproven one gives way to a newer one
+    static constexpr std::size_t accept_batch = 32;   // connections taken before the waiting ones' answers are read
     static constexpr std::size_t shown_drops = 10;
 
 private:

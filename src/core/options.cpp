@@ -1,6 +1,7 @@
 #include "core/options.hpp"
 
 #include "core/input_file.hpp"
+#include "core/json_fields.hpp"
 #include "core/output_file.hpp"
 #include "core/printable_text.hpp"
 #include "core/quantity.hpp"
@@ -10,9 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -29,12 +28,10 @@ std::uint64_t parse_whole(const std::string& flag, const std::string& text, std:
 }
 
 double parse_real(const std::string& flag, const std::string& text) {
-    char* end = nullptr;
-    errno = 0;
-    double v = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE)
-        throw ConfigError(flag + ": '" + text + "' is not a number");
-    return v;
+    std::size_t used = 0;
+    const std::optional<double> v = leading_decimal(text, used);
+    if (!v || used != text.size()) throw ConfigError(flag + ": '" + text + "' is not a decimal number");
+    return *v;
 }
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -61,6 +58,17 @@ std::function<void(const std::string&)> with_units(const std::string& name, T& t
     };
 }
 } // namespace
+
+Option& Option::above_zero() {
+    auto parse = set;
+    auto value = echo;
+    set = [parse, value, flag = "--" + name](const std::string& text) {
+        parse(text);
+        const nlohmann::json v = value();
+        if (v.is_number() && v.get<double>() == 0) throw ConfigError(fmt::format("{} must be above zero (got '{}')", flag, text));
+    };
+    return *this;
+}
 
 void OptionSet::begin_group(std::string group, std::string title) {
     group_ = std::move(group);
@@ -241,8 +249,10 @@ private:
         nlohmann::json doc;
         try {
             doc = nlohmann::json::parse(text);
+        } catch (const nlohmann::json::parse_error& e) {
+            throw ConfigError(fmt::format("config file: not valid JSON (byte {})", e.byte));
         } catch (const nlohmann::json::exception& e) {
-            throw ConfigError("config file: not valid JSON (" + printable_text(e.what(), 200) + ")");
+            throw ConfigError("config file: its JSON " + json_error_words(e));
         }
         const nlohmann::json* given = nullptr;
         if (doc.is_object() && doc.contains("invocation") && doc["invocation"].is_object() && doc["invocation"].contains("options"))

@@ -59,6 +59,9 @@ struct Option {
     }
     // Refused together with any of these flags ("--k excludes --topology").
     Option& excludes(std::vector<std::string> names) { excluded = std::move(names); return *this; }
+    // Given as zero, refused when parsed, by every command that declares it: a zero that would
+    // quietly mean "the default" or divide by nothing is a wrong answer.
+    Option& above_zero();
     std::vector<std::string> excluded;
     // Given while `applies` is false, refused (OptionSet::refuse_inapplicable): "--shift needs
     // --benchmark one-to-one". `applies` reads the parsed configuration.

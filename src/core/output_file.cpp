@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 
 namespace evb {
@@ -40,6 +41,13 @@ void write_all(int fd, const std::string& text, const std::string& name) {
 // Where "-" is written: standard output, or the copy of it take_stdout_for_output() kept.
 int stdout_fd = STDOUT_FILENO;
 
+// A write of nothing: a device that refuses every write (/dev/full: ENOSPC) refuses it too, and
+// nothing reaches a terminal or a pipe. The error, or nothing.
+std::optional<std::string> refuses_writes(int fd) {
+    if (::write(fd, "", 0) < 0) return std::string(std::strerror(errno));
+    return std::nullopt;
+}
+
 } // namespace
 
 void take_stdout_for_output() {
@@ -56,6 +64,7 @@ void check_output_file(const std::string& path, const std::string& what, const s
     if (path.empty()) throw ConfigError(what + " needs a file name");
     if (path == stdout_file) {
         if (fcntl(STDOUT_FILENO, F_GETFD) < 0) throw ConfigError(what + " -: standard output is closed");
+        if (auto error = refuses_writes(STDOUT_FILENO)) throw ConfigError(what + " -: standard output cannot be written: " + *error);
         return;
     }
     struct stat st {};
@@ -68,6 +77,13 @@ void check_output_file(const std::string& path, const std::string& what, const s
         }
         if (written_in_place(st)) {
             if (access(path.c_str(), W_OK) != 0) throw ConfigError(name + ": " + std::strerror(errno));
+            if (S_ISCHR(st.st_mode)) {   // not a pipe: opening one would wait for its reader
+                const int fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+                if (fd < 0) throw ConfigError(name + ": " + std::strerror(errno));
+                const auto error = refuses_writes(fd);
+                close(fd);
+                if (error) throw ConfigError(name + " cannot be written: " + *error);
+            }
             return;
         }
         if (access(path.c_str(), W_OK) != 0) throw ConfigError(name + " cannot be written: " + std::strerror(errno));

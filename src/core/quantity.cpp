@@ -1,5 +1,6 @@
 #include "core/quantity.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -7,18 +8,31 @@
 #include <utility>
 
 namespace evb {
+
+std::optional<double> leading_decimal(std::string_view text, std::size_t& used) {
+    used = 0;
+    const std::size_t digits_from = !text.empty() && text.front() == '-' ? 1 : 0;
+    if (text.size() <= digits_from) return std::nullopt;
+    const char first = text[digits_from];
+    if (!(first >= '0' && first <= '9') && first != '.') return std::nullopt;   // from_chars would take "inf" and "nan"
+    double value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, std::chars_format::general);
+    if (ec != std::errc() || !std::isfinite(value)) return std::nullopt;
+    used = static_cast<std::size_t>(end - text.data());
+    return value;
+}
+
 namespace {
 
 // Splits "12.5KiB" into 12.5 and "KiB"; throws on a missing or malformed number.
 std::pair<double, std::string> split_number(const std::string& text, const char* what) {
     std::size_t used = 0;
-    double value = 0;
-    try {
-        value = std::stod(text, &used);
-    } catch (const std::exception&) {
-        throw std::invalid_argument("'" + text + "' is not a " + what);
-    }
-    if (!std::isfinite(value) || value < 0)
+    const std::optional<double> number = leading_decimal(text, used);
+    if (!number) throw std::invalid_argument("'" + text + "' is not a " + what);
+    const double value = *number;
+    if (used < text.size() && (text[used] == 'x' || text[used] == 'X') && text.compare(0, used, "0") == 0)
+        throw std::invalid_argument("'" + text + "' is not a " + what + ": numbers are decimal");
+    if (value < 0)
         throw std::invalid_argument("'" + text + "' is not a " + what + " (must be finite and >= 0)");
     std::string unit = text.substr(used);
     while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());

@@ -3,6 +3,7 @@
 #include "control/bootstrap.hpp"
 #include "exec/endpoint_thread.hpp"
 #include "core/interrupt.hpp"
+#include "core/json_fields.hpp"
 #include "core/log.hpp"
 #include "core/machine_info.hpp"
 #include "core/printable_text.hpp"
@@ -46,7 +47,9 @@ template <typename Read>
 void read_setup_part(const std::string& text, std::size_t rank, const char* what, Read read) {
     try {
         read(nlohmann::json::parse(text));
-    } catch (const std::exception& e) {   // nlohmann's, or the checks' std::invalid_argument
+    } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error(fmt::format("rank {} sent {} that do not read: the text {}", rank, what, json_error_words(e)));
+    } catch (const std::exception& e) {   // the checks' std::invalid_argument, in evbench's words
         throw std::runtime_error(fmt::format("rank {} sent {} that do not read: {:.200}", rank, what, e.what()));
     }
 }
@@ -278,8 +281,9 @@ RunOutcome DistributedRank::finish() {
     if (const auto& failure = control_->failure()) {
         outcome.rank_failure = failure;
         if (control_->fenced()) return outcome;
-        if (world_.rank == 0) boot_.broadcast(ControlType::abort, {{"error", cut_text("rank 0: " + *failure, max_text_field)}});
-        else boot_.send_to_root(ControlType::abort, {{"error", cut_text(fmt::format("rank {}: {}", world_.rank, *failure), max_text_field)}});
+        // The receiver names the sender (by its link), so the text is the failure alone.
+        if (world_.rank == 0) boot_.broadcast(ControlType::abort, {{"error", cut_text(*failure, max_text_field)}});
+        else boot_.send_to_root(ControlType::abort, {{"error", cut_text(*failure, max_text_field)}});
         return outcome;
     }
     // Nobody closes its data connections before everyone has stopped using them: ranks wait for

@@ -52,7 +52,7 @@ RunOutcome run_in_process(const Config& config, std::vector<std::unique_ptr<Tran
             deadline = std::min(deadline, now + config.grace);
         }
         if (now >= next_progress) {
-            observer.progress(now, reactor.totals());
+            observer.progress(now, reactor.progress());
             next_progress += config.progress_interval;
         }
         if (now >= deadline) {

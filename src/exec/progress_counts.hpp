@@ -1,6 +1,8 @@
-// The figures of a progress line: bytes that crossed the network each way, events built, writes
-// in flight. What an endpoint's thread publishes, what a rank sends rank 0 in its progress record,
-// and what rank 0 sums over the ranks: one type, one sum, one record format.
+// The figures of a progress line: bytes that crossed the network each way and events built, each
+// since the run's start (the warm-up's end does not set them back, so they only grow and an
+// interval's figures are differences of two of them), and writes in flight now. What an
+// endpoint's thread publishes, what a rank sends rank 0 in its progress record, what rank 0 sums
+// over the ranks and what every executor hands its observer: one type, one sum, one record format.
 #pragma once
 #include "units/node_stats.hpp"
 
@@ -13,22 +15,16 @@ namespace evb {
 struct ProgressCounts {
     std::uint64_t bytes_in = 0, bytes_out = 0, events = 0, in_flight = 0;
 
-    static ProgressCounts of(const NodeStats& s) { return {s.network_bytes_in(), s.network_bytes_out(), s.events_built, s.in_flight}; }
+    static ProgressCounts of(const NodeStats& s) {
+        return {s.network_bytes_in_before_window + s.network_bytes_in(), s.network_bytes_out_before_window + s.network_bytes_out(),
+                s.events_before_window + s.events_built, s.in_flight};
+    }
     ProgressCounts& operator+=(const ProgressCounts& o) {
         bytes_in += o.bytes_in;
         bytes_out += o.bytes_out;
         events += o.events;
         in_flight += o.in_flight;
         return *this;
-    }
-    // The totals a progress line shows, as the report reads them.
-    NodeStats as_totals() const {
-        NodeStats s;
-        s.bytes_in = bytes_in;
-        s.bytes_out = bytes_out;
-        s.events_built = events;
-        s.in_flight = in_flight;
-        return s;
     }
     nlohmann::json to_json() const { return {{"bytes_in", bytes_in}, {"bytes_out", bytes_out}, {"events", events}, {"in_flight", in_flight}}; }
     // A rank's record: throws nlohmann::json's exceptions for a field missing or not a count.

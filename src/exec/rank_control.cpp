@@ -95,6 +95,10 @@ void RankControl::handle(const Bootstrap::Incoming& in, Picoseconds now) {
         break;
     case ControlType::lost_rank: {
         const auto r = body.at("rank").get<std::uint32_t>();
+        if (root_ && in.from != 0) {   // losses are rank 0's to declare: the sender is the one that broke the protocol
+            rank_lost(in.from, fmt::format("it sent a lost_rank message about rank {}, which only rank 0 sends", r));
+            break;
+        }
         if (r >= world_.size) {
             failure_ = fmt::format("{} declared rank {} lost, but the run has {} ranks", boot_.peer_name(in.from), r, world_.size);
             break;
@@ -111,7 +115,9 @@ void RankControl::handle(const Bootstrap::Incoming& in, Picoseconds now) {
         sent_done_ = false;   // said again once finished with what the loss brought
         break;
     }
-    case ControlType::abort: failure_ = body.at("error").get<std::string>(); break;
+    case ControlType::abort:   // named by the link it came on, not by what it says of itself
+        failure_ = fmt::format("{} ended the run: {}", boot_.peer_name(in.from), body.at("error").get<std::string>());
+        break;
     case ControlType::done:
         if (body.at("losses").get<std::uint32_t>() == lost_count_) mark_done(in.from);
         break;
@@ -147,7 +153,7 @@ void RankControl::report_progress(Picoseconds now) {
         board_[0] = rank_.progress();
         ProgressCounts sum;
         for (const auto& r : board_) sum += r;
-        observer_.progress(now, sum.as_totals());
+        observer_.progress(now, sum);
     } else {
         boot_.send_to_root(ControlType::progress, rank_.progress().to_json());
     }

@@ -48,7 +48,7 @@ RankStatistics read_rank_statistics(const nlohmann::json& body, double rank0_sta
         r.cpu = {number_field(cpu, "user_s"), number_field(cpu, "system_s")};
         return r;
     } catch (const nlohmann::json::exception& e) {
-        throw std::invalid_argument(fmt::format("{:.200}", e.what()));
+        throw std::invalid_argument("the statistics " + json_error_words(e));
     }
 }
 

@@ -56,6 +56,16 @@ Picoseconds Reactor::next_timer() const {
     return next;
 }
 
+ProgressCounts Reactor::progress() const {
+    ProgressCounts sum;   // a halted node's counts too: what it moved before it stopped was moved, and the sum never falls
+    for (const Node* node : nodes_) {
+        ProgressCounts p = ProgressCounts::of(node->stats());
+        if (node->halted()) p.in_flight = 0;
+        sum += p;
+    }
+    return sum;
+}
+
 NodeStats Reactor::totals() const {
     NodeStats sum;
     for (const Node* node : nodes_)

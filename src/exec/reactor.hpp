@@ -3,6 +3,7 @@
 #pragma once
 #include "exec/node.hpp"
 #include "exec/poll_mode.hpp"
+#include "exec/progress_counts.hpp"
 
 #include <poll.h>
 
@@ -35,7 +36,8 @@ public:
     bool all_finished() const;
     std::optional<std::string> failure() const;
     Picoseconds next_timer() const;
-    NodeStats totals() const;   // sum over nodes, for progress lines
+    NodeStats totals() const;   // sum over the nodes' windows
+    ProgressCounts progress() const;   // sum over the nodes since the start, for progress lines
     const std::vector<Node*>& nodes() const { return nodes_; }
 
 private:

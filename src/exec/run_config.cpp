@@ -3,6 +3,7 @@
 #include "core/config_error.hpp"
 #include "core/cpu_list.hpp"
 #include "core/quantity.hpp"
+#include "core/socket_util.hpp"
 #include "units/config_options.hpp"
 
 #include <stdexcept>
@@ -16,6 +17,16 @@ void check_run_control(const Config& c) {
     if (c.fragment_memory && c.fragment_stride() < c.wire_fragment_stride() && c.verify == Verify::full)
         throw ConfigError("--verify full needs whole fragments in memory; transport " + c.transport + " keeps fragment headers only");
     if (c.progress_interval <= Picoseconds(0)) throw ConfigError("--progress-interval must be positive");
+    if (!c.bootstrap.empty()) {
+        int port = 0;
+        try {
+            port = split_host_port(c.bootstrap).second;
+        } catch (const std::invalid_argument& e) {
+            throw ConfigError(std::string("--bootstrap: ") + e.what());
+        }
+        if (port == 0)
+            throw ConfigError("--bootstrap " + c.bootstrap + ": port 0 is no port the ranks can find; give one, or leave --bootstrap out and the launcher picks one");
+    }
     if (c.heartbeat < Picoseconds(0)) throw ConfigError("--heartbeat cannot be negative");
     // A run ends within its duration plus the grace, in which the last writes drain and rank 0
     // gathers every rank's statistics: below this, a healthy run would end as a failure.

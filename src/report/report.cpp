@@ -8,6 +8,7 @@
 #include "core/placement.hpp"
 #include "core/printable_text.hpp"
 #include "core/quantity.hpp"
+#include "units/layout.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -24,6 +25,12 @@ std::string message_mix(const Config& c) {
     return fmt::format("  mix {} data + {} x {} meta writes", c.data_segments, c.meta_segments, format_size(c.meta_size));
 }
 
+// "1MiB (fixed)", "1MiB (uniform, spread 0.25)": the spread only where it applies.
+std::string fragment_text(const Config& c) {
+    if (c.size_distribution == SizeDistribution::fixed) return fmt::format("{} (fixed)", format_size(c.fragment_size));
+    return fmt::format("{} ({}, spread {})", format_size(c.fragment_size), to_string(c.size_distribution), c.size_spread);
+}
+
 // ", counted from 0.5 s (--warmup)": where the statistics' window opens, when not at the start.
 std::string warmup_text(const Config& c) {
     return c.warmup > Picoseconds(0) ? fmt::format(", counted from {:g} s (--warmup)", c.warmup.seconds()) : "";
@@ -34,8 +41,8 @@ void print_benchmark_header(std::ostream& out, const Config& c, std::uint32_t ra
     std::string what = to_string(c.benchmark);
     if (c.benchmark == Benchmark::one_to_one) what += fmt::format(" (shift {})", c.shift);
     fmt::print(out, "# evbench: benchmark {}, transport {} ({} ranks, {})\n", what, c.transport, ranks, launcher);
-    fmt::print(out, "# nodes {}  ppn {}  in flight {}  message {} ({}, spread {}){}  verify {}\n", c.nodes, c.ppn, c.in_flight,
-               format_size(c.fragment_size), to_string(c.size_distribution), c.size_spread, message_mix(c), to_string(c.verify));
+    fmt::print(out, "# nodes {}  ppn {}  in flight {}  message {}{}  verify {}\n", c.nodes, c.ppn, c.in_flight, fragment_text(c),
+               message_mix(c), to_string(c.verify));
     std::string stop = c.benchmark == Benchmark::shift_scan
                            ? (c.phase_messages ? fmt::format("{} shifts of {} messages per sender", c.nodes, c.phase_messages)
                                                : fmt::format("{} shifts of {:g} s", c.nodes, c.phase_time.seconds()))
@@ -51,9 +58,8 @@ void print_header(std::ostream& out, const Config& c, std::uint32_t ranks, const
     std::string nodes = c.layout == NodeLayout::split
                             ? fmt::format("{} (split: {} readout, {} builder)", c.nodes, c.readout_nodes, c.builder_nodes)
                             : std::to_string(c.nodes);
-    fmt::print(out, "# nodes {}  ppn {}  em {}  credits {}  parallel {}  fragment {} ({}, spread {}){}  verify {}\n", nodes,
-               c.ppn, to_string(c.em), c.credits, c.parallel, format_size(c.fragment_size), to_string(c.size_distribution),
-               c.size_spread, message_mix(c), to_string(c.verify));
+    fmt::print(out, "# nodes {}  ppn {}  em {}  credits {}  parallel {}  fragment {}{}  verify {}\n", nodes, c.ppn, to_string(c.em),
+               c.credits, c.parallel, fragment_text(c), message_mix(c), to_string(c.verify));
     std::string memory = c.layout == NodeLayout::split
                              ? fmt::format("buffer per RU {} (eq. 3.1: m={} B c f), per BU {} (m R c f)",
                                            format_size(c.ru_buffer_fragments() * c.wire_fragment_stride()), c.safety_margin,
@@ -81,23 +87,33 @@ void print_header(std::ostream& out, const Config& c, std::uint32_t ranks, const
     }
 }
 
-void ProgressPrinter::line(std::ostream& out, Picoseconds now, const NodeStats& s) {
-    // The nodes' counts start again at the warm-up's end: the first line after it takes its
-    // rates from there.
-    const bool warming_up = now < count_from_;
-    if (!warming_up && last_time_ < count_from_) {
-        last_time_ = count_from_;
-        last_ = NodeStats{};
+ProgressLine ProgressPrinter::next(Picoseconds now, const ProgressCounts& c) {
+    // Counts since the start only grow; a difference that would not is none, never 2^64 less.
+    auto moved = [](std::uint64_t now_count, std::uint64_t then) { return now_count >= then ? now_count - then : 0; };
+    ProgressLine l;
+    l.at = now;
+    l.events = c.events;
+    l.in_flight = c.in_flight;
+    const Picoseconds dt = now - last_time_;
+    const double per_bu = builders_ ? 1.0 / builders_ : 0, per_ru = readouts_ ? 1.0 / readouts_ : 0;
+    if (dt > Picoseconds(0)) {
+        l.rate_hz = static_cast<double>(moved(c.events, last_.events)) / dt.seconds();
+        l.in_gbps = gbps(moved(c.bytes_in, last_.bytes_in), dt) * per_bu;
+        l.out_gbps = gbps(moved(c.bytes_out, last_.bytes_out), dt) * per_ru;
     }
-    Picoseconds dt = now - last_time_;
-    double per_bu = builders_ ? 1.0 / builders_ : 0, per_ru = readouts_ ? 1.0 / readouts_ : 0;
-    double rate = dt > Picoseconds(0) ? static_cast<double>(s.events_built - last_.events_built) / dt.seconds() : 0;
-    fmt::print(out, "[{:7.{}f} s] events {:>10}  rate {:9.1f} Hz  in {:7.2f} Gb/s/node  out {:7.2f} Gb/s/node  in flight {}{}\n",
-               now.seconds(), decimals_, s.events_built, rate, gbps(s.network_bytes_in() - last_.network_bytes_in(), dt) * per_bu,
-               gbps(s.network_bytes_out() - last_.network_bytes_out(), dt) * per_ru, s.in_flight, warming_up ? "  (warm-up: not counted)" : "");
-    out.flush();
+    if (now <= count_from_) l.mark = "  (warm-up: not counted)";
+    else if (last_time_ < count_from_) l.mark = fmt::format("  (warm-up until {:g} s: partly not counted)", count_from_.seconds());
+    if (c.events == 0) l.mark += "  (start-up: no event built yet)";
     last_time_ = now;
-    last_ = s;
+    last_ = c;
+    return l;
+}
+
+void ProgressPrinter::line(std::ostream& out, Picoseconds now, const ProgressCounts& since_start) {
+    const ProgressLine l = next(now, since_start);
+    fmt::print(out, "[{:7.{}f} s] events {:>10}  rate {:9.1f} Hz  in {:7.2f} Gb/s/node  out {:7.2f} Gb/s/node  in flight {}{}\n",
+               l.at.seconds(), decimals_, l.events, l.rate_hz, l.in_gbps, l.out_gbps, l.in_flight, l.mark);
+    out.flush();
 }
 
 namespace {
@@ -143,6 +159,20 @@ std::vector<std::size_t> table_rows(const Config& c, const RunResult& r) {
     return shown;
 }
 
+std::uint32_t idle_builders(const Config& c, const RunResult& r) {
+    if (c.is_micro_benchmark()) return 0;
+    const Layout layout = Layout::from_config(c);
+    std::vector<bool> lost(r.nodes.size(), false);
+    for (const auto& loss : r.system().losses)
+        if (loss.rank < layout.ranks() && layout.units_on(loss.rank).builder && layout.node_of(loss.rank) < lost.size())
+            lost[layout.node_of(loss.rank)] = true;
+    const std::size_t first_builder = c.layout == NodeLayout::split ? std::min<std::size_t>(c.readout_nodes, r.nodes.size()) : 0;
+    std::uint32_t idle = 0;
+    for (std::size_t i = first_builder; i < r.nodes.size(); ++i)
+        if (!lost[i] && r.nodes[i].events_built == 0) ++idle;
+    return idle;
+}
+
 void print_table(std::ostream& out, const Config& c, const RunResult& r, const std::vector<ProgressSample>& samples) {
     Picoseconds window = r.window(), bytes = r.byte_window();
     NodeStats sys = r.rated_system();
@@ -164,6 +194,10 @@ void print_table(std::ostream& out, const Config& c, const RunResult& r, const s
                    signal_name(r.interrupted), r.elapsed.seconds());
     if (r.window_start < c.warmup)
         fmt::print(out, "# the run ended within its warm-up ({:g} s): its counts are from the start\n", c.warmup.seconds());
+    if (const std::uint32_t idle = idle_builders(c, r))
+        fmt::print(out, "# {} of {} BUs built no event in the window from {:g} s: its rates hold the start-up, not the steady state "
+                        "(a longer --duration, or a later --warmup, leaves it out)\n",
+                   idle, c.bu_count(), r.window_start.seconds());
     print_cpu(out, r);   // before the system line: scripts take that one with tail -1
     print_rails(out, r);
     fmt::print(out, "# system: {} events built in {:.3f} s, {:.2f} Gb/s aggregate, {:.2f} Gb/s per {}; errors: {}\n",
@@ -182,9 +216,9 @@ void ConsoleReport::started(std::uint32_t ranks, const std::string& where, const
     out_.flush();
 }
 
-void ConsoleReport::progress(Picoseconds now, const NodeStats& totals) {
-    if (now >= config_.warmup) samples_.push_back({now, totals.events_built});   // counts of the window only: they only grow
-    if (!config_.quiet) progress_.line(out_, now, totals);
+void ConsoleReport::progress(Picoseconds now, const ProgressCounts& since_start) {
+    if (now >= config_.warmup) samples_.push_back({now, since_start.events});
+    if (!config_.quiet) progress_.line(out_, now, since_start);
 }
 
 int report_outcome(std::ostream& out, std::ostream& err, const Config& config, const nlohmann::json& config_echo, const nlohmann::json& invocation,
@@ -246,6 +280,7 @@ nlohmann::json result_json(const nlohmann::json& config_echo, const nlohmann::js
     system["per_node_built_gbps"] = gbps(built_in, window) / c.bu_count();
     system["per_node_out_gbps"] = gbps(sys.bytes_out, bytes) / c.ru_count();   // per RU
     system["events_assigned"] = sys.events_assigned;
+    system["idle_builders"] = idle_builders(c, r);   // BUs that built no event in the window: a start-up figure while above 0
     system["error_kinds"] = sys.to_json()["errors"];
     nlohmann::json doc = {{"config", config_echo},
             {"invocation", invocation},

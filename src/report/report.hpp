@@ -16,22 +16,33 @@ namespace evb {
 
 void print_header(std::ostream& out, const Config& config, std::uint32_t ranks, const std::string& launcher);
 
-// Rates over the last interval from cumulative system totals.
+// One progress line's figures: the rates are over the interval since the line before (since the
+// start for the first), the counts since the start.
+struct ProgressLine {
+    Picoseconds at{};
+    std::uint64_t events = 0, in_flight = 0;
+    double rate_hz = 0, in_gbps = 0, out_gbps = 0;   // per BU and per RU
+    std::string mark;   // warm-up within the interval, or no event built yet
+};
+
+// Every executor's progress lines: the rates of an interval are what the counts since the start
+// grew by over it, the one definition for every transport and the simulator.
 class ProgressPrinter {
 public:
     // decimals: of the time stamp in seconds (6 for simulated runs of milliseconds).
     // builders, readouts: the BUs and RUs the input and output rates are divided by.
-    // count_from: the end of --warmup, where the counts start again.
+    // count_from: the end of --warmup: a line whose interval reaches into it is marked.
     ProgressPrinter(std::uint32_t builders, std::uint32_t readouts, int decimals = 2, Picoseconds count_from = {})
         : builders_(builders), readouts_(readouts), decimals_(decimals), count_from_(count_from) {}
-    void line(std::ostream& out, Picoseconds now, const NodeStats& system);
+    ProgressLine next(Picoseconds now, const ProgressCounts& since_start);
+    void line(std::ostream& out, Picoseconds now, const ProgressCounts& since_start);
 
 private:
     std::uint32_t builders_, readouts_;
     int decimals_;
     Picoseconds count_from_;
     Picoseconds last_time_{};
-    NodeStats last_{};
+    ProgressCounts last_{};
 };
 
 // The console side of a run: header and progress lines, unless --quiet.
@@ -40,7 +51,7 @@ public:
     ConsoleReport(std::ostream& out, const Config& config, bool simulated_time)
         : out_(out), config_(config), progress_(config.bu_count(), config.ru_count(), simulated_time ? 6 : 2, config.warmup) {}
     void started(std::uint32_t ranks, const std::string& where, const std::vector<std::string>& details) override;
-    void progress(Picoseconds now, const NodeStats& totals) override;
+    void progress(Picoseconds now, const ProgressCounts& since_start) override;
     // Every progress interval's totals, printed or not (the failure report's recovery time).
     const std::vector<ProgressSample>& samples() const { return samples_; }
 
@@ -50,6 +61,10 @@ private:
     ProgressPrinter progress_;
     std::vector<ProgressSample> samples_;
 };
+
+// Builder nodes whose BU built no event in the window, but for those lost to a failure: while
+// any is idle, the window still holds the start-up (event building: else 0).
+std::uint32_t idle_builders(const Config& config, const RunResult& result);
 
 // samples: the progress samples, for the failure report (failure_report.hpp).
 // The node rows of the final table (--rows): indices into result.nodes.

@@ -12,11 +12,13 @@
 namespace evb::netsim {
 
 void declare_fabric_options(OptionSet& set, FabricOptions& o) {
-    set.whole("k", o.tree.k, "k", "arity: switches of 2k ports; 2 levels: 2k leaves, k spines, up to 2k^2 hosts (`--transport sim` without `--k`: sized by `--radix`)");
-    set.whole("radix", o.radix, "R", "`--transport sim` without `--k`: the tree for the nodes (+1 host for `--em own`) from R-port switches: R/2 hosts per leaf, as many leaves as needed, 2 levels up to R^2/2 hosts, 3 levels beyond (up to R^3/4)");
-    set.whole("levels", o.tree.levels, "2|3", "2, or 3 (2k pods of k leaves + k aggregation switches, k^2 cores, up to 2k^3 hosts); `--transport sim` without `--k`: 2 while the hosts fit").shown_default("2");
-    set.whole("leaves", o.tree.leaves, "n", "leaves present").shown_default("all");
-    set.whole("spines", o.tree.spines, "n", "2 levels: spines, each leaf spreading its k up-links over them (k / n parallel cables to each; n divides k; at most 2n leaves)").shown_default("k");
+    set.whole("k", o.tree.k, "k", "arity: switches of 2k ports; 2 levels: 2k leaves, k spines, up to 2k^2 hosts (`--transport sim` without `--k`: sized by `--radix`)")
+        .above_zero();
+    set.whole("radix", o.radix, "R", "`--transport sim` without `--k`: the tree for the nodes (+1 host for `--em own`) from R-port switches: R/2 hosts per leaf, as many leaves as needed, 2 levels up to R^2/2 hosts, 3 levels beyond (up to R^3/4)")
+        .above_zero();
+    set.whole("levels", o.tree.levels, "2|3", "2, or 3 (2k pods of k leaves + k aggregation switches, k^2 cores, up to 2k^3 hosts); `--transport sim` without `--k`: 2 while the hosts fit").shown_default("2").above_zero();
+    set.whole("leaves", o.tree.leaves, "n", "leaves present").shown_default("all").above_zero();
+    set.whole("spines", o.tree.spines, "n", "2 levels: spines, each leaf spreading its k up-links over them (k / n parallel cables to each; n divides k; at most 2n leaves)").shown_default("k").above_zero();
     set.whole_list("hosts-per-leaf", o.tree.hosts_per_leaf, "a,b,...", "hosts on each leaf, one number per leaf").shown_default("k each");
     set.whole_list("missing", o.tree.missing_hosts, "s,...", "host slots (leaf*k + port) left empty");
     set.text_list("swap", o.swaps, "A:B,...", "ranks whose host cables are swapped");
