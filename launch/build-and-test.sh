@@ -5,8 +5,7 @@
 #   bash launch/build-and-test.sh --all   then the system tier in the same build, the ASan + UBSan
 #                                         build's unit and integration tiers, and the fuzzers (CI)
 # Each stage prints its start; the end prints each stage's minutes and the 20 slowest tests.
-# A compiler cache (ccache, in its own directory outside the clone) serves repeated builds on the
-# same machine; CCACHE_DISABLE=1 builds cold.
+# A compiler cache serves repeated builds on the same machine (launch/configure-build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 all=false
@@ -42,13 +41,11 @@ trap 'status=$?; [ $status -ne 0 ] && report; exit $status' EXIT
 
 stage "packages"
 bash launch/setup-debian.sh
-# CMake takes the launcher from the environment for every build directory it configures here.
-# The test binaries' precompiled header: ccache caches what includes it only with these.
-command -v ccache >/dev/null && export CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
 # Release, as the first quick-start command builds it: the tests check the build users run (and
-# its -O3 warnings), and the two commands share build/ without reconfiguring it.
+# its -O3 warnings), and the two commands share build/ and its configuration.
 stage "build/ (Release): evbench, unit, integration"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DEVB_WERROR=ON >/dev/null
+# shellcheck source=configure-build.sh
+source launch/configure-build.sh
 cmake --build build --target evbench evbench_unit_tests evbench_integration_tests
 stage "unit + integration tiers in build/"
 run_tier build 'unit|integration' release-unit-integration

@@ -109,6 +109,7 @@ nlohmann::json run_json_command(const std::string& command, const std::string& n
     if (r.exit_code != 0) return {};
     auto doc = nlohmann::json::parse(read_file(json));
     expect_link_rates_within_b_eff(doc, command);
+    expect_result_follows_the_schema(json, command);
     return doc;
 }
 
@@ -119,6 +120,12 @@ nlohmann::json run_json_command(const std::string& command, const std::string& n
 
 nlohmann::json run_evbench_json(const std::string& args, const std::string& name, std::string& report, double hang_guard_s) {
     return run_json_command(evbench_binary() + " " + args, name, report, hang_guard_s);
+}
+
+void expect_result_follows_the_schema(const std::string& json_file, const std::string& what) {
+    const std::string source = EVBENCH_SOURCE_DIR;
+    auto r = run_command("/usr/bin/python3 " + source + "/tests/validate_result.py " + source + "/schema/result-v1.schema.json " + json_file, 60);
+    EXPECT_EQ(r.exit_code, 0) << what << ": its --json does not follow schema/result-v1.schema.json:\n" << r.out << r.err;
 }
 
 void expect_link_rates_within_b_eff(const nlohmann::json& doc, const std::string& what) {

@@ -37,5 +37,8 @@ nlohmann::json run_evbench_json(const std::string& args, const std::string& name
 nlohmann::json run_evbench_json(const std::string& args, const std::string& name, std::string& report, double hang_guard_s = 300);
 // A simulated run's byte rates (what crossed the links, per packet) can never exceed b_eff (eq. 2.14).
 void expect_link_rates_within_b_eff(const nlohmann::json& doc, const std::string& what);
+// The --json file follows the shipped schema (schema/result-v1.schema.json, checked by
+// tests/validate_result.py with Debian's python3-jsonschema); `what` names the run.
+void expect_result_follows_the_schema(const std::string& json_file, const std::string& what);
 
 } // namespace evb::test

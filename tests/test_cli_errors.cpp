@@ -168,6 +168,8 @@ std::vector<BadInput> cases() {
         {"HexRate", "--transport sim --link-rate 0x64", "--link-rate: '0x64' is not a decimal number"},
         {"InfiniteRate", "--transport sim --link-rate inf", "--link-rate: 'inf' is not a decimal number"},
         {"JsonToAFullDevice", "--events 10 --json /dev/full", "--json '/dev/full' cannot be written: No space left on device"},   // found after the run
+        {"FormatAndJsonBothOnStandardOutput", "--format csv --json -", "--json - and --format csv both write to standard output: give --json a file"},
+        {"UnknownFormat", "--format xml", "--format: unknown value 'xml' (choose table|csv|kv)"},
         {"BootstrapPortZero", "--transport tcp --launch-local 2 --bootstrap 127.0.0.1:0",
          "--bootstrap 127.0.0.1:0: port 0 is no port the ranks can find"},   // waited 30 s
         {"NetsimTooManyHosts", "netsim --k 16 --levels 3 --sim-memory 16MiB",

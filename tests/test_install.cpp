@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 using namespace evb::test;
@@ -79,4 +80,52 @@ TEST(Install, TheInstalledScanScriptStartsTheInstalledEvbench) {
         ++points;
     }
     EXPECT_EQ(points, 2);
+}
+
+namespace {
+// `bash` completing the words after `evbench` with the installed completion: what it offers.
+std::string completes(const std::string& prefix, const std::string& words) {
+    const std::string script = "source " + prefix + "/share/bash-completion/completions/evbench; COMP_WORDS=(evbench " + words +
+                               "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _evbench; echo \"${COMPREPLY[*]}\"";
+    const std::string file = temp_path("complete.sh");
+    std::ofstream(file) << script << "\n";
+    auto r = run_command("bash " + file, 30);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out;
+}
+} // namespace
+
+// The man page, the bash completion and the result schema are installed, generated from the
+// option declarations: every flag of every command is in the page, and the completion offers a
+// command's own flags and a flag's values.
+TEST(Install, TheManPageCompletionAndSchemaComeWithEveryFlag) {
+    const std::string& p = installed_prefix();
+    ASSERT_TRUE(std::filesystem::exists(p + "/share/evbench/schema/result-v1.schema.json"));
+    const std::string page = read_file(p + "/share/man/man1/evbench.1");
+    ASSERT_FALSE(page.empty());
+    for (const char* command : {"", "info", "fabric", "conflicts", "netsim"}) {
+        auto flags = run_command(p + "/bin/evbench " + command + " --flags-markdown", 30);
+        ASSERT_EQ(flags.exit_code, 0) << flags.err;
+        std::istringstream in(flags.out);
+        int seen = 0;
+        for (std::string line; std::getline(in, line);) {
+            if (line.rfind("| `--", 0) != 0) continue;
+            std::string flag = line.substr(5, line.find_first_of(" `", 5) - 5);   // the name after "--"
+            std::string troff;
+            for (char c : flag) troff += c == '-' ? std::string("\\-") : std::string(1, c);
+            EXPECT_NE(page.find("\\fB\\-\\-" + troff + "\\fR"), std::string::npos) << "evbench " << command << " --" << flag;
+            ++seen;
+        }
+        EXPECT_GT(seen, 0) << command;
+    }
+    auto rendered = run_command("groff -man -Tutf8 -ww -z " + p + "/share/man/man1/evbench.1", 30);
+    EXPECT_EQ(rendered.exit_code, 0) << rendered.err;
+    EXPECT_EQ(rendered.err, "") << "groff's warnings";
+
+    EXPECT_EQ(completes(p, "--proto"), "--protocol\n");
+    EXPECT_EQ(completes(p, "--protocol ''"), "pull push pull-noem\n");
+    EXPECT_EQ(completes(p, "net"), "netsim\n");
+    EXPECT_EQ(completes(p, "netsim --traf"), "--traffic --traffic-vls\n");
+    EXPECT_EQ(completes(p, "--traf"), "--traffic-vls\n");   // the run has the model's flags, not netsim's traffic
+    EXPECT_NE(completes(p, "--transport ''").find("tcp"), std::string::npos);
 }

@@ -51,7 +51,7 @@ function(evb_tier_tests)
   # integration, with the few of its binary that belong to system.
   set(b evbench_integration_tests)
   # Under mpirun (the message mix and the split layout on the mpi transport, an interrupted run).
-  evb_tier_group(${b} system 300 "MpiTransport.*:Interrupt.*Mpirun*:*ProgressLinesAcrossProcesses.*/mpi_mpirun" PROCESSORS 2)
+  evb_tier_group(${b} system 300 "MpiTransport.*:Interrupt.*Mpirun*:*ProgressLinesAcrossProcesses.*/mpi_mpirun:*ResultSchema.*/mpi_mpirun*" PROCESSORS 2)
   # Large simulations: 4096 nodes on a 3-level tree.
   evb_tier_group(${b} system 120 "SimTransport.FourThousandNinetySixNodes*:Configs.NextUpgrade4096*")
   # The busy-polling drivers (ofi, ucx) with more endpoints than cores: on 2 cores they spend
@@ -62,7 +62,7 @@ function(evb_tier_tests)
     string(APPEND oversubscribed "*/ProcessEndToEnd.*/Ofi*_${point}:*/ProcessEndToEnd.*/Ucx*_${point}:")
   endforeach()
   evb_tier_group(${b} system 180 "${oversubscribed}" PROCESSORS 2)
-  evb_tier_group(${b} integration 180 "*/ProcessEndToEnd.*:*/ProcessFailure.*:Rails.*:FailoverOn*:*/FailoverOn*:Interrupt.*:Install.*:ProgressLines.*:*/ProgressLinesAcrossProcesses.*" PROCESSORS 2)
+  evb_tier_group(${b} integration 180 "*/ProcessEndToEnd.*:*/ProcessFailure.*:Rails.*:FailoverOn*:*/FailoverOn*:Interrupt.*:Install.*:ProgressLines.*:*/ProgressLinesAcrossProcesses.*:*/ResultSchema.*:*/ResultFormats.*" PROCESSORS 2)
   # Runs that wait out heartbeats, stalls and grace periods (up to 12 s).
   evb_tier_group(${b} integration 120 "StallWatchdog.*")
   # Sets the machine's count of huge pages (/proc/sys/vm/nr_hugepages), which any other run may take.

@@ -27,7 +27,7 @@ def main(argv):
     if missing:
         print(f"aggregate.py: error: no such file: {missing[0]}", file=sys.stderr)
         return 2
-    writer = csv.DictWriter(sys.stdout, fieldnames=COLUMNS)
+    writer = csv.DictWriter(sys.stdout, fieldnames=COLUMNS, lineterminator="\n")   # lines as evbench --format csv ends them
     writer.writeheader()
     for row, _ in rows_of(argv[1:]):
         writer.writerow(row)

@@ -51,7 +51,8 @@ int run_alltoall_baseline(const AlltoallRun& run, std::ostream& out) {
                         "built {:.2f} Gb/s per node (N f, as a BU per event)\n",
                    per_node * size, per_node, built_per_node);
         if (!run.json_file.empty())
-            write_json_file(run.json_file, {{"config", run.config_echo},
+            write_json_file(run.json_file, {{"schema", result_schema_version},
+                                            {"config", run.config_echo},
                                                {"results",
                                                 {{"baseline", "alltoall"},
                                                  {"ranks", size},

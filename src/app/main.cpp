@@ -5,6 +5,7 @@
 #include "units/layout.hpp"
 #include "control/local_launcher.hpp"
 #include "core/log.hpp"
+#include "core/output_file.hpp"
 #include "core/printable_text.hpp"
 #include "drivers/transport/rails_transport.hpp"
 #include "report/report.hpp"
@@ -62,7 +63,10 @@ int run(int argc, const char* const* argv) {
     }
     // --json -: the process that writes it (not a local launcher, whose ranks inherit its
     // standard output) keeps standard output for it and prints the report to standard error.
-    if (world ? world->rank == 0 : !config.launch_local) cl.options.take_stdout_if_asked();
+    if (world ? world->rank == 0 : !config.launch_local) {
+        cl.options.take_stdout_if_asked();
+        if (config.format != ReportFormat::table) take_stdout_for_output();   // for the row alone (report_outcome)
+    }
     for (const auto& e : cl.drivers.entries())
         if (e.instead)
             if (auto code = e.instead(config, world, [&] { return cl.echo(); }, std::cout)) return *code;

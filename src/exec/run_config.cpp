@@ -2,6 +2,7 @@
 
 #include "core/config_error.hpp"
 #include "core/cpu_list.hpp"
+#include "core/output_file.hpp"
 #include "core/quantity.hpp"
 #include "core/socket_util.hpp"
 #include "units/config_options.hpp"
@@ -17,6 +18,9 @@ void check_run_control(const Config& c) {
     if (c.fragment_memory && c.fragment_stride() < c.wire_fragment_stride() && c.verify == Verify::full)
         throw ConfigError("--verify full needs whole fragments in memory; transport " + c.transport + " keeps fragment headers only");
     if (c.progress_interval <= Picoseconds(0)) throw ConfigError("--progress-interval must be positive");
+    if (c.format != ReportFormat::table && c.json_file == stdout_file)
+        throw ConfigError(std::string("--json - and --format ") + (c.format == ReportFormat::csv ? "csv" : "kv") +
+                          " both write to standard output: give --json a file");
     if (!c.bootstrap.empty()) {
         int port = 0;
         try {

@@ -16,6 +16,9 @@ namespace evb {
 // The final table's node rows: every node up to table_rows_in_full nodes, else the slowest, median
 // and fastest (automatic); every node (all).
 enum class TableRows { automatic, all };
+// What standard output carries at the end: the table (table); for scripts, only the run as a CSV
+// header and row (csv) or as one key=value line (kv), the rest going to standard error.
+enum class ReportFormat { table, csv, kv };
 constexpr std::uint32_t table_rows_in_full = 32;
 
 struct Config : UnitConfig {
@@ -41,6 +44,7 @@ struct Config : UnitConfig {
     std::uint32_t host_index = 0;            // this host's place among them (0: rank 0's, the bootstrap's)
     bool quiet = false;                      // the summary only: no header, progress lines or node rows
     TableRows rows = TableRows::automatic;
+    ReportFormat format = ReportFormat::table;
     std::string log_level = "warn";
 };
 

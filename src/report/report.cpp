@@ -2,6 +2,9 @@
 
 #include "report/cpu_report.hpp"
 #include "report/rails_report.hpp"
+#include "report/result_row.hpp"
+#include "core/build_info.hpp"
+#include "core/output_file.hpp"
 #include "core/interrupt.hpp"
 #include "core/json_file.hpp"
 #include "report/phase_table.hpp"
@@ -230,10 +233,15 @@ int report_outcome(std::ostream& out, std::ostream& err, const Config& config, c
     const RunResult& r = *outcome.result;
     out << outcome.extra_text;
     print_table(out, config, r, samples);
-    if (!config.json_file.empty()) {
+    if (!config.json_file.empty() || config.format != ReportFormat::table) {
         auto doc = result_json(config_echo, invocation, config, r, samples);
         for (const auto& [key, value] : outcome.extra_results.items()) doc["results"][key] = value;
-        write_json_file(config.json_file, doc);
+        if (!config.json_file.empty()) write_json_file(config.json_file, doc);
+        if (config.format != ReportFormat::table) {   // standard output was kept for it (main.cpp)
+            const ResultRow row = result_row(doc, build_info_json().value("commit", ""));
+            out.flush();
+            write_output_file(stdout_file, "--format", config.format == ReportFormat::csv ? csv_text(row) : key_value_line(row));
+        }
     }
     if (r.exit_code() == 3)
         err << "evbench: the run survived lost nodes but lost data: " << r.system().fragments_lost << " fragments of lost RUs (exit code 3)\n";
@@ -282,7 +290,8 @@ nlohmann::json result_json(const nlohmann::json& config_echo, const nlohmann::js
     system["events_assigned"] = sys.events_assigned;
     system["idle_builders"] = idle_builders(c, r);   // BUs that built no event in the window: a start-up figure while above 0
     system["error_kinds"] = sys.to_json()["errors"];
-    nlohmann::json doc = {{"config", config_echo},
+    nlohmann::json doc = {{"schema", result_schema_version},
+            {"config", config_echo},
             {"invocation", invocation},
             {"results",
              {{"window_s", window.seconds()},

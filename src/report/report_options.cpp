@@ -11,6 +11,10 @@ void declare_report_options(OptionSet& o, Config& c) {
              "all lists every node")
         .applies_when("a run that prints its table (not --quiet)", [&c] { return !c.quiet; })
         .per_rank();
+    o.choice("format", c.format, {{"table", ReportFormat::table}, {"csv", ReportFormat::csv}, {"kv", ReportFormat::kv}},
+             "what standard output carries at the end: table; csv, a header and one row with tools/aggregate.py's columns; kv, one "
+             "line of key=value; with csv and kv everything else goes to standard error")
+        .per_rank();
 }
 
 } // namespace evb
