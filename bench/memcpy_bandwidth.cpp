@@ -32,6 +32,6 @@ int main(int argc, char** argv) {
     }
     volatile char sink = dst[block / 2];
     (void)sink;
-    std::printf("%.3f\n", static_cast<double>(copied) * 8 / elapsed / 1e9);   // Gb/s
+    std::printf("%.3f\n", static_cast<double>(copied) * 8 / elapsed / 1e9); // Gb/s
     return 0;
 }

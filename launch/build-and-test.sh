@@ -73,8 +73,8 @@ if $all; then
   source tests/sanitizers/env.sh
   # Not the documented commands (DocCommands.*): they check what the pages say, in build/; the
   # code they run is what the other tests run here under the sanitizers. Nor the checks of the
-  # sources, links and tables (Layering, DocLinks, Tiers, PeerOutput), which no sanitizer sees into.
-  run_tier build-asan 'unit|integration' asan-unit-integration -E '^(DocCommands|DocLinks|Layering|Tiers|PeerOutput)\.'
+  # sources, links, layout and tables (Layering, DocLinks, Style, Tiers, PeerOutput), which no sanitizer sees into.
+  run_tier build-asan 'unit|integration' asan-unit-integration -E '^(DocCommands|DocLinks|Layering|Style|Tiers|PeerOutput)\.'
 
   # libFuzzer on every parser of user files and values (tests/fuzz), 20 s each, seeded with real
   # dumps: a crash, a sanitizer report or a refusal other than evbench's own fails.

@@ -19,7 +19,7 @@ build=(
 # The tests (GoogleTest, the sanitizer build's clang, mpirun, Slurm, ibsim and OpenSM, the soft-RoCE
 # VM, network namespaces) and the benchmarks' peer tools and profilers.
 tests=(
-  libgtest-dev clang libclang-rt-14-dev valgrind linux-perf strace iproute2 groff-base
+  libgtest-dev clang clang-format libclang-rt-14-dev valgrind linux-perf strace iproute2 groff-base
   openmpi-bin python3-matplotlib python3-jsonschema slurm-wlm munge
   ibsim-utils opensm infiniband-diags ibverbs-providers rdma-core
   iperf3 perftest qperf libfabric-bin ucx-utils

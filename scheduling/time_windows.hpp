@@ -18,8 +18,8 @@ public:
 
     struct Window {
         std::int64_t phase;
-        Picoseconds start, end;   // the send window: [start, end)
-        Picoseconds next;         // where the next phase's window starts
+        Picoseconds start, end; // the send window: [start, end)
+        Picoseconds next; // where the next phase's window starts
     };
     // The phase `now` falls in, and its send window (which `now` may be past: the idle window).
     Window at(Picoseconds now) const;

@@ -18,9 +18,7 @@ public:
     // True when every exchange starts with the receiver's 64 B command (gather-cmd, gather-cmd-meta).
     bool commanded() const { return kind_ == Benchmark::gather_cmd || kind_ == Benchmark::gather_cmd_meta; }
     // The shift of the flow from `sender` to `receiver`: its phase in a shift scan.
-    std::uint32_t shift_between(std::uint32_t sender, std::uint32_t receiver) const {
-        return (receiver + nodes_ - sender) % nodes_;
-    }
+    std::uint32_t shift_between(std::uint32_t sender, std::uint32_t receiver) const { return (receiver + nodes_ - sender) % nodes_; }
 
 private:
     Benchmark kind_;

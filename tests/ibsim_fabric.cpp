@@ -22,7 +22,7 @@ const char* umad2sim = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so";
 
 bool ibsim_tools_present() {
     return access("/usr/bin/ibsim", X_OK) == 0 && access("/usr/sbin/opensm", X_OK) == 0 && access("/usr/sbin/ibnetdiscover", X_OK) == 0 &&
-           access(umad2sim, R_OK) == 0;
+        access(umad2sim, R_OK) == 0;
 }
 
 IbsimFabric::IbsimFabric(const netsim::Topology& topology) : topology_(topology) {

@@ -17,7 +17,7 @@ inline netsim::SimOptions checked(netsim::SimMode mode = netsim::SimMode::packet
 }
 
 struct Recorder : netsim::SimApp {
-    std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>> posts;   // source, destination, bytes
+    std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>> posts; // source, destination, bytes
     std::vector<netsim::SimMessage> done;
     void start(netsim::FabricSim& sim) override {
         for (auto [src, dst, bytes] : posts) sim.post(src, dst, bytes, done.size());

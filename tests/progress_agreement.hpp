@@ -43,7 +43,8 @@ inline void expect_last_progress_line_agrees_with_the_table(const std::string& o
     const double per_interval = built / window * 1.0;
     const double after_last = std::max(0.0, window - last.at) * built / window;
     EXPECT_LE(built - static_cast<double>(last.events), after_last + 0.5 * per_interval)
-        << "last line " << last.events << " events at " << last.at << " s; the table " << built << " in " << window << " s\n" << out;
+        << "last line " << last.events << " events at " << last.at << " s; the table " << built << " in " << window << " s\n"
+        << out;
 }
 
 // A progress line whole: its time, events since the start, the interval's rates, what is in
@@ -56,7 +57,8 @@ struct FullProgressLine {
 
 inline std::vector<FullProgressLine> full_progress_lines(const std::string& out) {
     std::vector<FullProgressLine> lines;
-    const std::regex line(R"(\[\s*([0-9.]+) s\] events\s+(\d+)  rate\s+([0-9.]+) Hz  in\s+([0-9.]+) Gb/s/node  out\s+([0-9.]+) Gb/s/node  in flight (\d+)([^\n]*))");
+    const std::regex line(
+        R"(\[\s*([0-9.]+) s\] events\s+(\d+)  rate\s+([0-9.]+) Hz  in\s+([0-9.]+) Gb/s/node  out\s+([0-9.]+) Gb/s/node  in flight (\d+)([^\n]*))");
     for (auto it = std::sregex_iterator(out.begin(), out.end(), line); it != std::sregex_iterator(); ++it)
         lines.push_back({std::stod((*it)[1]), std::stod((*it)[3]), std::stod((*it)[4]), std::stod((*it)[5]), std::stoull((*it)[2]),
                          std::stoull((*it)[6]), (*it)[7]});
@@ -75,11 +77,11 @@ inline std::vector<FullProgressLine> full_progress_lines(const std::string& out)
 //   to a tenth of an interval late).
 inline void expect_every_progress_line_true(const std::string& out, const nlohmann::json& doc, double warmup_s, double interval_s,
                                             double limit_gbps, bool exact, double slack_intervals = 2.0) {
-    const double time_rounding = exact ? 5e-7 : 5e-3;   // half the last digit of the line's time (6 decimals simulated, 2 else)
+    const double time_rounding = exact ? 5e-7 : 5e-3; // half the last digit of the line's time (6 decimals simulated, 2 else)
     const auto lines = full_progress_lines(out);
     ASSERT_GE(lines.size(), 2u) << out;
     const auto& sys = doc["results"]["system"];
-    const double in_total = sys["per_node_in_gbps"].get<double>() * doc["results"]["bytes_window_s"].get<double>();   // Gb per node
+    const double in_total = sys["per_node_in_gbps"].get<double>() * doc["results"]["bytes_window_s"].get<double>(); // Gb per node
     double in_after_warmup = 0, covered_from = -1, covered_to = 0;
     double prev_at = 0;
     std::uint64_t prev_events = 0;
@@ -98,9 +100,12 @@ inline void expect_every_progress_line_true(const std::string& out, const nlohma
         const bool warmup_mark = l.marks.find("(warm-up: not counted)") != std::string::npos;
         const bool partly_mark = l.marks.find("partly not counted)") != std::string::npos;
         const double eps = time_rounding + 1e-12;
-        if (l.at < warmup_s - eps) EXPECT_TRUE(warmup_mark && !partly_mark) << out;
-        else if (prev_at >= warmup_s - eps) EXPECT_FALSE(warmup_mark || partly_mark) << out;
-        else EXPECT_TRUE(warmup_mark != partly_mark) << out;   // the line across the warm-up's end
+        if (l.at < warmup_s - eps)
+            EXPECT_TRUE(warmup_mark && !partly_mark) << out;
+        else if (prev_at >= warmup_s - eps)
+            EXPECT_FALSE(warmup_mark || partly_mark) << out;
+        else
+            EXPECT_TRUE(warmup_mark != partly_mark) << out; // the line across the warm-up's end
         if (prev_at >= warmup_s - eps && !warmup_mark && !partly_mark) {
             in_after_warmup += l.in_gbps * dt;
             if (covered_from < 0) covered_from = prev_at;

@@ -124,13 +124,14 @@ nlohmann::json run_evbench_json(const std::string& args, const std::string& name
 
 void expect_result_follows_the_schema(const std::string& json_file, const std::string& what) {
     const std::string source = EVBENCH_SOURCE_DIR;
-    auto r = run_command("/usr/bin/python3 " + source + "/tests/validate_result.py " + source + "/schema/result-v1.schema.json " + json_file, 60);
+    auto r = run_command(
+        "/usr/bin/python3 " + source + "/tests/validate_result.py " + source + "/schema/result-v1.schema.json " + json_file, 60);
     EXPECT_EQ(r.exit_code, 0) << what << ": its --json does not follow schema/result-v1.schema.json:\n" << r.out << r.err;
 }
 
 void expect_link_rates_within_b_eff(const nlohmann::json& doc, const std::string& what) {
     const auto& network = doc["results"]["network"];
-    if (!network.contains("effective_gbps")) return;   // not a simulated run
+    if (!network.contains("effective_gbps")) return; // not a simulated run
     const double b_eff = network["effective_gbps"];
     for (const auto& node : doc["results"]["nodes"]) {
         EXPECT_LE(node["in_gbps"].get<double>(), b_eff) << what << ": node " << node["node"];

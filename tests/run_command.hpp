@@ -7,7 +7,7 @@
 namespace evb::test {
 
 struct CommandResult {
-    int exit_code = -1;      // -1: killed by the hang guard
+    int exit_code = -1; // -1: killed by the hang guard
     std::string out, err;
     double seconds = 0;
 };
@@ -19,7 +19,7 @@ std::string temp_path(const std::string& name);
 // A TCP port on 127.0.0.1 that nothing listens on now (the kernel's pick, closed again): a
 // port derived from a process id can be an ephemeral port another connection holds.
 int free_port();
-std::string read_file(const std::string& path);   // empty if missing
+std::string read_file(const std::string& path); // empty if missing
 // The output of a gtest run inside a test (the conformance suite in the VM), fit to print in a
 // failure message: gtest's SKIPPED marker in it would make ctest report the failed test as
 // skipped (gtest_discover_tests' SKIP_REGULAR_EXPRESSION matches any output), so it is lowered.

@@ -34,10 +34,10 @@ public:
         }
         return n;
     }
-    std::vector<std::pair<std::uint32_t, std::uint64_t>> writes;   // peer, the node's cookie
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> writes; // peer, the node's cookie
     std::vector<Completion> script;
-    std::uint32_t refused = UINT32_MAX;   // a peer whose writes fail, as a lost one's do
-    std::uint32_t self = 0;               // the rank it is (of 3)
+    std::uint32_t refused = UINT32_MAX; // a peer whose writes fail, as a lost one's do
+    std::uint32_t self = 0; // the rank it is (of 3)
 };
 
 } // namespace evb::test

@@ -37,13 +37,14 @@ TEST(A2a, OnTheSimulatorEachRuRunsAtEquation32) {
     const auto t = static_cast<std::int64_t>(std::ceil(static_cast<double>(size) * 8 / b_eff * 1e3));
     for (const auto& [k, idle] : std::vector<std::pair<std::int64_t, std::int64_t>>{{4, 10'000'000}, {2, 40'000'000}}) {
         const std::int64_t send = k * t;
-        auto doc = run_evbench_json("--transport sim --k 4 --nodes 32 --protocol push --scheduling a2a --credits 16 --parallel 16 "
-                                    "--fragment-size 256KiB --send-window " + std::to_string(send) + "ps --idle-window " +
-                                        std::to_string(idle) + "ps --duration 10ms --warmup 2ms",
-                                    "a2a_sim_" + std::to_string(k));
+        auto doc =
+            run_evbench_json("--transport sim --k 4 --nodes 32 --protocol push --scheduling a2a --credits 16 --parallel 16 "
+                             "--fragment-size 256KiB --send-window " +
+                                 std::to_string(send) + "ps --idle-window " + std::to_string(idle) + "ps --duration 10ms --warmup 2ms",
+                             "a2a_sim_" + std::to_string(k));
         ASSERT_FALSE(doc.is_null());
         EXPECT_EQ(doc["config"]["a2a"]["fragments_per_window"], k);
-        const double expected = b_eff * static_cast<double>(send) / static_cast<double>(send + idle);   // eq. 3.2
+        const double expected = b_eff * static_cast<double>(send) / static_cast<double>(send + idle); // eq. 3.2
         EXPECT_NEAR(doc["config"]["a2a"]["eq_3_2_gbps_per_ru"].get<double>(), expected, 1e-9);
         // Rates count what crossed the links: the phase in which an RU sends to its own node's
         // BU (1 in 32) goes through the adapter's loopback, not the network.
@@ -62,10 +63,12 @@ TEST(A2a, OnTheSimulatorTheWindowIsFittedToTheHostCables) {
         auto probe = run_evbench_json("--transport sim " + fabric + " --nodes 8 --events 4 --fragment-size 256KiB", "a2a_hdr_beff");
         ASSERT_FALSE(probe.is_null()) << fabric;
         const double b_eff = probe["results"]["network"]["effective_gbps"].get<double>();
-        EXPECT_GT(b_eff, 150.0) << fabric;   // 200 Gb/s cables
+        EXPECT_GT(b_eff, 150.0) << fabric; // 200 Gb/s cables
         const auto t = static_cast<std::int64_t>(std::ceil(256.0 * 1024 * 8 / b_eff * 1e3));
-        auto doc = run_evbench_json("--transport sim " + fabric + " --nodes 8 --protocol push --scheduling a2a --credits 8 --parallel 8 "
-                                    "--fragment-size 256KiB --send-window " + std::to_string(4 * t) + "ps --idle-window 1us --duration 100us",
+        auto doc = run_evbench_json("--transport sim " + fabric +
+                                        " --nodes 8 --protocol push --scheduling a2a --credits 8 --parallel 8 "
+                                        "--fragment-size 256KiB --send-window " +
+                                        std::to_string(4 * t) + "ps --idle-window 1us --duration 100us",
                                     "a2a_hdr");
         ASSERT_FALSE(doc.is_null()) << fabric;
         EXPECT_EQ(doc["config"]["a2a"]["fragments_per_window"], 4) << fabric;
@@ -74,10 +77,11 @@ TEST(A2a, OnTheSimulatorTheWindowIsFittedToTheHostCables) {
 }
 
 TEST(A2a, BuildsAndVerifiesEveryEventOnLocalAndTcp) {
-    for (const auto& [name, args] : std::vector<std::pair<std::string, std::string>>{
-             {"a2a_local", "--nodes 4"}, {"a2a_tcp", "--transport tcp --launch-local 4"}}) {
-        auto doc = run_evbench_json(args + " --protocol push --scheduling a2a --send-window 2ms --idle-window 500us --line-rate 10 "
-                                           "--credits 4 --parallel 4 --fragment-size 64KiB --events 200 --verify full",
+    for (const auto& [name, args] :
+         std::vector<std::pair<std::string, std::string>>{{"a2a_local", "--nodes 4"}, {"a2a_tcp", "--transport tcp --launch-local 4"}}) {
+        auto doc = run_evbench_json(args +
+                                        " --protocol push --scheduling a2a --send-window 2ms --idle-window 500us --line-rate 10 "
+                                        "--credits 4 --parallel 4 --fragment-size 64KiB --events 200 --verify full",
                                     name);
         ASSERT_FALSE(doc.is_null()) << name;
         EXPECT_EQ(doc["results"]["system"]["events_built"], 200) << name;
@@ -110,15 +114,18 @@ TEST(A2a, TheHeaderSaysWhenTheWindowHoldsOneFragmentLessThanItsTime) {
 // 4/19 of eq. 3.2 (before, the run reached a fraction of it without a word).
 TEST(A2a, TheHeaderSaysWhenTheCreditsCannotFeedTheWindow) {
     const std::string json = temp_path("a2a_few_credits.json");
-    auto r = run_command(evbench_binary() + " --nodes 4 --protocol push --scheduling a2a --send-window 1ms --idle-window 100us --line-rate 10 "
-                                            "--credits 2 --fragment-size 64KiB --duration 500ms --json " + json,
+    auto r = run_command(evbench_binary() +
+                             " --nodes 4 --protocol push --scheduling a2a --send-window 1ms --idle-window 100us --line-rate 10 "
+                             "--credits 2 --fragment-size 64KiB --duration 500ms --json " +
+                             json,
                          60);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     std::string report = r.out;
     const auto doc = nlohmann::json::parse(read_file(json));
-    EXPECT_NE(report.find("# a2a: 2 credits per builder feed at most 4 of the 19 fragments of a window (each credit's event, and the one its "
-                          "completion lets in): at most 0.21 of eq. 3.2; --credits 10 fills it\n"),
-              std::string::npos)
+    EXPECT_NE(
+        report.find("# a2a: 2 credits per builder feed at most 4 of the 19 fragments of a window (each credit's event, and the one its "
+                    "completion lets in): at most 0.21 of eq. 3.2; --credits 10 fills it\n"),
+        std::string::npos)
         << report;
     const auto& a2a = doc["config"]["a2a"];
     EXPECT_NEAR(a2a["window_fill_bound"].get<double>(), 4.0 / 19, 1e-9) << a2a;
@@ -129,7 +136,7 @@ TEST(A2a, TheHeaderSaysWhenTheCreditsCannotFeedTheWindow) {
     auto enough = run_with_header("--nodes 4 --protocol push --scheduling a2a --send-window 1ms --idle-window 100us --line-rate 10 "
                                   "--credits 10 --fragment-size 64KiB --events 100",
                                   "a2a_enough_credits", report);
-    EXPECT_NE(report.find("# a2a: send window"), std::string::npos) << report;   // the header is there
+    EXPECT_NE(report.find("# a2a: send window"), std::string::npos) << report; // the header is there
     EXPECT_EQ(report.find("credits per builder feed"), std::string::npos) << report;
     EXPECT_EQ(enough["config"]["a2a"]["window_fill_bound"], 1.0);
 }
@@ -149,7 +156,7 @@ struct HandDrivenA2a {
         c.scheduling = evb::Scheduling::a2a;
         c.credits = 8;
         c.parallel = parallel;
-        c.fragment_size = 125000;   // 1 us at 1000 Gb/s
+        c.fragment_size = 125000; // 1 us at 1000 Gb/s
         c.line_gbps = 1000;
         c.send_window = evb::Picoseconds(send_window_ps);
         c.idle_window = evb::Picoseconds(1'000'000);
@@ -223,16 +230,16 @@ TEST(A2a, ALateWakeUpCostsTheWindowNoFragment) {
     // window (exactly 2 fragments), RU 0, four events for every BU.
     HandDrivenA2a a(2, 1, 2'000'000, 0, 4);
     auto& ctx = a.ctx;
-    ASSERT_EQ(ctx.writes.size(), 1u);   // phase 0, BU 0
-    a.complete(0, 1'300'000);   // 0.3 us late: the second fragment still ends at 2 us
+    ASSERT_EQ(ctx.writes.size(), 1u); // phase 0, BU 0
+    a.complete(0, 1'300'000); // 0.3 us late: the second fragment still ends at 2 us
     ASSERT_EQ(ctx.writes.size(), 2u);
     EXPECT_EQ(ctx.writes[1].to.index, 0u);
-    a.complete(1, 2'100'000);   // in the idle window: nothing
+    a.complete(1, 2'100'000); // in the idle window: nothing
     EXPECT_EQ(ctx.writes.size(), 2u);
-    ctx.now_ = evb::Picoseconds(3'200'000);   // phase 1's timer, 0.2 us late
+    ctx.now_ = evb::Picoseconds(3'200'000); // phase 1's timer, 0.2 us late
     a.ru.on_timer(ctx, ctx.timers.back().second);
     ASSERT_EQ(ctx.writes.size(), 3u);
-    a.complete(2, 4'100'000);   // the window's second fragment ends at 5 us, its end
+    a.complete(2, 4'100'000); // the window's second fragment ends at 5 us, its end
     ASSERT_EQ(ctx.writes.size(), 4u);
     EXPECT_EQ(ctx.writes[2].to.index, 1u);
     EXPECT_EQ(ctx.writes[3].to.index, 1u);
@@ -243,12 +250,14 @@ TEST(A2a, ALateWakeUpCostsTheWindowNoFragment) {
 // N), at most w per window, and the phases advance with the clock.
 TEST(A2a, OnTcpEveryFragmentGoesOutInsideItsPhasesWindowToThePhasesBuilder) {
     // 2 Gb/s, 256 KiB: 1.05 ms per fragment, 4 in a 5 ms window; 1 ms idle.
-    auto r = run_command(evbench_binary() + " --transport tcp --launch-local 4 --protocol push --scheduling a2a --line-rate 2 --send-window 5ms "
-                                            "--idle-window 1ms --fragment-size 256KiB --credits 16 --parallel 4 --duration 300ms --log-level trace --quiet",
-                         120);
+    auto r =
+        run_command(evbench_binary() +
+                        " --transport tcp --launch-local 4 --protocol push --scheduling a2a --line-rate 2 --send-window 5ms "
+                        "--idle-window 1ms --fragment-size 256KiB --credits 16 --parallel 4 --duration 300ms --log-level trace --quiet",
+                    120);
     ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 2000);
     const std::regex post(R"(RU (\d+) a2a phase (\d+) window (\d+)-(\d+) ps posts event \d+ to BU (\d+) at (\d+) ps)");
-    std::map<std::pair<long, long>, int> per_window;   // (RU, phase): fragments
+    std::map<std::pair<long, long>, int> per_window; // (RU, phase): fragments
     std::map<long, long> last_phase;
     std::size_t posts = 0;
     for (std::sregex_iterator i(r.err.begin(), r.err.end(), post), end; i != end; ++i) {

@@ -22,10 +22,10 @@ void expect_phases_in_lock_step(const std::string& trace, int nodes, std::uint64
     static const std::regex enters(R"re(BU (\d+) enters phase (\d+))re");
     static const std::regex done(R"re(BU (\d+) phase (\d+) done( \(finished\))?)re");
     static const std::regex request(R"re(BU (\d+) requests event \d+ slot \d+ from RU (\d+))re");
-    std::map<int, long> phase_of;           // BU -> phase it is in
-    std::map<int, long> reported;           // BU -> last phase it reported done
+    std::map<int, long> phase_of; // BU -> phase it is in
+    std::map<int, long> reported; // BU -> last phase it reported done
     std::set<int> finished;
-    std::map<long, std::set<int>> asked;    // phase -> RUs asked in it (one BU each)
+    std::map<long, std::set<int>> asked; // phase -> RUs asked in it (one BU each)
     std::istringstream in(trace);
     std::string line;
     std::smatch m;
@@ -66,12 +66,11 @@ TEST_P(BarrelSyncTrace, NoBuEntersAPhaseBeforeEveryTransferOfThePreviousIsIn) {
     ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 2000);
     std::uint64_t requests = 0;
     expect_phases_in_lock_step(r.err, 5, &requests);
-    EXPECT_EQ(requests, 40u * 5);   // one request per fragment, every one in its phase's permutation
+    EXPECT_EQ(requests, 40u * 5); // one request per fragment, every one in its phase's permutation
 }
 
 INSTANTIATE_TEST_SUITE_P(Protocols, BarrelSyncTrace, ::testing::Values("pull", "pull-noem"),
                          [](const auto& i) { return std::string(i.param) == "pull" ? "pull" : "pull_noem"; });
-
 
 TEST(BarrelSync, BuildsEveryEventOnTcpProcessesAndOnTheSimulator) {
     for (const auto& [name, args] : std::vector<std::pair<std::string, std::string>>{

@@ -27,7 +27,7 @@ struct FakeBuilder final : evb::BarrelSyncPacer::Builder {
     bool done_building() const override { return done; }
 
     std::vector<std::uint32_t> steps;
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> asked;   // (slot, RU)
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> asked; // (slot, RU)
     bool done = false;
 };
 
@@ -51,7 +51,7 @@ std::size_t phase_reports(const RecordingContext& ctx) {
 
 TEST(BarrelSyncPacer, AsksRuSelfPlusPhaseAndEntersTheNextPhaseOnlyWhenEveryBuilderIsDone) {
     FakeBuilder bu(2);
-    evb::BarrelSyncPacer pacer(bu, 1, 3, 4, 2);   // BU 1 of 3, 4 RUs, 2 slots
+    evb::BarrelSyncPacer pacer(bu, 1, 3, 4, 2); // BU 1 of 3, 4 RUs, 2 slots
     RecordingContext ctx;
     pacer.start(ctx);
     EXPECT_EQ(phase_reports(ctx), 2u) << "phase 0 had nothing in it: reported to BUs 0 and 2 at once";
@@ -88,7 +88,7 @@ TEST(BarrelSyncPacer, AnEventGivenBeforeThePhaseIsReportedJoinsIt) {
     ASSERT_EQ(pacer.phase(), 1u);
     ASSERT_EQ(bu.asked.size(), 1u);
     bu.steps[1] = 3;
-    pacer.event_begun(ctx, 1);   // phase 1 is under way, its transfer not in: not reported yet
+    pacer.event_begun(ctx, 1); // phase 1 is under way, its transfer not in: not reported yet
     ASSERT_EQ(bu.asked.size(), 2u);
     EXPECT_EQ(bu.asked[1], std::make_pair(1u, 1u)) << "asked at once, the phase's RU";
     pacer.transfer_in();
@@ -110,17 +110,16 @@ TEST(BarrelSyncPacer, ABuilderLeftAloneGoesThroughThePhasesWithoutWaiting) {
     pacer.pump(ctx);
     EXPECT_EQ(pacer.phase(), idle_phase) << "alone and idle: it waits for work";
     bu.steps[0] = 3;
-    pacer.event_begun(ctx, 0);   // the idle phase is not reported: the event joins it
+    pacer.event_begun(ctx, 0); // the idle phase is not reported: the event joins it
     pacer.pump(ctx);
-    while (bu.steps[0] > 0 && bu.asked.size() < 3) {   // each transfer in moves it on at once
+    while (bu.steps[0] > 0 && bu.asked.size() < 3) { // each transfer in moves it on at once
         const std::size_t before = bu.asked.size();
         pacer.transfer_in();
         pacer.pump(ctx);
         ASSERT_EQ(bu.asked.size(), before + 1) << "phase " << pacer.phase() << " waited";
     }
     ASSERT_EQ(bu.asked.size(), 3u) << "every RU asked, a phase each";
-    for (std::size_t k = 0; k < 3; ++k)
-        EXPECT_EQ(bu.asked[k].second, (2 + idle_phase + k) % 3) << "request " << k;
+    for (std::size_t k = 0; k < 3; ++k) EXPECT_EQ(bu.asked[k].second, (2 + idle_phase + k) % 3) << "request " << k;
 }
 
 TEST(BarrelSyncPacer, APhaseReportNeitherCurrentNorNextIsAnError) {
@@ -137,7 +136,7 @@ TEST(PhaseBarrier, APeerThatFinishesAfterReportingIsNotCountedTwice) {
     evb::PhaseBarrier barrier(0, 3);
     RecordingContext ctx;
     barrier.local_done(ctx, false);
-    EXPECT_EQ(ctx.sent.size(), 2u);   // told BUs 1 and 2
+    EXPECT_EQ(ctx.sent.size(), 2u); // told BUs 1 and 2
     EXPECT_TRUE(barrier.peer_done(1, 0, false));
     EXPECT_FALSE(barrier.can_advance());
     EXPECT_TRUE(barrier.peer_done(2, 0, false));

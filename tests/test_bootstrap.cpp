@@ -36,7 +36,9 @@ void idle_root_then_one_frame() {
     std::vector<std::unique_ptr<Bootstrap>> others(ranks);
     std::vector<std::thread> threads;
     for (std::uint32_t r = 1; r < ranks; ++r)
-        threads.emplace_back([&, r] { others[r] = std::make_unique<Bootstrap>(World{r, ranks, "test", true, ""}, endpoint, -1, key, timeout); });
+        threads.emplace_back([&, r] {
+            others[r] = std::make_unique<Bootstrap>(World{r, ranks, "test", true, ""}, endpoint, -1, key, timeout);
+        });
     Bootstrap root(World{0, ranks, "test", true, ""}, endpoint, listener, key, timeout);
     for (auto& t : threads) t.join();
     for (int i = 0; i < idle_polls; ++i) ASSERT_TRUE(root.poll().empty());
@@ -84,7 +86,7 @@ TEST(Bootstrap, AnIdlePollReadsNoSocket) {
 // connection of any other program may already hold it (a CI run failed with "cannot listen on
 // 127.0.0.1:35810: Address already in use"), and still differ between concurrent jobs.
 TEST(Bootstrap, ADerivedPortLiesBelowTheEphemeralPortsAndDiffersPerJob) {
-    int ephemeral_first = 32768;   // Linux's default, when /proc does not say
+    int ephemeral_first = 32768; // Linux's default, when /proc does not say
     std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> ephemeral_first;
     std::set<int> ports;
     const int jobs = 4000;
@@ -154,7 +156,7 @@ TEST(BootstrapKey, AConnectionWithoutTheKeyIsDroppedAndDelaysNoRank) {
     Listener l;
     const RunKey key = RunKey::random(), other = RunKey::random();
     const auto [host_, port_] = split_host_port(l.endpoint);
-    const std::string host = host_;   // named copies: clang 14's lambdas cannot capture structured bindings
+    const std::string host = host_; // named copies: clang 14's lambdas cannot capture structured bindings
     const int port = port_;
     // Three strangers before the rank: one silent, one speaking the old protocol, one with another run's key.
     int silent = connect_to(host, port, setup);
@@ -181,7 +183,7 @@ TEST(BootstrapKey, AConnectionWithoutTheKeyIsDroppedAndDelaysNoRank) {
         char more = 0;
         EXPECT_EQ(recv(silent, &more, 1, MSG_DONTWAIT), -1) << "the silent connection was dropped before the rank was admitted";
         stranger.join();
-        EXPECT_EQ(acceptor.dropped(), 1u);   // another run's key; the old hello's 8 bytes are no proof yet: it waits
+        EXPECT_EQ(acceptor.dropped(), 1u); // another run's key; the old hello's 8 bytes are no proof yet: it waits
         close(admitted->fd);
     }
     EXPECT_NE(other_run.find("refused our proof of the run key"), std::string::npos) << other_run;
@@ -202,13 +204,13 @@ TEST(BootstrapKey, AFloodOfSilentConnectionsHoldsNoSlotARankNeeds) {
     const int listener = listen_on("127.0.0.1", 0, backlog);
     const int port = bound_port(listener);
     const RunKey key = RunKey::random();
-    const std::size_t strangers = KeyedAcceptor::max_pending + 64;   // some 650 descriptors in all, under the usual limit of 1024
+    const std::size_t strangers = KeyedAcceptor::max_pending + 64; // some 650 descriptors in all, under the usual limit of 1024
     std::vector<int> silent;
-    for (std::size_t i = 0; i < strangers; ++i) silent.push_back(connect_to("127.0.0.1", port, setup));   // all queued before the rank comes
+    for (std::size_t i = 0; i < strangers; ++i) silent.push_back(connect_to("127.0.0.1", port, setup)); // all queued before the rank comes
     std::string ours = "not run";
     std::thread rank([&] {
         const int fd = connect_to("127.0.0.1", port, setup);
-        ours = prove_run_key(fd, key, "bootstrap", 1, setup);   // once: no second try
+        ours = prove_run_key(fd, key, "bootstrap", 1, setup); // once: no second try
         close(fd);
     });
     {
@@ -218,7 +220,7 @@ TEST(BootstrapKey, AFloodOfSilentConnectionsHoldsNoSlotARankNeeds) {
         EXPECT_EQ(admitted->id, 1u);
         rank.join();
         EXPECT_EQ(ours, "");
-        EXPECT_GE(acceptor.dropped(), strangers - KeyedAcceptor::max_pending);   // the oldest strangers made room
+        EXPECT_GE(acceptor.dropped(), strangers - KeyedAcceptor::max_pending); // the oldest strangers made room
         close(admitted->fd);
     }
     for (int fd : silent) close(fd);
@@ -249,7 +251,7 @@ TEST(BootstrapKey, AKeyedConnectionClaimingARankOutsideTheRunIsDropped) {
     Listener l;
     const RunKey key = RunKey::random();
     auto [host, port] = split_host_port(l.endpoint);
-    int fd = connect_to(host, port, setup);   // before rank 1, so it waits in the listen queue
+    int fd = connect_to(host, port, setup); // before rank 1, so it waits in the listen queue
     std::string claimed;
     std::thread stranger([&] { claimed = prove_run_key(fd, key, "bootstrap", 7, setup); });
     std::unique_ptr<Bootstrap> rank1;
@@ -266,10 +268,13 @@ TEST(BootstrapMessages, AMalformedFrameIsOneLineNamingTheRankAndItsLinkCloses) {
     EXPECT_NE(root_hears(frame(5, "{\"bytes_in\":1")).find("its progress message is not JSON"), std::string::npos);
     EXPECT_NE(root_hears(frame(77, "{}")).find("a frame of unknown type 77"), std::string::npos);
     // Found by fuzz_control_frames: nlohmann throws out_of_range, not parse_error, on a number beyond a double; it ended the process.
-    EXPECT_NE(root_hears(frame(5, R"({"bytes_in":134985E3000})")).find("its progress message holds a number out of range"), std::string::npos);
-    EXPECT_NE(root_hears(frame(5, R"({"bytes_in":"x","bytes_out":0,"events":0,"in_flight":0})")).find("field 'bytes_in' is not an unsigned integer"),
+    EXPECT_NE(root_hears(frame(5, R"({"bytes_in":134985E3000})")).find("its progress message holds a number out of range"),
               std::string::npos);
-    EXPECT_NE(root_hears(frame(5, R"({"bytes_in":1,"bytes_out":0,"events":0,"in_flight":0,"evil":1})")).find("a field 'evil'"), std::string::npos);
+    EXPECT_NE(root_hears(frame(5, R"({"bytes_in":"x","bytes_out":0,"events":0,"in_flight":0})"))
+                  .find("field 'bytes_in' is not an unsigned integer"),
+              std::string::npos);
+    EXPECT_NE(root_hears(frame(5, R"({"bytes_in":1,"bytes_out":0,"events":0,"in_flight":0,"evil":1})")).find("a field 'evil'"),
+              std::string::npos);
     EXPECT_NE(root_hears(frame(6, R"({"losses":-1})")).find("field 'losses' is not an unsigned 32-bit integer"), std::string::npos);
     std::string huge(4, '\xff');
     EXPECT_NE(root_hears(huge).find("announced a frame of 4294967295 bytes"), std::string::npos);
@@ -285,9 +290,11 @@ TEST(BootstrapMessages, AFrameAboveItsTypesBoundOrNestedTooDeepIsRefusedUnread) 
     std::string announce(4, '\0');
     const std::uint32_t len = 16u << 20;
     std::memcpy(announce.data(), &len, 4);
-    EXPECT_NE(root_hears(announce + '\x05' + std::string(1000, '[')).find("it announced a progress message of 16777216 bytes (at most 256)"),
+    EXPECT_NE(
+        root_hears(announce + '\x05' + std::string(1000, '[')).find("it announced a progress message of 16777216 bytes (at most 256)"),
+        std::string::npos);
+    EXPECT_NE(root_hears(frame(7, "{" + std::string(300, ' ') + "}")).find("it announced a beat message of 303 bytes (at most 256)"),
               std::string::npos);
-    EXPECT_NE(root_hears(frame(7, "{" + std::string(300, ' ') + "}")).find("it announced a beat message of 303 bytes (at most 256)"), std::string::npos);
     const std::string deep = root_hears(frame(11, std::string(40, '[') + std::string(40, ']')));
     EXPECT_NE(deep.find("its stats message nests deeper than 32 levels"), std::string::npos) << deep;
     // Brackets inside strings are text, not nesting.

@@ -14,7 +14,7 @@ namespace {
 struct BadInput {
     const char* name;
     std::string args;
-    std::string expected;   // substring of the one error line
+    std::string expected; // substring of the one error line
 };
 
 class CliErrors : public ::testing::TestWithParam<BadInput> {};
@@ -46,12 +46,14 @@ std::vector<BadInput> cases() {
         {"ZeroSize", "--fragment-size 0", "--fragment-size must be at least 64 B"},
         {"AbsurdSize", "--fragment-size 64GiB", "is absurd"},
         {"SizeWithoutNumber", "--fragment-size lots", "--fragment-size: 'lots' is not a size"},
-        {"MemoryBelowEq31", "--nodes 4 --credits 2 --fragment-size 1MiB --memory 4MiB", "below the 16MiB that eq. 3.1 requires (m=2 N=4 c=2 f=1MiB)"},
+        {"MemoryBelowEq31", "--nodes 4 --credits 2 --fragment-size 1MiB --memory 4MiB",
+         "below the 16MiB that eq. 3.1 requires (m=2 N=4 c=2 f=1MiB)"},
         {"ZeroDataSegments", "--data-segments 0", "--data-segments must be at least 1 (got 0)"},
         {"DataSegmentsDoNotFit", "--fragment-size 256 --data-segments 8", "--data-segments 8 does not fit a 256B fragment"},
         {"DataSegmentsBelowTheSmallestScaledFragment", "--nodes 2 --fragment-size 4KiB --ru-scale 1,0.01 --data-segments 16",
          "does not fit the smallest fragment that can occur (64 B"},
-        {"TooManyPieces", "--data-segments 20 --meta-segments 13 --meta-size 1KiB", "--data-segments + --meta-segments must be at most 32 (got 33)"},
+        {"TooManyPieces", "--data-segments 20 --meta-segments 13 --meta-size 1KiB",
+         "--data-segments + --meta-segments must be at most 32 (got 33)"},
         {"MetaSizeWithoutSegments", "--meta-size 1KiB", "--meta-size needs --meta-segments"},
         {"MetaSegmentsTooSmall", "--meta-segments 2 --meta-size 16", "--meta-size must be at least 64 B with --meta-segments (got 16 B)"},
         {"MetaSizeNotWords", "--meta-segments 2 --meta-size 100", "--meta-size must be a multiple of 8 B"},
@@ -63,8 +65,10 @@ std::vector<BadInput> cases() {
         {"StaggeredWithRandom", "--scheduling random --barrel-start staggered", "--barrel-start staggered needs --scheduling barrel"},
         {"BarrelSyncWithPush", "--scheduling barrel-sync --protocol push", "--scheduling barrel-sync needs --protocol pull or pull-noem"},
         {"BarrelSyncWithParallel", "--scheduling barrel-sync --parallel 2", "--parallel must be 1 (got 2)"},
-        {"SplitWithoutBuilders", "--layout split --readout-nodes 3", "--layout split needs --readout-nodes and --builder-nodes of at least 1 (got 3 and 0)"},
-        {"SplitNodesMismatch", "--layout split --readout-nodes 3 --builder-nodes 2 --nodes 4", "--nodes 4 is not --readout-nodes + --builder-nodes (5)"},
+        {"SplitWithoutBuilders", "--layout split --readout-nodes 3",
+         "--layout split needs --readout-nodes and --builder-nodes of at least 1 (got 3 and 0)"},
+        {"SplitNodesMismatch", "--layout split --readout-nodes 3 --builder-nodes 2 --nodes 4",
+         "--nodes 4 is not --readout-nodes + --builder-nodes (5)"},
         {"SplitWithPpn2", "--layout split --readout-nodes 2 --builder-nodes 2 --ppn 2", "--ppn must be 1"},
         {"ReadoutNodesWhenFolded", "--readout-nodes 2", "--readout-nodes and --builder-nodes need --layout split"},
         {"A2aWithPull", "--scheduling a2a --send-window 1ms --line-rate 100", "--scheduling a2a needs --protocol push"},
@@ -78,22 +82,26 @@ std::vector<BadInput> cases() {
         {"ContinueWithBarrelSync", "--scheduling barrel-sync --on-failure continue", "cannot keep barrel-sync's barrier"},
         {"ContinueWithMicroBenchmark", "--benchmark gather --on-failure continue", "--on-failure continue is for event building"},
         {"NegativeHeartbeat", "--heartbeat -1s", "--heartbeat"},
-        {"SimRadixOdd", "--transport sim --nodes 8 --radix 37", "--radix 37: a switch of the tree has an even number of ports within 4..128"},
+        {"SimRadixOdd", "--transport sim --nodes 8 --radix 37",
+         "--radix 37: a switch of the tree has an even number of ports within 4..128"},
         {"SimTooManyHostsForTwoLevels", "--transport sim --nodes 700 --levels 2",
          "700 hosts do not fit a 2-level tree of 36-port switches (at most 648 = radix^2 / 2); give a larger --radix or --levels 3"},
         {"RunKeyFileInOneProcess", "--transport local --run-key-file /nonexistent",
          "--run-key-file: --transport local runs every rank in one process, with no connection to prove a key on"},
         {"SimFailNotNodeAtTime", "--transport sim --fail 3", "--fail 3: expected NODE@TIME"},
-        {"SimFailNoSuchNode", "--transport sim --nodes 4 --fail 7@1ms --fail-kind ru --ppn 2", "--fail 7@1ms: there is no node 7 (nodes are 0..3)"},
+        {"SimFailNoSuchNode", "--transport sim --nodes 4 --fail 7@1ms --fail-kind ru --ppn 2",
+         "--fail 7@1ms: there is no node 7 (nodes are 0..3)"},
         {"SimFailNodeName", "--transport sim --fail x@1ms", "'x' is not a node number"},
         {"SimFailBadTime", "--transport sim --fail 1@soon", "--fail 1@soon"},
         {"SimFailAtStart", "--transport sim --fail 1@0s --fail-kind ru --ppn 2", "the time must be after the start"},
-        {"SimFailKindNeedsOwnProcess", "--transport sim --fail 1@1ms --fail-kind bu", "--fail-kind bu needs the BU in a process of its own"},
+        {"SimFailKindNeedsOwnProcess", "--transport sim --fail 1@1ms --fail-kind bu",
+         "--fail-kind bu needs the BU in a process of its own"},
         {"SimFailMachineWithoutHeartbeat", "--transport sim --fail 1@1ms", "give --heartbeat to detect it"},
         {"UnknownFlag", "--turbo", "--turbo"},
         {"NotANumber", "--credits many", "--credits"},
         {"BadDuration", "--duration soon", "--duration: 'soon' is not a duration"},
-        {"SizeUnitListed", "--fragment-size 1Q", "unknown size unit 'Q' (units: a plain number, B = bytes; k, K, kB, KB = 1000 B; Ki, KiB = 1024 B;"},
+        {"SizeUnitListed", "--fragment-size 1Q",
+         "unknown size unit 'Q' (units: a plain number, B = bytes; k, K, kB, KB = 1000 B; Ki, KiB = 1024 B;"},
         {"TimeUnitListed", "--duration 3h", "unknown time unit 'h' (units: a plain number, s = seconds; ms = 10^-3 s;"},
         {"TwoOutputsOnStandardOutput", "fabric --k 2 --write-topology - --json -",
          "--write-topology and --json both write to standard output ('-'): give one a file"},
@@ -104,17 +112,20 @@ std::vector<BadInput> cases() {
         {"TcpWithoutLauncher", "--transport tcp", "use --launch-local N, mpirun or srun"},
         {"LaunchLocalOnInProcess", "--launch-local 4", "needs a multi-process transport"},
         {"LaunchCountMismatch", "--transport tcp --launch-local 4 --nodes 3", "does not match --nodes 3"},
-        {"LaunchHostsCountMismatch", "--transport tcp --launch-local 2 --launch-hosts 3 --host-index 0 --bootstrap 10.77.0.1:7000 --run-key-file /dev/null --nodes 4",
+        {"LaunchHostsCountMismatch",
+         "--transport tcp --launch-local 2 --launch-hosts 3 --host-index 0 --bootstrap 10.77.0.1:7000 --run-key-file /dev/null --nodes 4",
          "--launch-local 2 on 3 hosts does not match --nodes 4 (needs 4 processes)"},
         {"LaunchHostsWithoutBootstrap", "--transport tcp --launch-local 2 --launch-hosts 2 --host-index 1",
          "--launch-hosts 2: give --bootstrap HOST:PORT, an address of host 0 (rank 0's) that every host reaches, the same on every host"},
         {"LaunchHostsWithoutKey", "--transport tcp --launch-local 2 --launch-hosts 2 --host-index 1 --bootstrap 10.77.0.1:7000",
          "--launch-hosts 2: every host must prove the same run key: give --run-key-file FILE"},
         {"LaunchHostsOnLoopback", "--transport tcp --launch-local 2 --launch-hosts 2 --host-index 0 --bootstrap 127.0.0.1:7000",
-         "--bootstrap 127.0.0.1:7000: a loopback address, which the other hosts cannot reach: give an address of host 0 on the network the hosts share"},
+         "--bootstrap 127.0.0.1:7000: a loopback address, which the other hosts cannot reach: give an address of host 0 on the network the "
+         "hosts share"},
         {"HostIndexPastTheHosts", "--transport tcp --launch-local 2 --launch-hosts 2 --host-index 2 --bootstrap 10.77.0.1:7000",
          "--host-index 2 is not below --launch-hosts 2 (host 0 runs rank 0)"},
-        {"LaunchHostsBeyondBound", "--transport tcp --launch-local 4 --launch-hosts 4294967295", "--launch-hosts 4294967295: between 1 and 32768 hosts of 4 ranks"},
+        {"LaunchHostsBeyondBound", "--transport tcp --launch-local 4 --launch-hosts 4294967295",
+         "--launch-hosts 4294967295: between 1 and 32768 hosts of 4 ranks"},
         {"LaunchHostsWithoutLaunchLocal", "--transport tcp --launch-hosts 2", "--launch-hosts"},
         {"HostIndexWithoutLaunchHosts", "--transport tcp --launch-local 2 --host-index 1", "--host-index"},
         {"PpnThree", "--ppn 3", "--ppn must be 1 or 2"},
@@ -139,41 +150,51 @@ std::vector<BadInput> cases() {
         {"NetsimBadHostLatency", "netsim --k 2 --host-latency gauss:1us", "host latency 'gauss:1us'"},
         {"NetsimBadDuration", "netsim --duration 5parsecs", "--duration: '5parsecs' has an unknown time unit"},
         {"NetsimTrafficVls", "netsim --k 2 --vls 2 --traffic-vls 3", "traffic VLs must be within 1..VLs per port (2)"},
-        {"FabricMissingTopology", "fabric --topology /nonexistent/fabric.txt", "the topology file '/nonexistent/fabric.txt': No such file or directory"},
+        {"FabricMissingTopology", "fabric --topology /nonexistent/fabric.txt",
+         "the topology file '/nonexistent/fabric.txt': No such file or directory"},
         {"FabricTopologyWithTreeFlags", "fabric --topology x.txt --k 4", "--k excludes --topology"},
         {"FabricUnknownHostOrder", "fabric --k 2 --host-order random", "unknown host order 'random' (choose given|hostname|lid|cabling)"},
-        {"NetsimMissingLfts", "netsim --k 2 --lfts /nonexistent/lfts.txt", "the LFT dump '/nonexistent/lfts.txt': No such file or directory"},
+        {"NetsimMissingLfts", "netsim --k 2 --lfts /nonexistent/lfts.txt",
+         "the LFT dump '/nonexistent/lfts.txt': No such file or directory"},
         {"ConflictsTruncatedTopology", "conflicts --topology " + write_file("cut.txt", "Switch 4 \"S-01\"\n[1] \"H-0a\"[1]\n"),
          "cut.txt:2: port 1 of \"S-01\" is cabled to \"H-0a\", which the file never defines (truncated dump?)"},
         {"SimFabricTooSmall", "--transport sim --nodes 4 --k 1", "the simulated fabric has 2 hosts; 4 nodes need 4"},
-        {"SimEmNeedsAHost", "--transport sim --nodes 8 --k 2 --em own", "the simulated fabric has 8 hosts; 8 nodes and the EM's own rank need 9"},
-        {"SimVerifyFull", "--transport sim --verify full", "--verify full needs whole fragments in memory; transport sim keeps fragment headers only"},
-        {"SimUnderLauncher", "--transport sim --launch-local 4", "--launch-local needs a multi-process transport; 'sim' runs in one process"},
+        {"SimEmNeedsAHost", "--transport sim --nodes 8 --k 2 --em own",
+         "the simulated fabric has 8 hosts; 8 nodes and the EM's own rank need 9"},
+        {"SimVerifyFull", "--transport sim --verify full",
+         "--verify full needs whole fragments in memory; transport sim keeps fragment headers only"},
+        {"SimUnderLauncher", "--transport sim --launch-local 4",
+         "--launch-local needs a multi-process transport; 'sim' runs in one process"},
         {"SimUnknownMode", "--transport sim --mode cycle", "unknown simulation mode 'cycle'"},
-        {"SimMissingTopology", "--transport sim --topology /nonexistent/t.txt", "the topology file '/nonexistent/t.txt': No such file or directory"},
+        {"SimMissingTopology", "--transport sim --topology /nonexistent/t.txt",
+         "the topology file '/nonexistent/t.txt': No such file or directory"},
         {"SimZeroBuffer", "--transport sim --buffer 0", "--buffer must be above zero (got '0')"},
         // Round two of an outside tester: each was a crash, a default in disguise, or found late.
-        {"SimMtuZero", "--transport sim --nodes 4 --events 50 --mtu 0", "--mtu must be above zero (got '0')"},   // SIGFPE, exit 136
+        {"SimMtuZero", "--transport sim --nodes 4 --events 50 --mtu 0", "--mtu must be above zero (got '0')"}, // SIGFPE, exit 136
         {"NetsimMtuZero", "netsim --k 2 --mtu 0", "--mtu must be above zero (got '0')"},
-        {"SimMtuAboveItsBound", "--transport sim --nodes 4 --events 50 --mtu 2000000", "MTU must be within 1 B..1 MiB"},   // checked by the model for the run too
+        {"SimMtuAboveItsBound", "--transport sim --nodes 4 --events 50 --mtu 2000000",
+         "MTU must be within 1 B..1 MiB"}, // checked by the model for the run too
         {"SimBufferBelowTheMtu", "--transport sim --nodes 4 --events 50 --buffer 2KiB", "cannot hold one MTU packet"},
-        {"NodesZero", "--nodes 0", "--nodes must be above zero (got '0')"},   // ran 4 nodes
-        {"SimKZero", "--transport sim --k 0", "--k must be above zero (got '0')"},   // sized the tree as without --k
+        {"NodesZero", "--nodes 0", "--nodes must be above zero (got '0')"}, // ran 4 nodes
+        {"SimKZero", "--transport sim --k 0", "--k must be above zero (got '0')"}, // sized the tree as without --k
         {"SimLevelsZero", "--transport sim --levels 0", "--levels must be above zero (got '0')"},
         {"ConflictsLevelsZero", "conflicts --k 2 --levels 0", "--levels must be above zero (got '0')"},
-        {"SimMemoryZero", "--transport sim --sim-memory 0", "--sim-memory must be above zero (got '0')"},   // meant MemAvailable
-        {"HexDuration", "--duration 0x10", "--duration: '0x10' is not a duration: numbers are decimal"},   // ran 16 s
+        {"SimMemoryZero", "--transport sim --sim-memory 0", "--sim-memory must be above zero (got '0')"}, // meant MemAvailable
+        {"HexDuration", "--duration 0x10", "--duration: '0x10' is not a duration: numbers are decimal"}, // ran 16 s
         {"HexLatency", "--transport sim --link-latency 0x10", "--link-latency: '0x10' is not a duration: numbers are decimal"},
         {"HexSize", "--fragment-size 0x100", "--fragment-size: '0x100' is not a size: numbers are decimal"},
         {"HexRate", "--transport sim --link-rate 0x64", "--link-rate: '0x64' is not a decimal number"},
         {"InfiniteRate", "--transport sim --link-rate inf", "--link-rate: 'inf' is not a decimal number"},
-        {"JsonToAFullDevice", "--events 10 --json /dev/full", "--json '/dev/full' cannot be written: No space left on device"},   // found after the run
-        {"FormatAndJsonBothOnStandardOutput", "--format csv --json -", "--json - and --format csv both write to standard output: give --json a file"},
+        {"JsonToAFullDevice", "--events 10 --json /dev/full",
+         "--json '/dev/full' cannot be written: No space left on device"}, // found after the run
+        {"FormatAndJsonBothOnStandardOutput", "--format csv --json -",
+         "--json - and --format csv both write to standard output: give --json a file"},
         {"UnknownFormat", "--format xml", "--format: unknown value 'xml' (choose table|csv|kv)"},
         {"BootstrapPortZero", "--transport tcp --launch-local 2 --bootstrap 127.0.0.1:0",
-         "--bootstrap 127.0.0.1:0: port 0 is no port the ranks can find"},   // waited 30 s
+         "--bootstrap 127.0.0.1:0: port 0 is no port the ranks can find"}, // waited 30 s
         {"NetsimTooManyHosts", "netsim --k 16 --levels 3 --sim-memory 16MiB",
-         "simulating 8192 hosts and 1280 switches needs about 71.1MiB (the simulator's tables 71.1MiB, of which the routing tables (2 B per switch and LID) 23.1MiB), more than the 16MiB of --sim-memory"},
+         "simulating 8192 hosts and 1280 switches needs about 71.1MiB (the simulator's tables 71.1MiB, of which the routing tables (2 B "
+         "per switch and LID) 23.1MiB), more than the 16MiB of --sim-memory"},
         // In evbench's words, not the parser's ("Could not convert: --credits = -1", "stoll",
         // "INI was not able to parse extra.++"): the flag or key and what is allowed.
         {"NegativeCredits", "--credits -1", "--credits: '-1' is not a whole number from 0 to 4294967295"},
@@ -195,8 +216,10 @@ std::vector<BadInput> cases() {
         {"RailsWithAnEmptyName", "--transport tcp --launch-local 2 --rails lo,,lo", "--rails: 'lo,,lo' has an empty NIC name"},
         {"RailsOnAnInterfaceThatIsNotHere", "--transport tcp --launch-local 2 --rails lo,nosuch0 --events 10",
          "--rails: no network interface 'nosuch0' with an IPv4 address here"},
-        {"PerUnitThreadsInOneProcess", "--threads per-unit", "--threads per-unit: not with --transport local: it runs every rank on one reactor"},
-        {"PerUnitThreadsOnTheSimulator", "--transport sim --threads per-unit", "--threads per-unit: not with --transport sim: simulated nodes have no threads"},
+        {"PerUnitThreadsInOneProcess", "--threads per-unit",
+         "--threads per-unit: not with --transport local: it runs every rank on one reactor"},
+        {"PerUnitThreadsOnTheSimulator", "--transport sim --threads per-unit",
+         "--threads per-unit: not with --transport sim: simulated nodes have no threads"},
         {"PollOnTheSimulator", "--transport sim --poll event",
          "--poll needs a multi-process transport (the in-process ones have no threads that wait) (this run would ignore it)"},
         {"PollEventOnMpiWhichHasNoWaitObject", "--transport mpi --poll event --events 1",
@@ -208,21 +231,27 @@ std::vector<BadInput> cases() {
          "config file: unknown key 'warp-drive' (keys are the long flag names of evbench --help)"},
         {"ConfigBadValueNamed", "--config " + write_file("many.toml", "parallel = \"many\"\n"), "--parallel: 'many' is not a whole number"},
         {"NetsimUnknownFlag", "netsim --bogus", "unknown flag --bogus"},
-        {"SpinesNotDividingK", "conflicts --k 4 --spines 3", "--spines 3: each leaf's k = 4 up-links spread evenly over the spines, so they must divide k"},
+        {"SpinesNotDividingK", "conflicts --k 4 --spines 3",
+         "--spines 3: each leaf's k = 4 up-links spread evenly over the spines, so they must divide k"},
         {"SpinesTooFewForTheLeaves", "conflicts --k 4 --spines 2", "2 spines of 8 ports hold at most 4 leaves with 2 cables each (got 8)"},
         {"SpinesOnThreeLevels", "conflicts --k 4 --levels 3 --spines 2", "--spines is for 2-level trees (3 levels have k^2 cores)"},
-        {"UnknownHostLinks", "netsim --k 4 --host-links 4xEDX", "--host-links: '4xEDX' is not an InfiniBand width (1x, 2x, 4x, 8x, 12x) and speed (SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR), as in 4xEDR"},
+        {"UnknownHostLinks", "netsim --k 4 --host-links 4xEDX",
+         "--host-links: '4xEDX' is not an InfiniBand width (1x, 2x, 4x, 8x, 12x) and speed (SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, "
+         "XDR), as in 4xEDR"},
         {"LaunchLocalBootstrapNotHere", "--transport tcp --launch-local 2 --bootstrap 192.0.2.1:5000",
          "--bootstrap 192.0.2.1:5000: the local launcher cannot serve there"},
         // Refused before routing or reading tables (that took minutes on 8192 hosts).
         {"NetsimTooManyHostsBeforeTheTables", "netsim --k 16 --levels 3 --sim-memory 16MiB --lfts /nonexistent/lfts.txt",
          "simulating 8192 hosts and 1280 switches needs about 71.1MiB"},
         {"SimTooManyHostsBeforeTheTables", "--transport sim --nodes 5000 --sim-memory 256MiB --lfts /nonexistent/lfts.txt",
-         "simulating 5004 hosts and 890 switches needs about 766.6MiB (the simulator's tables 46.2MiB, of which the routing tables (2 B per switch and LID) "
-         "10.0MiB; the event builder's units (measured: 92 KiB per node, credits + 8 B per pair) 720.4MiB), more than the 256MiB of --sim-memory"},
+         "simulating 5004 hosts and 890 switches needs about 766.6MiB (the simulator's tables 46.2MiB, of which the routing tables (2 B "
+         "per switch and LID) "
+         "10.0MiB; the event builder's units (measured: 92 KiB per node, credits + 8 B per pair) 720.4MiB), more than the 256MiB of "
+         "--sim-memory"},
         // Found by tests/fuzz (each exited 1 with the library's own text: "stoull", "basic_string::substr").
         {"FuzzLftGuidOutOfRange",
-         "conflicts --k 2 --lfts " + write_file("guid.lfts", "Unicast lids [0x0-0xe] of switch Lid 9 guid 0x0002c90300000002c90300000010 (leaf0):\n"),
+         "conflicts --k 2 --lfts " +
+             write_file("guid.lfts", "Unicast lids [0x0-0xe] of switch Lid 9 guid 0x0002c90300000002c90300000010 (leaf0):\n"),
          "guid.lfts:1: number out of range in 'Unicast lids"},
         {"FuzzConfigLineWithoutKey", "--config " + write_file("nokey.toml", "credits = 2\n= 1\n"), "config file: unknown key ''"},
         {"SimLinkRateNotANumber", "--transport sim --link-rate fast", "--link-rate: 'fast' is not a decimal number"},
@@ -230,12 +259,14 @@ std::vector<BadInput> cases() {
         {"TopologyFromADevice", "fabric --topology /dev/zero", "the topology file '/dev/zero' is not a regular file (a device or socket)"},
         {"LftsFromADevice", "netsim --k 2 --lfts /dev/zero", "the LFT dump '/dev/zero' is not a regular file (a device or socket)"},
         {"ConfigFromADevice", "--config /dev/zero", "the config file '/dev/zero' is not a regular file (a device or socket)"},
-        {"HostLatencyFromADevice", "netsim --k 2 --host-latency file:/dev/zero", "the histogram file '/dev/zero' is not a regular file (a device or socket)"},
+        {"HostLatencyFromADevice", "netsim --k 2 --host-latency file:/dev/zero",
+         "the histogram file '/dev/zero' is not a regular file (a device or socket)"},
         {"ConfigFromADirectory", "--config /tmp", "the config file '/tmp' is not a regular file (a directory)"},
         // A section's keys were ignored, every one of them ("credits = 4" stayed 2, "bogus = 1" passed).
         {"ConfigWithASection", "--config " + write_file("section.toml", "[run]\ncredits = 4\nbogus = 1\n"),
          "config file: 'run' is a section or a dotted key; evbench's config files have neither"},
-        {"ConfigWithADottedKey", "--config " + write_file("dotted.toml", "run.credits = 4\n"), "config file: 'run' is a section or a dotted key"},
+        {"ConfigWithADottedKey", "--config " + write_file("dotted.toml", "run.credits = 4\n"),
+         "config file: 'run' is a section or a dotted key"},
         // Outputs are checked before the run (each was found only after it, or overwrote the input).
         {"JsonIntoAMissingFolder", "--events 10 --json /nonexistent/folder/out.json",
          "--json '/nonexistent/folder/out.json': its folder '/nonexistent/folder' does not exist"},
@@ -244,7 +275,8 @@ std::vector<BadInput> cases() {
          "is also an input of this run"},
         {"FabricWriteIntoAMissingFolder", "fabric --k 2 --write-topology /nonexistent/folder/k2.net",
          "--write-topology '/nonexistent/folder/k2.net': its folder '/nonexistent/folder' does not exist"},
-        {"NetsimJsonIsTheTopology", "netsim --topology " + write_file("in.net", "") + " --json " + temp_path("in.net"), "is also an input of this run"},
+        {"NetsimJsonIsTheTopology", "netsim --topology " + write_file("in.net", "") + " --json " + temp_path("in.net"),
+         "is also an input of this run"},
         // Options the run would ignore (each exited 0, none of them in the JSON).
         {"SimOptionOnLocal", "--fail 2@1ms", "--fail is an option of --transport sim; this run's transport is local"},
         {"FabricOptionOnLocal", "--k 16", "--k is an option of --transport sim; this run's transport is local"},
@@ -253,7 +285,8 @@ std::vector<BadInput> cases() {
         // A JSON config is a result of --json, read for the options its run was given.
         {"JsonConfigNotJson", "--config " + write_file("broken.json", "{\"invocation\": "), "config file: not valid JSON ("},
         {"JsonConfigWithoutOptions", "--config " + write_file("plain.json", "{\"credits\": 2}"),
-         "config file: a JSON config file is a result of evbench --json, read for the options its run was given (invocation.options); this one has none"},
+         "config file: a JSON config file is a result of evbench --json, read for the options its run was given (invocation.options); this "
+         "one has none"},
         {"JsonConfigOptionNotText", "--config " + write_file("number.json", "{\"invocation\": {\"options\": {\"credits\": 2}}}"),
          "config file: invocation.options.credits is not text (options are given as on the command line)"},
         {"JsonConfigUnknownOption", "--config " + write_file("unknown.json", "{\"invocation\": {\"options\": {\"credit\": \"2\"}}}"),
@@ -261,7 +294,7 @@ std::vector<BadInput> cases() {
 #ifdef EVB_HAVE_MPI
         {"MpiOptionOnLocal", "--mpi-rma", "--mpi-rma is an option of --transport mpi; this run's transport is local"},
         {"MpiUnderTheLocalLauncher", "--transport mpi --launch-local 2",
-         "--launch-local: not with --transport mpi: MPI's ranks are started by its own launcher"},   // forked, then each rank failed
+         "--launch-local: not with --transport mpi: MPI's ranks are started by its own launcher"}, // forked, then each rank failed
 #endif
 #ifdef EVB_HAVE_OFI
         // Accepted before, and the run used eth0 (ofi_rxm ignores a domain name in the hints).
@@ -303,7 +336,9 @@ INSTANTIATE_TEST_SUITE_P(BadInputs, CliErrors, ::testing::ValuesIn(cases()),
 TEST(Cli, AShortRunKeyInTheEnvironmentIsRefusedOnceBeforeTheRanksStart) {
     auto r = run_command("EVBENCH_RUN_KEY=short " + evbench_binary() + " --transport tcp --launch-local 2 --events 10", 60);
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_EQ(r.err, "evbench: error: EVBENCH_RUN_KEY: the run key has 5 characters; give at least 32 (for example the output of 'openssl rand -hex 32')\n");
+    EXPECT_EQ(r.err,
+              "evbench: error: EVBENCH_RUN_KEY: the run key has 5 characters; give at least 32 (for example the output of 'openssl rand "
+              "-hex 32')\n");
 }
 
 TEST(Cli, ConflictsCommandOnTheLhcbTreeAndASwappedCable) {
@@ -319,8 +354,11 @@ TEST(Cli, ConflictsCommandOnTheLhcbTreeAndASwappedCable) {
 
 TEST(Cli, NetsimCommandReportsThroughputAndPorts) {
     std::string json = temp_path("netsim.json");
-    auto r = run_command(evbench_binary() + " netsim --k 4 --traffic many-to-one --senders 3 --message-size 64KiB --messages 20 "
-                                            "--duration 0 --checks --json " + json, 60);
+    auto r = run_command(evbench_binary() +
+                             " netsim --k 4 --traffic many-to-one --senders 3 --message-size 64KiB --messages 20 "
+                             "--duration 0 --checks --json " +
+                             json,
+                         60);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("# evbench netsim: 32 hosts, 12 switches, routing ftree, mode packet"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("xmit_wait_us"), std::string::npos) << r.out;
@@ -337,9 +375,11 @@ TEST(Cli, NetsimCommandReportsThroughputAndPorts) {
 TEST(Cli, FabricExportImportAndHostOrder) {
     std::string net = temp_path("k4.net"), lfts = temp_path("k4.lfts"), hosts = temp_path("k4.hosts");
     auto exported = run_command(evbench_binary() + " fabric --k 4 --swap 1:6 --write-topology " + net + " --write-lfts " + lfts +
-                                " --write-hostfile " + hosts + " --host-order cabling", 60);
+                                    " --write-hostfile " + hosts + " --host-order cabling",
+                                60);
     ASSERT_EQ(exported.exit_code, 0) << exported.err;
-    EXPECT_NE(exported.out.find("# evbench fabric: 32 hosts, 12 switches (8 at level 0, 4 at level 1), 64 cables"), std::string::npos) << exported.out;
+    EXPECT_NE(exported.out.find("# evbench fabric: 32 hosts, 12 switches (8 at level 0, 4 at level 1), 64 cables"), std::string::npos)
+        << exported.out;
     EXPECT_NE(exported.out.find("     given                   29           2         0.532"), std::string::npos) << exported.out;
     EXPECT_NE(exported.out.find("  *cabling                    0           1         1.000"), std::string::npos) << exported.out;
     EXPECT_EQ(read_file(hosts).substr(0, 18), "host0\nhost6\nhost2\n");
@@ -354,13 +394,15 @@ TEST(Cli, FabricExportImportAndHostOrder) {
     auto on_import = run_command(evbench_binary() + " netsim --topology " + net + " --lfts " + lfts + args + temp_path("imp.json"), 60);
     ASSERT_EQ(generated.exit_code, 0) << generated.err;
     ASSERT_EQ(on_import.exit_code, 0) << on_import.err;
-    auto a = nlohmann::json::parse(read_file(temp_path("gen.json")))["results"], b = nlohmann::json::parse(read_file(temp_path("imp.json")))["results"];
+    auto a = nlohmann::json::parse(read_file(temp_path("gen.json")))["results"],
+         b = nlohmann::json::parse(read_file(temp_path("imp.json")))["results"];
     EXPECT_EQ(a["rx_gbps"]["per_host"], b["rx_gbps"]["per_host"]);
     EXPECT_LT(a["rx_gbps"]["min"].get<double>(), 0.6 * a["effective_gbps"].get<double>());
 }
 
 TEST(Cli, ConfigFileSetsOptions) {
-    std::string cfg = write_file("good.toml", "nodes = 3\ncredits = 3\nparallel = 2\nfragment-size = \"4KiB\"\nevents = 300\nverify = \"full\"\n");
+    std::string cfg =
+        write_file("good.toml", "nodes = 3\ncredits = 3\nparallel = 2\nfragment-size = \"4KiB\"\nevents = 300\nverify = \"full\"\n");
     std::string json = temp_path("good.json");
     auto r = run_command(evbench_binary() + " --config " + cfg + " --quiet --json " + json, 60);
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -374,10 +416,15 @@ TEST(Cli, ConfigFileSetsOptions) {
 // length gives a line of a few hundred characters (a binary config file wrote raw bytes to the
 // terminal; a 100 KB flag value was echoed whole).
 TEST(Cli, AnEchoedInputIsEscapedAndCut) {
-    auto binary = run_command(evbench_binary() + " --config " + write_file("binary.toml", std::string("\x1b[2J\x01" "credits = 2\n")), 60);
+    auto binary = run_command(evbench_binary() + " --config " +
+                                  write_file("binary.toml",
+                                             std::string("\x1b[2J\x01"
+                                                         "credits = 2\n")),
+                              60);
     EXPECT_EQ(binary.exit_code, 2) << binary.err;
     EXPECT_NE(binary.err.find("\\x1b[2J\\x01credits"), std::string::npos) << binary.err;
-    EXPECT_EQ(std::count_if(binary.err.begin(), binary.err.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\n'; }), 0)
+    EXPECT_EQ(std::count_if(binary.err.begin(), binary.err.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\n'; }),
+              0)
         << binary.err;
     auto long_value = run_command(evbench_binary() + " --protocol " + std::string(100000, 'a'), 60);
     EXPECT_EQ(long_value.exit_code, 2) << long_value.err.substr(0, 300);
@@ -412,7 +459,8 @@ TEST(Cli, JsonToDashIsStandardOutputAloneAndTheReportGoesToStandardError) {
         EXPECT_NE(r.err.find("# system: 20 events built"), std::string::npos) << run << ": " << r.err;
         EXPECT_NE(r.err.find("  node     events"), std::string::npos) << run << ": " << r.err;
     }
-    auto netsim = run_command(evbench_binary() + " netsim --k 2 --traffic many-to-one --senders 1 --message-size 64KiB --messages 5 --duration 0 --json -", 60);
+    auto netsim = run_command(
+        evbench_binary() + " netsim --k 2 --traffic many-to-one --senders 1 --message-size 64KiB --messages 5 --duration 0 --json -", 60);
     ASSERT_EQ(netsim.exit_code, 0) << netsim.err;
     nlohmann::json doc;
     ASSERT_NO_THROW(doc = nlohmann::json::parse(netsim.out)) << netsim.out;
@@ -446,7 +494,8 @@ TEST(Cli, HelpListsTheCommandsAndTheUnitsAndDashVIsTheVersion) {
 // A rank of another launcher's job that is also told to launch: both would start ranks (before:
 // --launch-local was silently ignored under mpirun).
 TEST(CliErrors, LaunchLocalInARankOfAnotherLauncherIsRefused) {
-    auto r = run_command("OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 " + evbench_binary() + " --transport tcp --launch-local 2 --events 10", 60);
+    auto r = run_command(
+        "OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 " + evbench_binary() + " --transport tcp --launch-local 2 --events 10", 60);
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.err, "evbench: error: --launch-local: this process is already rank 0 of 2 launched by mpirun; give one or the other\n");
 }

@@ -29,7 +29,8 @@ TEST(Configs, Lhcb512OnTheK16Tree) {
     const auto& network = doc["results"]["network"];
     EXPECT_EQ(network["hosts"], 512);
     EXPECT_EQ(network["switches"], 48);
-    EXPECT_NEAR(network["first_event_estimate_s"].get<double>(), 16.0 * 512 * (1 << 20) * 8 / (network["effective_gbps"].get<double>() * 1e9), 1e-3);
+    EXPECT_NEAR(network["first_event_estimate_s"].get<double>(),
+                16.0 * 512 * (1 << 20) * 8 / (network["effective_gbps"].get<double>() * 1e9), 1e-3);
     EXPECT_GT(doc["results"]["system"]["per_node_in_gbps"].get<double>(), 0.0);
     EXPECT_EQ(doc["results"]["system"]["errors"], 0);
 }

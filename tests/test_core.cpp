@@ -41,7 +41,7 @@ TEST(Quantity, SizesDurationsRates) {
 TEST(InlineRing, KeepsFifoOrderInsideItselfAndAfterSpillingToTheHeap) {
     InlineRing<int, 4> ring;
     int next_in = 0, next_out = 0;
-    for (int round = 0; round < 10; ++round) {   // fill to 3, drain to 0: wraps, never spills
+    for (int round = 0; round < 10; ++round) { // fill to 3, drain to 0: wraps, never spills
         for (int i = 0; i < 3; ++i) ring.push(next_in++);
         ASSERT_EQ(ring.size(), 3u);
         EXPECT_EQ(ring.at(2), next_in - 1);
@@ -49,12 +49,12 @@ TEST(InlineRing, KeepsFifoOrderInsideItselfAndAfterSpillingToTheHeap) {
     }
     EXPECT_FALSE(ring.spilled());
     ring.push(next_in++);
-    for (int i = 0; i < 4; ++i) ring.push(next_in++);   // the fifth item moves all to the heap
+    for (int i = 0; i < 4; ++i) ring.push(next_in++); // the fifth item moves all to the heap
     EXPECT_TRUE(ring.spilled());
     ASSERT_EQ(ring.size(), 5u);
     for (std::size_t i = 0; i < ring.size(); ++i) EXPECT_EQ(ring.at(i), next_out + static_cast<int>(i));
     for (int i = 0; i < 40; ++i) ring.push(next_in++);
-    ring.front() += 1000;   // front() is the item itself
+    ring.front() += 1000; // front() is the item itself
     EXPECT_EQ(ring.front(), next_out + 1000);
     ring.pop();
     ++next_out;
@@ -72,7 +72,7 @@ TEST(InlineRing, EmplaceKeepsFifoOrderInsideAndSpilled) {
     ring.emplace(std::int64_t{1}, std::int32_t{10});
     ring.push(Item{2, 20});
     EXPECT_FALSE(ring.spilled());
-    ring.emplace(std::int64_t{3}, std::int32_t{30});   // the third spills
+    ring.emplace(std::int64_t{3}, std::int32_t{30}); // the third spills
     EXPECT_TRUE(ring.spilled());
     for (std::int64_t i = 1; i <= 3; ++i, ring.pop()) {
         ASSERT_EQ(ring.front().a, i);
@@ -96,7 +96,7 @@ TEST(IndexPool, KeepsEachValueUntilTakenAndReusesItsSlot) {
     pool.release(a);
     pool[c] = 55;
     EXPECT_EQ(pool.add(66), a);
-    EXPECT_EQ(pool.add(77), 3u);   // no slot free: a new one
+    EXPECT_EQ(pool.add(77), 3u); // no slot free: a new one
     EXPECT_EQ(pool.take(c), 55u);
 }
 
@@ -117,7 +117,7 @@ TEST(Layout, FoldedPpn1And2WithEmPlacement) {
     EXPECT_FALSE(u.builder);
     EXPECT_EQ(Layout::nodes_for_ranks(9, 2, true, EmPlacement::own_rank), 4u);
     EXPECT_THROW(Layout::nodes_for_ranks(4, 2, true, EmPlacement::own_rank), ConfigError);
-    Layout c(3, 1, false, EmPlacement::own_rank);   // no EM: no extra rank
+    Layout c(3, 1, false, EmPlacement::own_rank); // no EM: no extra rank
     EXPECT_EQ(c.ranks(), 3u);
 }
 
@@ -125,7 +125,7 @@ TEST(Layout, PerUnitEndpointsAreNumberedRankByRankInTheOrderRuBuEm) {
     Layout a(2, 1, true, EmPlacement::rank0);
     a.set_endpoint_per_unit(true);
     EXPECT_EQ(a.ranks(), 2u);
-    EXPECT_EQ(a.endpoints(), 5u);   // rank 0: RU 0, BU 0, EM; rank 1: RU 1, BU 1
+    EXPECT_EQ(a.endpoints(), 5u); // rank 0: RU 0, BU 0, EM; rank 1: RU 1, BU 1
     EXPECT_EQ(a.endpoint_of({Role::readout, 0}), 0u);
     EXPECT_EQ(a.endpoint_of({Role::builder, 0}), 1u);
     EXPECT_EQ(a.endpoint_of({Role::manager, 0}), 2u);
@@ -153,7 +153,7 @@ TEST(Layout, PerUnitEndpointsAreNumberedRankByRankInTheOrderRuBuEm) {
 
 TEST(LatencyHistogram, PercentilesWithinBucketError) {
     LatencyHistogram h;
-    for (int i = 1; i <= 1000; ++i) h.record(Picoseconds(std::int64_t{i} * 1000'000));   // 1..1000 us
+    for (int i = 1; i <= 1000; ++i) h.record(Picoseconds(std::int64_t{i} * 1000'000)); // 1..1000 us
     EXPECT_EQ(h.count(), 1000u);
     EXPECT_NEAR(h.mean_us(), 500.5, 0.01);
     EXPECT_NEAR(h.percentile_us(50), 500, 500 * 0.04);
@@ -183,7 +183,7 @@ TEST(FragmentFormat, GeneratedFragmentsVerifyAndCorruptionIsCaught) {
         EXPECT_EQ(check_fragment(block.data(), e + 1, 2, size, false), FragmentCheck::bad_header);
         EXPECT_EQ(check_fragment(block.data(), e, 1, size, false), FragmentCheck::bad_header);
         block[fragment_header_size + size / 2] ^= std::byte{0x40};
-        EXPECT_EQ(check_fragment(block.data(), e, 2, size, false), FragmentCheck::ok);   // header only
+        EXPECT_EQ(check_fragment(block.data(), e, 2, size, false), FragmentCheck::ok); // header only
         EXPECT_EQ(check_fragment(block.data(), e, 2, size, true), FragmentCheck::bad_payload);
         block[fragment_header_size + size / 2] ^= std::byte{0x40};
     }
@@ -211,17 +211,17 @@ TEST(FragmentFormat, HeaderOnlyBlocksCarryTheWholeFragmentsHeader) {
     c.fragment_memory = 64;
     EXPECT_EQ(c.fragment_stride(), 64u);
     EXPECT_EQ(c.wire_fragment_stride(), std::uint64_t{sizer.max_size() + 63} / 64 * 64);
-    EXPECT_EQ(c.ru_buffer_fragments(), std::uint64_t{2} * 2 * 2);   // m N c
+    EXPECT_EQ(c.ru_buffer_fragments(), std::uint64_t{2} * 2 * 2); // m N c
 }
 
 TEST(FragmentSizer, ScaleFactorsAndDistributionsStayInBounds) {
     Config c;
     c.nodes = 3;
     c.fragment_size = 10000;
-    c.ru_scale = {0.5, 0.875, 1.0};   // 40, 70, 80 Gb/s nodes
+    c.ru_scale = {0.5, 0.875, 1.0}; // 40, 70, 80 Gb/s nodes
     FragmentSizer fixed(c);
     EXPECT_EQ(fixed.size(7, 0), 5000u);
-    EXPECT_EQ(fixed.size(7, 1), 8752u);   // 8750 rounded up to whole words
+    EXPECT_EQ(fixed.size(7, 1), 8752u); // 8750 rounded up to whole words
     c.size_distribution = SizeDistribution::normal;
     FragmentSizer normal(c);
     double sum = 0;
@@ -230,7 +230,7 @@ TEST(FragmentSizer, ScaleFactorsAndDistributionsStayInBounds) {
         ASSERT_LE(s, normal.max_size());
         sum += s;
     }
-    EXPECT_NEAR(sum / 20000, 10000, 100);   // mean preserved within 1%
+    EXPECT_NEAR(sum / 20000, 10000, 100); // mean preserved within 1%
 }
 
 TEST(Config, ValidationNamesTheProblem) {
@@ -270,9 +270,9 @@ TEST(MemoryPool, OnDemandLoansTheNewestBlockAndTouchesOnlyWhatIsLoaned) {
     pool.release(1);
     pool.release(0);
     EXPECT_EQ(pool.in_use(), 1u);
-    EXPECT_EQ(pool.acquire(), 0u);   // the last released
+    EXPECT_EQ(pool.acquire(), 0u); // the last released
     EXPECT_EQ(pool.acquire(), 1u);
-    EXPECT_EQ(pool.acquire(), 3u);   // then the next never used
+    EXPECT_EQ(pool.acquire(), 3u); // then the next never used
     EXPECT_EQ(pool.touched(), 4u);
     EXPECT_EQ(pool.peak_in_use(), 4u);
     for (std::uint32_t i = 4; i < 1000; ++i) EXPECT_EQ(pool.acquire(), i);

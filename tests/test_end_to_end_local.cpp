@@ -17,8 +17,6 @@ using evb::test::run_local;
 
 namespace {
 
-
-
 using Point = std::tuple<Protocol, Scheduling, std::uint32_t /*N*/, std::uint32_t /*credits*/, bool /*parallel N*/>;
 
 class LocalEndToEnd : public ::testing::TestWithParam<Point> {};
@@ -32,8 +30,8 @@ TEST_P(LocalEndToEnd, EveryEventBuiltOnceAndVerified) {
     c.credits = credits;
     c.parallel = parallel_n ? n : 1;
     c.fragment_size = 2048;
-    c.size_distribution = SizeDistribution::uniform;   // sizes differ per event and source
-    c.events = 97;                                      // not a multiple of N: exercises uneven ends
+    c.size_distribution = SizeDistribution::uniform; // sizes differ per event and source
+    c.events = 97; // not a multiple of N: exercises uneven ends
     c.duration = Picoseconds(0);
     c.verify = Verify::full;
     c.quiet = true;
@@ -69,15 +67,13 @@ std::string point_name(const ::testing::TestParamInfo<Point>& info) {
     std::string p = to_string(protocol);
     for (auto& ch : p)
         if (ch == '-') ch = '_';
-    return p + "_" + to_string(scheduling) + "_N" + std::to_string(n) + "_c" + std::to_string(credits) + "_p" +
-           (parallel_n ? "N" : "1");
+    return p + "_" + to_string(scheduling) + "_N" + std::to_string(n) + "_c" + std::to_string(credits) + "_p" + (parallel_n ? "N" : "1");
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCombinations, LocalEndToEnd,
                          ::testing::Combine(::testing::Values(Protocol::pull, Protocol::push, Protocol::pull_no_em),
                                             ::testing::Values(Scheduling::barrel_shift, Scheduling::random),
-                                            ::testing::Values(2u, 3u, 8u, 16u), ::testing::Values(1u, 4u),
-                                            ::testing::Bool()),
+                                            ::testing::Values(2u, 3u, 8u, 16u), ::testing::Values(1u, 4u), ::testing::Bool()),
                          point_name);
 
 TEST(LocalEndToEnd, LayoutsWithPpn2AndOwnEmRank) {
@@ -113,7 +109,7 @@ TEST(LocalEndToEnd, DurationStopsTheRunAndDrains) {
     ASSERT_FALSE(r.failure);
     NodeStats sys = r.system();
     EXPECT_GT(sys.events_built, 0u);
-    EXPECT_EQ(sys.events_built, sys.events_assigned);   // drained: nothing left half-built
+    EXPECT_EQ(sys.events_built, sys.events_assigned); // drained: nothing left half-built
     EXPECT_EQ(sys.errors.total(), 0u);
 }
 

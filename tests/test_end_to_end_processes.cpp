@@ -45,7 +45,8 @@ class ProcessEndToEnd : public ::testing::TestWithParam<std::tuple<std::pair<std
 
 TEST_P(ProcessEndToEnd, BuildsAndVerifiesEveryEvent) {
     const auto& [transport, p] = GetParam();
-    auto j = run_evbench_json(transport.second + " " + p.args + " --events 600 --verify full --size-dist uniform --fragment-size 64KiB", "e2e", 120);
+    auto j = run_evbench_json(transport.second + " " + p.args + " --events 600 --verify full --size-dist uniform --fragment-size 64KiB",
+                              "e2e", 120);
     ASSERT_FALSE(j.is_null());
     const auto& sys = j["results"]["system"];
     EXPECT_EQ(j["config"]["nodes"], p.nodes);
@@ -68,7 +69,8 @@ INSTANTIATE_TEST_SUITE_P(
                                          Point{"Ppn2EmOwnRank", "--launch-local 5 --ppn 2 --em own --parallel 2", 2},
                                          // Every unit on its own thread and endpoint: 5 endpoints in 2 processes.
                                          Point{"PerUnitThreads", "--launch-local 2 --threads per-unit --credits 2", 2},
-                                         Point{"PerUnitThreadsPushEmOwnRank", "--launch-local 4 --threads per-unit --protocol push --em own", 3},
+                                         Point{"PerUnitThreadsPushEmOwnRank",
+                                               "--launch-local 4 --threads per-unit --protocol push --em own", 3},
                                          // The launcher serves the bootstrap where --bootstrap says (it used to pick its own
                                          // port while the ranks knocked on the given one: "Connection refused", exit 1). A
                                          // free port: 21000 + pid % 20000 could be an ephemeral one in use (30 s, then a failure).
@@ -80,18 +82,20 @@ INSTANTIATE_TEST_SUITE_P(
 // most one write per peer, and together they carry every fragment byte written (the split
 // layout: no RU writes to a BU of its own process, which never reaches a NIC).
 TEST(Rails, WritesAlternateBetweenTheRailsAndEveryByteIsCounted) {
-    auto j = run_evbench_json("--transport tcp --launch-local 3 --layout split --readout-nodes 1 --builder-nodes 1 --em own --rails lo,lo --events 301 --fragment-size 64KiB --verify full", "e2e_split_rails", 120);
+    auto j = run_evbench_json("--transport tcp --launch-local 3 --layout split --readout-nodes 1 --builder-nodes 1 --em own --rails lo,lo "
+                              "--events 301 --fragment-size 64KiB --verify full",
+                              "e2e_split_rails", 120);
     ASSERT_FALSE(j.is_null());
     EXPECT_EQ(j["results"]["system"]["events_built"], 301);
     EXPECT_EQ(j["results"]["system"]["errors"], 0);
     const auto& rails = j["results"]["rails"];
-    ASSERT_EQ(rails.size(), 3u);   // RU 0, BU 0, EM
+    ASSERT_EQ(rails.size(), 3u); // RU 0, BU 0, EM
     std::uint64_t total = 0;
     for (const auto& rank : rails) {
         ASSERT_EQ(rank["nics"].size(), 2u) << rank;
         const std::uint64_t a = rank["nics"][0]["bytes"], b = rank["nics"][1]["bytes"];
         EXPECT_EQ(rank["nics"][0]["nic"], "lo");
-        EXPECT_LE(a > b ? a - b : b - a, 64u << 10) << rank;   // one write of a fragment to its one peer
+        EXPECT_LE(a > b ? a - b : b - a, 64u << 10) << rank; // one write of a fragment to its one peer
         total += a + b;
     }
     std::uint64_t written = 0;
@@ -103,8 +107,10 @@ TEST(Rails, WritesAlternateBetweenTheRailsAndEveryByteIsCounted) {
 // Split layout, 101 fragments of 64 KiB over two rails of `transport`: every byte on some rail,
 // and the second rail used.
 void expect_rails_carry_every_byte(const std::string& transport) {
-    auto j = run_evbench_json(transport + " --launch-local 3 --layout split --readout-nodes 1 --builder-nodes 1 --em own "
-                                  "--rails lo,lo --events 101 --fragment-size 64KiB --verify full", "e2e_rails", 120);
+    auto j = run_evbench_json(transport +
+                                  " --launch-local 3 --layout split --readout-nodes 1 --builder-nodes 1 --em own "
+                                  "--rails lo,lo --events 101 --fragment-size 64KiB --verify full",
+                              "e2e_rails", 120);
     ASSERT_FALSE(j.is_null());
     EXPECT_EQ(j["results"]["system"]["events_built"], 101);
     EXPECT_EQ(j["results"]["system"]["errors"], 0);
@@ -126,7 +132,8 @@ TEST(Rails, OfiDomainsAsRailsCarryEveryByte) { expect_rails_carry_every_byte("--
 
 // Before: --ofi-domain lo was recorded in the JSON while the run used eth0, as the header said.
 TEST(Ofi, TheDomainGivenIsTheDomainTheRunUses) {
-    auto r = run_command(evbench_binary() + " --transport ofi --ofi-provider 'tcp;ofi_rxm' --ofi-domain lo --launch-local 2 --events 50", 120);
+    auto r =
+        run_command(evbench_binary() + " --transport ofi --ofi-provider 'tcp;ofi_rxm' --ofi-domain lo --launch-local 2 --events 50", 120);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("# transport: libfabric"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("provider tcp;ofi_rxm, domain lo\n"), std::string::npos) << r.out;
@@ -152,7 +159,7 @@ TEST_P(ProcessFailure, KilledRankEndsTheRunWithAClearErrorOnEverySurvivor) {
         dup2(o, 1);
         dup2(e, 2);
         const std::string command = "exec " + evbench_binary() + " " + GetParam().second +
-                                    " --launch-local 4 --duration 300 --grace 5 --fragment-size 64KiB --progress-interval 0.2s";
+            " --launch-local 4 --duration 300 --grace 5 --fragment-size 64KiB --progress-interval 0.2s";
         execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
         _exit(127);
     }
@@ -162,7 +169,7 @@ TEST_P(ProcessFailure, KilledRankEndsTheRunWithAClearErrorOnEverySurvivor) {
     ASSERT_NE(read_file(out).find("Gb/s/node"), std::string::npos) << read_file(err);
     auto rank_pids = children_of(launcher);
     ASSERT_EQ(rank_pids.size(), 4u);
-    ASSERT_EQ(kill(rank_pids[2], SIGKILL), 0);   // rank 2: forked third
+    ASSERT_EQ(kill(rank_pids[2], SIGKILL), 0); // rank 2: forked third
 
     // The run must end by itself long before its 300 s duration; the guard only catches hangs.
     int status = 0;
@@ -183,7 +190,8 @@ TEST_P(ProcessFailure, KilledRankEndsTheRunWithAClearErrorOnEverySurvivor) {
     EXPECT_NE(e.find("rank 2 (pid " + std::to_string(rank_pids[2]) + ") was killed by signal 9"), std::string::npos) << e;
     for (int survivor : {0, 1, 3})
         EXPECT_NE(e.find("evbench[rank " + std::to_string(survivor) + "]: error: "), std::string::npos)
-            << "no clear error from rank " << survivor << ":\n" << e;
+            << "no clear error from rank " << survivor << ":\n"
+            << e;
     EXPECT_NE(e.find("rank 2"), std::string::npos);
 }
 
@@ -201,7 +209,9 @@ TEST(Ucx, OverSharedMemoryTheStartPrintsNoErrorAndTheTransportLineSaysHowADeadPe
         auto r = run_command(evbench_binary() + " --transport ucx --ucx-tls " + tls + " --launch-local 2 --events 50", 60);
         EXPECT_EQ(r.exit_code, 0) << r.err;
         EXPECT_EQ(r.err, "") << tls;
-        EXPECT_NE(r.out.find("no peer failure handler: UCX does not see a peer die (the run's control connections and --heartbeat do)"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("no peer failure handler: UCX does not see a peer die (the run's control connections and --heartbeat do)"),
+                  std::string::npos)
+            << r.out;
         EXPECT_NE(r.out.find("# system: 50 events built in "), std::string::npos) << r.out;
     }
 }

@@ -55,7 +55,8 @@ Config small_run(std::uint32_t nodes) {
 TEST(ExecutorTeardown, InProcessRunClosesTransportsBeforeThePoolsGo) {
     Config c = small_run(3);
     std::vector<std::unique_ptr<Transport>> transports;
-    for (auto& t : LocalDriver().make_all(Layout::from_config(c).ranks())) transports.push_back(std::make_unique<TouchesRegionsWhenClosed>(std::move(t)));
+    for (auto& t : LocalDriver().make_all(Layout::from_config(c).ranks()))
+        transports.push_back(std::make_unique<TouchesRegionsWhenClosed>(std::move(t)));
     std::ostringstream out;
     ConsoleReport console(out, c, false);
     regions_touched_at_close = 0;
@@ -67,9 +68,8 @@ TEST(ExecutorTeardown, InProcessRunClosesTransportsBeforeThePoolsGo) {
 
 TEST(ExecutorTeardown, DistributedRunClosesItsTransportBeforeThePoolsGo) {
     regions_touched_at_close = 0;
-    RunOutcome o = test::run_one_local_rank(small_run(1), [](std::unique_ptr<Transport> t) {
-        return std::make_unique<TouchesRegionsWhenClosed>(std::move(t));
-    });
+    RunOutcome o = test::run_one_local_rank(
+        small_run(1), [](std::unique_ptr<Transport> t) { return std::make_unique<TouchesRegionsWhenClosed>(std::move(t)); });
     ASSERT_TRUE(o.result) << (o.rank_failure ? *o.rank_failure : "");
     EXPECT_EQ(o.result->system().events_built, 50u);
     EXPECT_GT(regions_touched_at_close, 0);

@@ -21,7 +21,7 @@ namespace {
 
 struct Run {
     CommandResult command;
-    nlohmann::json doc;   // null when no JSON was written
+    nlohmann::json doc; // null when no JSON was written
 };
 
 // evbench with --json; `args` may end in exit codes other than 0.
@@ -43,12 +43,12 @@ Run tcp_run_with_signal(const std::string& signal, int rank, const std::string& 
     const std::string json = temp_path(name + ".json");
     std::remove(json.c_str());
     Run r;
-    r.command = run_command(std::string(EVBENCH_SOURCE_DIR) + "/tests/failover/kill_rank.sh " + signal + " " + std::to_string(rank) + " " +
-                                out + " -- " + evbench_binary() +
-                                " " + transport + " --launch-local 10 --ppn 2 --credits 4 --fragment-size 64KiB" +
-                                (args.find("--duration") == std::string::npos ? " --duration 3s" : "") +   // given once
-                                " --progress-interval 100ms --on-failure continue --json " + json + " " + args,
-                            120);
+    r.command =
+        run_command(std::string(EVBENCH_SOURCE_DIR) + "/tests/failover/kill_rank.sh " + signal + " " + std::to_string(rank) + " " + out +
+                        " -- " + evbench_binary() + " " + transport + " --launch-local 10 --ppn 2 --credits 4 --fragment-size 64KiB" +
+                        (args.find("--duration") == std::string::npos ? " --duration 3s" : "") + // given once
+                        " --progress-interval 100ms --on-failure continue --json " + json + " " + args,
+                    120);
     r.command.out = read_file(out);
     const std::string text = read_file(json);
     if (!text.empty()) r.doc = nlohmann::json::parse(text);
@@ -63,16 +63,18 @@ void expect_every_assigned_event_built_once(const nlohmann::json& results, bool 
     const auto& sys = results["system"];
     const auto& f = results["failures"];
     if (with_em)
-        EXPECT_EQ(sys["events_built"].get<std::uint64_t>() + f["events_built_by_lost"].get<std::uint64_t>(), sys["events_assigned"].get<std::uint64_t>());
+        EXPECT_EQ(sys["events_built"].get<std::uint64_t>() + f["events_built_by_lost"].get<std::uint64_t>(),
+                  sys["events_assigned"].get<std::uint64_t>());
     else
-        EXPECT_EQ(sys["events_built"].get<std::uint64_t>(), sys["events_assigned"].get<std::uint64_t>() + f["events_reassigned"].get<std::uint64_t>());
+        EXPECT_EQ(sys["events_built"].get<std::uint64_t>(),
+                  sys["events_assigned"].get<std::uint64_t>() + f["events_reassigned"].get<std::uint64_t>());
     EXPECT_EQ(f["events_rebuilt"], f["events_reassigned"]);
     EXPECT_EQ(sys["errors"], 0) << sys["error_kinds"];
 }
 
 // From a simulated run's build trace: who built which event.
 struct BuildTrace {
-    std::map<std::uint64_t, std::vector<int>> builders;   // event -> BUs that built it
+    std::map<std::uint64_t, std::vector<int>> builders; // event -> BUs that built it
     std::uint64_t reassigned_lines = 0;
 };
 
@@ -113,12 +115,13 @@ TEST_P(FailoverOnTcp, AKilledBuildersEventsAreBuiltByTheSurvivorsAndTheRunEndsWe
     EXPECT_EQ(f["events_incomplete"], 0);
     EXPECT_EQ(f["fragments_lost"], 0);
     expect_every_assigned_event_built_once(r.doc["results"], with_em);
-    EXPECT_EQ(r.doc["results"]["nodes"][2]["events_built"], 0);   // its BU's counts died with it
+    EXPECT_EQ(r.doc["results"]["nodes"][2]["events_built"], 0); // its BU's counts died with it
     EXPECT_NE(r.command.out.find("# lost: rank 5 (BU 2)"), std::string::npos) << r.command.out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Protocols, FailoverOnTcp, ::testing::Values("pull", "push", "pull-noem"),
-                         [](const auto& i) { return std::string(i.param) == "pull-noem" ? std::string("pull_noem") : std::string(i.param); });
+INSTANTIATE_TEST_SUITE_P(Protocols, FailoverOnTcp, ::testing::Values("pull", "push", "pull-noem"), [](const auto& i) {
+    return std::string(i.param) == "pull-noem" ? std::string("pull_noem") : std::string(i.param);
+});
 
 namespace {
 // The drivers that learn of a lost peer by themselves or through the control channel.
@@ -147,14 +150,14 @@ TEST(FailoverOnOtherDrivers, AKilledBuilderIsSurvivedOnOfiAndUcx) {
 }
 
 TEST(FailoverOnTcpRu, AKilledReadoutUnitLeavesIncompleteEventsCountedAndExitCode3) {
-    auto r = tcp_run_with_signal("KILL", 4, "", "failover_ru");   // rank 4: RU 2
+    auto r = tcp_run_with_signal("KILL", 4, "", "failover_ru"); // rank 4: RU 2
     ASSERT_EQ(r.command.exit_code, 3) << r.command.err;
     ASSERT_FALSE(r.doc.is_null());
     const auto& results = r.doc["results"];
     const auto& f = results["failures"];
     EXPECT_EQ(f["nodes_lost"][0]["units"], "RU 2");
     EXPECT_GT(f["events_incomplete"].get<int>(), 0);
-    EXPECT_EQ(f["fragments_lost"], f["events_incomplete"]);   // one source missing from each
+    EXPECT_EQ(f["fragments_lost"], f["events_incomplete"]); // one source missing from each
     EXPECT_EQ(f["events_reassigned"], 0);
     expect_every_assigned_event_built_once(results);
     EXPECT_EQ(results["exit_code"], 3);
@@ -180,7 +183,7 @@ TEST(FailoverOnTcpRu, AStoppedProcessIsFoundByTheHeartbeatAndKilledAfterTheRun) 
 // rank what it had reported before, once), and it ends by itself with one line.
 namespace {
 void expect_a_woken_rank_fenced(const std::string& protocol, int rank, const std::string& transport, const std::string& name) {
-    const bool builder = rank == 5;   // rank 5: BU 2, rank 4: RU 2
+    const bool builder = rank == 5; // rank 5: BU 2, rank 4: RU 2
     // Stopped past the heartbeat (lost after 1 to 1.25 s), woken long before the run ends. The
     // heartbeat leaves a live rank a second unscheduled: with 300 ms, a rank of 10 on 2 cores
     // under ASan beside other tests was once declared lost too.
@@ -201,7 +204,7 @@ void expect_a_woken_rank_fenced(const std::string& protocol, int rank, const std
             EXPECT_GT(results["nodes"][node]["events_built"].get<std::uint64_t>(), 0u) << "node " << node;
         }
     if (builder) {
-        EXPECT_EQ(results["nodes"][2]["events_built"], 0);   // its BU's counts died with it; built_by_lost has them
+        EXPECT_EQ(results["nodes"][2]["events_built"], 0); // its BU's counts died with it; built_by_lost has them
     }
     EXPECT_EQ(r.doc["results"]["cpu"]["processes"].size(), 9u) << r.doc["results"]["cpu"];
     // The woken rank said so, once, and nobody had to kill it.
@@ -231,8 +234,7 @@ TEST(FailoverOnOtherDrivers, AWokenBuilderCountsNothingMoreAndEndsWithTheLineTcp
 }
 
 INSTANTIATE_TEST_SUITE_P(ProtocolsAndUnits, FailoverOnTcpWoken,
-                         ::testing::Combine(::testing::Values("pull", "push", "pull-noem"), ::testing::Values(4, 5)),
-                         [](const auto& i) {
+                         ::testing::Combine(::testing::Values("pull", "push", "pull-noem"), ::testing::Values(4, 5)), [](const auto& i) {
                              std::string p = std::get<0>(i.param);
                              return (p == "pull-noem" ? std::string("pull_noem") : p) + (std::get<1>(i.param) == 5 ? "_BU" : "_RU");
                          });
@@ -287,8 +289,8 @@ TEST(FailoverOnTcpRu, AStoppedEventManagerIsFoundByTheHeartbeatAndEndsTheRun) {
 class FailoverOnSim : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(FailoverOnSim, ALostBuildersEventsAreBuiltExactlyOnceByTheSurvivors) {
-    const std::string args = std::string("--transport sim --nodes 8 --ppn 2 --credits 4 --fragment-size 64KiB --events 600 --protocol ") + GetParam() +
-                             " --fail 3@1ms --fail-kind bu --on-failure continue --log-level trace --quiet";
+    const std::string args = std::string("--transport sim --nodes 8 --ppn 2 --credits 4 --fragment-size 64KiB --events 600 --protocol ") +
+        GetParam() + " --fail 3@1ms --fail-kind bu --on-failure continue --log-level trace --quiet";
     auto a = run_json(args, std::string("sim_fail_bu_") + GetParam());
     ASSERT_EQ(a.command.exit_code, 0) << a.command.err.substr(0, 2000);
     const auto& f = a.doc["results"]["failures"];
@@ -306,7 +308,7 @@ TEST_P(FailoverOnSim, ALostBuildersEventsAreBuiltExactlyOnceByTheSurvivors) {
             if (bu != 3) survivors.push_back(bu);
         EXPECT_LE(survivors.size(), 1u) << "event " << event << " built by two survivors";
         if (bus.size() > 1) {
-            ++built_twice;   // BU 3 built it and was lost before reporting it
+            ++built_twice; // BU 3 built it and was lost before reporting it
             EXPECT_EQ(bus.front(), 3) << "event " << event;
         }
     }
@@ -320,8 +322,8 @@ TEST_P(FailoverOnSim, ALostBuildersEventsAreBuiltExactlyOnceByTheSurvivors) {
 }
 
 TEST_P(FailoverOnSim, ALostReadoutUnitsFragmentsAreCountedLostAndTheExitCodeIs3) {
-    auto r = run_json(std::string("--transport sim --nodes 8 --ppn 2 --credits 4 --fragment-size 64KiB --events 600 --protocol ") + GetParam() +
-                          " --fail 3@1ms --fail-kind ru --on-failure continue --quiet",
+    auto r = run_json(std::string("--transport sim --nodes 8 --ppn 2 --credits 4 --fragment-size 64KiB --events 600 --protocol ") +
+                          GetParam() + " --fail 3@1ms --fail-kind ru --on-failure continue --quiet",
                       std::string("sim_fail_ru_") + GetParam());
     ASSERT_EQ(r.command.exit_code, 3) << r.command.err;
     const auto& f = r.doc["results"]["failures"];
@@ -329,13 +331,14 @@ TEST_P(FailoverOnSim, ALostReadoutUnitsFragmentsAreCountedLostAndTheExitCodeIs3)
     EXPECT_EQ(sys["events_built"], 600);
     EXPECT_EQ(sys["errors"], 0);
     EXPECT_GT(f["events_incomplete"].get<int>(), 0);
-    EXPECT_LT(f["events_incomplete"].get<int>(), 600);   // those built before the loss are whole
+    EXPECT_LT(f["events_incomplete"].get<int>(), 600); // those built before the loss are whole
     EXPECT_EQ(f["fragments_lost"], f["events_incomplete"]);
     EXPECT_EQ(f["nodes_lost"][0]["units"], "RU 3");
 }
 
-INSTANTIATE_TEST_SUITE_P(Protocols, FailoverOnSim, ::testing::Values("pull", "push", "pull-noem"),
-                         [](const auto& i) { return std::string(i.param) == "pull-noem" ? std::string("pull_noem") : std::string(i.param); });
+INSTANTIATE_TEST_SUITE_P(Protocols, FailoverOnSim, ::testing::Values("pull", "push", "pull-noem"), [](const auto& i) {
+    return std::string(i.param) == "pull-noem" ? std::string("pull_noem") : std::string(i.param);
+});
 
 TEST(FailoverOnSimNode, ADeadMachineIsFoundOneHeartbeatLaterAndTheDipAndRecoveryShow) {
     auto doc = run_json("--transport sim --nodes 8 --credits 4 --fragment-size 64KiB --duration 6ms --progress-interval 200us"
@@ -347,25 +350,27 @@ TEST(FailoverOnSimNode, ADeadMachineIsFoundOneHeartbeatLaterAndTheDipAndRecovery
     const auto& lost = f["nodes_lost"][0];
     EXPECT_EQ(lost["units"], "RU 5 + BU 5");
     EXPECT_DOUBLE_EQ(lost["failed_s"].get<double>(), 0.002);
-    EXPECT_NEAR(lost["detected_s"].get<double>() - lost["failed_s"].get<double>(), 300e-6, 1e-12);   // simulated time: exact
+    EXPECT_NEAR(lost["detected_s"].get<double>() - lost["failed_s"].get<double>(), 300e-6, 1e-12); // simulated time: exact
     EXPECT_GT(f["fragments_lost"].get<int>(), 0);
     ASSERT_FALSE(f["rate_before_hz"].is_null());
     EXPECT_NEAR(f["expected_hz"].get<double>(), f["rate_before_hz"].get<double>() * 7 / 8, 1e-6);
     EXPECT_FALSE(f["time_to_full_rate_s"].is_null()) << f;
-    EXPECT_GE(f["time_to_full_rate_s"].get<double>(), 300e-6);   // not before it was detected
+    EXPECT_GE(f["time_to_full_rate_s"].get<double>(), 300e-6); // not before it was detected
 }
 
 TEST(FailoverOnSimNode, LosingTheEventManagerEndsTheRunWithOneLine) {
-    auto r = run_command(evbench_binary() + " --transport sim --nodes 8 --credits 4 --fragment-size 64KiB --duration 4ms --fail 0@1ms"
-                                            " --heartbeat 100us --on-failure continue --quiet",
+    auto r = run_command(evbench_binary() +
+                             " --transport sim --nodes 8 --credits 4 --fragment-size 64KiB --duration 4ms --fail 0@1ms"
+                             " --heartbeat 100us --on-failure continue --quiet",
                          120);
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("evbench: error: lost the event manager (rank 0"), std::string::npos) << r.err;
 }
 
 TEST(FailoverOnSimNode, WithoutContinueALossEndsTheRunAsBefore) {
-    auto r = run_command(evbench_binary() + " --transport sim --nodes 8 --ppn 2 --credits 4 --fragment-size 64KiB --duration 4ms"
-                                            " --fail 3@1ms --fail-kind bu --quiet",
+    auto r = run_command(evbench_binary() +
+                             " --transport sim --nodes 8 --ppn 2 --credits 4 --fragment-size 64KiB --duration 4ms"
+                             " --fail 3@1ms --fail-kind bu --quiet",
                          120);
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("evbench: error: lost connection to rank 7"), std::string::npos) << r.err;
@@ -375,7 +380,8 @@ TEST(FailoverOnSimNode, WithoutContinueALossEndsTheRunAsBefore) {
 TEST(FailoverOnMpi, ContinueIsRefusedInOneLineBecauseMpiCannotSurviveALostRank) {
     auto r = run_command(evbench_binary() + " --transport mpi --on-failure continue", 60);
     EXPECT_EQ(r.exit_code, 2);
-    EXPECT_EQ(r.err, "evbench: error: --on-failure continue: MPI cannot survive a lost rank (the launcher aborts the whole job); "
-                     "use --transport tcp, verbs, ofi or ucx to measure failover\n");
+    EXPECT_EQ(r.err,
+              "evbench: error: --on-failure continue: MPI cannot survive a lost rank (the launcher aborts the whole job); "
+              "use --transport tcp, verbs, ofi or ucx to measure failover\n");
 }
 #endif

@@ -18,7 +18,7 @@ namespace {
 
 struct GoldenRun {
     const char* name;
-    std::string args;   // evbench arguments; --json is added
+    std::string args; // evbench arguments; --json is added
 };
 
 void drop_volatile(nlohmann::json& j) {
@@ -81,7 +81,8 @@ INSTANTIATE_TEST_SUITE_P(
     Deterministic, Golden,
     ::testing::Values(GoldenRun{"netsim_linear_k4", "netsim --k 4 --traffic linear --message-size 256KiB --duration 50us"},
                       GoldenRun{"netsim_random_k4", "netsim --k 4 --traffic random --message-size 64KiB --duration 50us --seed 7"},
-                      GoldenRun{"sim_eb_pull_n8", "--transport sim --nodes 8 --credits 4 --parallel 2 --fragment-size 128KiB --events 400 --quiet"}),
+                      GoldenRun{"sim_eb_pull_n8",
+                                "--transport sim --nodes 8 --credits 4 --parallel 2 --fragment-size 128KiB --events 400 --quiet"}),
     [](const ::testing::TestParamInfo<GoldenRun>& i) { return std::string(i.param.name); });
 
 } // namespace

@@ -23,7 +23,7 @@ TEST(Heartbeat, ABeatIsDueAtTheStartThenOncePerQuarterOfTheTimeout) {
     EXPECT_FALSE(h.beat_due(1_s + 99_ms));
     EXPECT_TRUE(h.beat_due(1_s + 100_ms));
     EXPECT_FALSE(h.beat_due(1_s + 150_ms));
-    EXPECT_TRUE(h.beat_due(1_s + 250_ms));   // the next one a period after this one, not on a grid
+    EXPECT_TRUE(h.beat_due(1_s + 250_ms)); // the next one a period after this one, not on a grid
     EXPECT_FALSE(h.beat_due(1_s + 300_ms));
 }
 
@@ -39,13 +39,13 @@ void look_until(Heartbeat& h, Picoseconds& at, Picoseconds until, Note&& note) {
 TEST(Heartbeat, AWatchedPeerSilentPastTheTimeoutIsReportedOnceWithWhenItWasLastHeard) {
     Heartbeat h(1_s);
     h.start(4, 0_s);
-    h.forget(0);   // itself
+    h.forget(0); // itself
     h.heard(1, 500_ms);
     h.heard(2, 900_ms);
     std::vector<std::pair<std::uint32_t, Picoseconds>> silent;
     auto note = [&](std::uint32_t peer, Picoseconds last) { silent.emplace_back(peer, last); };
     Picoseconds at = 0_s;
-    look_until(h, at, 1_s, note);   // exactly the timeout is not past it
+    look_until(h, at, 1_s, note); // exactly the timeout is not past it
     EXPECT_TRUE(silent.empty());
     h.find_silent(1_s + 1_ps, note);
     ASSERT_EQ(silent.size(), 1u);
@@ -54,7 +54,7 @@ TEST(Heartbeat, AWatchedPeerSilentPastTheTimeoutIsReportedOnceWithWhenItWasLastH
     look_until(h, at, 1_s + 600_ms, note);
     ASSERT_EQ(silent.size(), 2u);
     EXPECT_EQ(silent[1], std::make_pair(1u, 500_ms));
-    look_until(h, at, 10_s, note);   // 3 and 1 are not reported again; 2 now is
+    look_until(h, at, 10_s, note); // 3 and 1 are not reported again; 2 now is
     ASSERT_EQ(silent.size(), 3u);
     EXPECT_EQ(silent[2].first, 2u);
     look_until(h, at, 20_s, note);
@@ -73,21 +73,21 @@ TEST(Heartbeat, AProcessThatDidNotLookForHalfTheTimeoutBlamesNoPeer) {
     auto note = [&](std::uint32_t peer, Picoseconds) { silent.push_back(peer); };
     Picoseconds at = 0_s;
     look_until(h, at, 400_ms, note);
-    h.find_silent(2900_ms, note);   // stopped from 0.4 s to 2.9 s: nobody is blamed for it
+    h.find_silent(2900_ms, note); // stopped from 0.4 s to 2.9 s: nobody is blamed for it
     EXPECT_TRUE(silent.empty());
-    h.heard(1, 2900_ms + 1_ms);     // the frames that waited are read
+    h.heard(1, 2900_ms + 1_ms); // the frames that waited are read
     at = 2900_ms;
     look_until(h, at, 3900_ms, note);
-    EXPECT_TRUE(silent.empty());    // each peer has its whole timeout again from the wake
+    EXPECT_TRUE(silent.empty()); // each peer has its whole timeout again from the wake
     look_until(h, at, 3901_ms, note);
-    EXPECT_EQ(silent, std::vector<std::uint32_t>{2});   // peer 2 stays silent a timeout past the wake
+    EXPECT_EQ(silent, std::vector<std::uint32_t>{2}); // peer 2 stays silent a timeout past the wake
 }
 
 TEST(Heartbeat, AForgottenPeerIsNeverSilentAndHearingFromItChangesNothing) {
     Heartbeat h(300_ms);
     h.start(3, 0_s);
     h.forget(1);
-    h.forget(7);   // not a peer: ignored
+    h.forget(7); // not a peer: ignored
     h.heard(9, 1_s);
     int silent = 0;
     Picoseconds at = 0_s;
@@ -112,7 +112,7 @@ TEST(Heartbeat, OffWhenTheTimeoutIsZero) {
 
 TEST(Heartbeat, NoBeatBeforeItStarts) {
     Heartbeat h(1_s);
-    EXPECT_FALSE(h.beat_due(5_s));   // no peers yet: a transport not yet connected beats to nobody
+    EXPECT_FALSE(h.beat_due(5_s)); // no peers yet: a transport not yet connected beats to nobody
 }
 
 } // namespace

@@ -74,17 +74,17 @@ constexpr bool sanitizer_malloc = false;
 
 TEST(HugePageMemory, LargeTablesAreMappedOnA2MiBBoundaryAndAdvisedHugeSmallOnesStayOnTheHeap) {
     if (!kernel_has_thp()) GTEST_SKIP() << "this kernel has no transparent huge pages";
-    evb::HugePageVector<std::uint64_t> large(evb::huge_page_minimum / 8 * 3);   // 768 KiB
+    evb::HugePageVector<std::uint64_t> large(evb::huge_page_minimum / 8 * 3); // 768 KiB
     std::iota(large.begin(), large.end(), 0);
     EXPECT_EQ(reinterpret_cast<std::uintptr_t>(large.data()) % two_mib, 0u);
     EXPECT_TRUE(advised_huge(large.data())) << vm_flags_of(large.data());
     EXPECT_EQ(evb::huge_page_backed_size(large.size() * 8), two_mib);
     EXPECT_EQ(evb::huge_page_backed_size(two_mib + 1), 2 * two_mib);
-    large.resize(large.size() * 4);   // grows into a new mapping, contents kept
+    large.resize(large.size() * 4); // grows into a new mapping, contents kept
     EXPECT_EQ(large[12345], 12345u);
     EXPECT_EQ(reinterpret_cast<std::uintptr_t>(large.data()) % two_mib, 0u);
 
-    evb::HugePageVector<std::uint64_t> small(1000, 7);   // 8 KB: operator new
+    evb::HugePageVector<std::uint64_t> small(1000, 7); // 8 KB: operator new
     EXPECT_FALSE(advised_huge(small.data())) << vm_flags_of(small.data());
     EXPECT_EQ(std::accumulate(small.begin(), small.end(), std::uint64_t{0}), 7000u);
 }
@@ -92,14 +92,14 @@ TEST(HugePageMemory, LargeTablesAreMappedOnA2MiBBoundaryAndAdvisedHugeSmallOnesS
 TEST(HugePageMemory, AnArenaReusesAFreedBlockOfTheSameSizeClass) {
     if (!kernel_has_thp()) GTEST_SKIP() << "this kernel has no transparent huge pages";
     evb::HugePageArena arena;
-    void* a = arena.allocate(100, 16);   // a 128 B block
+    void* a = arena.allocate(100, 16); // a 128 B block
     void* b = arena.allocate(128, 16);
     EXPECT_NE(a, b);
     EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a) % 64, 0u);
     EXPECT_TRUE(advised_huge(a)) << vm_flags_of(a);
     arena.deallocate(a, 100, 16);
-    EXPECT_EQ(arena.allocate(120, 8), a);     // same class, handed out again
-    void* c = arena.allocate(129, 16);        // the next class: a new block
+    EXPECT_EQ(arena.allocate(120, 8), a); // same class, handed out again
+    void* c = arena.allocate(129, 16); // the next class: a new block
     EXPECT_NE(c, a);
     EXPECT_NE(c, b);
     EXPECT_EQ(arena.mapped_bytes(), two_mib);
@@ -109,15 +109,16 @@ TEST(HugePageMemory, AnArenaCarvesBlocksThatNeverOverlapAndMapsMoreChunksAsItFil
     evb::HugePageArena arena;
     std::vector<std::pair<char*, std::size_t>> blocks;
     const std::size_t sizes[] = {64, 4096, 200, 65536, 16, 1000};
-    for (int i = 0; i < 180; ++i) {   // 180 blocks in classes of 64 B to 64 KiB, 2.13 MB: a second chunk
+    for (int i = 0; i < 180; ++i) { // 180 blocks in classes of 64 B to 64 KiB, 2.13 MB: a second chunk
         const std::size_t size = sizes[i % 6];
         auto* p = static_cast<char*>(arena.allocate(size, 8));
         std::fill_n(p, size, static_cast<char>(i));
         blocks.emplace_back(p, size);
     }
     EXPECT_EQ(arena.mapped_bytes(), 2 * two_mib);
-    for (std::size_t i = 0; i < blocks.size(); ++i)   // each still holds what was written into it
-        EXPECT_TRUE(std::all_of(blocks[i].first, blocks[i].first + blocks[i].second, [i](char x) { return x == static_cast<char>(i); })) << i;
+    for (std::size_t i = 0; i < blocks.size(); ++i) // each still holds what was written into it
+        EXPECT_TRUE(std::all_of(blocks[i].first, blocks[i].first + blocks[i].second, [i](char x) { return x == static_cast<char>(i); }))
+            << i;
     std::sort(blocks.begin(), blocks.end());
     for (std::size_t i = 1; i < blocks.size(); ++i) EXPECT_LE(blocks[i - 1].first + blocks[i - 1].second, blocks[i].first);
 }
@@ -126,12 +127,12 @@ TEST(HugePageMemory, AnArenaGivesALargeBlockItsOwnMappingAndUnmapsItWhenFreed) {
     if (!kernel_has_thp()) GTEST_SKIP() << "this kernel has no transparent huge pages";
     evb::HugePageArena arena;
     void* small = arena.allocate(64, 8);
-    void* large = arena.allocate(3 << 20, 64);   // above half a chunk: 4 MiB of its own
+    void* large = arena.allocate(3 << 20, 64); // above half a chunk: 4 MiB of its own
     EXPECT_EQ(reinterpret_cast<std::uintptr_t>(large) % two_mib, 0u);
     EXPECT_EQ(arena.mapped_bytes(), two_mib + 2 * two_mib);
     arena.deallocate(large, 3 << 20, 64);
     EXPECT_EQ(arena.mapped_bytes(), two_mib);
-    EXPECT_TRUE(vm_flags_of(large).empty()) << vm_flags_of(large);   // unmapped
+    EXPECT_TRUE(vm_flags_of(large).empty()) << vm_flags_of(large); // unmapped
     EXPECT_TRUE(advised_huge(small));
     // A container on the arena grows through its size classes and keeps its contents.
     std::pmr::vector<int> v(&arena);
@@ -147,14 +148,14 @@ TEST(HugePageMemory, TheHeapAdvisedHugeAfterTheSetUpAlsoHoldsWhatIsAllocatedAfte
     if (sanitizer_malloc) GTEST_SKIP() << "the sanitizer's malloc does not use the heap mapping";
     ASSERT_TRUE(evb::grow_heap_ahead(std::size_t{32} << 20));
     std::vector<std::unique_ptr<char[]>> set_up, run;
-    for (int i = 0; i < 4096; ++i) set_up.push_back(std::make_unique<char[]>(1024));   // 4 MiB, below the mmap threshold
+    for (int i = 0; i < 4096; ++i) set_up.push_back(std::make_unique<char[]>(1024)); // 4 MiB, below the mmap threshold
     EXPECT_GE(evb::advise_heap_huge_pages(), std::size_t{4} << 20);
     EXPECT_TRUE(advised_huge(set_up.front().get())) << vm_flags_of(set_up.front().get());
     EXPECT_TRUE(advised_huge(set_up.back().get())) << vm_flags_of(set_up.back().get());
-    if (kernel_collapses_on_request()) {   // the set-up's pages already moved into huge pages
+    if (kernel_collapses_on_request()) { // the set-up's pages already moved into huge pages
         EXPECT_GE(evb::mapping_facts(set_up.back().get()).huge_bytes, two_mib);
     }
-    for (int i = 0; i < 8192; ++i) run.push_back(std::make_unique<char[]>(1024));   // 8 MiB more
+    for (int i = 0; i < 8192; ++i) run.push_back(std::make_unique<char[]>(1024)); // 8 MiB more
     EXPECT_TRUE(advised_huge(run.back().get())) << vm_flags_of(run.back().get());
-    EXPECT_TRUE(evb::grow_heap_ahead(std::size_t{128} << 10));   // glibc's default again
+    EXPECT_TRUE(evb::grow_heap_ahead(std::size_t{128} << 10)); // glibc's default again
 }

@@ -28,8 +28,8 @@ TEST(Info, ThePageStartsWithTheBuildAndNamesTheLimitsThatMatter) {
     auto r = run_command(evbench_binary() + " info");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out.substr(0, r.out.find('\n') + 1), run_command(evbench_binary() + " --version").out);
-    for (const char* line : {"\ncpu: ", "\nnuma node 0: cpus ", "\ninterface lo: ", "\ntransparent huge pages: ",
-                             "\nlocked memory limit (RLIMIT_MEMLOCK): "})
+    for (const char* line :
+         {"\ncpu: ", "\nnuma node 0: cpus ", "\ninterface lo: ", "\ntransparent huge pages: ", "\nlocked memory limit (RLIMIT_MEMLOCK): "})
         EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
 }
 
@@ -109,6 +109,6 @@ TEST(Info, EveryDriverBuiltIsProbed) {
     EXPECT_EQ(d["mpi"]["library"], "Open MPI v" + version[1].str());
 #endif
 #ifdef EVB_HAVE_PSM2
-    EXPECT_EQ(d["psm2"]["usable"], false);   // no Omni-Path adapter here
+    EXPECT_EQ(d["psm2"]["usable"], false); // no Omni-Path adapter here
 #endif
 }

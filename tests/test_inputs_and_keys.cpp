@@ -28,7 +28,8 @@ std::string error_of(const std::function<void()>& f) {
 } // namespace
 
 TEST(RunKey, AGivenKeyShorterThan32CharactersIsRefused) {
-    EXPECT_NE(error_of([] { RunKey::given("short", "EVBENCH_RUN_KEY"); }).find("EVBENCH_RUN_KEY: the run key has 5 characters"), std::string::npos);
+    EXPECT_NE(error_of([] { RunKey::given("short", "EVBENCH_RUN_KEY"); }).find("EVBENCH_RUN_KEY: the run key has 5 characters"),
+              std::string::npos);
     EXPECT_EQ(error_of([] { RunKey::given(std::string(32, 'k') + "\n", "EVBENCH_RUN_KEY"); }), "");
 }
 
@@ -43,8 +44,9 @@ TEST(RunKey, MacsDifferByKeyAndAJobKeyIsTheSameOnEveryRank) {
 
 // Before: --topology /dev/zero and friends read until memory ran out.
 TEST(InputFile, ADeviceADirectoryAPipeAndAFileAboveItsLimitAreRefusedInOneLine) {
-    EXPECT_NE(error_of([] { read_input_file("/dev/zero", 1024, "--topology"); }).find("--topology '/dev/zero' is not a regular file (a device"),
-              std::string::npos);
+    EXPECT_NE(
+        error_of([] { read_input_file("/dev/zero", 1024, "--topology"); }).find("--topology '/dev/zero' is not a regular file (a device"),
+        std::string::npos);
     EXPECT_NE(error_of([] { read_input_file("/tmp", 1024, "--config"); }).find("(a directory)"), std::string::npos);
     const std::string fifo = test::temp_path("input.fifo");
     ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);

@@ -44,7 +44,7 @@ TEST(Install, TheInstalledEvbenchRunsFromAnotherDirectoryWithAShippedConfigByNam
                          120);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     const auto doc = nlohmann::json::parse(read_file(json));
-    EXPECT_EQ(doc["config"]["transport"], "tcp");   // from the config file, not the default (local)
+    EXPECT_EQ(doc["config"]["transport"], "tcp"); // from the config file, not the default (local)
     EXPECT_EQ(doc["config"]["fragment_size"], 1u << 20);
     EXPECT_GT(doc["results"]["system"]["events_built"].get<std::uint64_t>(), 0u);
     EXPECT_EQ(doc["results"]["system"]["errors"], 0);
@@ -55,8 +55,8 @@ TEST(Install, AConfigNameNotShippedIsOneLineListingTheShippedOnes) {
     auto r = run_command("cd " + elsewhere() + " && " + p + "/bin/evbench --config no-such-setup", 30);
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
     EXPECT_NE(r.err.find("no-such-setup"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("shipped configs: daqpipe-64-sim, daqpipe-best-64, laptop-loopback, lhcb-512-k16, next-upgrade-4096 (in " +
-                         p + "/share/evbench/configs)"),
+    EXPECT_NE(r.err.find("shipped configs: daqpipe-64-sim, daqpipe-best-64, laptop-loopback, lhcb-512-k16, next-upgrade-4096 (in " + p +
+                         "/share/evbench/configs)"),
               std::string::npos)
         << r.err;
     EXPECT_EQ(count(r.err, "\n"), 1u) << r.err;
@@ -86,7 +86,7 @@ namespace {
 // `bash` completing the words after `evbench` with the installed completion: what it offers.
 std::string completes(const std::string& prefix, const std::string& words) {
     const std::string script = "source " + prefix + "/share/bash-completion/completions/evbench; COMP_WORDS=(evbench " + words +
-                               "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _evbench; echo \"${COMPREPLY[*]}\"";
+        "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _evbench; echo \"${COMPREPLY[*]}\"";
     const std::string file = temp_path("complete.sh");
     std::ofstream(file) << script << "\n";
     auto r = run_command("bash " + file, 30);
@@ -110,7 +110,7 @@ TEST(Install, TheManPageCompletionAndSchemaComeWithEveryFlag) {
         int seen = 0;
         for (std::string line; std::getline(in, line);) {
             if (line.rfind("| `--", 0) != 0) continue;
-            std::string flag = line.substr(5, line.find_first_of(" `", 5) - 5);   // the name after "--"
+            std::string flag = line.substr(5, line.find_first_of(" `", 5) - 5); // the name after "--"
             std::string troff;
             for (char c : flag) troff += c == '-' ? std::string("\\-") : std::string(1, c);
             EXPECT_NE(page.find("\\fB\\-\\-" + troff + "\\fR"), std::string::npos) << "evbench " << command << " --" << flag;
@@ -126,6 +126,6 @@ TEST(Install, TheManPageCompletionAndSchemaComeWithEveryFlag) {
     EXPECT_EQ(completes(p, "--protocol ''"), "pull push pull-noem\n");
     EXPECT_EQ(completes(p, "net"), "netsim\n");
     EXPECT_EQ(completes(p, "netsim --traf"), "--traffic --traffic-vls\n");
-    EXPECT_EQ(completes(p, "--traf"), "--traffic-vls\n");   // the run has the model's flags, not netsim's traffic
+    EXPECT_EQ(completes(p, "--traf"), "--traffic-vls\n"); // the run has the model's flags, not netsim's traffic
     EXPECT_NE(completes(p, "--transport ''").find("tcp"), std::string::npos);
 }

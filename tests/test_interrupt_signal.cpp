@@ -28,12 +28,12 @@ TEST(InterruptSignal, TheFirstAsksTheRunToEndARepeatWithinHalfASecondIsTheSameAn
         raise(SIGINT);
         if (interrupt_signal() != SIGINT) _exit(11);
         say('1');
-        raise(SIGTERM);   // the launcher's copy: still alive, still the first signal
+        raise(SIGTERM); // the launcher's copy: still alive, still the first signal
         if (interrupt_signal() != SIGINT) _exit(12);
         say('2');
-        std::this_thread::sleep_for(std::chrono::milliseconds(600));   // the time that makes the next one a second Ctrl-C
+        std::this_thread::sleep_for(std::chrono::milliseconds(600)); // the time that makes the next one a second Ctrl-C
         raise(SIGINT);
-        say('3');   // not reached
+        say('3'); // not reached
         _exit(0);
     }
     close(pipe_fds[1]);

@@ -26,9 +26,9 @@ struct Rank {
 void start(Rank& r, const std::string& name, std::uint32_t rank, int port, const std::string& key) {
     r.out = temp_path(name + ".out");
     r.err = temp_path(name + ".err");
-    const std::string cmd = "(EVBENCH_RANK=" + std::to_string(rank) + " EVBENCH_SIZE=3 EVBENCH_BOOTSTRAP=127.0.0.1:" + std::to_string(port) +
-                            " EVBENCH_RUN_KEY=" + key + " " + evbench_binary() +
-                            " --transport tcp --duration 1s --quiet --json " + r.out + ".json > " + r.out + " 2> " + r.err + ")";
+    const std::string cmd = "(EVBENCH_RANK=" + std::to_string(rank) +
+        " EVBENCH_SIZE=3 EVBENCH_BOOTSTRAP=127.0.0.1:" + std::to_string(port) + " EVBENCH_RUN_KEY=" + key + " " + evbench_binary() +
+        " --transport tcp --duration 1s --quiet --json " + r.out + ".json > " + r.out + " 2> " + r.err + ")";
     r.thread = std::thread([&r, cmd] { r.result = run_command(cmd, 120); });
 }
 
@@ -56,7 +56,7 @@ TEST(KeyedRuns, AConnectionThatProvesNoKeyIsDroppedNamingItsAddressAndTheRunComp
     const int port = free_port();
     Rank r0, r1, r2;
     start(r0, "stranger.r0", 0, port, key_a);
-    int stranger = connect_to("127.0.0.1", port, Picoseconds::from_seconds(30));   // retries until rank 0 listens
+    int stranger = connect_to("127.0.0.1", port, Picoseconds::from_seconds(30)); // retries until rank 0 listens
     const std::string garbage(68, '\x01');
     ASSERT_TRUE(send_all(stranger, garbage.data(), garbage.size()));
     EXPECT_TRUE(wait_for(r0.err, "dropped a connection from 127.0.0.1:", 1)) << read_file(r0.err);
@@ -102,16 +102,17 @@ TEST(KeyedRuns, TheKeyFileCommandsOfTheSecurityPageRunAsWritten) {
     const std::string commands = page.substr(begin + 6, end - begin - 6);
     const std::string home = temp_path("security-home");
     const std::string script = home + ".sh";
-    {
-        std::ofstream(script) << commands;
-    }
+    { std::ofstream(script) << commands; }
     const std::string bin = evbench_binary();
-    auto r = run_command("mkdir -p " + home + " && HOME=" + home + " PATH=" + bin.substr(0, bin.rfind('/')) + ":$PATH sh -e " + script, 120);
+    auto r =
+        run_command("mkdir -p " + home + " && HOME=" + home + " PATH=" + bin.substr(0, bin.rfind('/')) + ":$PATH sh -e " + script, 120);
     ASSERT_EQ(r.exit_code, 0) << commands << r.out << r.err;
     EXPECT_NE(r.out.find("# run key: from --run-key-file " + home + "/.evbench-run-key"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("events built"), std::string::npos) << r.out;
-    auto open = run_command("chmod 644 " + home + "/.evbench-run-key && " + bin + " --transport tcp --launch-local 2 --run-key-file " + home +
-                            "/.evbench-run-key --duration 1s");
+    auto open = run_command("chmod 644 " + home + "/.evbench-run-key && " + bin + " --transport tcp --launch-local 2 --run-key-file " +
+                            home + "/.evbench-run-key --duration 1s");
     EXPECT_EQ(open.exit_code, 2) << open.err;
-    EXPECT_EQ(open.err, "evbench: error: --run-key-file '" + home + "/.evbench-run-key' may be read or written by others than its owner: chmod 600 it\n");
+    EXPECT_EQ(open.err,
+              "evbench: error: --run-key-file '" + home +
+                  "/.evbench-run-key' may be read or written by others than its owner: chmod 600 it\n");
 }

@@ -28,12 +28,16 @@ for _ in range(1000):
     time.sleep(0.01)
 print("no rank 1", flush=True)
 )py";
-    const std::string script = evbench_binary() + " --transport tcp --launch-local 2 --duration 2s --grace 1s --quiet 2>&1 & L=$!; "
-                               "python3 -c '" + tracer + "' $L & T=$!; wait $L; echo rc=$?; kill $T";
+    const std::string script = evbench_binary() +
+        " --transport tcp --launch-local 2 --duration 2s --grace 1s --quiet 2>&1 & L=$!; "
+        "python3 -c '" +
+        tracer + "' $L & T=$!; wait $L; echo rc=$?; kill $T";
     auto r = run_command("bash -c \"$(cat <<'SCRIPT'\n" + script + "\nSCRIPT\n)\"", 60);
     ASSERT_NE(r.out.find("seized"), std::string::npos) << r.out << r.err;
-    EXPECT_NE(r.out.find(" events built in "), std::string::npos) << r.out;   // rank 0 reported
-    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(evbench: error: rank 1 \(pid \d+\) did not end 1 s after SIGKILL \(state Z, traced by pid \d+\); leaving it\n)")))
+    EXPECT_NE(r.out.find(" events built in "), std::string::npos) << r.out; // rank 0 reported
+    EXPECT_TRUE(std::regex_search(
+        r.out,
+        std::regex(R"(evbench: error: rank 1 \(pid \d+\) did not end 1 s after SIGKILL \(state Z, traced by pid \d+\); leaving it\n)")))
         << r.out;
     EXPECT_NE(r.out.find("rc=1"), std::string::npos) << r.out;
 }
@@ -41,9 +45,10 @@ print("no rank 1", flush=True)
 // The ranks carry the program's name, as ps, top and perf show it: they were "exe" (the launcher
 // ran them through /proc/self/exe).
 TEST(LocalLauncher, ItsRanksAreNamedAfterTheProgram) {
-    const std::string script = evbench_binary() + " --transport tcp --launch-local 2 --duration 2s --quiet >/dev/null 2>&1 & L=$!; "
-                               "for i in $(seq 100); do [ $(pgrep -c -P $L) = 2 ] && break; sleep 0.05; done; "
-                               "for p in $(pgrep -P $L); do echo \"comm=$(cat /proc/$p/comm)\"; done; wait $L; echo rc=$?";
+    const std::string script = evbench_binary() +
+        " --transport tcp --launch-local 2 --duration 2s --quiet >/dev/null 2>&1 & L=$!; "
+        "for i in $(seq 100); do [ $(pgrep -c -P $L) = 2 ] && break; sleep 0.05; done; "
+        "for p in $(pgrep -P $L); do echo \"comm=$(cat /proc/$p/comm)\"; done; wait $L; echo rc=$?";
     auto r = run_command("bash -c \"$(cat <<'SCRIPT'\n" + script + "\nSCRIPT\n)\"", 60);
     EXPECT_EQ(count(r.out, "comm=evbench\n"), 2u) << r.out;
     EXPECT_NE(r.out.find("rc=0"), std::string::npos) << r.out;

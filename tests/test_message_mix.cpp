@@ -50,7 +50,7 @@ TEST(MessageMix, DataPiecesTileTheFragmentAndMetadataFollowsTheDataArea) {
         std::uint64_t at = 0;
         for (std::uint32_t p = 0; p < 3; ++p) {
             Piece piece = mix.piece(p, f);
-            EXPECT_EQ(piece.offset, at) << "f " << f << " piece " << p;   // contiguous: one checksum covers them
+            EXPECT_EQ(piece.offset, at) << "f " << f << " piece " << p; // contiguous: one checksum covers them
             EXPECT_GE(piece.length, 8u);
             EXPECT_EQ(piece.length % 8, 0u);
             at += piece.length;
@@ -61,7 +61,7 @@ TEST(MessageMix, DataPiecesTileTheFragmentAndMetadataFollowsTheDataArea) {
         EXPECT_EQ(mix.piece(4, f).length, 1000u);
     }
     EXPECT_EQ(c.fragment_stride(), Config::align64(8192) + 2 * Config::align64(1000));
-    EXPECT_EQ(c.required_memory(), std::uint64_t{2} * 4 * 2 * (8192 + 2000));   // eq. 3.1 with f + M S
+    EXPECT_EQ(c.required_memory(), std::uint64_t{2} * 4 * 2 * (8192 + 2000)); // eq. 3.1 with f + M S
     EXPECT_EQ(mix.tag(0), 0u);
     EXPECT_EQ(mix.tag(2), 0u);
     EXPECT_EQ(mix.tag(3), 1u);
@@ -71,7 +71,7 @@ TEST(MessageMix, DataPiecesTileTheFragmentAndMetadataFollowsTheDataArea) {
 TEST(MessageMix, HeadersOnlyMemoryGivesEverySegmentAPlaceOfItsOwn) {
     Config c = mixed(2, 10240, 2);
     c.fragment_size = 1 << 20;
-    c.fragment_memory = 64;   // what --transport sim sets
+    c.fragment_memory = 64; // what --transport sim sets
     MessageMix mix(c);
     EXPECT_EQ(c.fragment_stride(), 4u * 64);
     EXPECT_EQ(mix.piece(0, 1 << 20).offset, 0u);
@@ -162,7 +162,9 @@ public:
         arrived.length = w.length;
         bu->on_completion(ctx, arrived);
     }
-    void land(std::uint32_t source, std::uint32_t piece) { land(source, piece, [](std::vector<std::byte>&) {}); }
+    void land(std::uint32_t source, std::uint32_t piece) {
+        land(source, piece, [](std::vector<std::byte>&) {});
+    }
 
     Config c;
     FragmentSizer sizer;
@@ -200,7 +202,8 @@ TEST(MessageMix, AMetadataSegmentWithAFlippedBitOrAtAnotherPlaceIsCaught) {
     b.land(1, 1);
     b.land(1, 2, [](std::vector<std::byte>& bytes) { bytes[100] ^= std::byte{4}; });
     // Metadata segment 1 written 64 B beyond its place: refused, never counted as landed.
-    b.land(1, 3, [](std::vector<std::byte>&) {}, 64);
+    b.land(
+        1, 3, [](std::vector<std::byte>&) {}, 64);
     EXPECT_EQ(b.ctx.stats_.errors.unexpected, 1u);
     EXPECT_EQ(b.bu->built(), 0u);
     b.land(1, 3);
@@ -213,14 +216,13 @@ TEST(MessageMix, AMetadataSegmentWithAFlippedBitOrAtAnotherPlaceIsCaught) {
     swapped.land(1, 3, [&](std::vector<std::byte>& bytes) {
         FragmentHeader h;
         std::memcpy(&h, bytes.data(), sizeof h);
-        h.flags = 1;   // segment 0's tag
+        h.flags = 1; // segment 0's tag
         std::memcpy(bytes.data(), &h, sizeof h);
     });
     EXPECT_EQ(swapped.ctx.stats_.errors.bad_header, 1u);
 }
 
 namespace {
-
 
 // Writes and bytes a run of `events` events must have moved with this mix, from the sizer.
 void expect_mix_moved(const NodeStats& sys, const Config& c, std::uint64_t events) {
@@ -257,7 +259,9 @@ TEST_P(MixOnLocal, ExactlyKPlusMWritesPerFragmentAllVerified) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryProtocol, MixOnLocal, ::testing::Values(Protocol::pull, Protocol::push, Protocol::pull_no_em),
-                         [](const auto& i) { return i.param == Protocol::pull ? "pull" : i.param == Protocol::push ? "push" : "pull_noem"; });
+                         [](const auto& i) {
+                             return i.param == Protocol::pull ? "pull" : i.param == Protocol::push ? "push" : "pull_noem";
+                         });
 
 namespace {
 
@@ -279,25 +283,29 @@ void expect_json_mix(const nlohmann::json& doc, std::uint32_t nodes, std::uint64
     EXPECT_EQ(bytes_in, events * nodes * (65536 + 2048));
 }
 
-
 } // namespace
 
 TEST(MessageMix, TcpProcessesMoveTheMixExactly) {
-    expect_json_mix(run_json_command(evbench_binary() + " --transport tcp --launch-local 4 --protocol push --parallel 2" + kMixArgs, "mix_tcp"), 4, 200);
+    expect_json_mix(
+        run_json_command(evbench_binary() + " --transport tcp --launch-local 4 --protocol push --parallel 2" + kMixArgs, "mix_tcp"), 4,
+        200);
 }
 
 TEST(MessageMix, TheSimulatorMovesTheMixExactly) {
     // Headers only in memory: each segment's first 64 B travel through memory, the rest is wire.
-    auto doc = run_json_command(evbench_binary() + " --transport sim --nodes 4 --credits 2 --parallel 2 --data-segments 2 --meta-size 1KiB "
-                                           "--meta-segments 2 --fragment-size 64KiB --events 200",
-                        "mix_sim");
+    auto doc = run_json_command(evbench_binary() +
+                                    " --transport sim --nodes 4 --credits 2 --parallel 2 --data-segments 2 --meta-size 1KiB "
+                                    "--meta-segments 2 --fragment-size 64KiB --events 200",
+                                "mix_sim");
     expect_json_mix(doc, 4, 200);
 }
 
 #ifdef EVB_HAVE_MPI
 TEST(MpiTransport, MovesThePapersMessageMixExactly) {
     const std::string mpirun = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 4 ";
-    expect_json_mix(run_json_command(mpirun + evbench_binary() + " --transport mpi --credits 2 --parallel 2" + kMixArgs, "mix_mpi"), 4, 200);
-    expect_json_mix(run_json_command(mpirun + evbench_binary() + " --transport mpi --mpi-rma --protocol pull-noem" + kMixArgs, "mix_mpi_rma"), 4, 200);
+    expect_json_mix(run_json_command(mpirun + evbench_binary() + " --transport mpi --credits 2 --parallel 2" + kMixArgs, "mix_mpi"), 4,
+                    200);
+    expect_json_mix(
+        run_json_command(mpirun + evbench_binary() + " --transport mpi --mpi-rma --protocol pull-noem" + kMixArgs, "mix_mpi_rma"), 4, 200);
 }
 #endif

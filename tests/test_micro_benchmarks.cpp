@@ -32,7 +32,7 @@ TEST(TrafficPattern, EachBenchmarkSendsWhereDaqpipeDoes) {
     for (std::uint32_t i = 1; i < 5; ++i) EXPECT_EQ(many.target(i, 3, 0), 0u);
     TrafficPattern gather(Benchmark::gather, 5, 0);
     for (std::uint64_t k = 0; k < 12; ++k)
-        for (std::uint32_t i = 0; i < 5; ++i) EXPECT_EQ(gather.target(i, k, 0), k % 5);   // every sender at the same node
+        for (std::uint32_t i = 0; i < 5; ++i) EXPECT_EQ(gather.target(i, k, 0), k % 5); // every sender at the same node
     EXPECT_FALSE(gather.commanded());
     EXPECT_TRUE(TrafficPattern(Benchmark::gather_cmd, 5, 0).commanded());
     TrafficPattern scan(Benchmark::shift_scan, 5, 0);
@@ -58,7 +58,6 @@ Config benchmark_config(Benchmark b, std::uint32_t nodes, std::uint64_t messages
     c.quiet = true;
     return c;
 }
-
 
 // What receiver r must get: the messages every sender sends it, with their sizes.
 struct Expected {
@@ -128,7 +127,7 @@ INSTANTIATE_TEST_SUITE_P(Each, MicroBenchmarkOnLocal,
 TEST(MicroBenchmark, ShiftScanByMessagesVisitsEveryShiftWithEveryNode) {
     Config c = benchmark_config(Benchmark::shift_scan, 4, 0);
     c.phase_messages = 12;
-    c.events = 4 * 12;   // what expected_traffic walks: N phases of 12
+    c.events = 4 * 12; // what expected_traffic walks: N phases of 12
     c.size_distribution = SizeDistribution::fixed;
     validate(c);
     RunResult r = run_local(c);
@@ -136,14 +135,15 @@ TEST(MicroBenchmark, ShiftScanByMessagesVisitsEveryShiftWithEveryNode) {
     auto rows = phase_rows(r);
     ASSERT_EQ(rows.size(), 4u);
     for (const auto& row : rows) {
-        EXPECT_EQ(row.messages, 4u * 12) << "shift " << row.shift;   // every node got 12 in every phase
+        EXPECT_EQ(row.messages, 4u * 12) << "shift " << row.shift; // every node got 12 in every phase
         EXPECT_EQ(row.short_nodes, 0u);
         EXPECT_GT(row.min_gbps, 0);
         EXPECT_LE(row.min_gbps, row.avg_gbps);
         EXPECT_LE(row.avg_gbps, row.max_gbps);
     }
     for (const auto& n : r.nodes)
-        for (std::uint32_t s = 0; s < 4; ++s) EXPECT_EQ(n.phases.at(s).rate_messages, 12u - c.in_flight) << "node " << n.node << " shift " << s;
+        for (std::uint32_t s = 0; s < 4; ++s)
+            EXPECT_EQ(n.phases.at(s).rate_messages, 12u - c.in_flight) << "node " << n.node << " shift " << s;
 }
 
 TEST(MicroBenchmark, AReceiverCountsARepeatedMessageAsADuplicateAndAFlippedBitAsBadPayload) {
@@ -161,11 +161,11 @@ TEST(MicroBenchmark, AReceiverCountsARepeatedMessageAsADuplicateAndAFlippedBitAs
     receiver.on_start(rctx);
     for (auto [to, m] : rctx.sent)
         if (to.index == 0) {
-            m.from = Role::builder;   // what the executor fills in
+            m.from = Role::builder; // what the executor fills in
             m.from_index = 1;
             sender.on_message(sctx, m);
         }
-    ASSERT_EQ(sctx.writes.size(), 2u);   // w = 2 in flight
+    ASSERT_EQ(sctx.writes.size(), 2u); // w = 2 in flight
     auto deliver = [&](const RecordedWrite& w, bool flip) {
         std::memcpy(slots.data() + w.offset, send_pool.block(w.block) + w.block_offset, w.length);
         if (flip) slots.data()[w.offset + 200] ^= std::byte{1};
@@ -178,13 +178,12 @@ TEST(MicroBenchmark, AReceiverCountsARepeatedMessageAsADuplicateAndAFlippedBitAs
     };
     deliver(sctx.writes[0], false);
     EXPECT_EQ(rctx.stats_.fragments_in, 1u);
-    deliver(sctx.writes[0], false);   // message 0 again, into the slot it had
+    deliver(sctx.writes[0], false); // message 0 again, into the slot it had
     EXPECT_EQ(rctx.stats_.errors.duplicate, 1u);
     deliver(sctx.writes[1], true);
     EXPECT_EQ(rctx.stats_.errors.bad_payload, 1u);
     EXPECT_EQ(rctx.stats_.fragments_in, 2u);
 }
-
 
 class MicroBenchmarkOnTcp : public ::testing::TestWithParam<const char*> {};
 
@@ -200,16 +199,17 @@ TEST_P(MicroBenchmarkOnTcp, EveryNodeReceivesExactlyItsMessages) {
         extra = " --events 150";
     }
     c.benchmark = name == "one-to-one" ? Benchmark::one_to_one
-                  : name == "shift-scan" ? Benchmark::shift_scan
-                  : name == "many-to-one" ? Benchmark::many_to_one
-                  : name == "gather" ? Benchmark::gather
-                                     : Benchmark::gather_cmd_meta;
+        : name == "shift-scan"         ? Benchmark::shift_scan
+        : name == "many-to-one"        ? Benchmark::many_to_one
+        : name == "gather"             ? Benchmark::gather
+                                       : Benchmark::gather_cmd_meta;
     if (c.benchmark == Benchmark::gather_cmd_meta) {
         c.meta_segments = 1;
         c.meta_size = 10240;
     }
-    auto doc = run_evbench_json("--transport tcp --launch-local 4 --benchmark " + name + " --fragment-size 4KiB --size-dist uniform --verify full" + extra,
-                        "micro_tcp_" + name);
+    auto doc = run_evbench_json("--transport tcp --launch-local 4 --benchmark " + name +
+                                    " --fragment-size 4KiB --size-dist uniform --verify full" + extra,
+                                "micro_tcp_" + name);
     ASSERT_FALSE(doc.is_null());
     Expected e = expected_traffic(c);
     EXPECT_EQ(doc["results"]["system"]["errors"], 0);
@@ -224,8 +224,8 @@ TEST_P(MicroBenchmarkOnTcp, EveryNodeReceivesExactlyItsMessages) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Each, MicroBenchmarkOnTcp, ::testing::Values("one-to-one", "shift-scan", "many-to-one", "gather", "gather-cmd-meta"),
-                         [](const auto& i) {
+INSTANTIATE_TEST_SUITE_P(Each, MicroBenchmarkOnTcp,
+                         ::testing::Values("one-to-one", "shift-scan", "many-to-one", "gather", "gather-cmd-meta"), [](const auto& i) {
                              std::string n = i.param;
                              for (auto& ch : n)
                                  if (ch == '-') ch = '_';
@@ -243,8 +243,9 @@ void expect_scan_matches_analyser(const std::string& fabric, std::uint32_t nodes
     auto a = run_command(evbench_binary() + " conflicts " + fabric + " --json " + conflicts_json, 60);
     ASSERT_EQ(a.exit_code, 0) << a.err;
     auto analysis = nlohmann::json::parse(read_file(conflicts_json));
-    auto scan = run_evbench_json("--transport sim --benchmark shift-scan --nodes " + std::to_string(nodes) + " " + fabric + " --phase-time " + phase_time,
-                         name + "_scan", 600);
+    auto scan = run_evbench_json("--transport sim --benchmark shift-scan --nodes " + std::to_string(nodes) + " " + fabric +
+                                     " --phase-time " + phase_time,
+                                 name + "_scan", 600);
     ASSERT_FALSE(scan.is_null());
     const double b_eff = scan["results"]["network"]["effective_gbps"].get<double>();
     const auto& phases = scan["results"]["phases"];
@@ -255,8 +256,8 @@ void expect_scan_matches_analyser(const std::string& fabric, std::uint32_t nodes
         auto flows = row["max_flows"].get<std::uint32_t>();
         if (flows > 1) ++conflicting;
         double expected = b_eff / flows, measured = phases[shift]["min_gbps"].get<double>();
-        EXPECT_NEAR(measured / expected, 1.0, 0.02) << name << " shift " << shift << ": " << measured << " Gb/s, analyser " << flows
-                                                    << " flows -> " << expected;
+        EXPECT_NEAR(measured / expected, 1.0, 0.02)
+            << name << " shift " << shift << ": " << measured << " Gb/s, analyser " << flows << " flows -> " << expected;
     }
     EXPECT_GT(conflicting, 0u) << "the fabric must have conflicts for the comparison to mean something";
 }
@@ -269,7 +270,8 @@ TEST(ShiftScanOnSim, EveryPhaseOfAnImportedFabricMatchesTheAnalyser) {
     // A fabric in the tools' formats (ibnetdiscover and dump_lfts), read back as a user's dumps:
     // one host missing and one swapped cable pair.
     std::string net = temp_path("scan_import.net"), lfts = temp_path("scan_import.lfts");
-    auto w = run_command(evbench_binary() + " fabric --k 4 --leaves 4 --missing 5 --swap 2:9 --write-topology " + net + " --write-lfts " + lfts, 60);
+    auto w = run_command(
+        evbench_binary() + " fabric --k 4 --leaves 4 --missing 5 --swap 2:9 --write-topology " + net + " --write-lfts " + lfts, 60);
     ASSERT_EQ(w.exit_code, 0) << w.err;
     expect_scan_matches_analyser("--topology " + net + " --lfts " + lfts, 15, "3ms", "scan_import");
 }

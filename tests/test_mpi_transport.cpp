@@ -29,7 +29,8 @@ nlohmann::json run_mpi(const std::string& args, const std::string& name) {
 TEST(MpiTransport, BuildsAndVerifiesEveryEventWithSendReceiveAndRma) {
     for (std::string writes : {"", " --mpi-rma"})
         for (std::string protocol : {"pull", "push"}) {
-            std::string args = "--transport mpi --protocol " + protocol + writes + " --events 400 --fragment-size 128KiB --verify full --credits 3 --parallel 2";
+            std::string args = "--transport mpi --protocol " + protocol + writes +
+                " --events 400 --fragment-size 128KiB --verify full --credits 3 --parallel 2";
             auto doc = run_mpi(args, "mpi_" + protocol + (writes.empty() ? "" : "_rma"));
             if (doc.is_null()) continue;
             EXPECT_EQ(doc["config"]["transport"], "mpi");
@@ -51,8 +52,11 @@ TEST(MpiTransport, BuildsAndVerifiesEveryEventWithSendReceiveAndRma) {
 // Found across the hosts of tests/netns; --mca btl tcp,self reproduces it on one host.
 TEST(MpiTransport, OverTheTcpBtlEveryEventIsBuiltAndVerified) {
     const std::string json = temp_path("mpi_tcp_btl.json");
-    auto r = run_command(mpirun + "--mca btl tcp,self " + evbench_binary() + " --transport mpi --credits 4 --fragment-size 256KiB --events 2000 "
-                                  "--verify full --quiet --json " + json, 120);
+    auto r = run_command(mpirun + "--mca btl tcp,self " + evbench_binary() +
+                             " --transport mpi --credits 4 --fragment-size 256KiB --events 2000 "
+                             "--verify full --quiet --json " +
+                             json,
+                         120);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     const auto doc = nlohmann::json::parse(read_file(json));
     EXPECT_EQ(doc["results"]["system"]["events_built"], 2000);
@@ -90,8 +94,8 @@ TEST(MpiTransport, AlltoallBaselineMovesNFragmentsPerIterationNMinusOneOverTheNe
 // processes. Before, evbench refused --poll adaptive with mpi and its ranks always spun.
 TEST(MpiTransport, IdleRanksLeaveTheirCoresWithPollAdaptive) {
     const std::string two_ranks = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np 2 " + evbench_binary() +
-                                  " --transport mpi --protocol push --scheduling a2a --line-rate 10 --send-window 1ms --idle-window 9ms "
-                                  "--fragment-size 64KiB --credits 16 --duration 2s --verify full --poll ";
+        " --transport mpi --protocol push --scheduling a2a --line-rate 10 --send-window 1ms --idle-window 9ms "
+        "--fragment-size 64KiB --credits 16 --duration 2s --verify full --poll ";
     auto cpu_ms_per_event = [&](const std::string& poll) {
         std::string report;
         const auto doc = run_json_command(two_ranks + poll, "mpi_idle_" + poll, report, 120);
@@ -142,7 +146,8 @@ TEST(MpiTransport, MpirunWrapperPlacesPpnAndEm) {
         std::ofstream(hosts) << name << "\n" << name << "\n";
     }
     auto r = run_command("BIND_TO=none MPIRUN_ARGS=--oversubscribe EVBENCH=" + evbench_binary() + " " + EVBENCH_SOURCE_DIR +
-                             "/launch/mpirun.sh -H " + hosts + " -n 2 -p 2 -e -- --transport mpi --events 100 --fragment-size 64KiB --quiet --json " + json,
+                             "/launch/mpirun.sh -H " + hosts +
+                             " -n 2 -p 2 -e -- --transport mpi --events 100 --fragment-size 64KiB --quiet --json " + json,
                          120);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto doc = nlohmann::json::parse(read_file(json));
@@ -162,7 +167,7 @@ TEST(MpiTransport, ScanUnderMpirunSplitsPointsOverRanks) {
                              " --param credits=1,2 --param parallel=1,2 -- --transport sim --nodes 8 --k 2 --duration 200us",
                          180);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_NE(r.out.find("scan.py: 2 points run"), std::string::npos) << r.out;   // each rank: 2 of the 4
+    EXPECT_NE(r.out.find("scan.py: 2 points run"), std::string::npos) << r.out; // each rank: 2 of the 4
     std::istringstream in(read_file(out));
     std::string line;
     int lines = 0;

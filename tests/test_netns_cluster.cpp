@@ -35,15 +35,19 @@ std::string on_host(const std::string& host, const std::string& command) { retur
 
 // mpirun on h1 across the hosts `hosts` (-H), through the namespaces' launch agent.
 std::string bed_mpirun(const std::string& hosts, int ranks, const std::string& command) {
-    return on_host("h1", "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --mca plm_rsh_agent " + std::string(EVBENCH_SOURCE_DIR) +
-                             "/tests/netns/rsh.sh -H " + hosts + " -np " + std::to_string(ranks) + " " + command);
+    return on_host("h1",
+                   "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --mca plm_rsh_agent " +
+                       std::string(EVBENCH_SOURCE_DIR) + "/tests/netns/rsh.sh -H " + hosts + " -np " + std::to_string(ranks) + " " +
+                       command);
 }
 
 // A run of one rank per host h1..h4 says in its header where each rank is.
 void expect_each_rank_on_its_host(const std::string& out) {
     for (int rank = 0; rank < 4; ++rank)
-        EXPECT_TRUE(std::regex_search(out, std::regex("\n# rank " + std::to_string(rank) + " on h" + std::to_string(rank + 1) + " \\(10\\.77\\.0\\." +
-                                                      std::to_string(rank + 1) + "\\) at h" + std::to_string(rank + 1) + ":\\d+: thread on ")))
+        EXPECT_TRUE(
+            std::regex_search(out,
+                              std::regex("\n# rank " + std::to_string(rank) + " on h" + std::to_string(rank + 1) + " \\(10\\.77\\.0\\." +
+                                         std::to_string(rank + 1) + "\\) at h" + std::to_string(rank + 1) + ":\\d+: thread on ")))
             << out;
 }
 
@@ -94,8 +98,11 @@ TEST(NetnsCluster, MpirunAcrossTheHostsBuildsEveryEventAndNamesEachRanksHost) {
     NetnsTestBed bed("switch4.fabric");
     ASSERT_EQ(bed.up().exit_code, 0) << bed.up().err;
     const std::string json = temp_path("netns_mpirun.json");
-    auto r = run_command(bed_mpirun("h1,h2,h3,h4", 4, evbench_binary() + " --transport tcp --bootstrap h1:7790 --events 300 --fragment-size 64KiB --verify full --json " + json),
-                         120);
+    auto r =
+        run_command(bed_mpirun("h1,h2,h3,h4", 4,
+                               evbench_binary() +
+                                   " --transport tcp --bootstrap h1:7790 --events 300 --fragment-size 64KiB --verify full --json " + json),
+                    120);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     expect_each_rank_on_its_host(r.out);
     const auto doc = nlohmann::json::parse(read_file(json));
@@ -118,8 +125,11 @@ TEST(NetnsCluster, NoNodeMovesMoreOverTheNetworkThanItsLinkCarriesAndBuiltCounts
     NetnsTestBed bed("switch4.fabric");
     ASSERT_EQ(bed.up().exit_code, 0) << bed.up().err;
     const std::string json = temp_path("netns_rates.json");
-    auto r = run_command(bed_mpirun("h1,h2,h3,h4", 4, evbench_binary() + " --transport tcp --bootstrap h1:7791 --protocol push --credits 4 "
-                                                                         "--fragment-size 256KiB --duration 3s --quiet --json " + json),
+    auto r = run_command(bed_mpirun("h1,h2,h3,h4", 4,
+                                    evbench_binary() +
+                                        " --transport tcp --bootstrap h1:7791 --protocol push --credits 4 "
+                                        "--fragment-size 256KiB --duration 3s --quiet --json " +
+                                        json),
                          120);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     const auto doc = nlohmann::json::parse(read_file(json));
@@ -162,13 +172,20 @@ namespace {
 // BU 3, both on h4); once rank 0 printed its first progress line (not mpirun's own "[h1:PID]"
 // warnings, which the same output carries), `fault` runs on the bed, and
 // once rank 0 printed its report or its error (or mpirun ended), `after`. The output is mpirun's, then "mpirun rc=N".
-CommandResult run_with_fault(const std::string& flags, const std::string& json, const std::string& fault, const std::string& after = "true") {
-    const std::string script =
-        "out=$(mktemp); " + bed_mpirun("h1:2,h2:2,h3:2,h4:2", 8, evbench_binary() + " --transport tcp --bootstrap h1:7792 --ppn 2 --credits 4 --fragment-size 64KiB " +
-                                                                      "--progress-interval 250ms --json " + json + " " + flags) +
+CommandResult run_with_fault(const std::string& flags, const std::string& json, const std::string& fault,
+                             const std::string& after = "true") {
+    const std::string script = "out=$(mktemp); " +
+        bed_mpirun("h1:2,h2:2,h3:2,h4:2", 8,
+                   evbench_binary() + " --transport tcp --bootstrap h1:7792 --ppn 2 --credits 4 --fragment-size 64KiB " +
+                       "--progress-interval 250ms --json " + json + " " + flags) +
         " >$out 2>&1 & m=$!; "
-        "for i in $(seq 600); do grep -qE '^\\[ *[0-9.]+ s\\] events' $out && break; sleep 0.1; done; " + fault + "; "
-        "for i in $(seq 600); do grep -qE '^(# system|evbench.rank 0.: error)' $out && break; kill -0 $m 2>/dev/null || break; sleep 0.1; done; " + after + "; "
+        "for i in $(seq 600); do grep -qE '^\\[ *[0-9.]+ s\\] events' $out && break; sleep 0.1; done; " +
+        fault +
+        "; "
+        "for i in $(seq 600); do grep -qE '^(# system|evbench.rank 0.: error)' $out && break; kill -0 $m 2>/dev/null || break; sleep 0.1; "
+        "done; " +
+        after +
+        "; "
         "wait $m; echo \"mpirun rc=$?\" >>$out; cat $out";
     return run_command("bash -c \"$(cat <<'SCRIPT'\n" + script + "\nSCRIPT\n)\"", 180);
 }
@@ -180,21 +197,26 @@ TEST(NetnsCluster, ACutCableIsFoundByTheHeartbeatAndTheRunGoesOnWithoutTheHost) 
     NetnsTestBed bed("switch4.fabric");
     ASSERT_EQ(bed.up().exit_code, 0) << bed.up().err;
     const std::string json = temp_path("netns_cut.json");
-    auto r = run_with_fault("--duration 4s --heartbeat 1s --on-failure continue", json, netns_script + " cut h4", netns_script + " mend h4");
+    auto r =
+        run_with_fault("--duration 4s --heartbeat 1s --on-failure continue", json, netns_script + " cut h4", netns_script + " mend h4");
     for (const char* lost : {"# lost: rank 6 (RU 3) at ", "# lost: rank 7 (BU 3) at "})
         EXPECT_NE(r.out.find(lost), std::string::npos) << r.out;
     // Each lost from when rank 0 last heard it.
     EXPECT_EQ(count(r.out, "(--heartbeat)\n# lost: rank 7") + count(r.out, "(--heartbeat)\n# failures:"), 2u) << r.out;
     for (int rank : {6, 7})
-        EXPECT_EQ(count(r.out, "evbench[rank " + std::to_string(rank) + "]: error: lost contact with rank 0: it sent nothing for 1 s (--heartbeat)\n"), 1u) << r.out;
+        EXPECT_EQ(
+            count(r.out,
+                  "evbench[rank " + std::to_string(rank) + "]: error: lost contact with rank 0: it sent nothing for 1 s (--heartbeat)\n"),
+            1u)
+            << r.out;
     EXPECT_NE(r.out.find("errors: none"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("mpirun rc=3"), std::string::npos) << r.out;   // rank 0: data of a lost RU is missing
+    EXPECT_NE(r.out.find("mpirun rc=3"), std::string::npos) << r.out; // rank 0: data of a lost RU is missing
     const auto doc = nlohmann::json::parse(read_file(json));
     const auto& failures = doc["results"]["failures"];
     EXPECT_GT(failures["events_incomplete"].get<double>(), 0) << failures;
     ASSERT_EQ(failures["nodes_lost"].size(), 2u) << failures;
     for (const auto& lost : failures["nodes_lost"]) {
-        ASSERT_TRUE(lost["failed_s"].is_number()) << lost;   // last heard
+        ASSERT_TRUE(lost["failed_s"].is_number()) << lost; // last heard
         EXPECT_GE(lost["detected_s"].get<double>() - lost["failed_s"].get<double>(), 1.0) << lost;
     }
     // The rate before the loss is measured before the cable was cut, not over the stall after it.
@@ -208,10 +230,12 @@ TEST(NetnsCluster, ACutCableIsFoundByTheHeartbeatAndTheRunGoesOnWithoutTheHost) 
 TEST(NetnsCluster, ACutCableWithoutContinueEndsTheRunWithOneLinePerRank) {
     NetnsTestBed bed("switch4.fabric");
     ASSERT_EQ(bed.up().exit_code, 0) << bed.up().err;
-    auto r = run_with_fault("--duration 20s --heartbeat 1s", temp_path("netns_cut_stop.json"), netns_script + " cut h4", netns_script + " mend h4");
-    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(evbench\[rank 0\]: error: [^\n]*rank [67][^\n]*sent nothing for 1 s \(--heartbeat\)\n)"))) << r.out;
-    for (int rank : {6, 7})
-        EXPECT_EQ(count(r.out, "evbench[rank " + std::to_string(rank) + "]: error: "), 1u) << r.out;
+    auto r = run_with_fault("--duration 20s --heartbeat 1s", temp_path("netns_cut_stop.json"), netns_script + " cut h4",
+                            netns_script + " mend h4");
+    EXPECT_TRUE(
+        std::regex_search(r.out, std::regex(R"(evbench\[rank 0\]: error: [^\n]*rank [67][^\n]*sent nothing for 1 s \(--heartbeat\)\n)")))
+        << r.out;
+    for (int rank : {6, 7}) EXPECT_EQ(count(r.out, "evbench[rank " + std::to_string(rank) + "]: error: "), 1u) << r.out;
     EXPECT_EQ(r.out.find("# system:"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("mpirun rc=0"), std::string::npos) << r.out;
 }
@@ -250,15 +274,16 @@ TEST(NetnsCluster, SrunAcrossTheHostsWithASlurmdEachBuildsEveryEventAndNamesEach
     ASSERT_EQ(bed.up().exit_code, 0) << bed.up().err;
     const std::string slurm = std::string(EVBENCH_SOURCE_DIR) + "/tests/slurm/cluster.sh";
     const std::string dir = temp_path("netns_slurm");
-    struct Stop {   // before the bed goes down
+    struct Stop { // before the bed goes down
         std::string command;
         ~Stop() { (void)run_command(command, 60); }
     } stop{slurm + " stop " + dir};
     auto started = run_command(slurm + " start " + dir + " --netns", 90);
     ASSERT_EQ(started.exit_code, 0) << started.out << started.err;
     const std::string json = temp_path("netns_srun.json");
-    auto r = run_command(on_host("h1", "env SLURM_CONF=" + dir + "/slurm.conf srun -N4 -n4 " + evbench_binary() +
-                                           " --transport tcp --events 300 --fragment-size 64KiB --verify full --json " + json),
+    auto r = run_command(on_host("h1",
+                                 "env SLURM_CONF=" + dir + "/slurm.conf srun -N4 -n4 " + evbench_binary() +
+                                     " --transport tcp --events 300 --fragment-size 64KiB --verify full --json " + json),
                          120);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     expect_each_rank_on_its_host(r.out);
@@ -280,13 +305,16 @@ CommandResult run_on_each_host(int hosts, int per_host, const std::string& flags
     const std::string key = temp_path("netns_run.key");
     std::ofstream(key) << "a secret every host of the bed shares, 48 characters\n";
     const std::string launcher = evbench_binary() + " --transport tcp --launch-local " + std::to_string(per_host) + " --launch-hosts " +
-                                 std::to_string(hosts) + " --bootstrap h1:7794 --run-key-file " + key + " " + flags;
-    const std::string script =
-        "chmod 600 " + key + "; dir=$(mktemp -d); for i in $(seq " + std::to_string(hosts) + "); do " + netns_script +
-        " exec h$i " + launcher + " --host-index $((i - 1)) >$dir/h$i 2>&1 & pid[$i]=$!; done; "
-        "for i in $(seq 600); do grep -qE '^\\[ *[0-9.]+ s\\] events' $dir/h1 && break; kill -0 ${pid[1]} 2>/dev/null || break; sleep 0.1; done; " +
-        fault + "; "
-        "for i in $(seq " + std::to_string(hosts) + "); do wait ${pid[$i]}; echo \"== h$i rc=$?\"; cat $dir/h$i; done; rm -r $dir";
+        std::to_string(hosts) + " --bootstrap h1:7794 --run-key-file " + key + " " + flags;
+    const std::string script = "chmod 600 " + key + "; dir=$(mktemp -d); for i in $(seq " + std::to_string(hosts) + "); do " +
+        netns_script + " exec h$i " + launcher +
+        " --host-index $((i - 1)) >$dir/h$i 2>&1 & pid[$i]=$!; done; "
+        "for i in $(seq 600); do grep -qE '^\\[ *[0-9.]+ s\\] events' $dir/h1 && break; kill -0 ${pid[1]} 2>/dev/null || break; sleep 0.1; "
+        "done; " +
+        fault +
+        "; "
+        "for i in $(seq " +
+        std::to_string(hosts) + "); do wait ${pid[$i]}; echo \"== h$i rc=$?\"; cat $dir/h$i; done; rm -r $dir";
     return run_command("bash -c \"$(cat <<'SCRIPT'\n" + script + "\nSCRIPT\n)\"", 180);
 }
 
@@ -298,11 +326,12 @@ TEST(NetnsCluster, TheLocalLauncherOnEachHostJoinsOneRunThroughTheBootstrapOnThe
     const std::string json = temp_path("netns_hosts.json");
     auto r = run_on_each_host(2, 2, "--events 300 --fragment-size 64KiB --verify full --json " + json);
     EXPECT_NE(r.out.find("== h1 rc=0\n"), std::string::npos) << r.out;
-    EXPECT_TRUE(r.out.ends_with("\n== h2 rc=0\n")) << r.out;   // the second host prints nothing of its own
+    EXPECT_TRUE(r.out.ends_with("\n== h2 rc=0\n")) << r.out; // the second host prints nothing of its own
     for (int rank = 0; rank < 4; ++rank) {
         const std::string host = rank < 2 ? "1" : "2";
-        EXPECT_TRUE(std::regex_search(r.out, std::regex("\n# rank " + std::to_string(rank) + " on h" + host + " \\(10\\.77\\.0\\." + host + "\\) at h" + host +
-                                                        ":\\d+: thread on ")))
+        EXPECT_TRUE(std::regex_search(r.out,
+                                      std::regex("\n# rank " + std::to_string(rank) + " on h" + host + " \\(10\\.77\\.0\\." + host +
+                                                 "\\) at h" + host + ":\\d+: thread on ")))
             << r.out;
     }
     const auto doc = nlohmann::json::parse(read_file(json));
@@ -317,11 +346,15 @@ TEST(NetnsCluster, AHostWhoseProcessesAreKilledIsLeftBehindAndTheRunGoesOn) {
     NetnsTestBed bed("switch4.fabric");
     ASSERT_EQ(bed.up().exit_code, 0) << bed.up().err;
     const std::string json = temp_path("netns_killed.json");
-    auto r = run_on_each_host(4, 2, "--ppn 2 --credits 4 --fragment-size 64KiB --progress-interval 250ms --duration 4s --heartbeat 1s --on-failure continue --json " + json,
-                              netns_script + " kill h3");
-    EXPECT_NE(r.out.find("== h1 rc=3\n"), std::string::npos) << r.out;   // data of a lost RU is missing
+    auto r = run_on_each_host(
+        4, 2,
+        "--ppn 2 --credits 4 --fragment-size 64KiB --progress-interval 250ms --duration 4s --heartbeat 1s --on-failure continue --json " +
+            json,
+        netns_script + " kill h3");
+    EXPECT_NE(r.out.find("== h1 rc=3\n"), std::string::npos) << r.out; // data of a lost RU is missing
     for (const char* host : {"h2", "h4"}) EXPECT_NE(r.out.find(std::string("== ") + host + " rc=0\n"), std::string::npos) << r.out;
-    for (const char* lost : {"# lost: rank 4 (RU 2) at ", "# lost: rank 5 (BU 2) at "}) EXPECT_NE(r.out.find(lost), std::string::npos) << r.out;
+    for (const char* lost : {"# lost: rank 4 (RU 2) at ", "# lost: rank 5 (BU 2) at "})
+        EXPECT_NE(r.out.find(lost), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("errors: none"), std::string::npos) << r.out;
     const auto doc = nlohmann::json::parse(read_file(json));
     ASSERT_EQ(doc["results"]["failures"]["nodes_lost"].size(), 2u) << doc["results"]["failures"];
@@ -333,12 +366,14 @@ TEST(NetnsCluster, AHostWhoseProcessesAreKilledIsLeftBehindAndTheRunGoesOn) {
 TEST(NetnsCluster, AHostWhoseProcessesAreKilledWithoutContinueEndsEverySurvivorWithOneLine) {
     NetnsTestBed bed("switch4.fabric");
     ASSERT_EQ(bed.up().exit_code, 0) << bed.up().err;
-    auto r = run_on_each_host(4, 2, "--ppn 2 --credits 4 --fragment-size 64KiB --progress-interval 250ms --duration 20s --heartbeat 1s", netns_script + " kill h3");
+    auto r = run_on_each_host(4, 2, "--ppn 2 --credits 4 --fragment-size 64KiB --progress-interval 250ms --duration 20s --heartbeat 1s",
+                              netns_script + " kill h3");
     for (const char* host : {"h1", "h2", "h4"}) EXPECT_NE(r.out.find(std::string("== ") + host + " rc=1\n"), std::string::npos) << r.out;
     for (int rank : {0, 1, 2, 3, 6, 7})
         EXPECT_TRUE(std::regex_search(r.out, std::regex("\nevbench\\[rank " + std::to_string(rank) + "\\]: error: [^\n]*rank \\d")) &&
                     count(r.out, "evbench[rank " + std::to_string(rank) + "]: ") == 1u)
-            << rank << "\n" << r.out;
+            << rank << "\n"
+            << r.out;
     EXPECT_EQ(r.out.find("# system:"), std::string::npos) << r.out;
 }
 

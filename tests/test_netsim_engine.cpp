@@ -56,7 +56,7 @@ TEST(NetsimEngine, OneLinkOneMessageTakesPacketisedWireTimePlusLatency) {
             sim.run(app, Picoseconds::max());
             ASSERT_EQ(app.done.size(), 1u);
             const std::uint64_t packets = (bytes + 4095) / 4096;
-            const std::int64_t wire_ps = static_cast<std::int64_t>(bytes + packets * 26) * 80;   // 100 Gb/s: 80 ps/B
+            const std::int64_t wire_ps = static_cast<std::int64_t>(bytes + packets * 26) * 80; // 100 Gb/s: 80 ps/B
             EXPECT_EQ(app.done[0].delivered.count(), 700'000 + wire_ps + 170'000) << to_string(mode) << " " << bytes;
             sim.verify_quiescent();
         }
@@ -67,27 +67,27 @@ TEST(NetsimEngine, OneLinkOneMessageTakesPacketisedWireTimePlusLatency) {
 // mode counts it flit by flit or (packet mode) as it starts.
 TEST(NetsimEngine, CountersLeaveOutThePacketStillOnTheWire) {
     Fabric f = back_to_back();
-    const std::int64_t wire = 4122 * 80;   // a full packet at 100 Gb/s
+    const std::int64_t wire = 4122 * 80; // a full packet at 100 Gb/s
     for (SimMode mode : all_modes) {
         SimOptions o = checked(mode);
         o.host_latency = HostLatency::fixed(0_ns);
         FabricSim sim(f.topology, f.routing, o);
         Recorder app;
         app.posts = {{0, 1, 3 * 4096}};
-        sim.run(app, Picoseconds(wire + wire / 2));   // halfway through the second packet
+        sim.run(app, Picoseconds(wire + wire / 2)); // halfway through the second packet
         EXPECT_EQ(sim.host_stats()[0].tx_payload, 4096u) << to_string(mode);
         const SimPortStats first = sim.port_stats().at(0);
         ASSERT_EQ(first.device, 0u);
-        EXPECT_EQ(first.tx_packets, 2u) << to_string(mode);   // counted as each starts
+        EXPECT_EQ(first.tx_packets, 2u) << to_string(mode); // counted as each starts
         if (mode == SimMode::packet) {
             EXPECT_EQ(first.tx_bytes, 4122u);
             EXPECT_EQ(first.tx_blocks, 65u);
             EXPECT_EQ(sim.flit_hops(), 65u);
-        } else {   // and the flits of the second sent by now
+        } else { // and the flits of the second sent by now
             EXPECT_GT(first.tx_bytes, 4122u) << to_string(mode);
             EXPECT_LT(first.tx_bytes, 2 * 4122u) << to_string(mode);
         }
-        sim.run(app, Picoseconds(2 * wire));   // the second packet's last flit sent, the third started
+        sim.run(app, Picoseconds(2 * wire)); // the second packet's last flit sent, the third started
         EXPECT_EQ(sim.host_stats()[0].tx_payload, 2 * 4096u) << to_string(mode);
         sim.run(app, Picoseconds::max());
         ASSERT_EQ(app.done.size(), 1u);
@@ -107,7 +107,7 @@ TEST(NetsimEngine, StreamThroughputEqualsEffectiveBandwidth) {
         t.pattern = TrafficPattern::shift;
         t.message_bytes = size;
         t.messages = (64ull << 20) / size / 8 + 8;
-        t.depth = 256;   // enough posted to cover the link latency
+        t.depth = 256; // enough posted to cover the link latency
         auto r = run_traffic(f, checked(), t, 0_ns, 0_ns);
         const double beff = effective_bandwidth_gbps(SimOptions{}.ib, size);
         // The window includes one link latency and the first packet's wait: the only deviation.
@@ -179,9 +179,9 @@ TEST(NetsimEngine, ManyToOneSharesTheLinkFairly) {
         t.senders = n;
         t.message_bytes = 64 * 1024;
         t.messages = 60;
-        auto r = run_traffic(f, checked(), t, 0_ns, 0_ns);   // checks: credits >= 0, buffers bounded, all delivered
+        auto r = run_traffic(f, checked(), t, 0_ns, 0_ns); // checks: credits >= 0, buffers bounded, all delivered
         const double beff = r.effective_gbps;
-        EXPECT_NEAR(r.rx_gbps[0], beff, 0.01 * beff) << n;   // the receiver's link at line rate
+        EXPECT_NEAR(r.rx_gbps[0], beff, 0.01 * beff) << n; // the receiver's link at line rate
         for (std::uint32_t s = 1; s <= n; ++s) EXPECT_NEAR(r.tx_gbps[s], beff / n, 0.02 * beff / n) << n << " sender " << s;
         // The bottleneck port stalls its senders: PortXmitWait is non-zero upstream.
         std::int64_t wait = 0;
@@ -203,7 +203,7 @@ TEST(NetsimEngine, ManyToOneSharesTheLinkFairlyOnASwitchOfMoreThan64Ports) {
     TrafficSpec t;
     t.pattern = TrafficPattern::many_to_one;
     t.message_bytes = 16 * 1024;
-    t.messages = 160;   // more than 10 ms can carry: every sender always has a packet waiting
+    t.messages = 160; // more than 10 ms can carry: every sender always has a packet waiting
     // Every other host sends to host 0; in 10 ms each gets ~440 packets through. A sender's count
     // is its adapter's, a switch buffer ahead of its grants: the window's edges make a few packets
     // (1%) of difference. A round robin that started from port 0 each time would starve the high ports.
@@ -284,11 +284,11 @@ TEST(NetsimEngine, ImpossibleModelParametersAreRefused) {
         EXPECT_THROW(FabricSim(f.topology, f.routing, o), std::invalid_argument);
     };
     refuse([](SimOptions& o) { o.ib.buffer_bytes = 0; });
-    refuse([](SimOptions& o) { o.ib.buffer_bytes = 4096; });   // below one MTU packet: VCT deadlock
+    refuse([](SimOptions& o) { o.ib.buffer_bytes = 4096; }); // below one MTU packet: VCT deadlock
     refuse([](SimOptions& o) { o.ib.vls = 0; });
     refuse([](SimOptions& o) { o.ib.traffic_vls = 5; });
     refuse([](SimOptions& o) { o.ib.link_gbps = 0; });
-    refuse([](SimOptions& o) { o.ib.link_gbps = 0.02; });   // a 4 KiB packet takes 1.6 ms: past a credit ramp's 1 ms
+    refuse([](SimOptions& o) { o.ib.link_gbps = 0.02; }); // a 4 KiB packet takes 1.6 ms: past a credit ramp's 1 ms
     refuse([](SimOptions& o) {
         o.mode = SimMode::aggregated;
         o.aggregation = 0;
@@ -303,7 +303,9 @@ TEST(NetsimEngine, ImpossibleModelParametersAreRefused) {
         FabricSim sim(tree.topology, tree.routing, SimOptions{});
         ADD_FAILURE() << "a table entry to port 100 was taken";
     } catch (const std::invalid_argument& e) {
-        EXPECT_EQ(std::string(e.what()), "routing: " + tree.topology.device(sw).name + " sends LID " + std::to_string(lid) + " to port 100; it has ports 1.." + std::to_string(tree.topology.device(sw).ports.size()));
+        EXPECT_EQ(std::string(e.what()),
+                  "routing: " + tree.topology.device(sw).name + " sends LID " + std::to_string(lid) + " to port 100; it has ports 1.." +
+                      std::to_string(tree.topology.device(sw).ports.size()));
     }
 }
 
@@ -332,7 +334,7 @@ TEST(NetsimEngine, CreditRampsAndArrivingPacketsStayBoundedOnALinkThatNeverIdles
     // The packets on their way into host 1, kept until their arrival is counted: a few on the
     // link, and past ones counted 8 at a time (never counted, they would be 28 000 by now).
     EXPECT_LE(sim.arriving_entries(), 16u);
-    ASSERT_GT(app.delivered_count, 1000u);   // ~17 000 packets a millisecond crossed the link
+    ASSERT_GT(app.delivered_count, 1000u); // ~17 000 packets a millisecond crossed the link
     // The ramps in flight are bounded by the 64 KiB buffer (1024 credit blocks), not by the run.
     const std::size_t bound = 2 * (64 * 1024 / 64) + 64;
     EXPECT_LE(at_1ms, bound);
@@ -343,7 +345,7 @@ namespace {
 // Host 0 sends 3 packets each to hosts 2 and 3 from the start, and to host 1 from 100 ns, while
 // its first packet is on the wire: a flow that joins before the round robin's place.
 struct ThreeFlows : SimApp {
-    std::map<std::uint32_t, std::int64_t> done_at;   // by destination
+    std::map<std::uint32_t, std::int64_t> done_at; // by destination
     void start(FabricSim& sim) override {
         sim.post(0, 2, 3 * 4096, 0);
         sim.post(0, 3, 3 * 4096, 0);
@@ -383,7 +385,7 @@ TEST(NetsimEngine, AnAdapterShortOfCreditsForAFullPacketSendsAShortMessageItHold
     FabricSim sim(f.topology, f.routing, o);
     Recorder app;
     app.posts = {{0, 1, 10 * 4096}, {0, 2, 100}};
-    const std::int64_t full = 4122 * 80, small = 126 * 80;   // their times on a 100 Gb/s link
+    const std::int64_t full = 4122 * 80, small = 126 * 80; // their times on a 100 Gb/s link
     sim.run(app, Picoseconds(full + small));
     EXPECT_EQ(sim.host_stats()[0].tx_payload, 4096u + 100u);
     sim.run(app, Picoseconds::max());
@@ -402,7 +404,7 @@ TEST(NetsimEngine, EventQueueTakesEventsOutByTimeThenInsertionOrder) {
         SCOPED_TRACE("span " + std::to_string(span) + " ps");
         EventQueue q;
         q.cover(span);
-        std::vector<std::pair<std::int64_t, std::uint32_t>> reference;   // (time, insertion index)
+        std::vector<std::pair<std::int64_t, std::uint32_t>> reference; // (time, insertion index)
         std::uint64_t state = 12345;
         auto next = [&state] {
             state = state * 6364136223846793005ull + 1442695040888963407ull;
@@ -412,7 +414,7 @@ TEST(NetsimEngine, EventQueueTakesEventsOutByTimeThenInsertionOrder) {
         std::uint32_t pushed = 0;
         std::vector<std::pair<std::int64_t, std::uint32_t>> taken;
         for (int round = 0; round < 20000; ++round) {
-            if (!q.empty() && next() % 5 == 0) (void)q.top();   // as run() looks past its end
+            if (!q.empty() && next() % 5 == 0) (void)q.top(); // as run() looks past its end
             const int n = static_cast<int>(next() % 4);
             for (int i = 0; i < n; ++i) {
                 // The same instant, within a nanosecond, a few hundred ns, and far ahead (timers).
@@ -427,7 +429,7 @@ TEST(NetsimEngine, EventQueueTakesEventsOutByTimeThenInsertionOrder) {
                 SimEvent e{};
                 if (next() % 2) {
                     e = q.pop();
-                } else {   // as run() takes them: only if due by a time just before, at or after the earliest
+                } else { // as run() takes them: only if due by a time just before, at or after the earliest
                     const std::int64_t until = top - 1 + static_cast<std::int64_t>(next() % 3);
                     ASSERT_EQ(q.pop_due(until, e), until >= top);
                     if (until < top) continue;
@@ -464,7 +466,7 @@ TEST(NetsimEngineDeathTest, TimeGoingBackwardsAborts) {
 TEST(FabricSim, MemoryEstimateIsTheRoutingTablesAndAKibibytePerPort) {
     FabricOptions o;
     o.tree.k = 4;
-    const Fabric f = build_fabric(o);   // 32 hosts, 12 switches of 8 ports, LIDs 1..44
+    const Fabric f = build_fabric(o); // 32 hosts, 12 switches of 8 ports, LIDs 1..44
     EXPECT_EQ(routing_table_bytes(f.topology), 2u * 12 * 45);
     EXPECT_EQ(simulator_bytes(f.topology), 2u * 12 * 45 + 1024 * (32 + 12 * 8));
     FabricOptions limited = o;

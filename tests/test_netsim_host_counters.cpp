@@ -27,7 +27,7 @@ TEST(HostCounters, AFullBatchCountsThePastArrivalsBeforeTakingAnother) {
     c.reset(1);
     for (std::int64_t k = 1; k <= static_cast<std::int64_t>(HostCounters::batch); ++k) c.arriving(0, k * 10, 1, 1, 0);
     EXPECT_EQ(c.arriving_entries(), HostCounters::batch);
-    c.arriving(0, 1'000, 1, 1, 41);   // those that arrived by 40 ps are counted now
+    c.arriving(0, 1'000, 1, 1, 41); // those that arrived by 40 ps are counted now
     EXPECT_EQ(c.arriving_entries(), HostCounters::batch - 4 + 1);
     EXPECT_EQ(c.stats(0, [](std::uint32_t) { return 0u; })[0].rx_payload, 4u);
 }

@@ -25,7 +25,7 @@ FatTreeSpec full(std::uint32_t k) {
     s.k = k;
     return s;
 }
-FatTreeSpec partial() {   // leaves with 3 and 2 hosts, a missing host, a swapped cable
+FatTreeSpec partial() { // leaves with 3 and 2 hosts, a missing host, a swapped cable
     FatTreeSpec s = full(4);
     s.hosts_per_leaf = {4, 4, 3, 4, 2, 4, 4, 4};
     s.missing_hosts = {1};
@@ -49,8 +49,9 @@ std::map<std::pair<std::uint32_t, std::uint32_t>, Hops> ibtracert_pairs(const Ib
     const auto& hosts = t.hosts();
     for (std::size_t i = shard; i < hosts.size(); i += shards)
         for (auto b : hosts)
-            if (auto a = hosts[i]; a != b) script += "echo '== " + std::to_string(t.device(a).lid) + " " + std::to_string(t.device(b).lid) + "'; ibtracert " +
-                                  std::to_string(t.device(a).lid) + " " + std::to_string(t.device(b).lid) + "; ";
+            if (auto a = hosts[i]; a != b)
+                script += "echo '== " + std::to_string(t.device(a).lid) + " " + std::to_string(t.device(b).lid) + "'; ibtracert " +
+                    std::to_string(t.device(a).lid) + " " + std::to_string(t.device(b).lid) + "; ";
     std::istringstream out(sim.tool("sh -c \"" + script + "\""));
     static const std::regex from(R"re(^From ca \{0x([0-9a-f]+)\})re");
     static const std::regex hop(R"re(^\[(\d+)\] -> (switch|ca) port \{0x([0-9a-f]+)\})re");
@@ -113,7 +114,7 @@ struct TracedFabric {
     const char* name;
     FatTreeSpec spec;
     std::string engine;
-    std::size_t shard = 0, shards = 1;   // the sources traced: every shards-th host from shard
+    std::size_t shard = 0, shards = 1; // the sources traced: every shards-th host from shard
 };
 
 class IbsimTraces : public IbsimTools, public ::testing::WithParamInterface<TracedFabric> {};
@@ -135,13 +136,15 @@ TEST_P(IbsimTraces, PathsThroughImportedLftsEqualIbtracert) {
             if (a == b) continue;
             Hops ours;
             for (const auto& ch : trace(t, r, a, b)) ours.emplace_back(t.device(ch.device).guid, ib_port(t.device(ch.device), ch.port));
-            EXPECT_EQ(ours, (traced[{t.device(a).lid, t.device(b).lid}])) << c.engine << ": " << t.device(a).name << " -> " << t.device(b).name;
+            EXPECT_EQ(ours, (traced[{t.device(a).lid, t.device(b).lid}]))
+                << c.engine << ": " << t.device(a).name << " -> " << t.device(b).name;
         }
 }
 
 INSTANTIATE_TEST_SUITE_P(Fabrics, IbsimTraces,
                          ::testing::Values(TracedFabric{"K2Ftree", full(2), "ftree"}, TracedFabric{"K2Updn", full(2), "updn"},
-                                           TracedFabric{"K2Minhop", full(2), "minhop"}, TracedFabric{"PartialUpdn1of4", partial(), "updn", 0, 4},
+                                           TracedFabric{"K2Minhop", full(2), "minhop"},
+                                           TracedFabric{"PartialUpdn1of4", partial(), "updn", 0, 4},
                                            TracedFabric{"PartialUpdn2of4", partial(), "updn", 1, 4},
                                            TracedFabric{"PartialUpdn3of4", partial(), "updn", 2, 4},
                                            TracedFabric{"PartialUpdn4of4", partial(), "updn", 3, 4}),
@@ -171,14 +174,16 @@ TEST_F(IbsimTools, OpenSmFtreeConflictsMatchEvbenchFtree) {
         IbsimFabric sim(built);
         sim.run_opensm("ftree");
         Topology t = read_ibnetdiscover(sim.dump("ibnetdiscover", "disc.txt"));
-        t.order_hosts(order_of_hosts(t, HostOrder::hostname));   // host0, host1, ...: the built rank order
+        t.order_hosts(order_of_hosts(t, HostOrder::hostname)); // host0, host1, ...: the built rank order
         Routing opensm = read_lft_dumps({sim.dump("dump_lfts", "lfts.txt")}, t);
         Routing ours = route(t, RoutingEngine::ftree);
         auto opensm_flows = phase_flows(t, opensm);
         EXPECT_EQ(opensm_flows, phase_flows(t, ours));
         // Not only the counts: both engines pick the same spine for every destination.
         for (auto sw : t.switches())
-            for (auto h : t.hosts()) EXPECT_EQ(opensm.lft[sw][t.device(h).lid], ours.lft[sw][t.device(h).lid]) << t.device(sw).name << " -> " << t.device(h).name;
+            for (auto h : t.hosts())
+                EXPECT_EQ(opensm.lft[sw][t.device(h).lid], ours.lft[sw][t.device(h).lid])
+                    << t.device(sw).name << " -> " << t.device(h).name;
         auto sum = summarise(analyse_linear_shift(t, opensm));
         if (spec.hosts_per_leaf.empty()) {
             EXPECT_EQ(sum.worst, 1u);
@@ -198,8 +203,10 @@ Topology parallel_cable_tree(std::uint32_t leaves, std::uint32_t hosts, std::uin
     Topology t;
     std::vector<std::uint32_t> leaf, spine;
     for (std::uint32_t h = 0; h < leaves * hosts; ++h) t.add_device(DeviceKind::host, "host" + std::to_string(h), 1);
-    for (std::uint32_t l = 0; l < leaves; ++l) leaf.push_back(t.add_device(DeviceKind::switch_, "leaf" + std::to_string(l), hosts + spines * cables, 0));
-    for (std::uint32_t s = 0; s < spines; ++s) spine.push_back(t.add_device(DeviceKind::switch_, "spine" + std::to_string(s), leaves * cables, 1));
+    for (std::uint32_t l = 0; l < leaves; ++l)
+        leaf.push_back(t.add_device(DeviceKind::switch_, "leaf" + std::to_string(l), hosts + spines * cables, 0));
+    for (std::uint32_t s = 0; s < spines; ++s)
+        spine.push_back(t.add_device(DeviceKind::switch_, "spine" + std::to_string(s), leaves * cables, 1));
     for (std::uint32_t h = 0; h < leaves * hosts; ++h) t.connect({t.hosts()[h], 0}, {leaf[h / hosts], h % hosts});
     for (std::uint32_t l = 0; l < leaves; ++l)
         for (std::uint32_t j = 0; j < spines * cables; ++j) {
@@ -237,8 +244,8 @@ void expect_same_tables(const Routed& r) {
             ++entries;
             if (r.opensm.lft[sw][lid] == r.ours.lft[sw][lid]) continue;
             if (++differ <= 5)
-                first += "\n  " + r.t.device(sw).name + " -> " + r.t.device(h).name + ": OpenSM port " + std::to_string(r.opensm.lft[sw][lid] + 1) +
-                         ", evbench port " + std::to_string(r.ours.lft[sw][lid] + 1);
+                first += "\n  " + r.t.device(sw).name + " -> " + r.t.device(h).name + ": OpenSM port " +
+                    std::to_string(r.opensm.lft[sw][lid] + 1) + ", evbench port " + std::to_string(r.ours.lft[sw][lid] + 1);
         }
     EXPECT_EQ(differ, 0u) << differ << " of " << entries << " LFT entries differ:" << first;
 }
@@ -267,8 +274,8 @@ TEST_F(IbsimTools, OpenSmFtreeEqualsEvbenchFtreeWithParallelCables) {
     } cases[] = {{3, 3, 2, 2, false}, {3, 3, 2, 2, true}, {4, 8, 4, 2, false}, {6, 6, 2, 3, true}};
     for (const auto& c : cases) {
         Routed r = route_both(parallel_cable_tree(c.leaves, c.hosts, c.spines, c.cables, c.blocks), "ftree");
-        SCOPED_TRACE(std::to_string(c.leaves) + " leaves of " + std::to_string(c.hosts) + " hosts, " + std::to_string(c.spines) + " spines x " +
-                     std::to_string(c.cables) + " cables" + (c.blocks ? " in blocks" : " round-robin"));
+        SCOPED_TRACE(std::to_string(c.leaves) + " leaves of " + std::to_string(c.hosts) + " hosts, " + std::to_string(c.spines) +
+                     " spines x " + std::to_string(c.cables) + " cables" + (c.blocks ? " in blocks" : " round-robin"));
         expect_same_tables(r);
         auto opensm = summarise(analyse_linear_shift(r.t, r.opensm)), ours = summarise(analyse_linear_shift(r.t, r.ours));
         EXPECT_EQ(opensm.conflicting, ours.conflicting);
@@ -355,7 +362,6 @@ TEST_F(IbsimTools, OpenSmFtreeEqualsEvbenchFtreeOnGeneratedFabrics) {
         expect_same_tables(r);
     }
 }
-
 
 // Issue 58: minhop and up*/down* on the same trees. OpenSM balances destinations leaf by leaf,
 // the leaves with the most hosts first, each leaf's hosts in port order.

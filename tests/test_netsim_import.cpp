@@ -117,7 +117,7 @@ TEST(IbnetdiscoverFormat, ReadsSwitchesAdaptersLidsAndLinkKinds) {
     // IB port 2 of leaf-a is index 1; the cable carries the kind from the dump.
     EXPECT_EQ(t.peer({by_name(t, "MF0;leaf-a:MSB7700/U1"), 1})->device, node02);
     EXPECT_EQ(leaf_a.link_kinds[34], "4xEDR");
-    EXPECT_EQ(t.peer({by_name(t, "MF0;leaf-a:MSB7700/U1"), 34})->port, 0u);   // spine port 1
+    EXPECT_EQ(t.peer({by_name(t, "MF0;leaf-a:MSB7700/U1"), 34})->port, 0u); // spine port 1
     EXPECT_EQ(t.device_by_lid(3), by_name(t, "node10 HCA-1"));
     // The file's node order is the given order; hostname order is natural (node2 before node10).
     std::vector<std::string> names;
@@ -168,7 +168,8 @@ TEST(IbnetdiscoverFormat, BrokenDumpsGetOneLineWithFileLineAndReason) {
         {sw + "[1] \"H-0a\"[1]\n[2] \"H-0a\"[2]\nCa 2 \"H-0a\"\n[1] \"S-01\"[1]\n[2] \"S-01\"[2]\n",
          "fabric.txt:4: adapter \"H-0a\" has 2 cabled ports; evbench simulates one port per host"},
         {sw + links + ca_a + "Ca 1 \"H-0b\" # \"b\"\n[1](c) \"S-01\"[2] # lid 1 lmc 0 \"sw\" lid 3\n", "LID 1 is used by both a and b"},
-        {sw + links + ca_a + "Ca 1 \"H-0b\" # \"b\"\n[1](c) \"S-01\"[2]\n", "fabric.txt:6: \"H-0b\" has no LID while earlier nodes have one"},
+        {sw + links + ca_a + "Ca 1 \"H-0b\" # \"b\"\n[1](c) \"S-01\"[2]\n",
+         "fabric.txt:6: \"H-0b\" has no LID while earlier nodes have one"},
         // Numbers wider than their field are refused, not cut to it (4294967297 would be LID or port 1).
         {sw + links + ca_a + "Ca 1 \"H-0b\" # \"b\"\n[1](c) \"S-01\"[2] # lid 4294967298 lmc 0 \"sw\" lid 3 4xEDR\n",
          "fabric.txt:7: number out of range in"},
@@ -179,7 +180,8 @@ TEST(IbnetdiscoverFormat, BrokenDumpsGetOneLineWithFileLineAndReason) {
         // Within 32 bits, the field's own check names what is wrong.
         {"Switch 300 \"S-01\"\n", "fabric.txt:1: a node has 1..254 ports (got 300)"},
         {sw + "[300] \"H-0a\"[1]\n", "fabric.txt:2: port 300 of \"S-01\", which has ports 1..4"},
-        {sw + links + ca_a + "Ca 1 \"H-0b\" # \"b\"\n[1](c) \"S-01\"[2] # lid 70000 lmc 0 \"sw\" lid 3 4xEDR\n", "no valid unicast LID (70000)"},
+        {sw + links + ca_a + "Ca 1 \"H-0b\" # \"b\"\n[1](c) \"S-01\"[2] # lid 70000 lmc 0 \"sw\" lid 3 4xEDR\n",
+         "no valid unicast LID (70000)"},
     };
     for (const auto& c : cases) EXPECT_NE(error_of(c.text).find(c.expected), std::string::npos) << error_of(c.text) << "\n---\n" << c.text;
 }
@@ -202,7 +204,7 @@ TEST(LftDumpFormat, BrokenTablesNameFileLineAndReason) {
     FatTreeSpec spec;
     spec.k = 1;
     spec.leaves = 2;
-    Topology t = build_fat_tree(spec);   // 2 leaves, 1 spine, 2 hosts
+    Topology t = build_fat_tree(spec); // 2 leaves, 1 spine, 2 hosts
     Routing r = route(t, RoutingEngine::ftree);
     std::ostringstream text;
     write_lft_dump(t, r, text);
@@ -224,8 +226,9 @@ TEST(LftDumpFormat, BrokenTablesNameFileLineAndReason) {
         return s.replace(at, from.size(), to);
     };
     const std::string first_line = good.substr(0, good.find('\n'));
-    EXPECT_NE(error_for(replace("0x0002 002", "0x0002 007")).find("bad.lfts:5: LFT of leaf0 sends LID 2 to port 7; the switch has ports 1..2"),
-              std::string::npos)
+    EXPECT_NE(
+        error_for(replace("0x0002 002", "0x0002 007")).find("bad.lfts:5: LFT of leaf0 sends LID 2 to port 7; the switch has ports 1..2"),
+        std::string::npos)
         << error_for(replace("0x0002 002", "0x0002 007"));
     // leaf0 -> itself (port 0) for a host is refused; the spine sending LID 2 back to leaf0 is a loop.
     EXPECT_NE(error_for(replace("0x0002 002", "0x0002 000")).find("to port 0, the switch itself"), std::string::npos);
@@ -236,12 +239,16 @@ TEST(LftDumpFormat, BrokenTablesNameFileLineAndReason) {
     EXPECT_NE(error_for(looped).find("bad.lfts:"), std::string::npos) << error_for(looped);
     // An entry removed, with the count fixed: unreachable, named at the switch's block.
     std::string unreachable = good;
-    unreachable.erase(unreachable.find("0x0002 002"), unreachable.find('\n', unreachable.find("0x0002 002")) - unreachable.find("0x0002 002") + 1);
+    unreachable.erase(unreachable.find("0x0002 002"),
+                      unreachable.find('\n', unreachable.find("0x0002 002")) - unreachable.find("0x0002 002") + 1);
     unreachable.replace(unreachable.find("3 valid lids dumped"), 1, "2");
-    EXPECT_NE(error_for(unreachable).find("bad.lfts:1: host0 -> host1: unreachable, no LFT entry on leaf0"), std::string::npos) << error_for(unreachable);
+    EXPECT_NE(error_for(unreachable).find("bad.lfts:1: host0 -> host1: unreachable, no LFT entry on leaf0"), std::string::npos)
+        << error_for(unreachable);
     // Truncated: the last block loses its trailer, or a count disagrees.
-    EXPECT_NE(error_for(good.substr(0, good.rfind("valid lids dumped") - 2)).find("ends without 'valid lids dumped' (truncated?)"), std::string::npos);
-    EXPECT_NE(error_for(replace("3 valid lids dumped", "4 valid lids dumped")).find("says 4 lids but lists 3 (truncated?)"), std::string::npos);
+    EXPECT_NE(error_for(good.substr(0, good.rfind("valid lids dumped") - 2)).find("ends without 'valid lids dumped' (truncated?)"),
+              std::string::npos);
+    EXPECT_NE(error_for(replace("3 valid lids dumped", "4 valid lids dumped")).find("says 4 lids but lists 3 (truncated?)"),
+              std::string::npos);
     EXPECT_NE(error_for(replace(first_line, "Unicast lids [0x0-0x5] of switch Lid 3 guid 0x0000000000000bad (stranger):"))
                   .find("bad.lfts:1: switch guid 0x0000000000000bad (stranger) is not in the topology"),
               std::string::npos);
@@ -249,7 +256,8 @@ TEST(LftDumpFormat, BrokenTablesNameFileLineAndReason) {
     EXPECT_NE(error_for("garbage\n").find("bad.lfts:1: not an ibroute/dump_lfts line: 'garbage'"), std::string::npos);
     // A LID beyond 16 bits whose low 32 bits name a real LID (fuzz finding: it indexed the table
     // with the full value and crashed), and a port beyond 8 bits, are refused with their line.
-    EXPECT_NE(error_for(replace("0x0002 002", "0x100000002 002")).find("bad.lfts:5: number out of range in '0x100000002 002"), std::string::npos)
+    EXPECT_NE(error_for(replace("0x0002 002", "0x100000002 002")).find("bad.lfts:5: number out of range in '0x100000002 002"),
+              std::string::npos)
         << error_for(replace("0x0002 002", "0x100000002 002"));
     EXPECT_NE(error_for(replace("0x0002 002", "0x0002 4294967298")).find("bad.lfts:5: number out of range in"), std::string::npos)
         << error_for(replace("0x0002 002", "0x0002 4294967298"));

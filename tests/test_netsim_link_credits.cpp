@@ -26,7 +26,7 @@ TEST(LinkCredits, ARampFoldsIntoTheCounterOnceItsLastBlockIsBack) {
     EXPECT_EQ(c.folded(0, 105), 4);
     EXPECT_EQ(c.partial(0, 105), 0);
     EXPECT_EQ(c.partial(0, 110), 1);
-    EXPECT_EQ(c.partial(0, 139), 3);   // never the last block: that one folds the ramp
+    EXPECT_EQ(c.partial(0, 139), 3); // never the last block: that one folds the ramp
     EXPECT_EQ(c.folded(0, 140), 8);
     EXPECT_EQ(c.partial(0, 140), 0);
     EXPECT_EQ(c.held(0), 8);
@@ -35,20 +35,20 @@ TEST(LinkCredits, ARampFoldsIntoTheCounterOnceItsLastBlockIsBack) {
 
 TEST(LinkCredits, TheTimeANeedIsMetIsWhenItsLastMissingBlockIsBack) {
     const LinkCredits c = half_used();
-    EXPECT_EQ(c.time_reached(0, 6, 0), 120);     // 2 missing: the second block, at 100 + 2 x 10
+    EXPECT_EQ(c.time_reached(0, 6, 0), 120); // 2 missing: the second block, at 100 + 2 x 10
     EXPECT_EQ(c.time_reached(0, 8, 0), 140);
-    EXPECT_EQ(c.time_reached(0, 6, 130), 131);   // met already: not before the next instant
-    EXPECT_EQ(c.time_reached(0, 9, 0), -1);      // more than is on its way
+    EXPECT_EQ(c.time_reached(0, 6, 130), 131); // met already: not before the next instant
+    EXPECT_EQ(c.time_reached(0, 9, 0), -1); // more than is on its way
 }
 
 TEST(LinkCredits, AGrantTakesTheBlocksOfARampAlreadyBack) {
     LinkCredits c = half_used();
     LinkCredits::Cover cover(c, 0, 125);
     EXPECT_TRUE(cover(4));
-    EXPECT_TRUE(cover(6));    // 4 in the counter, 2 of the ramp back by 125 ps
+    EXPECT_TRUE(cover(6)); // 4 in the counter, 2 of the ramp back by 125 ps
     EXPECT_FALSE(cover(7));
     EXPECT_EQ(c.take(0, 6, 125), 0);
-    EXPECT_EQ(c.held(0), 2);   // the ramp's last 2 blocks, still on their way
+    EXPECT_EQ(c.held(0), 2); // the ramp's last 2 blocks, still on their way
     EXPECT_EQ(c.time_reached(0, 1, 125), 130);
     EXPECT_EQ(c.folded(0, 140), 2);
 }
@@ -59,7 +59,7 @@ TEST(LinkCredits, AFullRingFoldsTheRampsCompleteByNowBeforeTakingAnother) {
     EXPECT_EQ(c.take(0, 10, 0), 6);
     for (std::int64_t k = 0; k < static_cast<std::int64_t>(LinkCredits::ramps_inside); ++k) c.give_back(0, {10 * k, 0, 1, 2}, 0);
     EXPECT_EQ(c.ramp_entries(), LinkCredits::ramps_inside);
-    c.give_back(0, {100, 0, 1, 2}, 25);   // the ramps at 0, 10 and 20 ps are back by 25 ps
+    c.give_back(0, {100, 0, 1, 2}, 25); // the ramps at 0, 10 and 20 ps are back by 25 ps
     EXPECT_EQ(c.ramp_entries(), 2u);
     EXPECT_EQ(c[0].credits, 12);
     EXPECT_EQ(c.held(0), 16);

@@ -70,11 +70,12 @@ Fabric two_leaves(std::uint32_t hosts, const std::string& host_kind, const std::
 // out (virtual cut-through, nothing else on the fabric, no switch latency).
 std::int64_t flit_recurrence_ps(std::uint32_t wire, const std::vector<double>& gbps, std::int64_t link_ps) {
     const std::uint32_t flits = (wire + 63) / 64;
-    std::vector<std::int64_t> in(flits, 0);   // flit i wholly at the sender of the next cable
+    std::vector<std::int64_t> in(flits, 0); // flit i wholly at the sender of the next cable
     for (double rate : gbps) {
         std::int64_t free = 0;
         for (std::uint32_t i = 0; i < flits; ++i) {
-            const std::int64_t time = serialisation_ps(std::min<std::uint64_t>(wire, 64ull * (i + 1)), rate) - serialisation_ps(64ull * i, rate);
+            const std::int64_t time =
+                serialisation_ps(std::min<std::uint64_t>(wire, 64ull * (i + 1)), rate) - serialisation_ps(64ull * i, rate);
             free = std::max(free, in[i]) + time;
             in[i] = free + link_ps;
         }
@@ -87,7 +88,7 @@ std::int64_t flit_recurrence_ps(std::uint32_t wire, const std::vector<double>& g
 TEST(LinkRate, WidthsAndSpeedsOfInfiniBand) {
     EXPECT_DOUBLE_EQ(*link_data_gbps("4xEDR"), 100.0);
     EXPECT_DOUBLE_EQ(*link_data_gbps("4xHDR"), 200.0);
-    EXPECT_DOUBLE_EQ(*link_data_gbps("2xHDR"), 100.0);   // HDR100
+    EXPECT_DOUBLE_EQ(*link_data_gbps("2xHDR"), 100.0); // HDR100
     EXPECT_DOUBLE_EQ(*link_data_gbps("4xNDR"), 400.0);
     EXPECT_DOUBLE_EQ(*link_data_gbps("4xQDR"), 32.0);
     EXPECT_DOUBLE_EQ(*link_data_gbps("1xSDR"), 2.0);
@@ -122,7 +123,8 @@ TEST(LinkRate, ADumpKeepsEachLinksRateAndRefusesAnUnknownOne) {
         parse_ibnetdiscover(bad, "bad.net");
         FAIL() << "an unknown link speed was accepted";
     } catch (const DumpError& e) {
-        EXPECT_NE(std::string(e.what()).find("bad.net:" + std::to_string(line) + ": link '4xFOO': not an InfiniBand width"), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find("bad.net:" + std::to_string(line) + ": link '4xFOO': not an InfiniBand width"),
+                  std::string::npos)
             << e.what();
     }
 }
@@ -134,8 +136,9 @@ TEST(LinkRate, AStreamRunsAtItsSlowestLinkInFlitAndPacketMode) {
         std::vector<std::string> kinds;
         double bottleneck;
     };
-    for (const Case& c : {Case{{"4xEDR", "4xQDR", "4xEDR"}, 32}, Case{{"4xQDR", "4xEDR", "4xEDR"}, 32}, Case{{"4xEDR", "4xEDR", "4xQDR"}, 32},
-                          Case{{"4xHDR", "4xEDR", "4xHDR"}, 100}, Case{{"4xEDR", "4xHDR", "4xEDR"}, 100}}) {
+    for (const Case& c :
+         {Case{{"4xEDR", "4xQDR", "4xEDR"}, 32}, Case{{"4xQDR", "4xEDR", "4xEDR"}, 32}, Case{{"4xEDR", "4xEDR", "4xQDR"}, 32},
+          Case{{"4xHDR", "4xEDR", "4xHDR"}, 100}, Case{{"4xEDR", "4xHDR", "4xEDR"}, 100}}) {
         const Fabric f = chain(c.kinds);
         for (SimMode mode : {SimMode::flit, SimMode::packet}) {
             TrafficSpec t;
@@ -183,8 +186,9 @@ TEST(LinkRate, OnePacketCutsThroughAsFlitByFlit) {
     // Flit mode is the reference; packet mode must give the same time for one packet on every
     // mix of rates, including a slow link before fast ones, where the fast output has to wait
     // for the packet's last flit.
-    const std::vector<std::vector<std::string>> mixes = {{"4xEDR", "4xEDR", "4xEDR"}, {"4xQDR", "4xEDR", "4xHDR"}, {"4xHDR", "4xEDR", "4xQDR"},
-                                                         {"4xEDR", "4xQDR", "4xNDR"}, {"4xFDR", "4xHDR", "4xEDR"}, {"4xNDR", "4xQDR", "4xEDR"}};
+    const std::vector<std::vector<std::string>> mixes = {{"4xEDR", "4xEDR", "4xEDR"}, {"4xQDR", "4xEDR", "4xHDR"},
+                                                         {"4xHDR", "4xEDR", "4xQDR"}, {"4xEDR", "4xQDR", "4xNDR"},
+                                                         {"4xFDR", "4xHDR", "4xEDR"}, {"4xNDR", "4xQDR", "4xEDR"}};
     for (const auto& kinds : mixes) {
         const Fabric f = chain(kinds);
         std::vector<double> gbps;
@@ -198,8 +202,8 @@ TEST(LinkRate, OnePacketCutsThroughAsFlitByFlit) {
                 app.posts = {{0, 1, bytes}};
                 sim.run(app, Picoseconds::max());
                 ASSERT_EQ(app.done.size(), 1u);
-                EXPECT_EQ(app.done[0].delivered.count(), expected) << kinds[0] << "-" << kinds[1] << "-" << kinds[2] << " " << bytes << " B "
-                                                                   << to_string(mode);
+                EXPECT_EQ(app.done[0].delivered.count(), expected)
+                    << kinds[0] << "-" << kinds[1] << "-" << kinds[2] << " " << bytes << " B " << to_string(mode);
                 sim.verify_quiescent();
             }
         }

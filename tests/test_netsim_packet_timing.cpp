@@ -8,7 +8,7 @@ using evb::netsim::IbParams;
 using evb::netsim::PacketTiming;
 
 namespace {
-const IbParams edr;   // PacketTiming reads the geometry from IbParams it does not own
+const IbParams edr; // PacketTiming reads the geometry from IbParams it does not own
 } // namespace
 
 TEST(PacketTiming, ARateIsAddedOnceWithTheTimesOfAFlitAndOfAFullPacket) {
@@ -16,16 +16,16 @@ TEST(PacketTiming, ARateIsAddedOnceWithTheTimesOfAFlitAndOfAFullPacket) {
     EXPECT_EQ(t.rate_index(100), 1);
     EXPECT_EQ(t.rate_index(200), 2);
     EXPECT_EQ(t.rate_index(100), 1);
-    ASSERT_EQ(t.rates().size(), 3u);   // and rate 0, no link's
+    ASSERT_EQ(t.rates().size(), 3u); // and rate 0, no link's
     const auto& l = t.times(1);
-    EXPECT_EQ(l.flit_ps, 5120);                 // 64 B at 100 Gb/s
-    EXPECT_EQ(l.mtu_wire_ps, 329760);           // 4122 B
-    EXPECT_EQ(l.mtu_last_flit_ps, 2080);        // 26 B
-    EXPECT_EQ(l.mtu_body_ps, 63 * 5120);        // all flits but the last two
+    EXPECT_EQ(l.flit_ps, 5120); // 64 B at 100 Gb/s
+    EXPECT_EQ(l.mtu_wire_ps, 329760); // 4122 B
+    EXPECT_EQ(l.mtu_last_flit_ps, 2080); // 26 B
+    EXPECT_EQ(l.mtu_body_ps, 63 * 5120); // all flits but the last two
     EXPECT_EQ(t.times(2).flit_ps, 2560);
     EXPECT_EQ(t.packet_times(l, t.mtu_wire(), t.mtu_blocks()).wire_ps, 329760);
     EXPECT_EQ(t.packet_times(l, t.mtu_wire(), t.mtu_blocks()).last_flit_ps, 2080);
-    EXPECT_EQ(t.packet_times(l, 126, 2).wire_ps, 10080);        // a packet of 100 B payload: two flits, the last 62 B
+    EXPECT_EQ(t.packet_times(l, 126, 2).wire_ps, 10080); // a packet of 100 B payload: two flits, the last 62 B
     EXPECT_EQ(t.packet_times(l, 126, 2).last_flit_ps, 4960);
 }
 
@@ -53,11 +53,11 @@ TEST(PacketTiming, AnAdapterCutsMtuPacketsAndTheLastHoldsTheRest) {
     EXPECT_EQ(t.next_payload(10000), 4096u);
     EXPECT_EQ(t.next_packet_blocks(10000), 65u);
     EXPECT_EQ(t.next_payload(100), 100u);
-    EXPECT_EQ(t.next_packet_blocks(100), 2u);     // 126 B
-    EXPECT_EQ(t.next_packet_blocks(38), 1u);      // 64 B: one whole flit
+    EXPECT_EQ(t.next_packet_blocks(100), 2u); // 126 B
+    EXPECT_EQ(t.next_packet_blocks(38), 1u); // 64 B: one whole flit
     EXPECT_EQ(t.next_packet_blocks(39), 2u);
 
-    IbParams small;   // another geometry: 256 B of payload, 40 B of header, 32 B flits
+    IbParams small; // another geometry: 256 B of payload, 40 B of header, 32 B flits
     small.mtu = 256;
     small.header_bytes = 40;
     small.flit_bytes = 32;
@@ -66,7 +66,7 @@ TEST(PacketTiming, AnAdapterCutsMtuPacketsAndTheLastHoldsTheRest) {
     EXPECT_EQ(s.mtu_blocks(), 10u);
     EXPECT_EQ(s.next_payload(1000), 256u);
     EXPECT_EQ(s.next_packet_blocks(1000), 10u);
-    EXPECT_EQ(s.next_packet_blocks(18), 2u);     // 64 B
+    EXPECT_EQ(s.next_packet_blocks(18), 2u); // 64 B
     EXPECT_EQ(s.next_packet_blocks(19), 3u);
 }
 

@@ -10,11 +10,11 @@ TEST(PortCounters, AWaitCountsFromItsStartToItsEndOnce) {
     PortCounters c;
     c.reset(70);
     c.start_waiting(65, 100);
-    c.start_waiting(65, 150);   // waiting already: still from 100
+    c.start_waiting(65, 150); // waiting already: still from 100
     EXPECT_TRUE(c.is_waiting(65));
-    EXPECT_FALSE(c.is_waiting(1));   // the same bit in the first word
+    EXPECT_FALSE(c.is_waiting(1)); // the same bit in the first word
     c.stop_waiting(65, 300);
-    c.stop_waiting(65, 350);    // not waiting: nothing more
+    c.stop_waiting(65, 350); // not waiting: nothing more
     EXPECT_FALSE(c.is_waiting(65));
     EXPECT_EQ(c.xmit_wait_ps(65), 200);
     EXPECT_EQ(c.xmit_wait_ps(1), 0);

@@ -40,17 +40,17 @@ TEST(FatTree, TableThreePointOneCounts) {
         EXPECT_EQ(t.switches().size(), 3 * k);
         for (auto s : t.switches()) {
             EXPECT_EQ(t.device(s).ports.size(), 2 * k);
-            for (const auto& p : t.device(s).ports) EXPECT_TRUE(p.has_value());   // full tree: every port cabled
+            for (const auto& p : t.device(s).ports) EXPECT_TRUE(p.has_value()); // full tree: every port cabled
         }
     }
 }
 
 TEST(FatTree, ImpossibleParametersAreRefused) {
     EXPECT_THROW(build_fat_tree(tree(0)), std::invalid_argument);
-    EXPECT_THROW(build_fat_tree(tree(4, 9)), std::invalid_argument);                       // > 2k leaves
-    EXPECT_THROW(build_fat_tree(tree(2, 0, {3, 1, 1, 1})), std::invalid_argument);         // > k hosts on a leaf
-    EXPECT_THROW(build_fat_tree(tree(2, 0, {}, {99})), std::invalid_argument);             // no such slot
-    EXPECT_THROW(build_fat_tree(tree(2, 0, {}, {}, {{0, 0}})), std::invalid_argument);     // swap with itself
+    EXPECT_THROW(build_fat_tree(tree(4, 9)), std::invalid_argument); // > 2k leaves
+    EXPECT_THROW(build_fat_tree(tree(2, 0, {3, 1, 1, 1})), std::invalid_argument); // > k hosts on a leaf
+    EXPECT_THROW(build_fat_tree(tree(2, 0, {}, {99})), std::invalid_argument); // no such slot
+    EXPECT_THROW(build_fat_tree(tree(2, 0, {}, {}, {{0, 0}})), std::invalid_argument); // swap with itself
 }
 
 TEST(Routing, FtreeOnFullTreesIsConflictFreeInEveryPhase) {
@@ -72,7 +72,7 @@ TEST(Routing, EveryEngineReachesEveryPairWithMinimalHops) {
                 if (a == b) continue;
                 auto path = trace(t, r, a, b);
                 bool same_leaf = t.device(a).ports[0]->device == t.device(b).ports[0]->device;
-                EXPECT_EQ(path.size(), same_leaf ? 2u : 4u) << to_string(e);   // host, leaf(, spine, leaf)
+                EXPECT_EQ(path.size(), same_leaf ? 2u : 4u) << to_string(e); // host, leaf(, spine, leaf)
             }
     }
 }
@@ -119,8 +119,8 @@ TEST(Routing, BrokenTablesAreReportedNotFollowed) {
     // A loop: leaf 0 sends dst up to spine 0, spine 0 sends it back to leaf 0.
     Routing loop = r;
     std::uint32_t spine0 = t.switches()[4];
-    loop.lft[leaf0][lid] = 2;   // up-port to spine 0
-    loop.lft[spine0][lid] = 0;  // down to leaf 0
+    loop.lft[leaf0][lid] = 2; // up-port to spine 0
+    loop.lft[spine0][lid] = 0; // down to leaf 0
     try {
         check_all_pairs(t, loop);
         FAIL() << "loop accepted";
@@ -136,7 +136,7 @@ TEST(FatTree, ThreeLevelCounts) {
         s.levels = 3;
         Topology t = build_fat_tree(s);
         EXPECT_EQ(t.hosts().size(), 2 * k * k * k);
-        EXPECT_EQ(t.switches().size(), 2 * k * k + 2 * k * k + k * k);   // leaves, aggregation, cores
+        EXPECT_EQ(t.switches().size(), 2 * k * k + 2 * k * k + k * k); // leaves, aggregation, cores
         Routing r = route(t, RoutingEngine::ftree);
         // As OpenSM routes it (tests/test_netsim_ibsim.cpp): from k = 4 on, the first leaf of its
         // switch table (GUIDs in network byte order) is not the first host's, and a shift in host
@@ -153,12 +153,12 @@ TEST(FatTree, SizedForTheHostsFromTheSwitchRadix) {
     struct Case {
         std::uint32_t hosts, radix, levels, leaves, middle, cores;
     } cases[] = {
-        {500, 36, 2, 28, 18, 0},      // 28 leaves (504 host ports) + 18 spines
-        {648, 36, 2, 36, 18, 0},      // R^2/2: the full 2-level tree of table 3.1, 3k = 54 switches
-        {649, 36, 3, 37, 54, 324},    // one host more: 3 pods of 18 aggregation switches, k^2 cores
-        {1000, 36, 3, 56, 72, 324},   // 4 pods
+        {500, 36, 2, 28, 18, 0}, // 28 leaves (504 host ports) + 18 spines
+        {648, 36, 2, 36, 18, 0}, // R^2/2: the full 2-level tree of table 3.1, 3k = 54 switches
+        {649, 36, 3, 37, 54, 324}, // one host more: 3 pods of 18 aggregation switches, k^2 cores
+        {1000, 36, 3, 56, 72, 324}, // 4 pods
         {4096, 36, 3, 228, 234, 324}, // 13 pods
-        {2048, 64, 2, 64, 32, 0},     // 64-port switches: R^2/2 = 2048 hosts in 2 levels
+        {2048, 64, 2, 64, 32, 0}, // 64-port switches: R^2/2 = 2048 hosts in 2 levels
     };
     for (const auto& c : cases) {
         FatTreeSpec s = sized_fat_tree(c.hosts, c.radix);
@@ -171,10 +171,10 @@ TEST(FatTree, SizedForTheHostsFromTheSwitchRadix) {
         EXPECT_EQ(t.switches().size(), std::size_t{c.leaves} + c.middle + c.cores) << c.hosts;
         for (auto sw : t.switches()) EXPECT_EQ(t.device(sw).ports.size(), c.radix);
     }
-    EXPECT_EQ(sized_fat_tree(500, 36, 3).levels, 3u);   // --levels 3 asked for
-    EXPECT_THROW(sized_fat_tree(700, 36, 2), std::invalid_argument);     // > R^2/2 in 2 levels
-    EXPECT_THROW(sized_fat_tree(11665, 36), std::invalid_argument);      // > R^3/4
-    EXPECT_THROW(sized_fat_tree(100, 37), std::invalid_argument);        // odd radix
+    EXPECT_EQ(sized_fat_tree(500, 36, 3).levels, 3u); // --levels 3 asked for
+    EXPECT_THROW(sized_fat_tree(700, 36, 2), std::invalid_argument); // > R^2/2 in 2 levels
+    EXPECT_THROW(sized_fat_tree(11665, 36), std::invalid_argument); // > R^3/4
+    EXPECT_THROW(sized_fat_tree(100, 37), std::invalid_argument); // odd radix
     EXPECT_THROW(sized_fat_tree(100, 2), std::invalid_argument);
 }
 
@@ -191,22 +191,22 @@ TEST(FatTree, FewerSpinesTakeParallelCables) {
     EXPECT_EQ(t.hosts().size(), 144u);
     EXPECT_EQ(t.switches().size(), 14u);
     const Device& leaf = t.device(t.switches()[0]);
-    std::map<std::uint32_t, int> cables;   // spine -> cables from leaf 0
+    std::map<std::uint32_t, int> cables; // spine -> cables from leaf 0
     for (std::uint32_t p = 18; p < 36; ++p) ++cables[leaf.ports[p]->device];
     EXPECT_EQ(cables.size(), 6u);
     for (const auto& [spine, n] : cables) EXPECT_EQ(n, 3) << t.device(spine).name;
     Routing r = route(t, RoutingEngine::ftree);
-    EXPECT_EQ(worst_phase(analyse_linear_shift(t, r)), 1u);   // ftree balances over every cable
-    spec.spines = 4;   // 36-port spines, 8 leaves of 18 / 4 cables: not even
+    EXPECT_EQ(worst_phase(analyse_linear_shift(t, r)), 1u); // ftree balances over every cable
+    spec.spines = 4; // 36-port spines, 8 leaves of 18 / 4 cables: not even
     EXPECT_THROW(build_fat_tree(spec), std::invalid_argument);
-    spec.spines = 3;   // 6 cables each: only 6 leaves fit
+    spec.spines = 3; // 6 cables each: only 6 leaves fit
     EXPECT_THROW(build_fat_tree(spec), std::invalid_argument);
     spec.spines = 9;
     EXPECT_EQ(build_fat_tree(spec).switches().size(), 17u);
 }
 
 TEST(Routing, FtreeOnASizedTreeIsConflictFree) {
-    Topology t = build_fat_tree(sized_fat_tree(50, 12));   // k = 6: 9 of 12 leaves, 6 spines
+    Topology t = build_fat_tree(sized_fat_tree(50, 12)); // k = 6: 9 of 12 leaves, 6 spines
     Routing r = route(t, RoutingEngine::ftree);
     EXPECT_EQ(worst_phase(analyse_linear_shift(t, r)), 1u);
 }

@@ -25,7 +25,7 @@ class ProbeUnit final : public Unit {
 public:
     ProbeUnit(std::uint32_t self, MemoryPool& pool) : self_(self), pool_(pool) {}
     void on_start(Context& ctx) override {
-        if (self_ == 1) {   // the receiver tells the writer where to write, as a BU's credit does
+        if (self_ == 1) { // the receiver tells the writer where to write, as a BU's credit does
             Message m{};
             m.type = MessageType::credit;
             m.rkey = pool_.remote_key();
@@ -45,8 +45,8 @@ public:
             cookie_back = c.cookie;
         } else {
             arrived = c;
-            landed = pool_.block(2)[8] == std::byte{0xA5} && pool_.block(2)[107] == std::byte{0xA5} && pool_.block(2)[108] == std::byte{0} &&
-                     pool_.block(2)[7] == std::byte{0};
+            landed = pool_.block(2)[8] == std::byte{0xA5} && pool_.block(2)[107] == std::byte{0xA5} &&
+                pool_.block(2)[108] == std::byte{0} && pool_.block(2)[7] == std::byte{0};
         }
     }
     void on_timer(Context&, TimerId id) override { timer = id; }
@@ -54,7 +54,7 @@ public:
     std::vector<MemoryPool*> pools() override { return {&pool_}; }
     bool receives_writes() const override { return true; }
 
-    static constexpr std::uint64_t cookie_sent = 0xFEDCBA9876543210ull;   // every bit is the unit's own
+    static constexpr std::uint64_t cookie_sent = 0xFEDCBA9876543210ull; // every bit is the unit's own
     int messages = 0;
     std::uint32_t from = UINT32_MAX;
     std::uint64_t cookie_back = 0;
@@ -139,7 +139,7 @@ TEST(Node, AWriteRetiredByALossFinishesOnceEvenWhenItsCompletionComesFirst) {
     reactor.run_once(2_us);
     reactor.run_once(3_us);
     EXPECT_EQ(w.completions[42], 1);
-    EXPECT_EQ(w.dropped[42], 1);   // its peer was lost: the unit hears it dropped, as when the notice comes first
+    EXPECT_EQ(w.dropped[42], 1); // its peer was lost: the unit hears it dropped, as when the notice comes first
     EXPECT_EQ(w.completions[43], 1);
     EXPECT_EQ(w.dropped[43], 0);
     EXPECT_EQ(node.stats().errors.unexpected, 0u);
@@ -194,13 +194,13 @@ TEST(Node, HostsAnyListOfUnitsAndRoutesTheirCompletions) {
     ASSERT_TRUE(reactor.all_finished());
     ASSERT_FALSE(reactor.failure());
     EXPECT_EQ(probes[0]->messages, 1);
-    EXPECT_EQ(probes[0]->from, 1u);                                   // the executor stamps the sender
-    EXPECT_EQ(probes[0]->cookie_back, ProbeUnit::cookie_sent);       // the writer gets its own cookie back
+    EXPECT_EQ(probes[0]->from, 1u); // the executor stamps the sender
+    EXPECT_EQ(probes[0]->cookie_back, ProbeUnit::cookie_sent); // the writer gets its own cookie back
     EXPECT_EQ(probes[1]->arrived.kind, WriteCompletion::Kind::write_arrived);
     EXPECT_EQ(probes[1]->arrived.imm, 0x12345u);
     EXPECT_EQ(probes[1]->arrived.length, 100u);
     EXPECT_EQ(probes[1]->arrived.offset, 2u * 256 + 8);
-    EXPECT_TRUE(probes[1]->landed);                                   // 100 bytes at offset 8 of block 2, nothing around
+    EXPECT_TRUE(probes[1]->landed); // 100 bytes at offset 8 of block 2, nothing around
     EXPECT_EQ(probes[0]->timer, 7u);
     EXPECT_EQ(probes[1]->timer, 7u);
 }
@@ -247,11 +247,15 @@ TEST(Node, AFullQueueTowardsOnePeerDoesNotHoldBackTheOthers) {
     ASSERT_FALSE(node.finished()) << "tcp took 6000 writes of 64 KiB at once: the queue towards rank 1 never filled";
     // Rank 0 runs, rank 2 polls, rank 1 sleeps: the command to rank 2 must get through.
     Picoseconds now{};
-    ASSERT_TRUE(world->drive_only({2}, [&] {
-        reactor.run_once(now += 1_us);
-        for (const auto& g : world->got[2])
-            if (g.completion.kind == Completion::Kind::message) return true;
-        return false;
-    }, 30)) << "posts waiting for rank 1 held back the command to rank 2";
+    ASSERT_TRUE(world->drive_only(
+        {2},
+        [&] {
+            reactor.run_once(now += 1_us);
+            for (const auto& g : world->got[2])
+                if (g.completion.kind == Completion::Kind::message) return true;
+            return false;
+        },
+        30))
+        << "posts waiting for rank 1 held back the command to rank 2";
     ASSERT_FALSE(node.failure());
 }

@@ -84,7 +84,8 @@ long dead_pid() {
 TEST(OfiShmRegions, ARegionLeftUnderThisPidByAnEarlierProcessDoesNotStopANewRank) {
     Planted planted;
     for (int n = 0; n < 64; ++n) {
-        planted.paths.push_back(fs::path("/dev/shm") / (std::to_string(getpid()) + ":" + std::to_string(getuid()) + ":" + std::to_string(n)));
+        planted.paths.push_back(fs::path("/dev/shm") /
+                                (std::to_string(getpid()) + ":" + std::to_string(getuid()) + ":" + std::to_string(n)));
         write_file(planted.paths.back(), 4096);
     }
     std::string why_not;
@@ -105,7 +106,7 @@ TEST(OfiShmRegions, EveryRegionHasANameOfItsOwn) {
 TEST(OfiShmRegions, OnlyRegionsOfDeadProcessesOfThisNamespaceAreRemoved) {
     const fs::path dir = fs::temp_directory_path() / ("evb-shm-test-" + std::to_string(getpid()));
     fs::create_directories(dir);
-    const std::string mine = unique_shm_region_name();   // this process: alive
+    const std::string mine = unique_shm_region_name(); // this process: alive
     const std::string stem = own_stem();
     const std::string dead = stem + "-" + std::to_string(dead_pid()) + "-00000000deadbeef";
     const std::string other_namespace = "evbench-ofi-1-" + std::to_string(dead_pid()) + "-0000000000000001";
@@ -116,7 +117,7 @@ TEST(OfiShmRegions, OnlyRegionsOfDeadProcessesOfThisNamespaceAreRemoved) {
     EXPECT_FALSE(fs::exists(dir / dead));
     for (const auto& name : {mine, other_namespace, not_ours, malformed}) EXPECT_TRUE(fs::exists(dir / name)) << name;
     fs::remove_all(dir);
-    EXPECT_EQ(remove_shm_regions_of_dead_processes(dir), 0u);   // no such directory: nothing, no throw
+    EXPECT_EQ(remove_shm_regions_of_dead_processes(dir), 0u); // no such directory: nothing, no throw
 }
 
 // A killed rank's region (16 MiB of memory in /dev/shm) is removed by the next rank that starts.

@@ -57,9 +57,9 @@ TEST(Options, ParsesEchoesAndTellsWhatWasGiven) {
     EXPECT_FALSE(d.set.given("size"));
     auto echo = d.set.echo();
     EXPECT_EQ(echo["count"], 7);
-    EXPECT_DOUBLE_EQ(echo["wait_s"].get<double>(), 2.5e-3);   // durations echo seconds under NAME_s
-    EXPECT_EQ(echo["size"], 1048576);                         // sizes echo bytes
-    EXPECT_EQ(echo["colour"], "green");                       // choices echo their name
+    EXPECT_DOUBLE_EQ(echo["wait_s"].get<double>(), 2.5e-3); // durations echo seconds under NAME_s
+    EXPECT_EQ(echo["size"], 1048576); // sizes echo bytes
+    EXPECT_EQ(echo["colour"], "green"); // choices echo their name
     EXPECT_EQ(echo["loud"], true);
 }
 

@@ -24,7 +24,7 @@ struct FakeBuilder final : evb::OwnEvents::Builder {
     bool ru_lost(std::uint32_t ru) const override { return std::ranges::find(lost_rus, ru) != lost_rus.end(); }
 
     std::vector<bool> busy;
-    std::vector<std::pair<std::uint64_t, bool>> started;   // (event, re-assigned)
+    std::vector<std::pair<std::uint64_t, bool>> started; // (event, re-assigned)
     std::vector<std::uint32_t> lost_rus;
 };
 
@@ -55,7 +55,7 @@ using Events = std::vector<std::pair<std::uint64_t, bool>>;
 
 TEST(OwnEvents, EachFreeSlotGetsTheNextEventOfItsClassUpToTheEventsLimit) {
     FakeBuilder bu(2);
-    evb::OwnEvents own(bu, {1, 3, 2, 2, 10, evb::Picoseconds(0)});   // BU 1 of 3, 2 RUs, 2 slots, 10 events
+    evb::OwnEvents own(bu, {1, 3, 2, 2, 10, evb::Picoseconds(0)}); // BU 1 of 3, 2 RUs, 2 slots, 10 events
     RecordingContext ctx;
     own.fill(ctx);
     EXPECT_EQ(bu.started, (Events{{1, false}, {4, false}}));
@@ -84,11 +84,11 @@ TEST(OwnEvents, PastItsDurationOrEndedNoNewEventStarts) {
 
 TEST(OwnEvents, ALostBuildersEventsAreSharedOnceEveryRuHasReported) {
     FakeBuilder bu(1);
-    evb::OwnEvents own(bu, {0, 3, 2, 1, 0, evb::Picoseconds(0)});   // BU 0 of 3, 2 RUs, no limit
+    evb::OwnEvents own(bu, {0, 3, 2, 1, 0, evb::Picoseconds(0)}); // BU 0 of 3, 2 RUs, no limit
     RecordingContext ctx;
     own.fill(ctx);
     own.builder_lost(ctx, 2);
-    own.on_report(ctx, report(0, 2, 3, 5));   // RU 0: delivered BU 2's class below round 3, asked below 5
+    own.on_report(ctx, report(0, 2, 3, 5)); // RU 0: delivered BU 2's class below round 3, asked below 5
     EXPECT_FALSE(own.all_given()) << "RU 1 has not reported: the takeover is not settled";
     EXPECT_EQ(ctx.stats_.events_built_by_lost, 0u);
     own.on_report(ctx, report(1, 2, 4, 4));
@@ -110,10 +110,10 @@ TEST(OwnEvents, ALostRuIsNotWaitedForAndABadReportIsAnError) {
     EXPECT_FALSE(own.all_given());
     EXPECT_EQ(ctx.stats_.events_built_by_lost, 0u);
     bu.lost_rus.push_back(1);
-    own.ru_lost(ctx);   // RU 1's report is no longer awaited: settled, BU 1 first of the survivors 1 and 2
+    own.ru_lost(ctx); // RU 1's report is no longer awaited: settled, BU 1 first of the survivors 1 and 2
     EXPECT_EQ(ctx.stats_.events_built_by_lost, 2u) << "rounds 0 and 1 of class 0";
     EXPECT_EQ(next_events(bu, own, ctx, 3), (Events{{4, false}, {6, false}, {7, false}})) << "round 2 of class 0 is event 6";
-    own.on_report(ctx, report(0, 1, 0, 0));   // a report on itself
-    own.on_report(ctx, report(5, 0, 0, 0));   // from an RU that does not exist
+    own.on_report(ctx, report(0, 1, 0, 0)); // a report on itself
+    own.on_report(ctx, report(5, 0, 0, 0)); // from an RU that does not exist
     EXPECT_EQ(ctx.stats_.errors.unexpected, 2u);
 }

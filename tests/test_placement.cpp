@@ -18,8 +18,8 @@ namespace {
 std::string probe_live_run(const std::string& args, const std::string& probe, const std::string& name) {
     const std::string out = temp_path(name + ".out");
     const std::string script = evbench_binary() + " --transport local " + args + " --duration 3s --progress-interval 100ms > " + out +
-                               " 2>&1 & pid=$!; n=0; until grep -q '^\\[' " + out + " 2>/dev/null; do sleep 0.1; n=$((n+1)); [ $n -lt 600 ] || break; done; " +
-                               probe + "; wait $pid; echo rc=$?";
+        " 2>&1 & pid=$!; n=0; until grep -q '^\\[' " + out + " 2>/dev/null; do sleep 0.1; n=$((n+1)); [ $n -lt 600 ] || break; done; " +
+        probe + "; wait $pid; echo rc=$?";
     const std::string file = temp_path(name + ".sh");
     std::ofstream(file) << script << "\n";
     auto r = run_command("sh " + file, 120);
@@ -53,8 +53,9 @@ TEST(Placement, ManualNumaBindsEveryPoolAndOnlyThePools) {
     // 2 nodes in one process: an RU and a BU pool each, 8 MiB each (m N c f), pre-faulted: every
     // one of their 32 MiB of pages is under a bind:0 policy, and nothing else is (the kernel
     // merges adjacent mappings of one policy, so count pages, not lines).
-    const std::string bound_pages = "awk '/ bind:0 / { for (i = 1; i <= NF; i++) if ($i ~ /^anon=/) { sub(\"anon=\", \"\", $i); s += $i } } "
-                                    "END { print \"bound_pages=\" s }' /proc/$pid/numa_maps";
+    const std::string bound_pages =
+        "awk '/ bind:0 / { for (i = 1; i <= NF; i++) if ($i ~ /^anon=/) { sub(\"anon=\", \"\", $i); s += $i } } "
+        "END { print \"bound_pages=\" s }' /proc/$pid/numa_maps";
     auto bound = probe_live_run("--nodes 2 --placement manual --numa 0", bound_pages, "numa_live");
     EXPECT_NE(bound.find("bound_pages=" + std::to_string(32 * 1024 * 1024 / 4096) + "\n"), std::string::npos) << bound;
     auto untouched = probe_live_run("--nodes 2 --placement none", "cat /proc/$pid/numa_maps", "numa_none_live");
@@ -62,7 +63,8 @@ TEST(Placement, ManualNumaBindsEveryPoolAndOnlyThePools) {
 }
 
 TEST(Placement, HugePagesOffKeepsPoolsInNormalPagesAndAutoUsesTransparentOnes) {
-    if (transparent_mode() != "madvise") GTEST_SKIP() << "transparent huge pages are '" << transparent_mode() << "', not madvise: only the pools' madvise decides";
+    if (transparent_mode() != "madvise")
+        GTEST_SKIP() << "transparent huge pages are '" << transparent_mode() << "', not madvise: only the pools' madvise decides";
     // The pools are the mappings bound to node 0 (numa_maps); their huge pages are in smaps.
     const std::string sum = "awk 'NR == FNR { if ($2 == \"bind:0\") pool[$1] = 1; next } "
                             "/^[0-9a-f]+-[0-9a-f]+ / { split($1, range, \"-\"); inside = (range[1] in pool) } "
@@ -80,8 +82,9 @@ TEST(Placement, HugePagesOffKeepsPoolsInNormalPagesAndAutoUsesTransparentOnes) {
 }
 
 TEST(Placement, TheRunsOwnReadBackMatchesTheRequest) {
-    auto doc = run_evbench_json("--transport tcp --launch-local 2 --nodes 2 --duration 200ms --placement manual --cpus 1,0 --numa 0 --hugepages off",
-                                "placement_json");
+    auto doc = run_evbench_json(
+        "--transport tcp --launch-local 2 --nodes 2 --duration 200ms --placement manual --cpus 1,0 --numa 0 --hugepages off",
+        "placement_json");
     ASSERT_FALSE(doc.is_null());
     const auto& p = doc["results"]["placement"];
     ASSERT_EQ(p.size(), 2u);
@@ -94,16 +97,17 @@ TEST(Placement, TheRunsOwnReadBackMatchesTheRequest) {
         EXPECT_EQ(r["page_nodes"], nlohmann::json::array({0}));
         EXPECT_EQ(r["huge_bytes"], 0);
         EXPECT_EQ(r["pages"], "normal pages");
-        EXPECT_EQ(r["locked_bytes"], r["pool_bytes"]);   // root: no RLIMIT_MEMLOCK applies
-        EXPECT_EQ(r["nic"], "lo");                          // the interface owning 127.0.0.1
+        EXPECT_EQ(r["locked_bytes"], r["pool_bytes"]); // root: no RLIMIT_MEMLOCK applies
+        EXPECT_EQ(r["nic"], "lo"); // the interface owning 127.0.0.1
     }
 }
 
 TEST(Placement, PerUnitThreadsEachTakeTheirOwnCpuAndOnlyTheirUnitsPools) {
     // 2 processes, 5 endpoints (RU 0, BU 0, EM | RU 1, BU 1): the host's threads take --cpus in
     // turn, so a process's RU and BU threads sit on different cpus.
-    auto doc = run_evbench_json("--transport tcp --launch-local 2 --nodes 2 --duration 200ms --threads per-unit --placement manual --cpus 1,0",
-                                "placement_per_unit");
+    auto doc =
+        run_evbench_json("--transport tcp --launch-local 2 --nodes 2 --duration 200ms --threads per-unit --placement manual --cpus 1,0",
+                         "placement_per_unit");
     ASSERT_FALSE(doc.is_null());
     const auto& p = doc["results"]["placement"];
     ASSERT_EQ(p.size(), 5u);
@@ -125,11 +129,13 @@ TEST(Placement, PerUnitThreadsAreSeparateThreadsOnSeparateCpusAsTheKernelReports
     // Every thread of each rank process, from /proc: a per-unit rank has threads pinned to both
     // cpus; with one reactor thread (--threads 1) a rank would have every thread on one.
     const std::string out = temp_path("per_unit_live.out");
-    const std::string script = evbench_binary() + " --transport tcp --launch-local 2 --nodes 2 --threads per-unit --placement manual --cpus 0,1 "
-                               "--duration 3s --progress-interval 100ms > " + out + " 2>&1 & pid=$!; n=0; until grep -q '^\\[' " + out +
-                               " 2>/dev/null; do sleep 0.1; n=$((n+1)); [ $n -lt 600 ] || break; done; "
-                               "for kid in $(cat /proc/$pid/task/$pid/children); do echo \"rank $kid: $(cat /proc/$kid/task/*/status | "
-                               "awk '/^Cpus_allowed_list:/ { print $2 }' | sort -u | tr '\\n' ' ')\"; done; wait $pid; echo rc=$?";
+    const std::string script = evbench_binary() +
+        " --transport tcp --launch-local 2 --nodes 2 --threads per-unit --placement manual --cpus 0,1 "
+        "--duration 3s --progress-interval 100ms > " +
+        out + " 2>&1 & pid=$!; n=0; until grep -q '^\\[' " + out +
+        " 2>/dev/null; do sleep 0.1; n=$((n+1)); [ $n -lt 600 ] || break; done; "
+        "for kid in $(cat /proc/$pid/task/$pid/children); do echo \"rank $kid: $(cat /proc/$kid/task/*/status | "
+        "awk '/^Cpus_allowed_list:/ { print $2 }' | sort -u | tr '\\n' ' ')\"; done; wait $pid; echo rc=$?";
     const std::string file = temp_path("per_unit_live.sh");
     std::ofstream(file) << script << "\n";
     auto r = run_command("sh " + file, 120);
@@ -151,7 +157,8 @@ TEST(Placement, HugePagesOnTakesHugetlbPagesAndSaysWhenThereAreTooFew) {
     if (std::stoi(before) == 0) {
         auto refused = run_command(evbench_binary() + " --nodes 2 --hugepages on --events 10");
         EXPECT_EQ(refused.exit_code, 1);
-        EXPECT_NE(refused.err.find("--hugepages on: a pool of 8MiB needs 4 huge pages of 2MiB, 0 are free"), std::string::npos) << refused.err;
+        EXPECT_NE(refused.err.find("--hugepages on: a pool of 8MiB needs 4 huge pages of 2MiB, 0 are free"), std::string::npos)
+            << refused.err;
     }
     // 2 nodes: 4 pools of 8 MiB, 4 pages each.
     std::ofstream(nr) << std::stoi(before) + 64 << "\n";
@@ -171,8 +178,10 @@ TEST(Placement, AMemlockLimitTooLowForThePoolsIsNamed) {
     const std::string json = temp_path("memlock.json");
     auto r = run_command("sh -c 'ulimit -l 64 && setpriv --bounding-set -ipc_lock " + evbench_binary() +
                          " --transport tcp --launch-local 2 --nodes 2 --events 50 --json " + json + "'");
-    ASSERT_EQ(r.exit_code, 0) << r.err;   // tcp does not need locked pools: a notice, and the run goes on
-    EXPECT_NE(r.out.find("cannot lock the 16MiB of buffer pools in memory (Cannot allocate memory): RLIMIT_MEMLOCK is 64KiB"), std::string::npos) << r.out;
+    ASSERT_EQ(r.exit_code, 0) << r.err; // tcp does not need locked pools: a notice, and the run goes on
+    EXPECT_NE(r.out.find("cannot lock the 16MiB of buffer pools in memory (Cannot allocate memory): RLIMIT_MEMLOCK is 64KiB"),
+              std::string::npos)
+        << r.out;
     auto doc = nlohmann::json::parse(read_file(json));
     for (const auto& p : doc["results"]["placement"]) EXPECT_EQ(p["locked_bytes"], 0) << p.dump();
     EXPECT_EQ(doc["results"]["system"]["events_built"], 50);

@@ -19,7 +19,7 @@ namespace {
 struct Launch {
     const char* name;
     bool mpirun;
-    const char* flags;   // after evbench: the transport, and --launch-local 4 when not under mpirun
+    const char* flags; // after evbench: the transport, and --launch-local 4 when not under mpirun
 };
 
 class ProgressLinesAcrossProcesses : public ::testing::TestWithParam<Launch> {};
@@ -31,7 +31,9 @@ double line_limit_of(const nlohmann::json& doc) { return 4 * doc["results"]["sys
 TEST_P(ProgressLinesAcrossProcesses, TheLastLineAgreesWithTheTable) {
     const std::string json = temp_path(std::string("progress_") + GetParam().name + ".json");
     const std::string mpirun = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 4 ";
-    auto r = run_command((GetParam().mpirun ? mpirun : std::string()) + evbench_binary() + " " + GetParam().flags + " --duration 3s --warmup 0s --progress-interval 1s --fragment-size 64KiB --json " + json, 120);
+    auto r = run_command((GetParam().mpirun ? mpirun : std::string()) + evbench_binary() + " " + GetParam().flags +
+                             " --duration 3s --warmup 0s --progress-interval 1s --fragment-size 64KiB --json " + json,
+                         120);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto doc = nlohmann::json::parse(read_file(json));
     expect_last_progress_line_agrees_with_the_table(r.out, doc);
@@ -64,7 +66,10 @@ namespace {
 // the events fewer than the line before): marked, and every line what its interval moved.
 TEST(ProgressLines, EveryLineOfATcpRunAcrossTheWarmUpsEndIsTrue) {
     const std::string json = temp_path("progress_warmup_tcp.json");
-    auto r = run_command(evbench_binary() + " --transport tcp --launch-local 4 --duration 3s --warmup 1s --progress-interval 1s --fragment-size 64KiB --json " + json, 120);
+    auto r = run_command(
+        evbench_binary() +
+            " --transport tcp --launch-local 4 --duration 3s --warmup 1s --progress-interval 1s --fragment-size 64KiB --json " + json,
+        120);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto doc = nlohmann::json::parse(read_file(json));
     expect_every_progress_line_true(r.out, doc, 1, 1, line_limit_of(doc), false);
@@ -73,7 +78,8 @@ TEST(ProgressLines, EveryLineOfATcpRunAcrossTheWarmUpsEndIsTrue) {
 // In one process, a warm-up that ends within a line's interval (before: `in 7128.17 Gb/s/node`).
 TEST(ProgressLines, EveryLineOfAnInProcessRunIsTrueAndTheOneAcrossTheWarmUpsEndSaysSo) {
     const std::string json = temp_path("progress_warmup_local.json");
-    auto r = run_command(evbench_binary() + " --duration 2s --warmup 0.3s --progress-interval 200ms --fragment-size 64KiB --json " + json, 120);
+    auto r =
+        run_command(evbench_binary() + " --duration 2s --warmup 0.3s --progress-interval 200ms --fragment-size 64KiB --json " + json, 120);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto doc = nlohmann::json::parse(read_file(json));
     EXPECT_NE(r.out.find("(warm-up until 0.3 s: partly not counted)"), std::string::npos) << r.out;
@@ -87,12 +93,15 @@ TEST(ProgressLines, EveryLineOfAnInProcessRunIsTrueAndTheOneAcrossTheWarmUpsEndS
 TEST(ProgressLines, EveryLineOfASimulatedRunIsWhatTheLinksCarried) {
     for (const char* warmup : {"0s", "1ms"}) {
         const std::string json = temp_path(std::string("progress_sim_") + warmup + ".json");
-        auto r = run_command(evbench_binary() + " --transport sim --nodes 8 --credits 2 --fragment-size 64KiB --duration 3ms --progress-interval 500us --warmup " +
-                                 warmup + " --json " + json, 120);
+        auto r = run_command(
+            evbench_binary() +
+                " --transport sim --nodes 8 --credits 2 --fragment-size 64KiB --duration 3ms --progress-interval 500us --warmup " + warmup +
+                " --json " + json,
+            120);
         ASSERT_EQ(r.exit_code, 0) << r.err;
         const auto doc = nlohmann::json::parse(read_file(json));
         const double b_eff = doc["results"]["network"]["effective_gbps"].get<double>();
-        const double packet_more = 4096.0 * 8 / 500e-6 / 1e9;   // one MTU packet more in an interval
+        const double packet_more = 4096.0 * 8 / 500e-6 / 1e9; // one MTU packet more in an interval
         expect_every_progress_line_true(r.out, doc, std::string(warmup) == "1ms" ? 1e-3 : 0, 500e-6, b_eff + packet_more, true);
     }
 }
@@ -112,11 +121,12 @@ TEST(ProgressLines, NetsimPrintsALinePerIntervalOfSimulatedTime) {
         // packet counts when its last byte is in): 6.6 Gb/s over 5 us.
         EXPECT_LE(std::stod((*it)[3]), 106.6) << it->str();
     }
-    ASSERT_EQ(at.size(), 9u) << r.out;   // a tenth of the duration each, the last one the result's
+    ASSERT_EQ(at.size(), 9u) << r.out; // a tenth of the duration each, the last one the result's
     for (std::size_t i = 0; i < at.size(); ++i) EXPECT_NEAR(at[i], 5e-6 * static_cast<double>(i + 1), 1e-12) << r.out;
     EXPECT_GT(delivered, 0u);
 
-    auto quiet = run_command(evbench_binary() + " netsim --k 4 --traffic shift --shift 1 --message-size 64KiB --duration 50us --progress-interval 0s", 120);
+    auto quiet = run_command(
+        evbench_binary() + " netsim --k 4 --traffic shift --shift 1 --message-size 64KiB --duration 50us --progress-interval 0s", 120);
     ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
     EXPECT_EQ(quiet.out.find(" delivered "), std::string::npos) << quiet.out;
 }

@@ -16,8 +16,8 @@ TEST(ProgressPrinter, AnIntervalsRatesAreWhatItsCountsGrewBy) {
     ProgressPrinter p(4, 2, 2);
     const ProgressLine first = p.next(ms(100), {1'000'000, 2'000'000, 10, 3});
     EXPECT_DOUBLE_EQ(first.rate_hz, 100.0);
-    EXPECT_DOUBLE_EQ(first.in_gbps, 1e6 * 8 / 0.1 / 1e9 / 4);    // per BU
-    EXPECT_DOUBLE_EQ(first.out_gbps, 2e6 * 8 / 0.1 / 1e9 / 2);   // per RU
+    EXPECT_DOUBLE_EQ(first.in_gbps, 1e6 * 8 / 0.1 / 1e9 / 4); // per BU
+    EXPECT_DOUBLE_EQ(first.out_gbps, 2e6 * 8 / 0.1 / 1e9 / 2); // per RU
     EXPECT_EQ(first.events, 10u);
     EXPECT_EQ(first.in_flight, 3u);
     EXPECT_EQ(first.mark, "");
@@ -31,8 +31,8 @@ TEST(ProgressPrinter, AnIntervalsRatesAreWhatItsCountsGrewBy) {
 TEST(ProgressPrinter, LinesReachingIntoTheWarmUpAreMarked) {
     ProgressPrinter p(2, 2, 2, ms(1000));
     EXPECT_EQ(p.next(ms(500), {10, 10, 1, 0}).mark, "  (warm-up: not counted)");
-    EXPECT_EQ(p.next(ms(1000), {20, 20, 2, 0}).mark, "  (warm-up: not counted)");   // the line at its end: all of it warm-up
-    EXPECT_EQ(p.next(ms(1500), {30, 30, 3, 0}).mark, "");   // from its end on: counted
+    EXPECT_EQ(p.next(ms(1000), {20, 20, 2, 0}).mark, "  (warm-up: not counted)"); // the line at its end: all of it warm-up
+    EXPECT_EQ(p.next(ms(1500), {30, 30, 3, 0}).mark, ""); // from its end on: counted
     EXPECT_EQ(p.next(ms(2000), {40, 40, 4, 0}).mark, "");
     ProgressPrinter q(2, 2, 2, ms(1200));
     q.next(ms(1000), {20, 20, 2, 0});

@@ -33,7 +33,8 @@ std::string cpuinfo_model() {
 
 TEST(Provenance, AResultOfLocalProcessesSaysWhereEachRankRanAndHowItWasLaunched) {
     const std::string json = temp_path("provenance_tcp.json");
-    const std::string command = "FI_LOG_LEVEL=warn UCX_TLS=tcp " + evbench_binary() + " --transport tcp --launch-local 2 --events 50 --fragment-size 64KiB --quiet --json " + json;
+    const std::string command = "FI_LOG_LEVEL=warn UCX_TLS=tcp " + evbench_binary() +
+        " --transport tcp --launch-local 2 --events 50 --fragment-size 64KiB --quiet --json " + json;
     auto r = run_command(command, 120);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const std::string text = read_file(json);
@@ -43,8 +44,10 @@ TEST(Provenance, AResultOfLocalProcessesSaysWhereEachRankRanAndHowItWasLaunched)
     EXPECT_EQ(inv["launcher"], "evbench --launch-local");
     EXPECT_EQ(inv["command_line"][0], evbench_binary());
     EXPECT_EQ(inv["command_line"].size(), 12u) << inv;
-    EXPECT_EQ(inv["options"], nlohmann::json({{"transport", "tcp"}, {"launch-local", "2"}, {"events", "50"}, {"fragment-size", "64KiB"}, {"quiet", "true"}}));
-    EXPECT_EQ(doc["config"]["launch_local"], 2);   // read 0 before: the ranks did not know how they were launched
+    EXPECT_EQ(
+        inv["options"],
+        nlohmann::json({{"transport", "tcp"}, {"launch-local", "2"}, {"events", "50"}, {"fragment-size", "64KiB"}, {"quiet", "true"}}));
+    EXPECT_EQ(doc["config"]["launch_local"], 2); // read 0 before: the ranks did not know how they were launched
 
     const auto& origin = doc["origin"];
     ASSERT_EQ(origin["ranks"].size(), 2u) << origin;
@@ -55,7 +58,7 @@ TEST(Provenance, AResultOfLocalProcessesSaysWhereEachRankRanAndHowItWasLaunched)
         EXPECT_EQ(rank["host"], this_host());
         EXPECT_GT(rank["pid"].get<std::int64_t>(), 0);
         pids.insert(rank["pid"].get<std::int64_t>());
-        EXPECT_EQ(rank["nic"], "lo") << rank;   // tcp on 127.0.0.1
+        EXPECT_EQ(rank["nic"], "lo") << rank; // tcp on 127.0.0.1
         EXPECT_EQ(rank["address"], "127.0.0.1") << rank;
     }
     EXPECT_EQ(pids.size(), 2u);
@@ -85,8 +88,12 @@ TEST(Provenance, ARunInOneProcessRecordsThatProcess) {
 // The options as given come back from the result; the command line still wins over them, and the
 // result's own --json is not among them (a rerun would write over what it reads).
 TEST(Provenance, ARunFromAResultRunsTheSameOptionsAgain) {
-    const std::string first = temp_path("rerun_first.json"), again = temp_path("rerun_again.json"), changed = temp_path("rerun_changed.json");
-    auto a = run_command(evbench_binary() + " --transport tcp --launch-local 2 --events 120 --credits 3 --fragment-size 32KiB --verify full --quiet --json " + first, 120);
+    const std::string first = temp_path("rerun_first.json"), again = temp_path("rerun_again.json"),
+                      changed = temp_path("rerun_changed.json");
+    auto a = run_command(
+        evbench_binary() +
+            " --transport tcp --launch-local 2 --events 120 --credits 3 --fragment-size 32KiB --verify full --quiet --json " + first,
+        120);
     ASSERT_EQ(a.exit_code, 0) << a.err;
     auto b = run_command(evbench_binary() + " --config " + first + " --json " + again, 120);
     ASSERT_EQ(b.exit_code, 0) << b.err;
@@ -97,7 +104,7 @@ TEST(Provenance, ARunFromAResultRunsTheSameOptionsAgain) {
     EXPECT_EQ(config_one, config_two);
     EXPECT_EQ(one["invocation"]["options"], two["invocation"]["options"]);
     EXPECT_EQ(two["results"]["system"]["events_built"], 120);
-    EXPECT_EQ(two["origin"]["ranks"].size(), 2u);   // launched locally again
+    EXPECT_EQ(two["origin"]["ranks"].size(), 2u); // launched locally again
 
     auto c = run_command(evbench_binary() + " --config " + first + " --credits 5 --quiet --json " + changed, 120);
     ASSERT_EQ(c.exit_code, 0) << c.err;

@@ -15,7 +15,7 @@ TEST(Psm2, WithoutAnAdapterARunIsOneClearLine) {
         auto r = run_command(evbench_binary() + " --transport psm2 " + layout + " --events 10", 60);
         EXPECT_EQ(r.exit_code, 2);
         EXPECT_EQ(r.out, "");
-        ASSERT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;   // once, not once per rank
+        ASSERT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err; // once, not once per rank
         EXPECT_EQ(r.err.rfind("evbench: error: psm2: psm2_init failed (", 0), 0u) << r.err;
         EXPECT_NE(r.err.find("hfi1"), std::string::npos) << r.err;
         EXPECT_NE(r.err.find("PSM2_DEVICES"), std::string::npos) << r.err;

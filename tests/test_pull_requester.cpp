@@ -19,7 +19,7 @@ struct FakeBuilder final : evb::PullRequester::Builder {
     void send_request(evb::Context&, std::uint32_t slot, std::uint32_t ru) override { asked.emplace_back(slot, ru); }
 
     std::vector<std::uint32_t> lost;
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> asked;   // (slot, RU)
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> asked; // (slot, RU)
 };
 
 using Asked = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
@@ -29,7 +29,7 @@ using Asked = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
 TEST(PullRequester, ASlotWalksTheBarrelFromItsOwnRuWithAtMostParallelRequestsOut) {
     FakeBuilder bu;
     auto schedule = evb::make_schedule(evb::Scheduling::barrel_shift, 1);
-    evb::PullRequester pull(bu, *schedule, {1, 4, 2, 2, evb::BarrelStart::own});   // BU 1, 4 RUs, 2 slots, parallel 2
+    evb::PullRequester pull(bu, *schedule, {1, 4, 2, 2, evb::BarrelStart::own}); // BU 1, 4 RUs, 2 slots, parallel 2
     RecordingContext ctx;
     pull.begin(0, 7);
     pull.walk(ctx, 0);
@@ -107,7 +107,7 @@ TEST(PullRequester, ANewEventStartsTheSlotsWalkAfresh) {
     evb::PullRequester pull(bu, *schedule, {0, 2, 1, 1, evb::BarrelStart::own});
     RecordingContext ctx;
     pull.begin(0, 0);
-    pull.request(ctx, 0, 1);   // barrel-sync names the RU
+    pull.request(ctx, 0, 1); // barrel-sync names the RU
     EXPECT_TRUE(pull.has_step_left(0));
     pull.answered(ctx, 0);
     pull.request(ctx, 0, 0);

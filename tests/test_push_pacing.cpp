@@ -35,7 +35,7 @@ evb::FragmentJob job(std::uint64_t event, std::uint32_t bu) { return {event, bu,
 TEST(ScheduleCursor, WaitsAtABuWithNothingAssignedAndGoesOnInTheBarrelsOrder) {
     FakeReadout ru;
     auto schedule = evb::make_schedule(evb::Scheduling::barrel_shift, 1);
-    evb::ScheduleCursor cursor(ru, *schedule, 1, 3, 4);   // RU 1 of 3 BUs: visits 1, 2, 0, 1, ...
+    evb::ScheduleCursor cursor(ru, *schedule, 1, 3, 4); // RU 1 of 3 BUs: visits 1, 2, 0, 1, ...
     RecordingContext ctx;
     cursor.assign(ctx, job(10, 2));
     cursor.assign(ctx, job(20, 0));
@@ -80,7 +80,7 @@ TEST(TimeWindowPacing, SendsToThePhasesBuWhatFitsInItsWindowThenArmsTheNext) {
     FakeReadout ru;
     // 1 us send windows, 1 us idle, 300 ns per fragment: 3 fit in a window.
     const evb::TimeWindows windows(evb::Picoseconds(1000000), evb::Picoseconds(1000000), evb::Picoseconds(300000));
-    evb::TimeWindowPacing pacing(ru, windows, 0, 2, 8);   // RU 0 of 2: phase 0 to BU 0, phase 1 to BU 1
+    evb::TimeWindowPacing pacing(ru, windows, 0, 2, 8); // RU 0 of 2: phase 0 to BU 0, phase 1 to BU 1
     RecordingContext ctx;
     for (std::uint64_t e = 0; e < 4; ++e) pacing.assign(ctx, job(e, 0));
     pacing.assign(ctx, job(100, 1));

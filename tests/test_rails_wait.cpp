@@ -36,7 +36,7 @@ public:
 
 private:
     WaitPlan plan_;
-    int fd_;   // -1: no wait object
+    int fd_; // -1: no wait object
 };
 
 using WaitPlan = Transport::WaitPlan;
@@ -54,7 +54,7 @@ RailsTransport rails(std::vector<std::pair<WaitPlan, int>> each) {
 
 TEST(RailsWait, EveryRailsDescriptorWakesTheRank) {
     auto t = rails({{sleep, 7}, {sleep, 9}});
-    std::vector<int> fds{3};   // what the caller had already
+    std::vector<int> fds{3}; // what the caller had already
     EXPECT_EQ(t.prepare_wait(fds), sleep);
     EXPECT_EQ(fds, (std::vector<int>{3, 7, 9}));
 }
@@ -82,7 +82,7 @@ TEST(RailsWait, ARailWithNoWaitObjectMakesTheRankNap) {
     auto t = rails({{sleep, 7}, {sleep, -1}});
     std::vector<int> fds{3};
     EXPECT_EQ(t.prepare_wait(fds), sleep);
-    EXPECT_EQ(fds, (std::vector<int>{3}));   // nothing of the rails': the reactor naps
+    EXPECT_EQ(fds, (std::vector<int>{3})); // nothing of the rails': the reactor naps
 }
 
 } // namespace

@@ -39,7 +39,8 @@ TEST(RateDefinitions, OnARealTransportInGbpsLeavesEachNodesOwnFragmentOut) {
 
 // Split: readout nodes and builder nodes are different nodes, so every byte crosses the network.
 TEST(RateDefinitions, SplitNodesSendEveryByteOverTheNetwork) {
-    auto doc = run_evbench_json("--transport tcp --launch-local 4 --layout split --readout-nodes 2 --builder-nodes 2 --events 200", "rates_tcp_split");
+    auto doc = run_evbench_json("--transport tcp --launch-local 4 --layout split --readout-nodes 2 --builder-nodes 2 --events 200",
+                                "rates_tcp_split");
     ASSERT_FALSE(doc.is_null());
     for (const auto& n : doc["results"]["nodes"]) {
         EXPECT_EQ(n["raw"]["bytes_in_local"], 0) << n.dump();
@@ -68,7 +69,8 @@ TEST(RateDefinitions, OnTheSimulatorNoNetworkRateExceedsBEffAndBuiltCountsTheWho
 
 // The shift scan's shift 0 is each node to itself: marked, and no network row above b_eff.
 TEST(RateDefinitions, TheShiftScansShiftZeroIsNoNetworkRate) {
-    auto doc = run_evbench_json("--transport sim --benchmark shift-scan --nodes 4 --link-rate 8 --fragment-size 64KiB --phase-time 2ms", "rates_sim_scan");
+    auto doc = run_evbench_json("--transport sim --benchmark shift-scan --nodes 4 --link-rate 8 --fragment-size 64KiB --phase-time 2ms",
+                                "rates_sim_scan");
     ASSERT_FALSE(doc.is_null());
     const double b_eff = doc["results"]["network"]["effective_gbps"].get<double>();
     const auto& phases = doc["results"]["phases"];

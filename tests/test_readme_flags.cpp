@@ -56,13 +56,15 @@ TEST(ReadmeFlags, EveryTableEqualsTheDeclarations) {
             EXPECT_EQ(in->second, table) << "the docs' table '" << group << "' differs from the declarations: run tools/readme_flags.py";
         }
     }
-    for (const auto& [group, table] : in_readme) EXPECT_TRUE(declared.count(group)) << "the docs have a table no command declares: " << group;
+    for (const auto& [group, table] : in_readme)
+        EXPECT_TRUE(declared.count(group)) << "the docs have a table no command declares: " << group;
 }
 
 TEST(ReadmeFlags, EveryDeclaredFlagIsAcceptedAndEchoed) {
     // The declaration is the flag and the JSON echo: a run with a flag set echoes its value.
     std::string json = temp_path("echo.json");
-    auto r = run_command(evbench_binary() + " --quiet --events 40 --nodes 3 --credits 3 --fragment-size 8KiB --grace 7s --json " + json, 60);
+    auto r =
+        run_command(evbench_binary() + " --quiet --events 40 --nodes 3 --credits 3 --fragment-size 8KiB --grace 7s --json " + json, 60);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto text = read_file(json);
     EXPECT_NE(text.find("\"credits\": 3"), std::string::npos) << text;

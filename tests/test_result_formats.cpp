@@ -44,8 +44,10 @@ void expect_same_cell(const std::string& name, const std::string& ours, const st
     const double a = std::strtod(ours.c_str(), &end);
     const bool number = !ours.empty() && *end == '\0';
     const double b = std::strtod(theirs.c_str(), &end);
-    if (number && !theirs.empty() && *end == '\0') EXPECT_DOUBLE_EQ(a, b) << name;
-    else EXPECT_EQ(ours, theirs) << name;
+    if (number && !theirs.empty() && *end == '\0')
+        EXPECT_DOUBLE_EQ(a, b) << name;
+    else
+        EXPECT_EQ(ours, theirs) << name;
 }
 
 class ResultFormats : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};

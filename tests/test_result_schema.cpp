@@ -15,13 +15,13 @@ namespace {
 
 struct SchemaRun {
     const char* name;
-    std::string command;   // after it: --quiet --json FILE
+    std::string command; // after it: --quiet --json FILE
 };
 
 class ResultSchema : public ::testing::TestWithParam<SchemaRun> {};
 
 TEST_P(ResultSchema, EachTransportsResultFollowsTheShippedSchema) {
-    const auto doc = run_json_command(GetParam().command, std::string("schema_") + GetParam().name, 180);   // checks the schema
+    const auto doc = run_json_command(GetParam().command, std::string("schema_") + GetParam().name, 180); // checks the schema
     ASSERT_FALSE(doc.is_null());
     EXPECT_EQ(doc["schema"], "evbench-result-v1");
 }
@@ -32,7 +32,10 @@ std::vector<SchemaRun> runs() {
         {"local", evbench + " --duration 0.3s --fragment-size 64KiB"},
         {"local_microbenchmark", evbench + " --benchmark gather --duration 0.3s --fragment-size 64KiB"},
         {"tcp", evbench + " --transport tcp --launch-local 3 --duration 0.3s --fragment-size 64KiB"},
-        {"tcp_push_split", evbench + " --transport tcp --launch-local 4 --protocol push --layout split --readout-nodes 2 --builder-nodes 2 --duration 0.3s --fragment-size 64KiB"},
+        {"tcp_push_split",
+         evbench +
+             " --transport tcp --launch-local 4 --protocol push --layout split --readout-nodes 2 --builder-nodes 2 --duration 0.3s "
+             "--fragment-size 64KiB"},
         {"sim", evbench + " --transport sim --nodes 8 --duration 300us"},
     };
 #ifdef EVB_HAVE_OFI
@@ -57,7 +60,7 @@ TEST(ResultSchemaCheck, ADocumentOffTheSchemaIsRefusedNamingWhere) {
     const auto doc = run_evbench_json("--duration 0.2s --fragment-size 64KiB", "schema_base");
     ASSERT_FALSE(doc.is_null());
     const std::string validate = "/usr/bin/python3 " + std::string(EVBENCH_SOURCE_DIR) + "/tests/validate_result.py " + EVBENCH_SOURCE_DIR +
-                                 "/schema/result-v1.schema.json ";
+        "/schema/result-v1.schema.json ";
     auto broken = [&](const std::string& name, const std::function<void(nlohmann::json&)>& change) {
         nlohmann::json d = doc;
         change(d);

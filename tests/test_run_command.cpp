@@ -16,7 +16,7 @@ TEST(InnerGtestOutput, ASkipInsideCannotMakeCtestReportAFailedOuterTestAsSkipped
     // variable it needs) is passed through the helper those failure messages use.
     const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
     const auto r = run_command(self + " --gtest_color=no --gtest_filter=Bootstrap.StraceProbe", 60);
-    const std::string marker = std::string("[  SKIP") + "PED ]";   // assembled: this file's failure text must not hold it
+    const std::string marker = std::string("[  SKIP") + "PED ]"; // assembled: this file's failure text must not hold it
     const std::string shown = inner_gtest_output(r.out);
     ASSERT_EQ(r.exit_code, 0) << shown;
     EXPECT_NE(r.out.find(marker + " Bootstrap.StraceProbe"), std::string::npos) << "the inner run skipped nothing: " << shown;

@@ -47,7 +47,9 @@ TEST(BuildIdentity, VersionNamesTheCommitAndTheDriversBuilt) {
     auto r = run_command(evbench_binary() + " --version");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     std::smatch m;
-    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(^evbench (\d+\.\d+) \(commit ([0-9a-f]{12}(-dirty)?|unknown); build: ([^,;]+), ([^;]+); drivers: (.*)\)\n$)")))
+    ASSERT_TRUE(std::regex_search(
+        r.out, m,
+        std::regex(R"(^evbench (\d+\.\d+) \(commit ([0-9a-f]{12}(-dirty)?|unknown); build: ([^,;]+), ([^;]+); drivers: (.*)\)\n$)")))
         << r.out;
     // How it was built: this build's type and options, as CMake configured it, and its compiler.
     EXPECT_EQ(m[4].str(), EVB_EXPECTED_BUILD);
@@ -69,8 +71,10 @@ TEST(BuildIdentity, EveryJsonDocumentCarriesIt) {
     ASSERT_TRUE(run.contains("evbench")) << run.dump();
     EXPECT_NE(version.find("commit " + run["evbench"]["commit"].get<std::string>() + ";"), std::string::npos) << version;
     EXPECT_NE(version.find("drivers: " + run["evbench"]["drivers"].get<std::string>() + ")"), std::string::npos) << version;
-    EXPECT_NE(version.find("build: " + run["evbench"]["build"].get<std::string>() + ", " + run["evbench"]["compiler"].get<std::string>() + ";"),
-              std::string::npos) << version;
+    EXPECT_NE(
+        version.find("build: " + run["evbench"]["build"].get<std::string>() + ", " + run["evbench"]["compiler"].get<std::string>() + ";"),
+        std::string::npos)
+        << version;
 
     const std::string fabric_json = temp_path("identity_fabric.json");
     auto fabric = run_command(evbench_binary() + " fabric --k 4 --json " + fabric_json);
@@ -102,9 +106,12 @@ TEST(RunCost, EveryRankOfAProcessRunReportsItsCpu) {
 TEST(RunCost, TheTableFooterSaysIt) {
     auto r = run_command(evbench_binary() + " --transport tcp --launch-local 2 --nodes 2 --duration 200ms");
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(# cpu: user [0-9.]+ s \+ system [0-9.]+ s in [0-9.]+ s = [0-9.]+ cores busy; [0-9.]+ cores per 100 Gb/s moved)")))
+    EXPECT_TRUE(std::regex_search(
+        r.out,
+        std::regex(R"(# cpu: user [0-9.]+ s \+ system [0-9.]+ s in [0-9.]+ s = [0-9.]+ cores busy; [0-9.]+ cores per 100 Gb/s moved)")))
         << r.out;
-    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(# cpu per rank \(user/system s\):  0: [0-9.]+/[0-9.]+  1: [0-9.]+/[0-9.]+\n)"))) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(# cpu per rank \(user/system s\):  0: [0-9.]+/[0-9.]+  1: [0-9.]+/[0-9.]+\n)")))
+        << r.out;
 }
 
 TEST(RunCost, SimulatedTimeHasNoCpuFigures) {

@@ -12,7 +12,7 @@ namespace {
 using namespace evb;
 
 TEST(RunLoop, TasksRunInTheirOrderAfterEveryPassUntilOneEndsTheLoop) {
-    Reactor reactor;   // no node: every pass finds no work
+    Reactor reactor; // no node: every pass finds no work
     RunLoop loop(reactor, steady_now());
     std::string order;
     int first = 0;
@@ -22,7 +22,7 @@ TEST(RunLoop, TasksRunInTheirOrderAfterEveryPassUntilOneEndsTheLoop) {
     });
     loop.every(Picoseconds(0), [&](Picoseconds) { order += 'b'; });
     loop.run();
-    EXPECT_EQ(order, "ababababa");   // the fifth pass ends at its first task
+    EXPECT_EQ(order, "ababababa"); // the fifth pass ends at its first task
     EXPECT_TRUE(loop.ended());
 }
 

@@ -22,7 +22,7 @@ std::vector<nlohmann::json> lines_of(const std::string& path) {
     std::istringstream in(read_file(path));
     std::string line;
     while (std::getline(in, line))
-        if (auto j = nlohmann::json::parse(line, nullptr, false); !j.is_discarded()) out.push_back(j);   // skips a cut line
+        if (auto j = nlohmann::json::parse(line, nullptr, false); !j.is_discarded()) out.push_back(j); // skips a cut line
     return out;
 }
 
@@ -47,7 +47,7 @@ TEST(Scan, RunsEveryPointOnceAndResumes) {
         EXPECT_GT(l["results"]["network"]["fabric_rx_gbps"]["avg"].get<double>(), 0);
     }
     // An interrupted scan: drop two points, rerun, only those two run again.
-    std::string kept = lines[0].dump() + "\n" + lines[1].dump() + "\n{\"point\": [\"--cut\"";   // a half-written line
+    std::string kept = lines[0].dump() + "\n" + lines[1].dump() + "\n{\"point\": [\"--cut\""; // a half-written line
     std::string resumed = temp_path("resumed.jsonl");
     std::ofstream(resumed) << kept;
     auto second = run_command(scan + " --out " + resumed + grid, 300);
@@ -70,9 +70,10 @@ TEST(Scan, ArrayTasksAndRanksSplitThePoints) {
     auto rank = run_command("OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 " + scan + " --out " + out + grid, 300);
     ASSERT_EQ(rank.exit_code, 0) << rank.err;
     lines = lines_of(out);
-    ASSERT_EQ(lines.size(), 3u);   // task 2 already there; rank 1 of 2 adds points 1 and 3
-    EXPECT_EQ(points_of(lines), (std::set<std::string>{R"(["--credits","4","--parallel","1"])", R"(["--credits","1","--parallel","2"])",
-                                                       R"(["--credits","4","--parallel","2"])"}));
+    ASSERT_EQ(lines.size(), 3u); // task 2 already there; rank 1 of 2 adds points 1 and 3
+    EXPECT_EQ(points_of(lines),
+              (std::set<std::string>{R"(["--credits","4","--parallel","1"])", R"(["--credits","1","--parallel","2"])",
+                                     R"(["--credits","4","--parallel","2"])"}));
     auto bad = run_command("SLURM_ARRAY_TASK_ID=7 " + scan + " --out " + out + grid, 60);
     EXPECT_EQ(bad.exit_code, 2);
     EXPECT_NE(bad.err.find("array task 7 but the scan has 4 points"), std::string::npos) << bad.err;
@@ -111,8 +112,10 @@ TEST(Scan, AggregateToCsvAndPlot) {
 TEST(Scan, KilledScanResumesWithTheMissingPoints) {
     std::string out = temp_path("killed.jsonl");
     const std::string slow = " --jobs 1 --param credits=1,2 --param parallel=1,2 -- --transport sim --nodes 64 --duration 4ms";
-    auto killed = run_command("setsid " + scan + " --out " + out + slow + " & pid=$!; "
-                              "for i in $(seq 600); do [ -s " + out + " ] && break; sleep 0.05; done; /bin/kill -9 -- -$pid; wait $pid; exit 0",
+    auto killed = run_command("setsid " + scan + " --out " + out + slow +
+                                  " & pid=$!; "
+                                  "for i in $(seq 600); do [ -s " +
+                                  out + " ] && break; sleep 0.05; done; /bin/kill -9 -- -$pid; wait $pid; exit 0",
                               120);
     ASSERT_EQ(killed.exit_code, 0) << killed.err;
     std::istringstream first(read_file(out));
@@ -123,7 +126,8 @@ TEST(Scan, KilledScanResumesWithTheMissingPoints) {
     ASSERT_LT(done, 4u) << "the scan finished before it was killed";
     auto resumed = run_command(scan + " --out " + out + slow, 300);
     ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
-    EXPECT_NE(resumed.out.find(std::to_string(4 - done) + " points run, " + std::to_string(done) + " already done, 0 failed"), std::string::npos)
+    EXPECT_NE(resumed.out.find(std::to_string(4 - done) + " points run, " + std::to_string(done) + " already done, 0 failed"),
+              std::string::npos)
         << resumed.out;
     EXPECT_EQ(points_of(lines_of(out)).size(), 4u);
 }
@@ -133,7 +137,8 @@ TEST(Scan, KilledScanResumesWithTheMissingPoints) {
 // its rates count over, the duration, the warm-up, the seed and the build.
 TEST(Scan, AggregateReadsJsonFilesAndScanLinesAndNamesBadLinesOnStandardError) {
     const std::string doc = temp_path("aggregate_run.json"), lines = temp_path("aggregate_scan.jsonl");
-    auto run = run_command(evbench_binary() + " --transport sim --nodes 4 --duration 1ms --warmup 200us --seed 7 --quiet --json " + doc, 60);
+    auto run =
+        run_command(evbench_binary() + " --transport sim --nodes 4 --duration 1ms --warmup 200us --seed 7 --quiet --json " + doc, 60);
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const auto parsed = nlohmann::json::parse(read_file(doc));
     std::ofstream(lines) << "not json\n" << parsed.dump() << "\n";
@@ -145,14 +150,16 @@ TEST(Scan, AggregateReadsJsonFilesAndScanLinesAndNamesBadLinesOnStandardError) {
         std::vector<std::string> f;
         std::istringstream cells(line);
         for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
-        if (!line.empty() && line.back() == ',') f.emplace_back();   // an empty last cell (the point of a run outside a scan)
+        if (!line.empty() && line.back() == ',') f.emplace_back(); // an empty last cell (the point of a run outside a scan)
         return f;
     };
     std::istringstream in(csv.out);
     std::string line;
     std::getline(in, line);
     const auto header = fields(line);
-    auto column = [&](const std::string& name) { return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin()); };
+    auto column = [&](const std::string& name) {
+        return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+    };
     ASSERT_LT(column("commit"), header.size()) << line;
     int rows = 0;
     while (std::getline(in, line)) {
@@ -193,16 +200,20 @@ TEST(Scan, APointWhoseWindowHoldsTheStartUpIsMarkedInItsLineTheCsvAndEveryPlot) 
     const std::string out = temp_path("start_up.jsonl");
     // 8 nodes of 64 KiB: one credit's events come within the warm-up, sixteen credits' first
     // events only after the window (each BU fills 16 x 8 fragments at once).
-    auto r = run_command(scan + " --jobs 1 --out " + out + " --param credits=1,16 -- --transport sim --nodes 8 --k 2 --fragment-size 64KiB --duration 400us --warmup 100us",
-                         300);
+    auto r =
+        run_command(scan + " --jobs 1 --out " + out +
+                        " --param credits=1,16 -- --transport sim --nodes 8 --k 2 --fragment-size 64KiB --duration 400us --warmup 100us",
+                    300);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("--credits 16: ok (start-up in its window"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("--credits 1: ok (start-up"), std::string::npos) << r.out;
     for (const auto& line : lines_of(out)) {
         const bool sixteen = line["point"][1] == "16";
         EXPECT_EQ(line["start_up_in_window"], sixteen) << line["point"];
-        if (sixteen) EXPECT_GT(line["results"]["system"]["idle_builders"].get<int>(), 0) << line["point"];
-        else EXPECT_EQ(line["results"]["system"]["idle_builders"], 0) << line["point"];
+        if (sixteen)
+            EXPECT_GT(line["results"]["system"]["idle_builders"].get<int>(), 0) << line["point"];
+        else
+            EXPECT_EQ(line["results"]["system"]["idle_builders"], 0) << line["point"];
     }
     auto csv = run_command("python3 " + std::string(EVBENCH_SOURCE_DIR) + "/tools/aggregate.py " + out, 60);
     ASSERT_EQ(csv.exit_code, 0) << csv.err;
@@ -213,12 +224,14 @@ TEST(Scan, APointWhoseWindowHoldsTheStartUpIsMarkedInItsLineTheCsvAndEveryPlot) 
     for (std::istringstream h(header_line); std::getline(h, line, ',');) header.push_back(line);
     for (const char* column : {"start_up", "idle_builders", "built_gbps", "event_rate_hz", "latency_avg_us", "latency_p99_us"})
         EXPECT_NE(std::find(header.begin(), header.end(), column), header.end()) << column << " in " << header_line;
-    auto at = [&](const std::vector<std::string>& row, const std::string& name) { return row[static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin())]; };
+    auto at = [&](const std::vector<std::string>& row, const std::string& name) {
+        return row[static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin())];
+    };
     int rows = 0;
     while (std::getline(in, line)) {
         std::vector<std::string> row;
         for (std::istringstream cells(line); std::getline(cells, header_line, ',');) row.push_back(header_line);
-        ASSERT_GE(row.size(), header.size() - 1) << line;   // the last cell, the point, may be empty
+        ASSERT_GE(row.size(), header.size() - 1) << line; // the last cell, the point, may be empty
         const bool sixteen = at(row, "credits") == "16";
         EXPECT_EQ(at(row, "start_up"), sixteen ? "yes" : "no") << line;
         if (!sixteen) {
@@ -247,16 +260,18 @@ TEST(Scan, APointWhoseWindowHoldsTheStartUpIsMarkedInItsLineTheCsvAndEveryPlot) 
 // labels every bar with both, and refuses runs it would draw over each other (the same file twice).
 TEST(Scan, PlotDrawsEveryScannedDimensionAndRefusesRunsItWouldDrawOverEachOther) {
     const std::string out = temp_path("three_dims.jsonl");
-    auto r = run_command(scan + " --out " + out + " --param credits=1,2 --param fragment-size=64KiB,256KiB -- --transport sim --nodes 8 --k 2 --duration 200us", 300);
+    auto r = run_command(scan + " --out " + out +
+                             " --param credits=1,2 --param fragment-size=64KiB,256KiB -- --transport sim --nodes 8 --k 2 --duration 200us",
+                         300);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const std::string plot = "/usr/bin/python3 " + std::string(EVBENCH_SOURCE_DIR) + "/tools/plot_scan.py ";
     const std::string dir = temp_path("three_dims_plots");
     auto drawn = run_command(plot + out + " --out " + dir, 120);
     ASSERT_EQ(drawn.exit_code, 0) << drawn.err;
     const std::string map = read_file(dir + "/heatmap_nodes8.svg");
-    EXPECT_NE(map.find("Gb/s per node"), std::string::npos);   // the colour bar's unit
+    EXPECT_NE(map.find("Gb/s per node"), std::string::npos); // the colour bar's unit
     for (const char* text : {"fragment size", "credits", "64KiB", "256KiB"}) EXPECT_NE(map.find(text), std::string::npos) << text;
-    EXPECT_EQ(map.find(">parallel<"), std::string::npos);   // not a scanned dimension
+    EXPECT_EQ(map.find(">parallel<"), std::string::npos); // not a scanned dimension
     const std::string bars = read_file(dir + "/per_node.svg");
     for (const char* bar : {"c1 f64KiB", "c1 f256KiB", "c2 f64KiB", "c2 f256KiB"}) EXPECT_EQ(count(bars, bar), 1u) << bar;
     auto twice = run_command(plot + out + " " + out + " --out " + temp_path("twice_plots"), 120);

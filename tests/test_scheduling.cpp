@@ -31,7 +31,8 @@ TEST(BarrelShift, TheShiftedPeerOfAStepBeyondAnyRoundIsItsRemainderNotAnOverflow
     EXPECT_EQ(shifted_peer(3, 4, 5), 2u);
     // A phase counter that ran long: self + step would wrap 2^64 and land elsewhere.
     EXPECT_EQ(shifted_peer(3, UINT64_MAX, 5), (3 + UINT64_MAX % 5) % 5);
-    EXPECT_EQ(shifted_peer(4'000'000'000u, UINT64_MAX - 1, 4'000'000'001u), (4'000'000'000u + (UINT64_MAX - 1) % 4'000'000'001u) % 4'000'000'001u);
+    EXPECT_EQ(shifted_peer(4'000'000'000u, UINT64_MAX - 1, 4'000'000'001u),
+              (4'000'000'000u + (UINT64_MAX - 1) % 4'000'000'001u) % 4'000'000'001u);
 }
 
 TEST(BarrelShift, EveryPhaseIsAPermutation) {
@@ -69,7 +70,7 @@ TEST(TimeWindows, PhasesAndTheirSendWindowsFollowTheClock) {
     EXPECT_EQ(first.start, Picoseconds(0));
     EXPECT_EQ(first.end, us(100));
     EXPECT_EQ(first.next, us(110));
-    EXPECT_EQ(w.at(us(105)).phase, 0);   // in phase 0's idle window
+    EXPECT_EQ(w.at(us(105)).phase, 0); // in phase 0's idle window
     EXPECT_EQ(w.at(us(110)).phase, 1);
     const auto third = w.at(us(225));
     EXPECT_EQ(third.phase, 2);
@@ -89,8 +90,8 @@ TEST(TimeWindows, MessagesFitBackToBackFromTheWindowsStartAndNeverSpillIntoTheId
     const TimeWindows w(us(100), us(10), us(30));
     EXPECT_EQ(w.per_window(), 3u);
     EXPECT_NEAR(w.fill(), 0.9, 1e-12);
-    EXPECT_NEAR(w.rate(100), 100.0 * 100 / 110, 1e-9);   // eq. 3.2
-    const auto win = w.at(us(150));   // phase 1: 110-210 us
+    EXPECT_NEAR(w.rate(100), 100.0 * 100 / 110, 1e-9); // eq. 3.2
+    const auto win = w.at(us(150)); // phase 1: 110-210 us
     // A sender idle since long ago, woken late (at 150 us), still counts from the start: 140 us.
     std::optional<Picoseconds> done = w.fit(win, Picoseconds(0));
     ASSERT_TRUE(done);
@@ -101,7 +102,7 @@ TEST(TimeWindows, MessagesFitBackToBackFromTheWindowsStartAndNeverSpillIntoTheId
     done = w.fit(win, *done);
     ASSERT_TRUE(done);
     EXPECT_EQ(*done, us(200));
-    EXPECT_FALSE(w.fit(win, *done));   // a fourth would end at 230 us, in the idle window
+    EXPECT_FALSE(w.fit(win, *done)); // a fourth would end at 230 us, in the idle window
     // A window one picosecond short of 4 messages holds 3.
     const TimeWindows short_one(us(120) - Picoseconds(1), Picoseconds(0), us(30));
     EXPECT_EQ(short_one.per_window(), 3u);
@@ -119,5 +120,5 @@ TEST(TimeWindows, TheSendWindowThatHoldsNMessagesIsRoundedUpToANanosecond) {
     EXPECT_EQ(ten, Picoseconds(3'008'832'000));
     EXPECT_EQ(TimeWindows(ten, Picoseconds(0), message).per_window(), 10u);
     EXPECT_EQ(TimeWindows(ten - Picoseconds(1000), Picoseconds(0), message).per_window(), 9u);
-    EXPECT_EQ(w.send_window_holding(4), Picoseconds(1'203'533'000));   // 1203532.492 ns, up
+    EXPECT_EQ(w.send_window_holding(4), Picoseconds(1'203'533'000)); // 1203532.492 ns, up
 }

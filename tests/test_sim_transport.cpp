@@ -92,7 +92,7 @@ TEST(SimTransport, FixedSizesMoveExactlyNFragmentsPerEvent) {
 // still the links' (a whole fragment counted at completion would show more than a link carries).
 TEST(SimTransport, ARunTooShortForAnEventSaysHowLongOneNeeds) {
     std::string out;
-    auto doc = run_sim("--nodes 8 --credits 16 --fragment-size 1MiB --duration 2ms", "short", out);   // rates within b_eff checked
+    auto doc = run_sim("--nodes 8 --credits 16 --fragment-size 1MiB --duration 2ms", "short", out); // rates within b_eff checked
     ASSERT_FALSE(doc.is_null());
     // c N f / b_eff = 16 x 8 x 1 MiB x 8 / 99.37 Gb/s = 10.8 ms.
     EXPECT_NE(out.find("# no event was built in the 0.002000 s window"), std::string::npos) << out;
@@ -104,7 +104,8 @@ TEST(SimTransport, ARunTooShortForAnEventSaysHowLongOneNeeds) {
     EXPECT_GT(doc["results"]["system"]["per_node_in_gbps"].get<double>(), 90.0);
     // ... and they are the start-up's, which the report says.
     EXPECT_NE(out.find("# the byte rates count from 0 s, before the first events are built (about 0.0108 s): they include the start-up"),
-              std::string::npos) << out;
+              std::string::npos)
+        << out;
     EXPECT_NE(out.find("--warmup 11ms or more leaves it out"), std::string::npos) << out;
     EXPECT_TRUE(doc["results"]["network"]["start_up_in_window"].get<bool>());
 }
@@ -112,7 +113,8 @@ TEST(SimTransport, ARunTooShortForAnEventSaysHowLongOneNeeds) {
 // With the warm-up past the first credit cycle, the rates are the steady state's: no start-up note.
 TEST(SimTransport, AWarmupPastTheFirstEventsLeavesTheStartUpOut) {
     std::string out;
-    auto doc = run_sim("--nodes 8 --credits 16 --fragment-size 1MiB --duration 30ms --warmup 11ms", "steady", out);   // rates within b_eff checked
+    auto doc =
+        run_sim("--nodes 8 --credits 16 --fragment-size 1MiB --duration 30ms --warmup 11ms", "steady", out); // rates within b_eff checked
     ASSERT_FALSE(doc.is_null());
     EXPECT_EQ(out.find("start-up"), std::string::npos) << out;
     EXPECT_FALSE(doc["results"]["network"]["start_up_in_window"].get<bool>());
@@ -144,7 +146,7 @@ TEST(SimTransport, ThroughputBoundedByEffectiveBandwidthAndMemoryByEquation31) {
     ASSERT_FALSE(doc.is_null());
     const auto& rx = doc["results"]["network"]["fabric_rx_gbps"];
     const double b_eff = doc["results"]["network"]["effective_gbps"];
-    EXPECT_NEAR(b_eff, 99.37, 0.01);   // 1 MiB messages: 4096 B payload per 4122 B packet
+    EXPECT_NEAR(b_eff, 99.37, 0.01); // 1 MiB messages: 4096 B payload per 4122 B packet
     EXPECT_LE(rx["max"].get<double>(), b_eff * 1.0001);
     EXPECT_GT(rx["avg"].get<double>(), 0.5 * b_eff);
     const std::uint64_t f = doc["config"]["fragment_size"], m = 2, n = 8, c = 4;
@@ -164,8 +166,9 @@ TEST(SimTransport, ThroughputBoundedByEffectiveBandwidthAndMemoryByEquation31) {
 // near b_eff. When RUs passed BUs without work yet, all followed the BU assigned first and
 // every BU link ran at 0.37 to 0.43 of b_eff.
 TEST(SimTransport, PushWithBarrelOrderKeepsEveryBuLinkNearEffectiveBandwidth) {
-    auto doc = run_sim("--nodes 16 --k 8 --leaves 2 --credits 4 --protocol push --parallel 1 --fragment-size 256KiB --duration 3ms --warmup 1ms",
-                       "push_barrel");
+    auto doc =
+        run_sim("--nodes 16 --k 8 --leaves 2 --credits 4 --protocol push --parallel 1 --fragment-size 256KiB --duration 3ms --warmup 1ms",
+                "push_barrel");
     ASSERT_FALSE(doc.is_null());
     const auto& network = doc["results"]["network"];
     const double b_eff = network["effective_gbps"];
@@ -190,10 +193,10 @@ TEST(SimTransport, FastModesAgreeWithFlitMode) {
 // Without --k the fabric is sized for the nodes from 36-port switches (the seeds' EDR): 500
 // nodes take 28 leaves of 18 hosts and 18 spines, as a site would buy them.
 TEST(SimTransport, TheDefaultFabricIsSizedFromTheSwitchRadix) {
-    for (const auto& [args, fabric] : std::vector<std::pair<std::string, std::string>>{
-             {"--nodes 500", "simulated: 504 hosts, 46 switches"},
-             {"--nodes 500 --radix 64", "simulated: 512 hosts, 48 switches"},
-             {"--nodes 40 --radix 8 --levels 3", "simulated: 40 hosts, 38 switches"}}) {
+    for (const auto& [args, fabric] :
+         std::vector<std::pair<std::string, std::string>>{{"--nodes 500", "simulated: 504 hosts, 46 switches"},
+                                                          {"--nodes 500 --radix 64", "simulated: 512 hosts, 48 switches"},
+                                                          {"--nodes 40 --radix 8 --levels 3", "simulated: 40 hosts, 38 switches"}}) {
         auto r = run_command(evbench_binary() + " --transport sim --duration 5us " + args, 120);
         EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
         EXPECT_NE(r.out.find(fabric), std::string::npos) << args << "\n" << r.out.substr(0, 300);

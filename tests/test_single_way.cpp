@@ -72,7 +72,7 @@ TEST_P(SplitOnLocal, EveryEventIsBuiltFromTheRReadoutNodesByTheBBuilders) {
     NodeStats sys = res.system();
     EXPECT_EQ(sys.errors.total(), 0u) << sys.errors.describe();
     EXPECT_EQ(sys.events_built, c.events);
-    EXPECT_EQ(sys.fragments_in, c.events * c.readout_nodes);   // R fragments per event
+    EXPECT_EQ(sys.fragments_in, c.events * c.readout_nodes); // R fragments per event
     FragmentSizer sizer(c);
     std::uint64_t bytes = 0;
     for (std::uint64_t e = 0; e < c.events; ++e)
@@ -101,7 +101,6 @@ INSTANTIATE_TEST_SUITE_P(Shapes, SplitOnLocal,
                              return p + "_R" + std::to_string(std::get<1>(i.param)) + "_B" + std::to_string(std::get<2>(i.param));
                          });
 
-
 TEST(SplitLayout, TcpProcessesAndTheSimulatorBuildEveryEvent) {
     for (const auto& [name, args] : std::vector<std::pair<std::string, std::string>>{
              {"split_tcp", "--transport tcp --launch-local 5 --verify full"},
@@ -122,7 +121,8 @@ TEST(MpiTransport, SplitLayoutBuildsEveryEvent) {
     std::string json = temp_path("split_mpi.json");
     auto r = run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 5 " + evbench_binary() +
                              " --transport mpi --layout split --readout-nodes 2 --builder-nodes 3 --events 300 --fragment-size 64KiB"
-                             " --verify full --quiet --json " + json,
+                             " --verify full --quiet --json " +
+                             json,
                          120);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto doc = nlohmann::json::parse(read_file(json));

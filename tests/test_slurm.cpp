@@ -23,8 +23,9 @@ class Slurm : public ::testing::Test {
 protected:
     void SetUp() override {
         dir_ = temp_path("slurm");
-        const int base = 20000 + static_cast<int>(getpid() % 4000) * 2;   // tests may run side by side
-        auto r = run_command("SLURMCTLD_PORT=" + std::to_string(base) + " SLURMD_PORT=" + std::to_string(base + 1) + " " + cluster + " start " + dir_, 60);
+        const int base = 20000 + static_cast<int>(getpid() % 4000) * 2; // tests may run side by side
+        auto r = run_command(
+            "SLURMCTLD_PORT=" + std::to_string(base) + " SLURMD_PORT=" + std::to_string(base + 1) + " " + cluster + " start " + dir_, 60);
         ASSERT_EQ(r.exit_code, 0) << r.err;
         env_ = "SLURM_CONF=" + dir_ + "/slurm.conf ";
     }
@@ -32,7 +33,9 @@ protected:
 
     nlohmann::json srun(const std::string& launcher_args, const std::string& evbench_args, const std::string& name) {
         std::string json = temp_path(name + ".json");
-        auto r = run_command(env_ + "srun -N1 -n4 --overcommit " + launcher_args + " " + evbench_binary() + " --quiet --json " + json + " " + evbench_args, 120);
+        auto r = run_command(env_ + "srun -N1 -n4 --overcommit " + launcher_args + " " + evbench_binary() + " --quiet --json " + json +
+                                 " " + evbench_args,
+                             120);
         EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
         if (r.exit_code != 0) return {};
         return nlohmann::json::parse(read_file(json));
@@ -42,7 +45,8 @@ protected:
     std::string wait_for(const CommandResult& submit) {
         EXPECT_EQ(submit.exit_code, 0) << submit.err;
         const std::string job = submit.out.substr(0, submit.out.find_first_of(";\n"));
-        auto wait = run_command("for i in $(seq 600); do [ -z \"$(" + env_ + "squeue -h -j " + job + ")\" ] && exit 0; sleep 0.2; done; exit 1", 150);
+        auto wait = run_command(
+            "for i in $(seq 600); do [ -z \"$(" + env_ + "squeue -h -j " + job + ")\" ] && exit 0; sleep 0.2; done; exit 1", 150);
         EXPECT_EQ(wait.exit_code, 0) << "job " << job << " did not finish";
         return wait.exit_code == 0 ? job : "";
     }
@@ -67,9 +71,10 @@ TEST_F(Slurm, SrunLaunchesEvbenchOnTcpAndOnMpi) {
 
 TEST_F(Slurm, ScanAsJobArrayThenPlots) {
     const std::string out = temp_path("array.jsonl");
-    const std::string scan = "python3 " + std::string(EVBENCH_SOURCE_DIR) + "/launch/scan.py --binary " + evbench_binary() + " --out " + out +
-                             " --param credits=1,2 --param parallel=1,2 -- --transport sim --nodes 8 --k 2 --duration 200us";
-    ASSERT_FALSE(wait_for(run_command(env_ + "sbatch --parsable --array=0-3 -o " + dir_ + "/array_%a.out --wrap '" + scan + "'", 60)).empty());
+    const std::string scan = "python3 " + std::string(EVBENCH_SOURCE_DIR) + "/launch/scan.py --binary " + evbench_binary() + " --out " +
+        out + " --param credits=1,2 --param parallel=1,2 -- --transport sim --nodes 8 --k 2 --duration 200us";
+    ASSERT_FALSE(
+        wait_for(run_command(env_ + "sbatch --parsable --array=0-3 -o " + dir_ + "/array_%a.out --wrap '" + scan + "'", 60)).empty());
     std::istringstream in(read_file(out));
     std::string line;
     int lines = 0;
@@ -79,7 +84,8 @@ TEST_F(Slurm, ScanAsJobArrayThenPlots) {
         ++lines;
     }
     EXPECT_EQ(lines, 4) << read_file(dir_ + "/array_0.out");
-    auto plot = run_command("/usr/bin/python3 " + std::string(EVBENCH_SOURCE_DIR) + "/tools/plot_scan.py " + out + " --out " + dir_ + "/plots", 120);
+    auto plot = run_command(
+        "/usr/bin/python3 " + std::string(EVBENCH_SOURCE_DIR) + "/tools/plot_scan.py " + out + " --out " + dir_ + "/plots", 120);
     ASSERT_EQ(plot.exit_code, 0) << plot.err;
     EXPECT_GT(read_file(dir_ + "/plots/heatmap_nodes8.png").size(), 1000u);
 }
@@ -111,8 +117,9 @@ TEST_F(Slurm, SrunWrapperRunsInHostfileOrder) {
         gethostname(name, sizeof name - 1);
         std::ofstream(hosts) << name << "\n" << name << "\n";
     }
-    auto r = run_command(env_ + "CPU_BIND= SRUN_ARGS=--overcommit EVBENCH=" + evbench_binary() + " " + EVBENCH_SOURCE_DIR + "/launch/srun.sh -n 2 -p 2 -H " +
-                             hosts + " -- --transport tcp --events 100 --fragment-size 64KiB --quiet --json " + json,
+    auto r = run_command(env_ + "CPU_BIND= SRUN_ARGS=--overcommit EVBENCH=" + evbench_binary() + " " + EVBENCH_SOURCE_DIR +
+                             "/launch/srun.sh -n 2 -p 2 -H " + hosts +
+                             " -- --transport tcp --events 100 --fragment-size 64KiB --quiet --json " + json,
                          120);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto doc = nlohmann::json::parse(read_file(json));

@@ -106,20 +106,21 @@ void run_one_rank(const std::function<std::unique_ptr<Transport>(std::unique_ptr
 
 TEST(StallWatchdog, ARankStuckInATransportCallEndsWithOneLine) {
     // 100 000 events take far more than 50 polls; the loop turns, then one poll never returns.
-    ChildEnd end = run_in_child("stuck_in_poll", [] {
-        run_one_rank([](std::unique_ptr<Transport> t) { return std::make_unique<StuckInPoll>(std::move(t), 50); }, 100000);
-    }, 60s);
+    ChildEnd end = run_in_child(
+        "stuck_in_poll",
+        [] { run_one_rank([](std::unique_ptr<Transport> t) { return std::make_unique<StuckInPoll>(std::move(t), 50); }, 100000); }, 60s);
     ASSERT_TRUE(end.ended) << "the stuck rank hung";
     EXPECT_EQ(end.exit_code, 1) << end.err;
     // --grace 1 s: the loop gets the 5 s floor.
-    EXPECT_NE(end.err.find("evbench[rank 0]: error: its loop has not turned for 5 s: a call into the transport ("), std::string::npos) << end.err;
+    EXPECT_NE(end.err.find("evbench[rank 0]: error: its loop has not turned for 5 s: a call into the transport ("), std::string::npos)
+        << end.err;
     EXPECT_EQ(std::count(end.err.begin(), end.err.end(), '\n'), 1) << end.err;
 }
 
 TEST(StallWatchdog, ARankWhoseTransportNeverClosesEndsAfterTheGraceAndTheClosingAllowance) {
-    ChildEnd end = run_in_child("stuck_in_close", [] {
-        run_one_rank([](std::unique_ptr<Transport> t) { return std::make_unique<StuckInClose>(std::move(t)); }, 50);
-    }, 60s);
+    ChildEnd end = run_in_child(
+        "stuck_in_close",
+        [] { run_one_rank([](std::unique_ptr<Transport> t) { return std::make_unique<StuckInClose>(std::move(t)); }, 50); }, 60s);
     ASSERT_TRUE(end.ended) << "the stuck rank hung";
     EXPECT_EQ(end.exit_code, 1) << end.err;
     EXPECT_NE(end.err.find("evbench[rank 0]: error: still ending 11 s after its loop stopped: gathering and closing the transport ("),
@@ -132,37 +133,44 @@ TEST(StallWatchdog, AProcessFrozenLongerThanTheLimitIsNotBlamedWhenItResumes) {
     // for 3 s on the way: three times the 1 s limit. Its turn after the stop is still 50 ms of
     // work away when the watchdog wakes, so only knowing that the whole process was frozen keeps
     // the watchdog from blaming the loop.
-    ChildEnd end = run_in_child("frozen", [] {
-        StallWatchdog dog(3, "test transport", Picoseconds::from_seconds(1), Picoseconds::from_seconds(1));
-        for (int turn = 0; turn < 12; ++turn) {
-            dog.beat();
-            const double from = thread_cpu_seconds();
-            while (thread_cpu_seconds() < from + 0.05) {
+    ChildEnd end = run_in_child(
+        "frozen",
+        [] {
+            StallWatchdog dog(3, "test transport", Picoseconds::from_seconds(1), Picoseconds::from_seconds(1));
+            for (int turn = 0; turn < 12; ++turn) {
+                dog.beat();
+                const double from = thread_cpu_seconds();
+                while (thread_cpu_seconds() < from + 0.05) {}
             }
-        }
-    }, 60s, [](pid_t child) {
-        std::this_thread::sleep_for(200ms);
-        kill(child, SIGSTOP);
-        std::this_thread::sleep_for(3s);
-        kill(child, SIGCONT);
-    });
+        },
+        60s,
+        [](pid_t child) {
+            std::this_thread::sleep_for(200ms);
+            kill(child, SIGSTOP);
+            std::this_thread::sleep_for(3s);
+            kill(child, SIGCONT);
+        });
     ASSERT_TRUE(end.ended);
     EXPECT_EQ(end.exit_code, 0) << end.err;
     EXPECT_EQ(end.err, "");
 }
 
 TEST(StallWatchdog, ALoopThatStopsTurningIsEndedAfterTheLimit) {
-    ChildEnd end = run_in_child("stopped_turning", [] {
-        StallWatchdog dog(3, "test transport", Picoseconds::from_seconds(0.3), Picoseconds::from_seconds(0.3));
-        for (int i = 0; i < 200; ++i) {
-            dog.beat();
-            std::this_thread::sleep_for(1ms);
-        }
-        never_return();
-    }, 60s);
+    ChildEnd end = run_in_child(
+        "stopped_turning",
+        [] {
+            StallWatchdog dog(3, "test transport", Picoseconds::from_seconds(0.3), Picoseconds::from_seconds(0.3));
+            for (int i = 0; i < 200; ++i) {
+                dog.beat();
+                std::this_thread::sleep_for(1ms);
+            }
+            never_return();
+        },
+        60s);
     ASSERT_TRUE(end.ended);
     EXPECT_EQ(end.exit_code, 1);
-    EXPECT_EQ(end.err, "evbench[rank 3]: error: its loop has not turned for 0.3 s: a call into the transport (test transport) does not return; "
-                       "a peer that died may hold a lock it shared with this rank (libfabric's shm provider keeps spin locks in shared "
-                       "memory); ending this rank\n");
+    EXPECT_EQ(end.err,
+              "evbench[rank 3]: error: its loop has not turned for 0.3 s: a call into the transport (test transport) does not return; "
+              "a peer that died may hold a lock it shared with this rank (libfabric's shm provider keeps spin locks in shared "
+              "memory); ending this rank\n");
 }

@@ -40,15 +40,16 @@ TEST(TcpFrameReader, WritesWhoseEndWrapsAreRefusedBeforeAnyByteLands) {
     const std::uint64_t all_ones = ~std::uint64_t{0};
     // The three crafted frames of the report: a SIGSEGV, a write 16 B before the region, and one
     // nobody noticed.
-    for (auto [offset, length] : {std::pair{all_ones - (std::uint64_t{1} << 36) + 1, (std::uint64_t{1} << 36) + 64},
-                                  std::pair{all_ones - 15, std::uint64_t{64}},
-                                  std::pair{all_ones - (std::uint64_t{1} << 20) + 1, (std::uint64_t{1} << 20) + 64}}) {
+    for (auto [offset, length] :
+         {std::pair{all_ones - (std::uint64_t{1} << 36) + 1, (std::uint64_t{1} << 36) + 64}, std::pair{all_ones - 15, std::uint64_t{64}},
+          std::pair{all_ones - (std::uint64_t{1} << 20) + 1, (std::uint64_t{1} << 20) + 64}}) {
         Rank r;
         TcpFrameReader reader;
         const auto bytes = frame({tcp_frame_write, 0, 1, offset, length}, 64);
         const std::string why = reader.take(bytes, r);
-        EXPECT_EQ(why, "a write of " + std::to_string(length) + " B at offset " + std::to_string(offset) +
-                           " into region 1 of 4096 B: outside the registered regions");
+        EXPECT_EQ(why,
+                  "a write of " + std::to_string(length) + " B at offset " + std::to_string(offset) +
+                      " into region 1 of 4096 B: outside the registered regions");
         EXPECT_TRUE(r.arrived_.empty());
         EXPECT_TRUE(r.untouched());
     }
@@ -59,7 +60,7 @@ TEST(TcpFrameReader, AStreamSplitAtEveryByteGivesTheSameFramesAndBytes) {
     auto add = [&](const std::vector<std::byte>& f) { stream.insert(stream.end(), f.begin(), f.end()); };
     add(frame({tcp_frame_message, 0, 0, 0, command_bytes}, command_bytes, std::byte{7}));
     add(frame({tcp_frame_write, 42, 1, 100, 300}, 300, std::byte{9}));
-    add(frame({tcp_frame_write, 43, 1, 4000, 0}, 0));   // an empty write lands nowhere and completes
+    add(frame({tcp_frame_write, 43, 1, 4000, 0}, 0)); // an empty write lands nowhere and completes
     add(frame({tcp_frame_write, 44, 1, 4032, 64}, 64, std::byte{3}));
     Rank whole, bytewise;
     TcpFrameReader a, b;
@@ -95,7 +96,7 @@ TEST(TcpFrameReader, ABodyReceivedStraightIntoItsRegionCompletesOnce) {
     ASSERT_EQ(r.arrived_.size(), 1u);
     EXPECT_EQ(r.arrived_[0].imm, 5u);
     EXPECT_TRUE(reader.body_room(r).empty());
-    EXPECT_NE(reader.landed(1, r), "");   // no body is open
+    EXPECT_NE(reader.landed(1, r), ""); // no body is open
 }
 
 TEST(TcpFrameReader, MalformedHeadersAreOneReason) {

@@ -113,16 +113,16 @@ TEST(EventManager, AssignsEachEventOnceAndCountsCredits) {
 
 TEST(EventManager, RefusesMoreCreditsThanConfigured) {
     UnitConfig c = small_config();
-    c.events = 1;   // stops after one event: further credits accumulate
+    c.events = 1; // stops after one event: further credits accumulate
     UnitFixture built(c);
     const UnitSetup& setup = built.units;
     EventManager em(setup);
     RecordingContext ctx;
-    em.on_message(ctx, credit_from(2, 0));   // consumed by event 0
+    em.on_message(ctx, credit_from(2, 0)); // consumed by event 0
     em.on_message(ctx, credit_from(2, 1));
-    em.on_message(ctx, credit_from(2, 0));   // slot 0 returned after the build: 2 outstanding, ok
+    em.on_message(ctx, credit_from(2, 0)); // slot 0 returned after the build: 2 outstanding, ok
     EXPECT_EQ(ctx.stats_.errors.credit_overflow, 0u);
-    em.on_message(ctx, credit_from(2, 1));   // a third outstanding credit with c = 2
+    em.on_message(ctx, credit_from(2, 1)); // a third outstanding credit with c = 2
     EXPECT_EQ(ctx.stats_.errors.credit_overflow, 1u);
     EXPECT_LE(em.outstanding_credits(2), 3u);
 }
@@ -158,11 +158,11 @@ TEST_P(BuilderUnitOrder, CompletesOnlyWhenAllFragmentsInAnyOrder) {
     UnitFixture built(c);
     const UnitSetup& setup = built.units;
     MemoryPool slots(c.fragment_stride() * c.nodes, 4);
-    slots.set_remote_key(7);   // what the executor records when it registers the pool
+    slots.set_remote_key(7); // what the executor records when it registers the pool
     BuilderUnit bu(setup, 1, slots);
     RecordingContext ctx;
     bu.on_start(ctx);
-    ASSERT_EQ(ctx.sent.size(), 2u);   // one credit per slot
+    ASSERT_EQ(ctx.sent.size(), 2u); // one credit per slot
     Message a{};
     a.type = MessageType::assign;
     a.event = 42;
@@ -221,7 +221,7 @@ TEST(BuilderUnit, DetectsCorruptedPayloadAndWrongEvent) {
     UnitFixture built(c);
     const UnitSetup& setup = built.units;
     MemoryPool slots(c.fragment_stride() * 2, 4);
-    slots.set_remote_key(7);   // what the executor records when it registers the pool
+    slots.set_remote_key(7); // what the executor records when it registers the pool
     BuilderUnit bu(setup, 0, slots);
     RecordingContext ctx;
     bu.on_start(ctx);
@@ -280,8 +280,8 @@ TEST(BuilderUnit, ChecksHeadersHandedOverWithTheCompletion) {
         a.type = MessageType::assign;
         a.event = 5;
         a.slot = 0;
-        const auto good = head_of(1, 5), wrong = head_of(0, 6);   // RU 0 stamps event 6
-        if (protocol == Protocol::push) land(0, wrong);            // before the assignment
+        const auto good = head_of(1, 5), wrong = head_of(0, 6); // RU 0 stamps event 6
+        if (protocol == Protocol::push) land(0, wrong); // before the assignment
         bu.on_message(ctx, a);
         if (protocol == Protocol::pull) land(0, wrong);
         land(1, good);
@@ -314,7 +314,7 @@ TEST(BuilderUnit, PushChecksTheKeptHeaderOfAFragmentStillArriving) {
     RecordingContext ctx;
     bu.on_start(ctx);
     auto head_of = [&](std::uint32_t src, std::uint64_t stamped) { return stamped_head(built, src, stamped); };
-    const std::vector<std::byte> no_header(64);   // a data piece after the first carries none
+    const std::vector<std::byte> no_header(64); // a data piece after the first carries none
     auto land = [&](std::uint32_t src, std::uint32_t piece, const std::vector<std::byte>& head) {
         const Piece place = mix.piece(piece, built.sizer.size(5, src));
         WriteCompletion w;
@@ -326,7 +326,7 @@ TEST(BuilderUnit, PushChecksTheKeptHeaderOfAFragmentStillArriving) {
         w.head_bytes = 64;
         bu.on_completion(ctx, w);
     };
-    land(0, 0, head_of(0, 6));   // RU 0 stamps event 6, and its header lands before the assignment
+    land(0, 0, head_of(0, 6)); // RU 0 stamps event 6, and its header lands before the assignment
     Message a{};
     a.type = MessageType::assign;
     a.event = 5;
@@ -353,7 +353,7 @@ TEST(ReadoutUnit, QueuesRequestsWhenEveryBufferIsOnLoan) {
         r.offset = 1000 * e;
         ru.on_message(ctx, r);
     }
-    ASSERT_EQ(ctx.writes.size(), 2u);   // two buffers, the third request waits
+    ASSERT_EQ(ctx.writes.size(), 2u); // two buffers, the third request waits
     EXPECT_EQ(ctx.writes[0].to.index, 1u);
     EXPECT_EQ(WriteImm::source(ctx.writes[0].imm), 3u);
     f.complete(ctx.writes[0].cookie);
@@ -381,13 +381,13 @@ TEST(ReadoutUnit, PushWaitsAtTheBuUnderItsBarrelCursorSoEveryStepIsAPermutation)
         ru.on_message(ctx, m);
     };
     auto complete_last = [&] { f.complete(ctx.writes.back().cookie); };
-    assign(0, 10);   // the EM's first credits are BU 0's and BU 1's
+    assign(0, 10); // the EM's first credits are BU 0's and BU 1's
     assign(1, 11);
     EXPECT_TRUE(ctx.writes.empty()) << "wrote to BU " << ctx.writes.front().to.index << " before its own first BU, 2";
     assign(2, 12);
     ASSERT_EQ(ctx.writes.size(), 1u);
     EXPECT_EQ(ctx.writes[0].to.index, 2u);
-    complete_last();   // the cursor waits at BU 3
+    complete_last(); // the cursor waits at BU 3
     EXPECT_EQ(ctx.writes.size(), 1u);
     assign(3, 13);
     ASSERT_EQ(ctx.writes.size(), 2u);
@@ -420,7 +420,7 @@ TEST(ReadoutUnit, PushPassesBusWithoutWorkOnceTheEmEndsTheRun) {
     for (const auto& [to, m] : em_ctx.sent) {
         if (to.role != Role::readout) continue;
         ends_to_rus += m.type == MessageType::end;
-        if (to.index == 2) ru.on_message(ctx, m);   // the assignments, then the end
+        if (to.index == 2) ru.on_message(ctx, m); // the assignments, then the end
         if (to.index == 2 && m.type == MessageType::push_assign) {
             EXPECT_TRUE(ctx.writes.empty()) << "passed BU 2 before the end";
         }
@@ -468,7 +468,7 @@ TEST(BuilderUnit, StaggeredBarrelStartsCreditKAtRuPlusKNOverCAndEveryStepIsAPerm
 
 // PULL without EM under failures (event_stream.hpp, class_delivery.hpp).
 TEST(EventStream, OwnClassThenALostBusRoundsByPositionInIdOrder) {
-    evb::EventStream s(1, 4, 40);   // BU 1 of 4, events below 40: 1, 5, 9, ...
+    evb::EventStream s(1, 4, 40); // BU 1 of 4, events below 40: 1, 5, 9, ...
     std::vector<std::uint64_t> got;
     for (int i = 0; i < 3; ++i) {
         got.push_back(s.peek()->event);
@@ -483,20 +483,29 @@ TEST(EventStream, OwnClassThenALostBusRoundsByPositionInIdOrder) {
         next.emplace_back(n->event, n->reassigned);
         s.pop();
     }
-    EXPECT_EQ(next, (std::vector<std::pair<std::uint64_t, bool>>{
-                        {10, true}, {13, false}, {17, false}, {21, false}, {22, false}, {25, false}, {29, false}, {33, false}, {34, false}, {37, false}}));
+    EXPECT_EQ(next,
+              (std::vector<std::pair<std::uint64_t, bool>>{{10, true},
+                                                           {13, false},
+                                                           {17, false},
+                                                           {21, false},
+                                                           {22, false},
+                                                           {25, false},
+                                                           {29, false},
+                                                           {33, false},
+                                                           {34, false},
+                                                           {37, false}}));
     EXPECT_EQ(s.events_below(2, 1), 1u);
-    EXPECT_EQ(s.events_below(2, 100), 10u);   // class 2 has 10 events below 40
+    EXPECT_EQ(s.events_below(2, 100), 10u); // class 2 has 10 events below 40
 }
 
 TEST(ClassDelivery, BelowAdvancesOnlyOverRoundsWrittenWithoutAGap) {
     evb::ClassDelivery d(2);
     d.asked(1, 0);
     d.asked(1, 2);
-    d.written(1, 2);   // a later round first
+    d.written(1, 2); // a later round first
     EXPECT_EQ(d.below(1), 0u);
     d.written(1, 0);
-    EXPECT_EQ(d.below(1), 1u);   // round 1 not yet written
+    EXPECT_EQ(d.below(1), 1u); // round 1 not yet written
     d.written(1, 1);
     EXPECT_EQ(d.below(1), 3u);
     EXPECT_EQ(d.asked_below(1), 3u);

@@ -29,29 +29,35 @@ TEST(Verbs, NoDeviceIsOneClearLine) {
     // This machine's kernel has no RDMA: the driver must say so and what to do.
     auto r = run_command(evbench_binary() + " --transport verbs --launch-local 2 --events 10", 60);
     EXPECT_EQ(r.exit_code, 2);
-    EXPECT_EQ(r.err, "evbench: error: no RDMA device: load rdma_rxe or use another transport\n");   // once, before any rank starts
+    EXPECT_EQ(r.err, "evbench: error: no RDMA device: load rdma_rxe or use another transport\n"); // once, before any rank starts
 }
 
 TEST(Verbs, EventBuildingOnSoftRoceBuildsAndVerifiesEveryEvent) {
     const std::string e = evbench_binary();
-    const std::string script =
-        e + " --transport verbs --launch-local 2 --events 300 --fragment-size 64KiB --verify full --quiet | tail -1; echo rc=$?; " +
-        e + " --transport verbs --launch-local 4 --events 300 --fragment-size 64KiB --verify full --quiet | tail -1; echo rc=$?; " +
-        e + " --transport verbs --launch-local 4 --protocol push --parallel 2 --events 300 --fragment-size 64KiB --verify full --quiet | tail -1; echo rc=$?; " +
-        e + " --transport verbs --verbs-device rxe0 --launch-local 4 --ppn 2 --nodes 2 --events 300 --fragment-size 256KiB --quiet | tail -1; echo rc=$?; " +
+    const std::string script = e +
+        " --transport verbs --launch-local 2 --events 300 --fragment-size 64KiB --verify full --quiet | tail -1; echo rc=$?; " + e +
+        " --transport verbs --launch-local 4 --events 300 --fragment-size 64KiB --verify full --quiet | tail -1; echo rc=$?; " + e +
+        " --transport verbs --launch-local 4 --protocol push --parallel 2 --events 300 --fragment-size 64KiB --verify full --quiet | tail "
+        "-1; echo rc=$?; " +
+        e +
+        " --transport verbs --verbs-device rxe0 --launch-local 4 --ppn 2 --nodes 2 --events 300 --fragment-size 256KiB --quiet | tail -1; "
+        "echo rc=$?; " +
         // Each unit its own thread and QPs: 5 endpoints in 2 processes connect at once through rdma_cm.
-        e + " --transport verbs --launch-local 2 --threads per-unit --events 300 --fragment-size 64KiB --verify full --quiet | tail -1; echo rc=$?; " +
+        e +
+        " --transport verbs --launch-local 2 --threads per-unit --events 300 --fragment-size 64KiB --verify full --quiet | tail -1; echo "
+        "rc=$?; " +
         e + " --transport verbs --verbs-device mlx5_9 --launch-local 2 --events 10 2>&1 | tail -1; " +
         // A timed run's progress lines against its table (as tests/test_progress_lines.cpp on the
         // other transports), in this VM's boot.
-        "echo ===progress; " + e + " --transport verbs --launch-local 4 --duration 3s --warmup 0s --progress-interval 1s --fragment-size 64KiB " +
+        "echo ===progress; " + e +
+        " --transport verbs --launch-local 4 --duration 3s --warmup 0s --progress-interval 1s --fragment-size 64KiB " +
         "--json /tmp/progress.json; echo ===json; cat /tmp/progress.json";
     auto r = run_in_vm("-- '" + script + "'", 900);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     const auto progress = r.out.find("===progress"), json = r.out.find("===json");
     ASSERT_TRUE(progress != std::string::npos && json != std::string::npos && progress < json) << r.out;
     expect_last_progress_line_agrees_with_the_table(r.out.substr(progress, json - progress), nlohmann::json::parse(r.out.substr(json + 7)));
-    const std::string counted = r.out.substr(0, progress);   // the runs before the timed one
+    const std::string counted = r.out.substr(0, progress); // the runs before the timed one
     EXPECT_EQ(count(counted, "# system: 300 events built in"), 5u) << r.out;
     EXPECT_EQ(count(counted, "errors: none"), 5u) << r.out;
     EXPECT_EQ(count(counted, "rc=0"), 5u) << r.out;
@@ -110,20 +116,22 @@ TEST(Verbs, TwoRailsCarryTheWritesAsTheDevicesOwnCountersShow) {
 TEST(Verbs, AMemlockLimitTooLowForThePoolsIsNamedNotAnObscureRegistrationError) {
     // Root has CAP_IPC_LOCK; without it (dropped from the bounding set) RLIMIT_MEMLOCK applies.
     auto r = run_in_vm("-b /usr/bin/setpriv -- 'ulimit -l 64; /usr/bin/setpriv --bounding-set -ipc_lock " + evbench_binary() +
-                             " --transport verbs --launch-local 2 --events 10; echo rc=$?'",
-                         600);
+                           " --transport verbs --launch-local 2 --events 10; echo rc=$?'",
+                       600);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-    EXPECT_NE(r.out.find("cannot lock the 16MiB of buffer pools in memory (Cannot allocate memory): RLIMIT_MEMLOCK is 64KiB; RDMA registration "
-                         "needs them locked: raise it (ulimit -l unlimited"),
-              std::string::npos)
+    EXPECT_NE(
+        r.out.find("cannot lock the 16MiB of buffer pools in memory (Cannot allocate memory): RLIMIT_MEMLOCK is 64KiB; RDMA registration "
+                   "needs them locked: raise it (ulimit -l unlimited"),
+        std::string::npos)
         << r.out;
     EXPECT_NE(r.out.find("rc=2"), std::string::npos) << r.out;
 }
 
 TEST(Verbs, PeerThatVanishesIsNamedAndTheRunEnds) {
-    auto r = run_in_vm(std::string("-f ") + EVBENCH_SOURCE_DIR + "/tests/vm/peer-vanishes.sh -f " + EVBENCH_SOURCE_DIR + "/tests/vm/wait-for-progress.sh -- 'sh " + EVBENCH_SOURCE_DIR +
-                             "/tests/vm/peer-vanishes.sh " + evbench_binary() + "'",
-                         600);
+    auto r = run_in_vm(std::string("-f ") + EVBENCH_SOURCE_DIR + "/tests/vm/peer-vanishes.sh -f " + EVBENCH_SOURCE_DIR +
+                           "/tests/vm/wait-for-progress.sh -- 'sh " + EVBENCH_SOURCE_DIR + "/tests/vm/peer-vanishes.sh " +
+                           evbench_binary() + "'",
+                       600);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("killed rank 1"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("lost connection to rank 1"), std::string::npos) << r.out;
@@ -135,16 +143,21 @@ TEST(Verbs, PeerThatVanishesIsNamedAndTheRunEnds) {
 }
 
 TEST(Verbs, AKilledBuilderIsSurvivedWithOnFailureContinue) {
-    auto r = run_in_vm(std::string("-f ") + EVBENCH_SOURCE_DIR + "/tests/vm/bu-killed.sh -f " + EVBENCH_SOURCE_DIR + "/tests/vm/wait-for-progress.sh -- 'sh " + EVBENCH_SOURCE_DIR +
-                             "/tests/vm/bu-killed.sh " + evbench_binary() + "'",
-                         900);
+    auto r =
+        run_in_vm(std::string("-f ") + EVBENCH_SOURCE_DIR + "/tests/vm/bu-killed.sh -f " + EVBENCH_SOURCE_DIR +
+                      "/tests/vm/wait-for-progress.sh -- 'sh " + EVBENCH_SOURCE_DIR + "/tests/vm/bu-killed.sh " + evbench_binary() + "'",
+                  900);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("killed rank 3"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("launcher_rc=0"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("# lost: rank 3 (BU 1)"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("errors: none"), std::string::npos) << r.out;
     std::smatch m;
-    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"re(# failures: (\d+) events re-assigned, (\d+) re-built by survivors, \d+ built by lost BUs before; 0 events incomplete)re"))) << r.out;
+    ASSERT_TRUE(std::regex_search(
+        r.out, m,
+        std::regex(
+            R"re(# failures: (\d+) events re-assigned, (\d+) re-built by survivors, \d+ built by lost BUs before; 0 events incomplete)re")))
+        << r.out;
     EXPECT_EQ(m[1], m[2]);
 }
 
@@ -175,15 +188,15 @@ TEST(Verbs, ReadsItsConnectionChannelAtMostOnceAMillisecond) {
     // (In the sanitizer build the shim is preloaded ahead of the ASan runtime, which ASan allows
     // only when told not to check its link order.)
     const std::string script = "ASAN_OPTIONS=\"$ASAN_OPTIONS:verify_asan_link_order=0\" LD_PRELOAD=" + shim + " " + evbench_binary() +
-                               " --transport verbs --launch-local 2 --duration 2s --fragment-size 64KiB --quiet 2>/tmp/err | tail -1; "
-                               "grep cm_event_calls= /tmp/err || tail -5 /tmp/err";
+        " --transport verbs --launch-local 2 --duration 2s --fragment-size 64KiB --quiet 2>/tmp/err | tail -1; "
+        "grep cm_event_calls= /tmp/err || tail -5 /tmp/err";
     auto r = run_in_vm("-f " + shim + " -- '" + script + "'", 900);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("errors: none"), std::string::npos) << r.out;
     std::size_t ranks = 0;
     const std::regex calls("cm_event_calls=(\\d+)");
     for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), calls); it != std::sregex_iterator(); ++it) {
-        if ((*it)[1] == "0") continue;   // the launcher
+        if ((*it)[1] == "0") continue; // the launcher
         ++ranks;
         // 2 s of run plus start and stop: at most ~1000 checks a second, however fast the loop.
         EXPECT_LT(std::stoul((*it)[1]), 5000u) << r.out;

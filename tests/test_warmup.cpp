@@ -15,7 +15,7 @@ namespace {
 
 struct WarmupCase {
     const char* name;
-    const char* args;     // a run whose warm-up ends at `from_s`
+    const char* args; // a run whose warm-up ends at `from_s`
     double from_s;
 };
 

@@ -38,7 +38,8 @@ TEST(WriteTarget, LandsInsideItsRegionOrIsRefusedSayingWhy) {
 
     const evb::WriteTarget no_key = evb::write_target(regions, 3, 0, 16);
     EXPECT_EQ(no_key.at, nullptr);
-    EXPECT_EQ(no_key.why, "a write of 16 B at offset 0 into region 3, which is not registered here: a write outside the registered regions");
+    EXPECT_EQ(no_key.why,
+              "a write of 16 B at offset 0 into region 3, which is not registered here: a write outside the registered regions");
     EXPECT_EQ(evb::write_target(regions, 0, 0, 16).at, nullptr);
 
     const evb::WriteTarget wraps = evb::write_target(regions, 1, top - 15, 64);

@@ -160,6 +160,9 @@ function(evb_tier_tests)
   add_test(NAME DocCommands.TheRunnerCatchesWhatIsWrong
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/doc_commands_selftest.py ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
   set_tests_properties(DocCommands.TheRunnerCatchesWhatIsWrong PROPERTIES LABELS integration TIMEOUT 120)
+  # The C++ files follow .clang-format (docs/style.md).
+  add_test(NAME Style.EveryFileFollowsTheClangFormat COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check_format.py ${PROJECT_SOURCE_DIR})
+  set_tests_properties(Style.EveryFileFollowsTheClangFormat PROPERTIES LABELS unit TIMEOUT 120)
   # Relative links between the pages, and the comments' pointers to a page's section, resolve.
   add_test(NAME DocLinks.EveryReferenceResolves COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/doc_links.py ${PROJECT_SOURCE_DIR})
   add_test(NAME DocLinks.TheCheckerFindsEachKindOfBrokenReference COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/doc_links.py --selftest)

@@ -2,8 +2,7 @@
 
 namespace evb {
 
-BarrelSyncPacer::BarrelSyncPacer(Builder& bu, std::uint32_t self, std::uint32_t builders, std::uint32_t sources,
-                                 std::uint32_t slots)
+BarrelSyncPacer::BarrelSyncPacer(Builder& bu, std::uint32_t self, std::uint32_t builders, std::uint32_t sources, std::uint32_t slots)
     : bu_(bu), self_(self), sources_(sources), barrier_(self, builders), start_phase_(slots, 0) {}
 
 void BarrelSyncPacer::start(Context& ctx) {

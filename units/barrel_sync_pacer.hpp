@@ -55,9 +55,9 @@ private:
     Builder& bu_;
     std::uint32_t self_, sources_;
     PhaseBarrier barrier_;
-    std::vector<std::uint64_t> start_phase_;   // per slot: the phase of its event's first request
+    std::vector<std::uint64_t> start_phase_; // per slot: the phase of its event's first request
     bool phase_entered_ = false;
-    std::uint32_t outstanding_ = 0;            // requests of the current phase not yet in
+    std::uint32_t outstanding_ = 0; // requests of the current phase not yet in
 };
 
 } // namespace evb

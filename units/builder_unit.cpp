@@ -8,12 +8,12 @@ namespace evb {
 BuilderUnit::BuilderUnit(const UnitSetup& setup, std::uint32_t index, MemoryPool& slots)
     : setup_(setup), config_(setup.config), index_(index), nodes_(setup.config.ru_count()), pool_(slots),
       stride_(setup.config.fragment_stride()), slots_(setup.config.credits), mix_(setup.config),
-      received_(setup.config.credits, nodes_, mix_.pieces()),
-      survive_(setup.config.survives_failures()) {
+      received_(setup.config.credits, nodes_, mix_.pieces()), survive_(setup.config.survives_failures()) {
     if (config_.protocol != Protocol::push)
         pull_.emplace(static_cast<PullRequester::Builder&>(*this), setup.schedule,
                       PullRequester::Shape{index, nodes_, config_.credits, config_.parallel, config_.barrel_start});
-    if (config_.scheduling == Scheduling::barrel_sync) sync_.emplace(static_cast<BarrelSyncPacer::Builder&>(*this), index, config_.bu_count(), nodes_, config_.credits);
+    if (config_.scheduling == Scheduling::barrel_sync)
+        sync_.emplace(static_cast<BarrelSyncPacer::Builder&>(*this), index, config_.bu_count(), nodes_, config_.credits);
     if (config_.protocol == Protocol::pull_no_em)
         own_.emplace(static_cast<OwnEvents::Builder&>(*this),
                      OwnEvents::Shape{index, config_.bu_count(), nodes_, config_.credits, config_.events, config_.duration});
@@ -91,8 +91,7 @@ void BuilderUnit::on_message(Context& ctx, const Message& msg) {
         sync_->on_phase_done(ctx, msg);
         return;
     }
-    if (msg.type != MessageType::assign || msg.slot >= slots_.size() || !slots_[msg.slot].active ||
-        slots_[msg.slot].assigned) {
+    if (msg.type != MessageType::assign || msg.slot >= slots_.size() || !slots_[msg.slot].active || slots_[msg.slot].assigned) {
         ++ctx.stats().errors.unexpected;
         ctx.log().error("BU {}: unexpected message type {} for slot {}", index_, int(msg.type), msg.slot);
         return;
@@ -125,7 +124,7 @@ void BuilderUnit::accept_early_fragments(Context& ctx, std::uint32_t slot) {
         if (got == 0 || ru_lost(src)) continue;
         if (got == mix_.all_pieces())
             check(ctx, s, src);
-        else if (heads_handed_over_)   // its last pieces will bring only their own heads
+        else if (heads_handed_over_) // its last pieces will bring only their own heads
             check_kept_heads(ctx, s, src, got);
     }
     if (all_in(s)) complete(ctx, slot);
@@ -167,7 +166,7 @@ void BuilderUnit::check(Context& ctx, const Slot& s, std::uint32_t source) {
 
 void BuilderUnit::check_head(Context& ctx, const Slot& s, std::uint32_t source, std::uint32_t piece, const WriteCompletion& c) {
     const bool meta = piece >= mix_.data_pieces();
-    if (!meta && piece != 0) return;   // a data piece after the first carries no header
+    if (!meta && piece != 0) return; // a data piece after the first carries no header
     const std::uint32_t size = meta ? mix_.meta_size() : setup_.sizer.size(s.event, source);
     if (c.head_bytes < fragment_header_size ||
         check_fragment(c.head, s.event, source, size, false, meta ? mix_.tag(piece) : 0) != FragmentCheck::ok) {
@@ -183,7 +182,8 @@ void BuilderUnit::check_kept_heads(Context& ctx, const Slot& s, std::uint32_t so
         const std::uint64_t at = fragment_offset(s, source) + mix_.piece(piece, size).offset;
         WriteCompletion kept;
         kept.head = pool_.data() + at;
-        kept.head_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(fragment_header_size, pool_.size() - std::min(at, pool_.size())));
+        kept.head_bytes =
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(fragment_header_size, pool_.size() - std::min(at, pool_.size())));
         check_head(ctx, s, source, piece, kept);
     }
 }
@@ -202,8 +202,8 @@ void BuilderUnit::on_completion(Context& ctx, const WriteCompletion& c) {
     }
     std::uint32_t slot = WriteImm::slot(c.imm), source = WriteImm::source(c.imm), piece = WriteImm::piece(c.imm);
     // Only PUSH lets fragments land before the slot's event is known.
-    bool expected = slot < slots_.size() && source < nodes_ && piece < mix_.pieces() && slots_[slot].active &&
-                    (slots_[slot].assigned || !pull_);
+    bool expected =
+        slot < slots_.size() && source < nodes_ && piece < mix_.pieces() && slots_[slot].active && (slots_[slot].assigned || !pull_);
     if (!expected) {
         ++st.errors.unexpected;
         ctx.log().error("BU {}: write from RU {} into idle slot {}", index_, source, slot);
@@ -212,8 +212,8 @@ void BuilderUnit::on_completion(Context& ctx, const WriteCompletion& c) {
     auto& s = slots_[slot];
     if (s.assigned && !in_place(s, source, piece, c)) {
         ++st.errors.unexpected;
-        ctx.log().error("BU {}: piece {} from RU {} of event {} landed at offset {} with {} B, not at its place", index_, piece,
-                        source, s.event, c.offset, c.length);
+        ctx.log().error("BU {}: piece {} from RU {} of event {} landed at offset {} with {} B, not at its place", index_, piece, source,
+                        s.event, c.offset, c.length);
         return;
     }
     const std::uint32_t got = received_.get(slot, source) | (1u << piece);
@@ -230,7 +230,7 @@ void BuilderUnit::on_completion(Context& ctx, const WriteCompletion& c) {
         heads_handed_over_ = true;
         if (s.assigned)
             check_head(ctx, s, source, piece, c);
-        else if (c.offset + c.head_bytes <= pool_.size())   // PUSH, event not known yet: kept where the write would land, checked by begin()
+        else if (c.offset + c.head_bytes <= pool_.size()) // PUSH, event not known yet: kept where the write would land, checked by begin()
             std::memcpy(pool_.data() + c.offset, c.head, c.head_bytes);
     }
     if (got != mix_.all_pieces()) return;
@@ -239,7 +239,7 @@ void BuilderUnit::on_completion(Context& ctx, const WriteCompletion& c) {
     if (pull_)
         pull_->answered(ctx, slot);
     else if (!s.assigned)
-        return;   // checked when the assignment arrives
+        return; // checked when the assignment arrives
     if (!c.head) check(ctx, s, source);
     if (sync_) {
         sync_->transfer_in();
@@ -270,14 +270,14 @@ void BuilderUnit::on_unit_lost(Context& ctx, UnitAddress lost) {
         if (received_.get(i, ru) == mix_.all_pieces()) continue;
         received_.set(i, ru, 0);
         ++s.missing;
-        if (!s.assigned) continue;   // its event is not known yet: begin() takes the loss into account
-        if (pull_) pull_->forget(ctx, i, ru);   // asked, not in
+        if (!s.assigned) continue; // its event is not known yet: begin() takes the loss into account
+        if (pull_) pull_->forget(ctx, i, ru); // asked, not in
         if (all_in(s))
             complete(ctx, i);
         else if (pull_)
             pull_->request_more(ctx, i);
     }
-    if (own_) own_->ru_lost(ctx);   // its report is no longer awaited
+    if (own_) own_->ru_lost(ctx); // its report is no longer awaited
 }
 
 void BuilderUnit::complete(Context& ctx, std::uint32_t slot) {
@@ -301,7 +301,7 @@ void BuilderUnit::complete(Context& ctx, std::uint32_t slot) {
     --busy_;
     if (own_)
         own_->fill(ctx);
-    else if (!end_received_ || survive_)   // surviving: the EM learns from the credit that the event is built
+    else if (!end_received_ || survive_) // surviving: the EM learns from the credit that the event is built
         announce(ctx, slot);
 }
 

@@ -36,14 +36,14 @@ public:
 
 private:
     struct Slot {
-        std::uint32_t block = 0;         // block of the slot pool
-        bool assigned = false;           // event id known
-        bool active = false;             // credit given out or event in progress
+        std::uint32_t block = 0; // block of the slot pool
+        bool assigned = false; // event id known
+        bool active = false; // credit given out or event in progress
         std::uint64_t event = 0;
         Picoseconds started{};
-        std::uint32_t received = 0;      // fragments whose every piece is in
-        std::uint32_t missing = 0;       // fragments of lost RUs it will never get
-        bool reassigned = false;         // the event came from a lost BU
+        std::uint32_t received = 0; // fragments whose every piece is in
+        std::uint32_t missing = 0; // fragments of lost RUs it will never get
+        bool reassigned = false; // the event came from a lost BU
     };
 
     void activate(std::uint32_t slot);
@@ -61,7 +61,7 @@ private:
     bool slot_free(std::uint32_t slot) const override { return !slots_[slot].active; }
     void start_event(Context& ctx, std::uint32_t slot, std::uint64_t event, bool reassigned) override;
     bool ru_lost(std::uint32_t ru) const override;
-    bool all_in(const Slot& s) const { return s.received + s.missing == nodes_; }   // an event under way still has RUs to ask
+    bool all_in(const Slot& s) const { return s.received + s.missing == nodes_; } // an event under way still has RUs to ask
     void complete(Context& ctx, std::uint32_t slot);
     void check(Context& ctx, const Slot& s, std::uint32_t source);
     // A piece's header handed over with its completion (the simulator): checked on arrival.
@@ -74,23 +74,23 @@ private:
     const UnitSetup& setup_;
     const UnitConfig& config_;
     std::uint32_t index_;
-    std::uint32_t nodes_;                   // RUs: the fragments of an event
+    std::uint32_t nodes_; // RUs: the fragments of an event
     MemoryPool& pool_;
     std::uint64_t stride_;
-    std::vector<Slot> slots_;               // one per credit
+    std::vector<Slot> slots_; // one per credit
     MessageMix mix_;
-    PieceMasks received_;                   // per slot and RU
-    bool heads_handed_over_ = false;        // the transport gives each write's head with its completion
+    PieceMasks received_; // per slot and RU
+    bool heads_handed_over_ = false; // the transport gives each write's head with its completion
     std::uint32_t busy_ = 0;
     std::uint64_t built_ = 0;
     bool end_received_ = false;
-    std::uint64_t assigned_total_ = 0;      // from the EM's end message
-    std::optional<PullRequester> pull_;     // PULL (with or without EM); none: PUSH, the RUs write unasked
-    std::optional<BarrelSyncPacer> sync_;   // barrel-sync: requests paced a phase at a time
-    std::optional<OwnEvents> own_;          // PULL without EM: events of its own, and takeovers
+    std::uint64_t assigned_total_ = 0; // from the EM's end message
+    std::optional<PullRequester> pull_; // PULL (with or without EM); none: PUSH, the RUs write unasked
+    std::optional<BarrelSyncPacer> sync_; // barrel-sync: requests paced a phase at a time
+    std::optional<OwnEvents> own_; // PULL without EM: events of its own, and takeovers
     // --on-failure continue
     bool survive_;
-    std::vector<std::uint32_t> lost_rus_;   // few: a list, not a flag per RU
+    std::vector<std::uint32_t> lost_rus_; // few: a list, not a flag per RU
 };
 
 } // namespace evb

@@ -22,7 +22,7 @@ private:
     struct Class {
         std::uint64_t below = 0;
         std::uint64_t asked_below = 0;
-        std::set<std::uint64_t> ahead;   // written rounds above `below` (a slot may lag behind the others)
+        std::set<std::uint64_t> ahead; // written rounds above `below` (a slot may lag behind the others)
     };
     std::vector<Class> classes_;
 };

@@ -17,11 +17,11 @@ std::uint64_t UnitConfig::max_fragment_size() const {
     switch (size_distribution) {
     case SizeDistribution::fixed: spread = 0; break;
     case SizeDistribution::uniform: spread = size_spread; break;
-    case SizeDistribution::normal: spread = 4 * size_spread; break;                     // clipped at 4 sigma
-    case SizeDistribution::lognormal: spread = std::exp(4 * size_spread) - 1; break;   // clipped at 4 sigma
+    case SizeDistribution::normal: spread = 4 * size_spread; break; // clipped at 4 sigma
+    case SizeDistribution::lognormal: spread = std::exp(4 * size_spread) - 1; break; // clipped at 4 sigma
     }
     auto bytes = static_cast<std::uint64_t>(std::ceil(static_cast<double>(fragment_size) * scale * (1 + spread)));
-    return (bytes + 7) & ~std::uint64_t{7};   // sizes are whole 8-byte words
+    return (bytes + 7) & ~std::uint64_t{7}; // sizes are whole 8-byte words
 }
 
 std::uint64_t UnitConfig::required_memory() const {
@@ -58,7 +58,7 @@ double UnitConfig::a2a_window_fill_bound() const {
 double UnitConfig::a2a_window_fill() const { return a2a_windows().fill(); }
 
 std::uint64_t UnitConfig::a2a_buffer_bytes() const {
-    return static_cast<std::uint64_t>(safety_margin * nodes * line_gbps * 1e9 / 8 * send_window.seconds());   // eq. 3.4
+    return static_cast<std::uint64_t>(safety_margin * nodes * line_gbps * 1e9 / 8 * send_window.seconds()); // eq. 3.4
 }
 
 std::uint64_t UnitConfig::data_area() const {
@@ -80,8 +80,8 @@ namespace {
 void check_nodes_and_units(const UnitConfig& c) {
     if (c.layout == NodeLayout::split) {
         if (c.readout_nodes < 1 || c.builder_nodes < 1)
-            fail("--layout split needs --readout-nodes and --builder-nodes of at least 1 (got " + std::to_string(c.readout_nodes) + " and " +
-                 std::to_string(c.builder_nodes) + ")");
+            fail("--layout split needs --readout-nodes and --builder-nodes of at least 1 (got " + std::to_string(c.readout_nodes) +
+                 " and " + std::to_string(c.builder_nodes) + ")");
         if (c.nodes != c.readout_nodes + c.builder_nodes)
             fail("--layout split: --nodes " + std::to_string(c.nodes) + " is not --readout-nodes + --builder-nodes (" +
                  std::to_string(c.readout_nodes + c.builder_nodes) + ")");
@@ -100,10 +100,9 @@ void check_nodes_and_units(const UnitConfig& c) {
         fail("--parallel (" + std::to_string(c.parallel) + ") must not exceed " +
              (c.layout == NodeLayout::split ? "--readout-nodes (" : "--nodes (") + std::to_string(c.ru_count()) + ")");
     if (c.fragment_size < min_fragment_size)
-        fail("--fragment-size must be at least " + std::to_string(min_fragment_size) + " B (got " +
-             std::to_string(c.fragment_size) + " B)");
-    if (c.fragment_size > max_fragment_limit)
-        fail("--fragment-size " + format_size(c.fragment_size) + " is absurd (limit 1GiB)");
+        fail("--fragment-size must be at least " + std::to_string(min_fragment_size) + " B (got " + std::to_string(c.fragment_size) +
+             " B)");
+    if (c.fragment_size > max_fragment_limit) fail("--fragment-size " + format_size(c.fragment_size) + " is absurd (limit 1GiB)");
 }
 
 // The visiting order and what it needs of the protocol.
@@ -117,12 +116,14 @@ void check_scheduling(const UnitConfig& c) {
         if (!(c.line_gbps > 0)) fail("--scheduling a2a needs the NIC's --line-rate in Gb/s to fit fragments into the window");
         if (c.send_window < c.a2a_message_time())
             fail("a2a: a --send-window of " + std::to_string(c.send_window.count() / 1000) + " ns cannot hold one " +
-                 std::to_string(c.max_fragment_size() + c.meta_bytes()) + " B fragment (" + std::to_string(c.a2a_message_time().count() / 1000) +
-                 " ns at " + fmt::format("{:g}", c.line_gbps) + " Gb/s): lengthen --send-window or shorten the fragments");
+                 std::to_string(c.max_fragment_size() + c.meta_bytes()) + " B fragment (" +
+                 std::to_string(c.a2a_message_time().count() / 1000) + " ns at " + fmt::format("{:g}", c.line_gbps) +
+                 " Gb/s): lengthen --send-window or shorten the fragments");
     }
     if (c.scheduling == Scheduling::barrel_sync) {
         if (c.protocol == Protocol::push) fail("--scheduling barrel-sync needs --protocol pull or pull-noem (the BUs keep the phases)");
-        if (c.parallel != 1) fail("--scheduling barrel-sync takes one step per phase: --parallel must be 1 (got " + std::to_string(c.parallel) + ")");
+        if (c.parallel != 1)
+            fail("--scheduling barrel-sync takes one step per phase: --parallel must be 1 (got " + std::to_string(c.parallel) + ")");
     }
 }
 
@@ -147,8 +148,8 @@ void check_message_mix(const UnitConfig& c) {
     // Every segment must hold at least one 8-byte word of the smallest fragment that can occur.
     double smallest_scale = c.ru_scale.empty() ? 1.0 : *std::min_element(c.ru_scale.begin(), c.ru_scale.end());
     double smallest = c.size_distribution == SizeDistribution::fixed
-                          ? std::max(double{min_fragment_size}, static_cast<double>(c.fragment_size) * smallest_scale)
-                          : double{min_fragment_size};
+        ? std::max(double{min_fragment_size}, static_cast<double>(c.fragment_size) * smallest_scale)
+        : double{min_fragment_size};
     if (c.data_segments * 8.0 > smallest)
         fail("--data-segments " + std::to_string(c.data_segments) + " does not fit the smallest fragment that can occur (" +
              std::to_string(static_cast<std::uint64_t>(smallest)) + " B: each segment needs at least 8 B)");
@@ -175,7 +176,8 @@ void check_run_length(const UnitConfig& c) {
         fail("give --events or a positive --duration");
     if (c.warmup < Picoseconds(0)) fail("--warmup cannot be negative");
     if (c.warmup > Picoseconds(0) && c.duration > Picoseconds(0) && c.warmup >= c.duration)
-        fail(fmt::format("--warmup {} must end before --duration {}: nothing would be counted", format_duration(c.warmup), format_duration(c.duration)));
+        fail(fmt::format("--warmup {} must end before --duration {}: nothing would be counted", format_duration(c.warmup),
+                         format_duration(c.duration)));
     if (c.is_micro_benchmark()) {
         if (c.in_flight < 1 || c.in_flight > max_in_flight)
             fail("--in-flight must be within 1.." + std::to_string(max_in_flight) + " (got " + std::to_string(c.in_flight) + ")");
@@ -196,8 +198,8 @@ void check_buffers(const UnitConfig& c) {
              " c=" + std::to_string(c.credits) + " f=" + format_size(c.max_fragment_size() + c.meta_bytes()) + ")");
     std::uint64_t ram = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
     if (std::max(c.ru_buffer_fragments(), c.bu_slots() * c.ru_count()) * c.fragment_stride() > ram)
-        fail("buffer memory per unit " + format_size(c.effective_memory()) + " exceeds this machine's " +
-             std::to_string(ram >> 20) + " MiB (lower --credits, --fragment-size or --nodes)");
+        fail("buffer memory per unit " + format_size(c.effective_memory()) + " exceeds this machine's " + std::to_string(ram >> 20) +
+             " MiB (lower --credits, --fragment-size or --nodes)");
 }
 
 } // namespace

@@ -39,43 +39,43 @@ struct UnitConfig {
     Benchmark benchmark = Benchmark::event_building;
     // Micro-benchmarks: each message is one fragment (fragment_size, message mix and size
     // distribution apply), `events` counts messages per sender.
-    std::uint32_t shift = 1;                 // one-to-one: node i sends to (i + shift) mod N
-    std::uint32_t in_flight = 4;             // messages in flight per sender (and slots per sender at each receiver)
-    Picoseconds phase_time = Picoseconds(100'000'000'000);   // shift-scan: each shift this long (100 ms)
-    std::uint64_t phase_messages = 0;        // shift-scan: or this many messages per sender per shift
+    std::uint32_t shift = 1; // one-to-one: node i sends to (i + shift) mod N
+    std::uint32_t in_flight = 4; // messages in flight per sender (and slots per sender at each receiver)
+    Picoseconds phase_time = Picoseconds(100'000'000'000); // shift-scan: each shift this long (100 ms)
+    std::uint64_t phase_messages = 0; // shift-scan: or this many messages per sender per shift
     Protocol protocol = Protocol::pull;
     Scheduling scheduling = Scheduling::barrel_shift;
     BarrelStart barrel_start = BarrelStart::own;
     // a2a: phase p lasts send_window + idle_window; RU i sends to BU (i + p) mod B only inside
     // the send window, and only what finishes in it at line_gbps.
     Picoseconds send_window{}, idle_window{};
-    double line_gbps = 0;                    // the NIC's rate; the simulator sets b_eff (eq. 2.14)
-    std::uint32_t nodes = 0;                 // 0: derived from the number of processes (4 on local)
-    std::uint32_t ppn = 1;                   // processes per node: 1 (RU+BU) or 2 (RU, BU)
+    double line_gbps = 0; // the NIC's rate; the simulator sets b_eff (eq. 2.14)
+    std::uint32_t nodes = 0; // 0: derived from the number of processes (4 on local)
+    std::uint32_t ppn = 1; // processes per node: 1 (RU+BU) or 2 (RU, BU)
     NodeLayout layout = NodeLayout::folded;
-    std::uint32_t readout_nodes = 0;         // split: R
-    std::uint32_t builder_nodes = 0;         // split: B (then nodes = R + B)
+    std::uint32_t readout_nodes = 0; // split: R
+    std::uint32_t builder_nodes = 0; // split: B (then nodes = R + B)
     EmPlacement em = EmPlacement::rank0;
     std::uint32_t credits = 2;
     std::uint32_t parallel = 1;
-    std::uint64_t fragment_size = 1 << 20;   // bytes, including the 32 B fragment header
+    std::uint64_t fragment_size = 1 << 20; // bytes, including the 32 B fragment header
     // The message mix of paper 003 sec. 3.3: each fragment's data leaves as data_segments writes,
     // followed by meta_segments metadata writes of meta_size bytes each (message_mix.hpp).
     std::uint32_t data_segments = 1;
     std::uint64_t meta_size = 0;
     std::uint32_t meta_segments = 0;
     SizeDistribution size_distribution = SizeDistribution::fixed;
-    double size_spread = 0.25;               // uniform: +-spread*size; normal/lognormal: sigma/size
-    std::vector<double> ru_scale;            // per-RU factor on the fragment size; empty = all 1
-    std::uint64_t events = 0;                // 0: unlimited, stop on duration
+    double size_spread = 0.25; // uniform: +-spread*size; normal/lognormal: sigma/size
+    std::vector<double> ru_scale; // per-RU factor on the fragment size; empty = all 1
+    std::uint64_t events = 0; // 0: unlimited, stop on duration
     Picoseconds duration = Picoseconds::from_seconds(5);
     // Bytes, events and latencies count from this time of the run's clock on (the start-up left
     // out). command_line.cpp sets the real transports' default: a tenth of a timed run.
     Picoseconds warmup{};
     Verify verify = Verify::header;
     std::uint64_t seed = 1;
-    std::uint32_t safety_margin = 2;         // m of thesis eq. 3.1
-    std::uint64_t memory = 0;                // per-unit buffer budget in bytes; 0 = exactly eq. 3.1
+    std::uint32_t safety_margin = 2; // m of thesis eq. 3.1
+    std::uint64_t memory = 0; // per-unit buffer budget in bytes; 0 = exactly eq. 3.1
     OnFailure on_failure = OnFailure::stop;
     // per_unit: each unit its own reactor thread and transport endpoint (declared with the placement,
     // src/exec/run_config.cpp; the units' layout gives each unit its endpoint).
@@ -160,10 +160,10 @@ nlohmann::json derived_json(const UnitConfig& config);
 
 constexpr std::uint32_t fragment_header_size = 32;
 constexpr std::uint32_t min_fragment_size = 64;
-constexpr std::uint64_t max_fragment_limit = 1ull << 30;   // 1 GiB: anything larger is absurd
-constexpr std::uint32_t max_credits = 4096;                // slot index must fit the 12-bit imm field
-constexpr std::uint32_t max_nodes = 1u << 15;              // source index must fit the 15-bit imm field
+constexpr std::uint64_t max_fragment_limit = 1ull << 30; // 1 GiB: anything larger is absurd
+constexpr std::uint32_t max_credits = 4096; // slot index must fit the 12-bit imm field
+constexpr std::uint32_t max_nodes = 1u << 15; // source index must fit the 15-bit imm field
 constexpr std::uint32_t max_pieces = 32;
-constexpr std::uint32_t max_in_flight = 32;                // a receiver's 2 w slots per sender: one 64-bit mask
+constexpr std::uint32_t max_in_flight = 32; // a receiver's 2 w slots per sender: one 64-bit mask
 
 } // namespace evb

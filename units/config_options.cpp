@@ -3,20 +3,24 @@
 namespace evb {
 namespace {
 
-
 // The benchmark and its micro-benchmark parameters.
 void declare_benchmark_options(OptionSet& o, UnitConfig& c) {
     o.choice("benchmark", c.benchmark,
-             {{"eb", Benchmark::event_building}, {"one-to-one", Benchmark::one_to_one}, {"shift-scan", Benchmark::shift_scan},
-              {"many-to-one", Benchmark::many_to_one}, {"gather", Benchmark::gather}, {"gather-cmd", Benchmark::gather_cmd},
+             {{"eb", Benchmark::event_building},
+              {"one-to-one", Benchmark::one_to_one},
+              {"shift-scan", Benchmark::shift_scan},
+              {"many-to-one", Benchmark::many_to_one},
+              {"gather", Benchmark::gather},
+              {"gather-cmd", Benchmark::gather_cmd},
               {"gather-cmd-meta", Benchmark::gather_cmd_meta}},
              "event building, or a micro-benchmark (see \"Micro-benchmarks\"): each message one fragment, --events messages per sender");
     o.whole("shift", c.shift, "s", "one-to-one: node i sends to node (i + s) mod N, 0 <= s < N")
         .applies_when("--benchmark one-to-one", [&c] { return c.benchmark == Benchmark::one_to_one; });
     o.whole("in-flight", c.in_flight, "w", "micro-benchmarks: messages in flight per sender, 1..32 (receivers keep 2 w slots per sender)")
         .applies_when("a micro-benchmark (--benchmark)", [&c] { return c.is_micro_benchmark(); });
-    o.duration("phase-time", c.phase_time, "shift-scan: time each shift s = 0..N-1 runs")
-        .applies_when("--benchmark shift-scan", [&c] { return c.benchmark == Benchmark::shift_scan; });
+    o.duration("phase-time", c.phase_time, "shift-scan: time each shift s = 0..N-1 runs").applies_when("--benchmark shift-scan", [&c] {
+        return c.benchmark == Benchmark::shift_scan;
+    });
     o.whole("phase-messages", c.phase_messages, "M", "shift-scan: instead, messages each sender sends per shift")
         .shown_default("0: by time")
         .applies_when("--benchmark shift-scan", [&c] { return c.benchmark == Benchmark::shift_scan; });
@@ -27,15 +31,19 @@ void declare_protocol_and_scheduling_options(OptionSet& o, UnitConfig& c) {
     o.choice("protocol", c.protocol, {{"pull", Protocol::pull}, {"push", Protocol::push}, {"pull-noem", Protocol::pull_no_em}},
              "event-building protocol: PULL, PUSH or PULL without EM");
     o.choice("scheduling", c.scheduling,
-             {{"barrel", Scheduling::barrel_shift}, {"random", Scheduling::random}, {"barrel-sync", Scheduling::barrel_sync},
+             {{"barrel", Scheduling::barrel_shift},
+              {"random", Scheduling::random},
+              {"barrel-sync", Scheduling::barrel_sync},
               {"a2a", Scheduling::a2a}},
              "order in which a BU visits RUs (PULL) or an RU visits BUs (PUSH): barrel shift, a seeded permutation per event, "
              "barrel shift with a barrier per phase (PULL, 1 parallel), or time windows (PUSH, see --send-window)");
     o.duration("send-window", c.send_window, "a2a: time per phase in which each RU sends to the phase's BU (what fits at --line-rate)")
         .applies_when("--scheduling a2a", [&c] { return c.scheduling == Scheduling::a2a; });
-    o.duration("idle-window", c.idle_window, "a2a: time per phase in which no RU sends")
-        .applies_when("--scheduling a2a", [&c] { return c.scheduling == Scheduling::a2a; });
-    o.real("line-rate", c.line_gbps, "Gb/s", "a2a: the NIC's data rate, to fit fragments into a send window").shown_default("b_eff of the host cables with --transport sim; else required")
+    o.duration("idle-window", c.idle_window, "a2a: time per phase in which no RU sends").applies_when("--scheduling a2a", [&c] {
+        return c.scheduling == Scheduling::a2a;
+    });
+    o.real("line-rate", c.line_gbps, "Gb/s", "a2a: the NIC's data rate, to fit fragments into a send window")
+        .shown_default("b_eff of the host cables with --transport sim; else required")
         .applies_when("--scheduling a2a", [&c] { return c.scheduling == Scheduling::a2a; });
     o.choice("barrel-start", c.barrel_start, {{"own", BarrelStart::own}, {"staggered", BarrelStart::staggered}},
              "barrel: every credit of a BU starts at its own RU (in step), or credit k of c at RU + k N / c");
@@ -67,7 +75,9 @@ void declare_fragments_options(OptionSet& o, UnitConfig& c) {
     o.size("meta-size", c.meta_size, "bytes of each metadata write (paper 003's mix: 10KB)").shown_default("0: none");
     o.whole("meta-segments", c.meta_segments, "M", "metadata writes per fragment, each of --meta-size, after the data");
     o.choice("size-dist", c.size_distribution,
-             {{"fixed", SizeDistribution::fixed}, {"uniform", SizeDistribution::uniform}, {"normal", SizeDistribution::normal},
+             {{"fixed", SizeDistribution::fixed},
+              {"uniform", SizeDistribution::uniform},
+              {"normal", SizeDistribution::normal},
               {"lognormal", SizeDistribution::lognormal}},
              "fragment size distribution, drawn per (event, RU)")
         .echo_as("size_distribution");
@@ -81,7 +91,8 @@ void declare_fragments_options(OptionSet& o, UnitConfig& c) {
 void declare_run_length_and_checks_options(OptionSet& o, UnitConfig& c) {
     o.whole("events", c.events, "E", "stop after E events (then no default duration)");
     o.duration("duration", c.duration, "stop assigning events after this time");
-    o.duration("warmup", c.warmup, "bytes, events and latencies count from this time on (wall time, or simulated): rates leave the start-up out")
+    o.duration("warmup", c.warmup,
+               "bytes, events and latencies count from this time on (wall time, or simulated): rates leave the start-up out")
         .shown_default("a tenth of --duration on real transports; 0 with --events, --on-failure continue and --transport sim")
         .applies_when("a run that is not a shift scan (its phases measure their own steady part)",
                       [&c] { return c.benchmark != Benchmark::shift_scan; });

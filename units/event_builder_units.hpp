@@ -17,8 +17,8 @@ UnitsOfRank make_event_builder_units(const UnitSetup& setup, const Layout& layou
 class EventBuilder final : public RunUnits {
 public:
     explicit EventBuilder(const UnitConfig& config)
-        : layout_(Layout::from_config(config)), sizer_(config), schedule_(make_schedule(config.scheduling, config.seed)),
-          setup_{config, sizer_, *schedule_} {}
+        : layout_(Layout::from_config(config)), sizer_(config),
+          schedule_(make_schedule(config.scheduling, config.seed)), setup_{config, sizer_, *schedule_} {}
     EventBuilder(const EventBuilder&) = delete;
     EventBuilder& operator=(const EventBuilder&) = delete;
     const Layout& layout() const override { return layout_; }

@@ -56,7 +56,7 @@ void EventManager::use_credit(Context& ctx, const Message& credit) {
         std::uint64_t event = reassign_.front();
         reassign_.pop();
         assign(ctx, credit, event, true);
-        if (stopped_) send_end(ctx, credit.from_index);   // its total grew after its end
+        if (stopped_) send_end(ctx, credit.from_index); // its total grew after its end
     } else if (!stopped_) {
         assign(ctx, credit, next_event_++, false);
     } else {
@@ -66,7 +66,7 @@ void EventManager::use_credit(Context& ctx, const Message& credit) {
 
 void EventManager::assign(Context& ctx, const Message& credit, std::uint64_t event, bool reassigned) {
     std::uint32_t bu = credit.from_index;
-    --outstanding_[bu];   // consumed: the BU owns an event on that slot now
+    --outstanding_[bu]; // consumed: the BU owns an event on that slot now
     ++assigned_per_bu_[bu];
     if (reassigned)
         ++ctx.stats().events_reassigned;
@@ -105,7 +105,7 @@ void EventManager::on_unit_lost(Context& ctx, UnitAddress lost) {
     for (std::uint32_t slot = 0; slot < config_.credits; ++slot) {
         auto& held = held_[std::size_t{bu} * config_.credits + slot];
         if (held == no_event) continue;
-        reassign_.push(held);   // it may have been built and not reported: then it is built again
+        reassign_.push(held); // it may have been built and not reported: then it is built again
         held = no_event;
         --unreported_;
         ++reassigned;
@@ -136,7 +136,7 @@ void EventManager::stop(Context& ctx) {
     stopped_ = true;
     for (std::uint32_t bu = 0; bu < nodes_; ++bu)
         if (!survive_ || !lost_[bu]) send_end(ctx, bu);
-    if (config_.protocol == Protocol::push) {   // no new work: an RU's cursor may pass BUs without any
+    if (config_.protocol == Protocol::push) { // no new work: an RU's cursor may pass BUs without any
         Message e{};
         e.type = MessageType::end;
         for (std::uint32_t ru = 0; ru < config_.ru_count(); ++ru) ctx.send({Role::readout, ru}, e);

@@ -38,18 +38,18 @@ private:
     void send_end(Context& ctx, std::uint32_t bu);
 
     const UnitConfig& config_;
-    std::uint32_t nodes_;   // BUs
+    std::uint32_t nodes_; // BUs
     std::uint64_t next_event_ = 0;
     bool stopped_ = false;
-    std::vector<std::uint32_t> outstanding_;      // credits announced and not yet built, per BU
+    std::vector<std::uint32_t> outstanding_; // credits announced and not yet built, per BU
     std::vector<std::uint64_t> assigned_per_bu_;
     // --on-failure continue
     bool survive_;
-    std::vector<std::uint64_t> held_;             // BU x credit: the event the slot holds, or no_event
-    std::vector<std::uint64_t> reported_;         // per BU: events reported built (credits back)
-    std::vector<bool> lost_;                      // per BU
-    std::vector<RingQueue<Message>> kept_;        // per BU: credits not used (after the stop)
-    RingQueue<std::uint64_t> reassign_;           // events of lost BUs waiting for a credit
+    std::vector<std::uint64_t> held_; // BU x credit: the event the slot holds, or no_event
+    std::vector<std::uint64_t> reported_; // per BU: events reported built (credits back)
+    std::vector<bool> lost_; // per BU
+    std::vector<RingQueue<Message>> kept_; // per BU: credits not used (after the stop)
+    RingQueue<std::uint64_t> reassign_; // events of lost BUs waiting for a credit
     std::uint64_t unreported_ = 0;
 };
 

@@ -33,7 +33,7 @@ void EventStream::take_over(std::uint32_t lost, std::uint64_t from_round, std::u
 
 std::uint64_t EventStream::events_below(std::uint32_t lost, std::uint64_t round) const {
     if (!limit_) return round;
-    std::uint64_t in_limit = limit_ > lost ? (limit_ - lost + bus_ - 1) / bus_ : 0;   // rounds k with lost + k B < limit
+    std::uint64_t in_limit = limit_ > lost ? (limit_ - lost + bus_ - 1) / bus_ : 0; // rounds k with lost + k B < limit
     return round < in_limit ? round : in_limit;
 }
 

@@ -21,25 +21,26 @@ public:
         std::uint64_t event;
         bool reassigned;
     };
-    std::optional<Next> peek() const;   // nullopt: nothing below the events limit is left
+    std::optional<Next> peek() const; // nullopt: nothing below the events limit is left
     void pop();
-    void take_over(std::uint32_t lost, std::uint64_t from_round, std::uint64_t asked_below, std::uint32_t position, std::uint32_t survivors);
+    void take_over(std::uint32_t lost, std::uint64_t from_round, std::uint64_t asked_below, std::uint32_t position,
+                   std::uint32_t survivors);
     // Events of `lost`'s class below `round` (within the events limit): what it built before.
     std::uint64_t events_below(std::uint32_t lost, std::uint64_t round) const;
 
 private:
     struct Stream {
         std::uint32_t bu;
-        std::uint64_t round;         // next round of this stream
-        std::uint64_t step;          // rounds between two of this BU's
-        std::uint64_t asked_below;   // rounds below: re-assigned
+        std::uint64_t round; // next round of this stream
+        std::uint64_t step; // rounds between two of this BU's
+        std::uint64_t asked_below; // rounds below: re-assigned
     };
     std::uint64_t event_of(const Stream& s) const { return s.bu + s.round * bus_; }
     std::optional<std::size_t> smallest() const;
 
     std::uint32_t bus_;
     std::uint64_t limit_;
-    std::vector<Stream> streams_;   // its own first
+    std::vector<Stream> streams_; // its own first
 };
 
 } // namespace evb

@@ -8,18 +8,15 @@
 
 namespace evb {
 namespace {
-constexpr std::uint32_t words_per_chunk = 512;   // prefix sums every 4 KiB
+constexpr std::uint32_t words_per_chunk = 512; // prefix sums every 4 KiB
 }
 
-std::uint64_t pattern_word(std::uint32_t source, std::uint64_t word_index) {
-    return mix64((std::uint64_t{source} << 40) ^ word_index);
-}
+std::uint64_t pattern_word(std::uint32_t source, std::uint64_t word_index) { return mix64((std::uint64_t{source} << 40) ^ word_index); }
 
 std::uint64_t event_stamp(std::uint32_t source, std::uint64_t event) { return mix64(event, source + 0x5EEDull); }
 
 FragmentSizer::FragmentSizer(const UnitConfig& c)
-    : dist_(c.size_distribution), spread_(c.size_spread), seed_(c.seed),
-      max_(static_cast<std::uint32_t>(c.max_fragment_size())) {
+    : dist_(c.size_distribution), spread_(c.size_spread), seed_(c.seed), max_(static_cast<std::uint32_t>(c.max_fragment_size())) {
     base_.resize(c.ru_count());
     for (std::uint32_t s = 0; s < c.ru_count(); ++s) base_[s] = static_cast<double>(c.fragment_size) * c.ru_scale_of(s);
 }
@@ -58,8 +55,7 @@ void FragmentGenerator::prefill(std::byte* block) const {
     for (std::uint64_t i = 1; i < memory_words_; ++i) words[i] = pattern_word(source_, i);
 }
 
-std::uint64_t FragmentGenerator::payload_checksum(const std::byte* block, std::uint64_t event,
-                                                  std::uint32_t payload_words) const {
+std::uint64_t FragmentGenerator::payload_checksum(const std::byte* block, std::uint64_t event, std::uint32_t payload_words) const {
     // Pattern words [1, n): the prefix table, then at most one chunk, read from the block where
     // it holds them and computed past its end (a block may hold only the header).
     const auto* words = reinterpret_cast<const std::uint64_t*>(block + fragment_header_size);
@@ -79,8 +75,8 @@ void FragmentGenerator::stamp(std::byte* block, std::uint64_t event, std::uint32
     std::memcpy(block + fragment_header_size, &s, sizeof s);
 }
 
-FragmentCheck check_fragment(const std::byte* data, std::uint64_t event, std::uint32_t source,
-                             std::uint32_t expected_size, bool full, std::uint32_t tag) {
+FragmentCheck check_fragment(const std::byte* data, std::uint64_t event, std::uint32_t source, std::uint32_t expected_size, bool full,
+                             std::uint32_t tag) {
     FragmentHeader h;
     std::memcpy(&h, data, sizeof h);
     if (h.magic != fragment_magic || h.source != source || h.event != event || h.flags != tag ||

@@ -14,14 +14,15 @@ FragmentWriter::FragmentWriter(const UnitConfig& config, std::uint32_t source, s
 void FragmentWriter::prefill_up_to(std::uint32_t block) {
     for (auto b = static_cast<std::uint32_t>(pieces_left_.size()); b <= block; ++b) {
         generator_.prefill(pool_.block(b));
-        for (std::uint32_t p = mix_.data_pieces(); p < mix_.pieces(); ++p) meta_generator_.prefill(pool_.block(b) + mix_.piece(p, 0).offset);
+        for (std::uint32_t p = mix_.data_pieces(); p < mix_.pieces(); ++p)
+            meta_generator_.prefill(pool_.block(b) + mix_.piece(p, 0).offset);
         pieces_left_.push_back(0);
         to_own_node_.push_back(false);
     }
 }
 
-void FragmentWriter::write(Context& ctx, UnitAddress to, std::uint32_t block, std::uint64_t event, std::uint32_t size,
-                           std::uint64_t rkey, std::uint64_t remote_offset, std::uint32_t slot) {
+void FragmentWriter::write(Context& ctx, UnitAddress to, std::uint32_t block, std::uint64_t event, std::uint32_t size, std::uint64_t rkey,
+                           std::uint64_t remote_offset, std::uint32_t slot) {
     prefill_up_to(block);
     std::byte* memory = pool_.block(block);
     generator_.stamp(memory, event, size);

@@ -39,9 +39,7 @@ std::uint32_t Layout::nodes_for_ranks(std::uint32_t ranks, std::uint32_t ppn, bo
     return (ranks - extra) / ppn;
 }
 
-std::uint32_t Layout::ranks() const {
-    return nodes_ * ppn_ + ((with_manager_ && em_ == EmPlacement::own_rank) ? 1 : 0);
-}
+std::uint32_t Layout::ranks() const { return nodes_ * ppn_ + ((with_manager_ && em_ == EmPlacement::own_rank) ? 1 : 0); }
 
 std::uint32_t Layout::rank_of(UnitAddress a) const {
     switch (a.role) {

@@ -17,8 +17,8 @@
 namespace evb {
 
 struct RankUnits {
-    std::optional<std::uint32_t> readout;   // RU index hosted here
-    std::optional<std::uint32_t> builder;   // BU index hosted here
+    std::optional<std::uint32_t> readout; // RU index hosted here
+    std::optional<std::uint32_t> builder; // BU index hosted here
     bool manager = false;
 };
 
@@ -48,7 +48,7 @@ public:
     std::uint32_t endpoints() const;
     std::uint32_t endpoint_of(UnitAddress a) const;
     std::uint32_t first_endpoint_of(std::uint32_t rank) const;
-    std::uint32_t endpoints_of(std::uint32_t rank) const;   // how many rank hosts
+    std::uint32_t endpoints_of(std::uint32_t rank) const; // how many rank hosts
     std::uint32_t rank_of_endpoint(std::uint32_t endpoint) const;
     RankUnits units_on_endpoint(std::uint32_t endpoint) const;
 
@@ -57,8 +57,8 @@ private:
     std::uint32_t ppn_;
     bool with_manager_;
     EmPlacement em_;
-    std::uint32_t readout_nodes_;   // 0: folded
-    std::vector<std::uint32_t> first_endpoint_;   // per rank, and the total last; empty: an endpoint per rank
+    std::uint32_t readout_nodes_; // 0: folded
+    std::vector<std::uint32_t> first_endpoint_; // per rank, and the total last; empty: an endpoint per rank
 };
 
 } // namespace evb

@@ -12,8 +12,8 @@
 namespace evb {
 
 struct Piece {
-    std::uint64_t offset;   // within the fragment's area of an RU block or a BU slot
-    std::uint32_t length;   // bytes on the wire
+    std::uint64_t offset; // within the fragment's area of an RU block or a BU slot
+    std::uint32_t length; // bytes on the wire
 };
 
 class MessageMix {
@@ -21,7 +21,7 @@ public:
     explicit MessageMix(const UnitConfig& c);
     std::uint32_t pieces() const { return data_ + meta_; }
     std::uint32_t data_pieces() const { return data_; }
-    std::uint32_t all_pieces() const { return pieces() == 32 ? ~0u : (1u << pieces()) - 1; }   // one bit per piece
+    std::uint32_t all_pieces() const { return pieces() == 32 ? ~0u : (1u << pieces()) - 1; } // one bit per piece
     // Piece p (data first) of a fragment whose data is `fragment_size` bytes.
     Piece piece(std::uint32_t p, std::uint32_t fragment_size) const;
     // Header tag of piece p: 0 for data, 1 + m for metadata segment m.

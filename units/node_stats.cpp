@@ -78,9 +78,9 @@ void NodeStats::add_loss(const NodeLoss& loss) {
     for (auto& l : losses)
         if (l.rank == loss.rank) {
             // The earliest sighting, and the earliest failure any sighting knew of.
-            const Picoseconds failed = l.failed_at < Picoseconds(0)      ? loss.failed_at
-                                       : loss.failed_at < Picoseconds(0) ? l.failed_at
-                                                                         : std::min(l.failed_at, loss.failed_at);
+            const Picoseconds failed = l.failed_at < Picoseconds(0) ? loss.failed_at
+                : loss.failed_at < Picoseconds(0)                   ? l.failed_at
+                                                                    : std::min(l.failed_at, loss.failed_at);
             if (loss.at < l.at) l = loss;
             l.failed_at = failed;
             return;
@@ -126,42 +126,47 @@ void NodeStats::merge(const NodeStats& o) {
 
 nlohmann::json NodeStats::to_json() const {
     nlohmann::json j = {{"node", node},
-            {"bytes_out", bytes_out},
-            {"fragments_out", fragments_out},
-            {"writes_out", writes_out},
-            {"writes_in", writes_in},
-            {"bytes_in", bytes_in},
-            {"bytes_out_local", bytes_out_local},
-            {"bytes_in_local", bytes_in_local},
-            {"fragments_in", fragments_in},
-            {"events_built", events_built},
-            {"events_assigned", events_assigned},
-            {"in_flight", in_flight},
-            {"peak_ru_bytes", peak_ru_bytes},
-            {"peak_bu_bytes", peak_bu_bytes},
-            {"first_build_ps", first_build.count()},
-            {"last_build_ps", last_build.count()},
-            {"counted_from_ps", counted_from.count()},
-            {"errors",
-             {{"bad_header", errors.bad_header},
-              {"bad_payload", errors.bad_payload},
-              {"duplicate", errors.duplicate},
-              {"missing", errors.missing},
-              {"unexpected", errors.unexpected},
-              {"credit_overflow", errors.credit_overflow}}},
-            {"latency", latency.to_json()}};
+                        {"bytes_out", bytes_out},
+                        {"fragments_out", fragments_out},
+                        {"writes_out", writes_out},
+                        {"writes_in", writes_in},
+                        {"bytes_in", bytes_in},
+                        {"bytes_out_local", bytes_out_local},
+                        {"bytes_in_local", bytes_in_local},
+                        {"fragments_in", fragments_in},
+                        {"events_built", events_built},
+                        {"events_assigned", events_assigned},
+                        {"in_flight", in_flight},
+                        {"peak_ru_bytes", peak_ru_bytes},
+                        {"peak_bu_bytes", peak_bu_bytes},
+                        {"first_build_ps", first_build.count()},
+                        {"last_build_ps", last_build.count()},
+                        {"counted_from_ps", counted_from.count()},
+                        {"errors",
+                         {{"bad_header", errors.bad_header},
+                          {"bad_payload", errors.bad_payload},
+                          {"duplicate", errors.duplicate},
+                          {"missing", errors.missing},
+                          {"unexpected", errors.unexpected},
+                          {"credit_overflow", errors.credit_overflow}}},
+                        {"latency", latency.to_json()}};
     if (events_reassigned || events_rebuilt || events_incomplete || fragments_lost || events_built_by_lost || !losses.empty()) {
-        j["failures"] = {{"events_reassigned", events_reassigned}, {"events_rebuilt", events_rebuilt},
-                         {"events_incomplete", events_incomplete}, {"fragments_lost", fragments_lost},
+        j["failures"] = {{"events_reassigned", events_reassigned},       {"events_rebuilt", events_rebuilt},
+                         {"events_incomplete", events_incomplete},       {"fragments_lost", fragments_lost},
                          {"events_built_by_lost", events_built_by_lost}, {"losses", nlohmann::json::array()}};
         for (const auto& l : losses)
-            j["failures"]["losses"].push_back({{"rank", l.rank}, {"at_ps", l.at.count()}, {"how", l.how}, {"failed_at_ps", l.failed_at.count()}});
+            j["failures"]["losses"].push_back(
+                {{"rank", l.rank}, {"at_ps", l.at.count()}, {"how", l.how}, {"failed_at_ps", l.failed_at.count()}});
     }
     if (!phases.empty()) {
         auto& list = j["phases"] = nlohmann::json::array();
         for (const auto& p : phases)
-            list.push_back({{"bytes", p.bytes}, {"messages", p.messages}, {"rate_messages", p.rate_messages},
-                            {"rate_bytes", p.rate_bytes}, {"rate_first_ps", p.rate_first.count()}, {"rate_last_ps", p.rate_last.count()}});
+            list.push_back({{"bytes", p.bytes},
+                            {"messages", p.messages},
+                            {"rate_messages", p.rate_messages},
+                            {"rate_bytes", p.rate_bytes},
+                            {"rate_first_ps", p.rate_first.count()},
+                            {"rate_last_ps", p.rate_last.count()}});
     }
     return j;
 }

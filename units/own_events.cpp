@@ -4,8 +4,7 @@
 
 namespace evb {
 
-OwnEvents::OwnEvents(Builder& bu, const Shape& shape)
-    : bu_(bu), shape_(shape), stream_(shape.self, shape.builders, shape.events_limit) {}
+OwnEvents::OwnEvents(Builder& bu, const Shape& shape) : bu_(bu), shape_(shape), stream_(shape.self, shape.builders, shape.events_limit) {}
 
 void OwnEvents::fill(Context& ctx) {
     all_given_ = false;
@@ -29,12 +28,12 @@ void OwnEvents::fill(Context& ctx) {
 void OwnEvents::end_now(Context& ctx) {
     if (ended_now_) return;
     ended_now_ = true;
-    fill(ctx);   // with no slot free, says it is done
+    fill(ctx); // with no slot free, says it is done
 }
 
 bool OwnEvents::all_given() const {
     for (const auto& t : takeovers_)
-        if (!t.settled) return false;   // survivors may have work still to learn of
+        if (!t.settled) return false; // survivors may have work still to learn of
     return all_given_;
 }
 
@@ -84,7 +83,7 @@ void OwnEvents::settle(Context& ctx) {
         for (std::uint32_t ru = 0; ru < shape_.sources && all; ++ru) all = t.reported[ru] || bu_.ru_lost(ru);
         if (!all) continue;
         t.settled = true;
-        if (t.from_round == UINT64_MAX) t.from_round = 0;   // no RU left to report: take over everything
+        if (t.from_round == UINT64_MAX) t.from_round = 0; // no RU left to report: take over everything
         std::uint32_t position = 0, survivors = 0;
         for (std::uint32_t bu = 0; bu < shape_.builders; ++bu) {
             if (lost(bu)) continue;

@@ -28,8 +28,8 @@ public:
 
     struct Shape {
         std::uint32_t self, builders, sources, slots;
-        std::uint64_t events_limit;   // --events (0: none)
-        Picoseconds duration;         // --duration (0: none)
+        std::uint64_t events_limit; // --events (0: none)
+        Picoseconds duration; // --duration (0: none)
     };
     OwnEvents(Builder& bu, const Shape& shape);
 
@@ -49,9 +49,9 @@ public:
 private:
     struct Takeover {
         std::uint32_t bu = 0;
-        bool known_lost = false;          // this BU has learned of the loss itself
+        bool known_lost = false; // this BU has learned of the loss itself
         bool settled = false;
-        std::vector<bool> reported;       // per RU
+        std::vector<bool> reported; // per RU
         std::uint64_t from_round = UINT64_MAX, asked_below = 0;
     };
     Takeover& takeover_of(std::uint32_t bu);

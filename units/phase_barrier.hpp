@@ -15,7 +15,7 @@ public:
     PhaseBarrier(std::uint32_t self, std::uint32_t units) : self_(self), finished_(units, false), reported_(units, 0) {}
     std::uint64_t phase() const { return phase_; }
     bool finished() const { return finished_[self_]; }
-    bool reported() const { return local_done_; }          // our done of the current phase went out
+    bool reported() const { return local_done_; } // our done of the current phase went out
     bool anyone_waits() const { return finished_peers_ + 1 < finished_.size(); }
     // Our transfers of the current phase are all in: tell the other BUs (and whether we are finished).
     void local_done(Context& ctx, bool finished);
@@ -29,9 +29,9 @@ private:
     std::uint32_t self_;
     std::uint64_t phase_ = 0;
     bool local_done_ = false;
-    std::array<std::uint32_t, 2> done_{};   // peers done with phase_ (index phase_ % 2) and phase_ + 1
+    std::array<std::uint32_t, 2> done_{}; // peers done with phase_ (index phase_ % 2) and phase_ + 1
     std::vector<bool> finished_;
-    std::vector<std::uint64_t> reported_;   // per peer: 1 + the last phase counted in done_ (0: none)
+    std::vector<std::uint64_t> reported_; // per peer: 1 + the last phase counted in done_ (0: none)
     std::uint32_t finished_peers_ = 0;
 };
 

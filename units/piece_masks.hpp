@@ -30,7 +30,9 @@ public:
     void clear(std::uint32_t slot) { std::memset(where(slot, 0), 0, std::size_t{sources_} * width_); }
 
 private:
-    std::uint8_t* where(std::uint32_t slot, std::uint32_t source) { return bytes_.data() + (std::size_t{slot} * sources_ + source) * width_; }
+    std::uint8_t* where(std::uint32_t slot, std::uint32_t source) {
+        return bytes_.data() + (std::size_t{slot} * sources_ + source) * width_;
+    }
     const std::uint8_t* where(std::uint32_t slot, std::uint32_t source) const {
         return bytes_.data() + (std::size_t{slot} * sources_ + source) * width_;
     }

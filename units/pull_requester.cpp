@@ -12,9 +12,7 @@ PullRequester::PullRequester(Builder& bu, const Schedule& schedule, const Shape&
       closed_form_(schedule.peer_at(shape.self, 0, std::max(shape.sources, 1u), 0).has_value()),
       order_(closed_form_ ? 0 : std::size_t{shape.slots} * shape.sources) {}
 
-void PullRequester::begin(std::uint32_t slot, std::uint64_t event) {
-    walks_[slot] = Walk{event, 0, 0, 0};
-}
+void PullRequester::begin(std::uint32_t slot, std::uint64_t event) { walks_[slot] = Walk{event, 0, 0, 0}; }
 
 void PullRequester::walk(Context& ctx, std::uint32_t slot) {
     auto& w = walks_[slot];
@@ -39,7 +37,7 @@ void PullRequester::request_more(Context& ctx, std::uint32_t slot) {
     while (w.outstanding < shape_.parallel && w.next_step < shape_.sources) {
         const std::uint32_t ru = ru_at(slot, w.next_step);
         if (bu_.ru_lost(ru))
-            ++w.next_step;   // the BU counts its fragment as missing
+            ++w.next_step; // the BU counts its fragment as missing
         else
             request(ctx, slot, ru);
     }
@@ -60,7 +58,7 @@ void PullRequester::answered(Context& ctx, std::uint32_t slot) {
 
 void PullRequester::forget(Context& ctx, std::uint32_t slot, std::uint32_t ru) {
     const auto& w = walks_[slot];
-    bool asked = false;   // a scan, but only when an RU is lost
+    bool asked = false; // a scan, but only when an RU is lost
     for (std::uint32_t step = 0; step < w.next_step && !asked; ++step) asked = ru_at(slot, step) == ru;
     if (asked) answered(ctx, slot);
 }

@@ -52,17 +52,17 @@ public:
 private:
     struct Walk {
         std::uint64_t event = 0;
-        std::uint32_t next_step = 0;     // the step of the next RU to request
-        std::uint32_t rotation = 0;      // --barrel-start staggered: where the walk begins
-        std::uint32_t outstanding = 0;   // requests sent, fragment not yet in
+        std::uint32_t next_step = 0; // the step of the next RU to request
+        std::uint32_t rotation = 0; // --barrel-start staggered: where the walk begins
+        std::uint32_t outstanding = 0; // requests sent, fragment not yet in
     };
 
     Builder& bu_;
     const Schedule& schedule_;
     Shape shape_;
-    std::vector<Walk> walks_;            // one per slot
-    bool closed_form_;                   // the schedule computes each step: no stored order
-    std::vector<std::uint32_t> order_;   // otherwise slots x sources visiting order
+    std::vector<Walk> walks_; // one per slot
+    bool closed_form_; // the schedule computes each step: no stored order
+    std::vector<std::uint32_t> order_; // otherwise slots x sources visiting order
 };
 
 } // namespace evb

@@ -34,8 +34,7 @@ FragmentJob PushPacing::take(std::uint32_t bu) {
     return job;
 }
 
-ScheduleCursor::ScheduleCursor(Readout& ru, const Schedule& schedule, std::uint32_t self, std::uint32_t builders,
-                               std::uint32_t credits)
+ScheduleCursor::ScheduleCursor(Readout& ru, const Schedule& schedule, std::uint32_t self, std::uint32_t builders, std::uint32_t credits)
     : PushPacing(ru, builders, credits), schedule_(schedule), self_(self), order_(builders) {
     schedule_.order(self_, round_, order_);
 }
@@ -64,7 +63,7 @@ std::optional<FragmentJob> ScheduleCursor::next() {
             order_round_ = round_;
         }
         const std::uint32_t bu = order_[cursor_];
-        if (empty(bu) && !done_with(bu)) return std::nullopt;   // waits for its work
+        if (empty(bu) && !done_with(bu)) return std::nullopt; // waits for its work
         if (++cursor_ == n) {
             cursor_ = 0;
             ++round_;
@@ -85,9 +84,9 @@ void TimeWindowPacing::pump(Context& ctx) {
         const std::uint32_t bu = TimeWindows::peer(self_, w.phase, builders());
         while (!empty(bu) && ru_.window_open()) {
             const std::optional<Picoseconds> done = windows_.fit(w, busy_until_);
-            if (!done) break;   // would spill into the idle window
+            if (!done) break; // would spill into the idle window
             const auto block = ru_.buffer();
-            if (!block) break;   // buffers come back with write completions
+            if (!block) break; // buffers come back with write completions
             busy_until_ = *done;
             const FragmentJob job = take(bu);
             ctx.log().trace("RU {} a2a phase {} window {}-{} ps posts event {} to BU {} at {} ps", self_, w.phase, w.start.count(),
@@ -95,7 +94,7 @@ void TimeWindowPacing::pump(Context& ctx) {
             ru_.send(ctx, job, *block);
         }
     }
-    if (pending() > 0 && timer_ != w.next) {   // no timer without work: a run must be able to end
+    if (pending() > 0 && timer_ != w.next) { // no timer without work: a run must be able to end
         timer_ = w.next;
         ctx.arm_timer(w.next, 1);
     }

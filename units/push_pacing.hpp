@@ -27,7 +27,7 @@ struct FragmentJob {
     std::uint32_t bu;
     std::uint32_t slot;
     std::uint64_t rkey;
-    std::uint64_t offset;   // where this RU's fragment goes
+    std::uint64_t offset; // where this RU's fragment goes
 };
 
 class PushPacing {
@@ -72,10 +72,10 @@ protected:
     Readout& ru_;
 
 private:
-    std::vector<RingQueue<FragmentJob>> queues_;   // per BU, oldest first
-    std::vector<bool> lost_;                       // per BU
+    std::vector<RingQueue<FragmentJob>> queues_; // per BU, oldest first
+    std::vector<bool> lost_; // per BU
     bool ended_ = false;
-    std::uint64_t pending_ = 0;                    // over all BUs
+    std::uint64_t pending_ = 0; // over all BUs
 };
 
 class ScheduleCursor final : public PushPacing {
@@ -88,7 +88,7 @@ private:
 
     const Schedule& schedule_;
     std::uint32_t self_;
-    std::vector<std::uint32_t> order_;   // the schedule's order for round order_round_
+    std::vector<std::uint32_t> order_; // the schedule's order for round order_round_
     std::uint32_t cursor_ = 0;
     std::uint64_t round_ = 0, order_round_ = 0;
 };
@@ -103,8 +103,8 @@ public:
 private:
     TimeWindows windows_;
     std::uint32_t self_;
-    Picoseconds busy_until_{};   // when what was posted will have left at line rate
-    Picoseconds timer_{};        // the window start a timer is armed for (0: none)
+    Picoseconds busy_until_{}; // when what was posted will have left at line rate
+    Picoseconds timer_{}; // the window start a timer is armed for (0: none)
 };
 
 } // namespace evb

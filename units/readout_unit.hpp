@@ -47,12 +47,12 @@ private:
     // RU sees on average (N c p would be N^2 c p for a simulated system); it doubles if a burst
     // needs more.
     RingQueue<Job> waiting_;
-    std::unique_ptr<PushPacing> push_;          // PUSH: the assigned fragments and their pacing (none: PULL)
-    std::uint32_t fragments_outstanding_ = 0;   // fragments with writes in flight
+    std::unique_ptr<PushPacing> push_; // PUSH: the assigned fragments and their pacing (none: PULL)
+    std::uint32_t fragments_outstanding_ = 0; // fragments with writes in flight
     // PULL without EM, --on-failure continue: what a lost BU's class had from this RU.
     bool track_classes_;
     ClassDelivery delivered_;
-    std::vector<Job> block_job_;                // per pool block: the fragment it carries
+    std::vector<Job> block_job_; // per pool block: the fragment it carries
     std::vector<std::uint32_t> lost_bus_;
 };
 

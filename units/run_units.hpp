@@ -16,10 +16,10 @@ struct HostedUnit {
 };
 
 struct UnitsOfRank {
-    std::uint32_t node = 0;                            // statistics row: the node of its RU or BU, N for an EM alone
-    std::vector<std::unique_ptr<MemoryPool>> pools;    // owned here, used by the units
+    std::uint32_t node = 0; // statistics row: the node of its RU or BU, N for an EM alone
+    std::vector<std::unique_ptr<MemoryPool>> pools; // owned here, used by the units
     std::vector<HostedUnit> units;
-    Picoseconds count_from{};                          // --warmup: the statistics' window opens here
+    Picoseconds count_from{}; // --warmup: the statistics' window opens here
 };
 
 class RunUnits {

@@ -37,8 +37,7 @@ void TrafficReceiver::grant(Context& ctx, std::uint32_t sender, std::uint64_t sl
 }
 
 void TrafficReceiver::on_message(Context& ctx, const Message& msg) {
-    if (msg.type != MessageType::end || msg.from != Role::readout || msg.from_index >= senders_.size() ||
-        senders_[msg.from_index].ended) {
+    if (msg.type != MessageType::end || msg.from != Role::readout || msg.from_index >= senders_.size() || senders_[msg.from_index].ended) {
         ++ctx.stats().errors.unexpected;
         return;
     }
@@ -59,11 +58,10 @@ void TrafficReceiver::on_completion(Context& ctx, const WriteCompletion& c) {
     auto& st = ctx.stats();
     std::uint32_t slot = WriteImm::slot(c.imm), piece = WriteImm::piece(c.imm), sender = WriteImm::source(c.imm);
     bool known = c.kind == WriteCompletion::Kind::write_arrived && sender < senders_.size() && slot < config_.receive_slots() &&
-                 piece < mix_.pieces();
+        piece < mix_.pieces();
     // A piece must land inside its slot (its exact place depends on the size in the header).
     std::uint64_t start = known ? pool_.offset_of(block_of(sender, slot)) : 0;
-    if (!known || c.offset < start || c.offset >= start + config_.fragment_stride() ||
-        (senders_[sender].pieces[slot] & (1u << piece))) {
+    if (!known || c.offset < start || c.offset >= start + config_.fragment_stride() || (senders_[sender].pieces[slot] & (1u << piece))) {
         ++st.errors.unexpected;
         ctx.log().error("receiver {}: unexpected write (sender {}, slot {}, piece {}, offset {})", index_, sender, slot, piece, c.offset);
         return;
@@ -110,8 +108,7 @@ void TrafficReceiver::take(Context& ctx, std::uint32_t sender, std::uint32_t slo
             // The first w messages may share the receiver's link with the previous phase's
             // tail (w in flight per sender); what arrives after the phase's end shares it with
             // the next phase.
-            bool steady = flow.messages >= config_.in_flight &&
-                          (config_.phase_messages || now <= config_.phase_time * (shift + 1));
+            bool steady = flow.messages >= config_.in_flight && (config_.phase_messages || now <= config_.phase_time * (shift + 1));
             flow.add(std::uint64_t{size} + config_.meta_bytes(), now, steady);
         }
     }

@@ -26,13 +26,13 @@ public:
 
 private:
     struct Sender {
-        std::vector<std::uint32_t> pieces;      // per slot: pieces landed
-        std::vector<Picoseconds> granted_at;    // per slot: when its command went out (gather-cmd*)
-        std::uint64_t to_grant = 0;             // slots checked and not granted again yet
-        std::uint64_t next_seq = 0;             // every sequence below it has arrived
-        std::uint64_t seen = 0;                 // bit k: next_seq + k has arrived
+        std::vector<std::uint32_t> pieces; // per slot: pieces landed
+        std::vector<Picoseconds> granted_at; // per slot: when its command went out (gather-cmd*)
+        std::uint64_t to_grant = 0; // slots checked and not granted again yet
+        std::uint64_t next_seq = 0; // every sequence below it has arrived
+        std::uint64_t seen = 0; // bit k: next_seq + k has arrived
         std::uint64_t received = 0;
-        std::uint64_t expected = 0;             // from the sender's end
+        std::uint64_t expected = 0; // from the sender's end
         bool ended = false;
     };
     void grant(Context& ctx, std::uint32_t sender, std::uint64_t slots);

@@ -60,13 +60,13 @@ void TrafficSender::pump(Context& ctx) {
     while (!done_sending_ && in_flight_ < config_.in_flight) {
         bool out_of_messages = config_.events && sent_ >= config_.events && config_.benchmark != Benchmark::shift_scan;
         bool out_of_time = ended_now_ ||
-                           (config_.benchmark != Benchmark::shift_scan && config_.duration > Picoseconds(0) && ctx.now() >= config_.duration);
+            (config_.benchmark != Benchmark::shift_scan && config_.duration > Picoseconds(0) && ctx.now() >= config_.duration);
         auto to = pattern_.target(index_, sent_, phase(ctx));
         if (!to || out_of_messages || out_of_time) {
             done_sending_ = true;
             break;
         }
-        if (targets_[*to].free_slots == 0) return;   // wait for this target's grant
+        if (targets_[*to].free_slots == 0) return; // wait for this target's grant
         send_one(ctx, *to);
     }
     if (done_sending_ && in_flight_ == 0 && !ended_) end(ctx);
@@ -76,7 +76,7 @@ void TrafficSender::send_one(Context& ctx, std::uint32_t to) {
     Target& t = targets_[to];
     auto slot = static_cast<std::uint32_t>(std::countr_zero(t.free_slots));
     t.free_slots &= t.free_slots - 1;
-    std::uint32_t block = *pool_.acquire();   // in_flight blocks for in_flight messages
+    std::uint32_t block = *pool_.acquire(); // in_flight blocks for in_flight messages
     std::uint64_t seq = t.sent++;
     writer_.write(ctx, {Role::builder, to}, block, seq, setup_.sizer.size(seq, index_), t.rkey,
                   t.base + std::uint64_t{slot} * config_.fragment_stride(), slot);

@@ -25,10 +25,10 @@ public:
 
 private:
     struct Target {
-        std::uint64_t free_slots = 0;   // granted and not in use
+        std::uint64_t free_slots = 0; // granted and not in use
         std::uint64_t rkey = 0;
-        std::uint64_t base = 0;         // offset of this sender's area in the receiver's region
-        std::uint64_t sent = 0;         // messages sent there: their sequence numbers
+        std::uint64_t base = 0; // offset of this sender's area in the receiver's region
+        std::uint64_t sent = 0; // messages sent there: their sequence numbers
     };
     std::uint32_t phase(const Context& ctx) const;
     void pump(Context& ctx);
@@ -45,7 +45,7 @@ private:
     std::uint64_t sent_ = 0;
     std::uint32_t in_flight_ = 0;
     bool done_sending_ = false, ended_ = false;
-    bool ended_now_ = false;   // interrupted: nothing more is sent, as past --duration
+    bool ended_now_ = false; // interrupted: nothing more is sent, as past --duration
 };
 
 } // namespace evb

@@ -11,8 +11,8 @@ namespace evb {
 class TrafficBenchmark final : public RunUnits {
 public:
     explicit TrafficBenchmark(const UnitConfig& config)
-        : layout_(Layout::from_config(config)), sizer_(config), schedule_(make_schedule(config.scheduling, config.seed)),
-          setup_{config, sizer_, *schedule_} {}
+        : layout_(Layout::from_config(config)), sizer_(config),
+          schedule_(make_schedule(config.scheduling, config.seed)), setup_{config, sizer_, *schedule_} {}
     TrafficBenchmark(const TrafficBenchmark&) = delete;
     TrafficBenchmark& operator=(const TrafficBenchmark&) = delete;
     const Layout& layout() const override { return layout_; }
@@ -21,7 +21,7 @@ public:
 private:
     Layout layout_;
     FragmentSizer sizer_;
-    std::unique_ptr<Schedule> schedule_;   // unused by the traffic units; UnitSetup carries one
+    std::unique_ptr<Schedule> schedule_; // unused by the traffic units; UnitSetup carries one
     UnitSetup setup_;
 };
 

@@ -23,10 +23,16 @@ public:
     virtual void on_message(Context& ctx, const Message& msg) = 0;
     // write_done for writes this unit posted, write_arrived for writes into its region.
     virtual void on_completion(Context& ctx, const WriteCompletion& c) = 0;
-    virtual void on_timer(Context& ctx, TimerId id) { (void)ctx; (void)id; }
+    virtual void on_timer(Context& ctx, TimerId id) {
+        (void)ctx;
+        (void)id;
+    }
     // A peer unit is gone for good (--on-failure continue): nothing more comes from it, nothing
     // posted to it arrives, and writes to it still in flight finish as dropped.
-    virtual void on_unit_lost(Context& ctx, UnitAddress lost) { (void)ctx; (void)lost; }
+    virtual void on_unit_lost(Context& ctx, UnitAddress lost) {
+        (void)ctx;
+        (void)lost;
+    }
     // The run ends now, before its --duration (it was interrupted): the unit starts nothing new,
     // as at the duration's end, and what is under way finishes.
     virtual void on_end_now(Context& ctx) { (void)ctx; }
@@ -34,7 +40,10 @@ public:
     virtual bool finished() const = 0;
     // Called when the run ends. Unless the run was cut at its duration, whatever is still
     // incomplete counts as missing. Units also record their peak memory here.
-    virtual void on_stop(Context& ctx, bool in_flight_is_missing) { (void)ctx; (void)in_flight_is_missing; }
+    virtual void on_stop(Context& ctx, bool in_flight_is_missing) {
+        (void)ctx;
+        (void)in_flight_is_missing;
+    }
     // Pools the executor registers with the transport: blocks this unit writes from, or that
     // peers write into.
     virtual std::vector<MemoryPool*> pools() { return {}; }

@@ -9,15 +9,15 @@ namespace evb {
 
 struct WriteCompletion {
     enum class Kind : std::uint8_t {
-        write_done,      // a Context::write of this unit finished; `cookie` is the one it passed
-        write_arrived,   // a peer's write landed: `imm`, `offset` in our pool, `length`
+        write_done, // a Context::write of this unit finished; `cookie` is the one it passed
+        write_arrived, // a peer's write landed: `imm`, `offset` in our pool, `length`
     };
     Kind kind{};
     std::uint32_t imm = 0;
     std::uint64_t cookie = 0;
     std::uint64_t offset = 0;
     std::uint64_t length = 0;
-    bool dropped = false;   // write_done: its target was lost, the bytes never arrived
+    bool dropped = false; // write_done: its target was lost, the bytes never arrived
     // write_arrived: the write's first head_bytes bytes, when the transport hands them over with
     // the completion instead of placing the write in memory (the simulator does, for units that
     // take_write_heads()); null when the bytes are in the unit's pool.

@@ -15,7 +15,7 @@ public:
     explicit LocalFabric(std::uint32_t ranks);
     struct Endpoint {
         RingQueue<Completion> inbound{1024};
-        std::vector<MemoryRegion> regions;   // key = index + 1
+        std::vector<MemoryRegion> regions; // key = index + 1
     };
     Endpoint& endpoint(std::uint32_t rank) { return endpoints_[rank]; }
     std::uint32_t size() const { return static_cast<std::uint32_t>(endpoints_.size()); }
@@ -35,15 +35,14 @@ public:
     void connect(const std::vector<std::string>&, Picoseconds) override {}
     MemoryRegion register_memory(std::byte* base, std::size_t length) override;
     PostStatus post_send(std::uint32_t peer, const CommandBytes& command) override;
-    PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset,
-                          std::uint64_t remote_key, std::uint64_t remote_offset, std::size_t length, std::uint32_t imm,
-                          std::uint64_t cookie) override;
+    PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
+                          std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
     std::size_t poll(std::span<Completion> out) override;
     std::string last_error() const override { return last_error_; }
 
 private:
     std::string last_error_;
-    std::shared_ptr<LocalFabric> shared_;   // every rank's transport keeps the fabric alive
+    std::shared_ptr<LocalFabric> shared_; // every rank's transport keeps the fabric alive
     LocalFabric& fabric_;
     std::uint32_t rank_;
 };

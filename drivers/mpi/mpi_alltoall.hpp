@@ -13,11 +13,11 @@ namespace evb {
 
 // One baseline run, from the run's configuration (the registry fills it).
 struct AlltoallRun {
-    std::size_t block_bytes = 0;        // --fragment-size: what each rank sends each rank
-    std::uint64_t iterations = 0;       // --events; 0: for `seconds`
-    double seconds = 0;                 // --duration
-    std::uint32_t launched_ranks = 0;   // what the launcher started, which MPI must see too
-    std::string json_file;              // --json: written by rank 0 with `config_echo`
+    std::size_t block_bytes = 0; // --fragment-size: what each rank sends each rank
+    std::uint64_t iterations = 0; // --events; 0: for `seconds`
+    double seconds = 0; // --duration
+    std::uint32_t launched_ranks = 0; // what the launcher started, which MPI must see too
+    std::string json_file; // --json: written by rank 0 with `config_echo`
     nlohmann::json config_echo;
 };
 

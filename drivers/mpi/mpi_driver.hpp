@@ -9,8 +9,8 @@
 namespace evb {
 
 struct MpiOptions {
-    bool rma = false;        // fragments by MPI_Put into a dynamic window instead of send/receive
-    std::string baseline;    // "alltoall": MPI_Alltoall of the same bytes instead of the event builder
+    bool rma = false; // fragments by MPI_Put into a dynamic window instead of send/receive
+    std::string baseline; // "alltoall": MPI_Alltoall of the same bytes instead of the event builder
 };
 
 class MpiDriver final : public Driver {
@@ -18,7 +18,8 @@ public:
     const char* name() const override { return "mpi"; }
     const char* help() const override {
         return "Open MPI: commands as tagged non-blocking sends into pre-posted receives; a fragment is a header message plus its "
-               "data received straight into the BU's slot, or with --mpi-rma an MPI_Put into a dynamic window, flushed once per poll, then a notice";
+               "data received straight into the BU's slot, or with --mpi-rma an MPI_Put into a dynamic window, flushed once per poll, then "
+               "a notice";
     }
     Processes processes() const override { return Processes::one_per_rank; }
     const char* no_wait_object() const override {

@@ -12,7 +12,7 @@ DriverProbe MpiDriver::probe() const {
     int length = 0;
     MPI_Get_library_version(text, &length);
     std::string library(text, static_cast<std::size_t>(length));
-    library = library.substr(0, library.find_first_of(",\n"));   // "Open MPI v4.1.4"
+    library = library.substr(0, library.find_first_of(",\n")); // "Open MPI v4.1.4"
     int major = 0, minor = 0;
     MPI_Get_version(&major, &minor);
     const std::string standard = std::to_string(major) + "." + std::to_string(minor);

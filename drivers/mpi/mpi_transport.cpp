@@ -14,7 +14,7 @@ namespace {
 // Each write's data has its own tag (per sender and target, cycling): the receiver posts the
 // receive for it when the header arrives, in whatever order it handles headers.
 constexpr int control_tag = 1, first_data_tag = 2, data_tags = 30000;
-constexpr std::uint32_t control_receives = 16;   // pre-posted, from any source (more wait in MPI as unexpected messages)
+constexpr std::uint32_t control_receives = 16; // pre-posted, from any source (more wait in MPI as unexpected messages)
 
 std::string mpi_error(int code) {
     char text[MPI_MAX_ERROR_STRING] = {0};
@@ -47,8 +47,8 @@ MpiTransport::MpiTransport(std::uint32_t rank, std::uint32_t size, bool rma) : P
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
     MPI_Comm_size(MPI_COMM_WORLD, &s);
     if (static_cast<std::uint32_t>(r) != rank || static_cast<std::uint32_t>(s) != size)
-        throw std::runtime_error(fmt::format("MPI says rank {} of {}, the launcher rank {} of {}: start evbench with mpirun or srun --mpi=pmix",
-                                             r, s, rank, size));
+        throw std::runtime_error(fmt::format(
+            "MPI says rank {} of {}, the launcher rank {} of {}: start evbench with mpirun or srun --mpi=pmix", r, s, rank, size));
     init(MPI_COMM_WORLD);
 }
 
@@ -68,9 +68,10 @@ void MpiTransport::init(MPI_Comm comm) {
     peers_.resize(size_);
     if (rma_) {
         code = MPI_Win_create_dynamic(MPI_INFO_NULL, comm_, &window_);
-        if (code != MPI_SUCCESS) throw std::runtime_error("MPI_Win_create_dynamic failed: " + mpi_error(code) +
-                                                         " (--mpi-rma needs a one-sided component that reaches every rank: Open MPI has "
-                                                         "none across hosts joined by tcp only; leave out --mpi-rma)");
+        if (code != MPI_SUCCESS)
+            throw std::runtime_error("MPI_Win_create_dynamic failed: " + mpi_error(code) +
+                                     " (--mpi-rma needs a one-sided component that reaches every rank: Open MPI has "
+                                     "none across hosts joined by tcp only; leave out --mpi-rma)");
         MPI_Win_set_errhandler(window_, MPI_ERRORS_RETURN);
         directory_ = std::make_unique<RegionDirectory>(size_, directory_capacity);
         code = MPI_Win_attach(window_, directory_->table(), static_cast<MPI_Aint>(directory_->table_bytes()));
@@ -111,7 +112,7 @@ MemoryRegion MpiTransport::register_memory(std::byte* base, std::size_t length) 
         MPI_Aint address = 0;
         MPI_Get_address(base, &address);
         region.key = directory_->add(static_cast<std::uint64_t>(address), length);
-        MPI_Win_sync(window_);   // peers that read the directory after hearing of the key see the entry
+        MPI_Win_sync(window_); // peers that read the directory after hearing of the key see the entry
     }
     regions_.push_back(region);
     return region;
@@ -187,8 +188,8 @@ PostStatus MpiTransport::resolve(std::uint32_t peer, std::uint64_t key, std::uin
     // Read the peer's table; the post is retried once it is here.
     const int bytes = static_cast<int>(directory_->table_bytes());
     MPI_Request request;
-    int code = MPI_Rget(directory_->fetch_buffer(peer), bytes, MPI_BYTE, static_cast<int>(peer), directory_at_[peer], bytes, MPI_BYTE, window_,
-                        &request);
+    int code = MPI_Rget(directory_->fetch_buffer(peer), bytes, MPI_BYTE, static_cast<int>(peer), directory_at_[peer], bytes, MPI_BYTE,
+                        window_, &request);
     if (code != MPI_SUCCESS) {
         directory_->fetch_failed(peer);
         fail("MPI_Rget of rank " + std::to_string(peer) + "'s region directory", code);
@@ -208,7 +209,8 @@ PostStatus MpiTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
         // notice: the target never sees a notice before the data.
         MPI_Aint at = 0;
         if (PostStatus s = resolve(peer, remote_key, remote_offset, length, at); s != PostStatus::ok) return s;
-        int code = MPI_Put(local.base + local_offset, static_cast<int>(length), MPI_BYTE, target, at, static_cast<int>(length), MPI_BYTE, window_);
+        int code =
+            MPI_Put(local.base + local_offset, static_cast<int>(length), MPI_BYTE, target, at, static_cast<int>(length), MPI_BYTE, window_);
         if (code != MPI_SUCCESS) {
             fail("MPI_Put to rank " + std::to_string(peer), code);
             return PostStatus::error;
@@ -219,7 +221,8 @@ PostStatus MpiTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
         return PostStatus::ok;
     }
     const int tag = first_data_tag + static_cast<int>(p.writes++ % data_tags);
-    if (PostStatus s = send_control(peer, Control{Control::write_header, imm, remote_key, remote_offset, length, tag, {}}); s != PostStatus::ok)
+    if (PostStatus s = send_control(peer, Control{Control::write_header, imm, remote_key, remote_offset, length, tag, {}});
+        s != PostStatus::ok)
         return s;
     MPI_Request request;
     int code = MPI_Isend(local.base + local_offset, static_cast<int>(length), MPI_BYTE, target, tag, comm_, &request);
@@ -233,8 +236,10 @@ PostStatus MpiTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
 }
 
 void MpiTransport::emit(const Completion& c, std::span<Completion> out, std::size_t& n) {
-    if (n < out.size()) out[n++] = c;
-    else ready_.push(c);
+    if (n < out.size())
+        out[n++] = c;
+    else
+        ready_.push(c);
 }
 
 void MpiTransport::flush_puts(std::span<Completion> out, std::size_t& n) {
@@ -319,18 +324,18 @@ void MpiTransport::handle_control(std::uint32_t slot, int source, std::span<Comp
     const Control copy = recv_buffers_[slot];
     Completion c;
     c.peer = static_cast<std::uint32_t>(source);
-    post_control_recv(slot);   // keep the receive posted before acting on the packet
+    post_control_recv(slot); // keep the receive posted before acting on the packet
     if (copy.kind == Control::command) {
         c.kind = Completion::Kind::message;
         c.command = copy.payload;
-    } else if (copy.kind == Control::write_notice) {   // a put that has landed
+    } else if (copy.kind == Control::write_notice) { // a put that has landed
         c.kind = Completion::Kind::write_arrived;
         c.imm = copy.imm;
         c.offset = copy.offset;
         c.length = copy.length;
     } else if (const WriteTarget target = write_target(regions_, copy.key, copy.offset, copy.length); !target.at) {
         return lose(c.peer, "it sent " + target.why);
-    } else {   // a write header: its data lands at region `key` + offset
+    } else { // a write header: its data lands at region `key` + offset
         MPI_Request request;
         int rc = MPI_Irecv(target.at, static_cast<int>(copy.length), MPI_BYTE, source, copy.data_tag, comm_, &request);
         if (rc == MPI_SUCCESS) {

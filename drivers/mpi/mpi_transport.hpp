@@ -51,8 +51,8 @@ public:
         return ready_.empty() && unflushed_peers_.empty() && transfers_ == 0 ? WaitPlan::sleep : WaitPlan::poll_again;
     }
 
-    static constexpr std::uint32_t queue_depth = 256;          // posts in flight per peer
-    static constexpr std::uint32_t directory_capacity = 256;   // --mpi-rma: regions per rank
+    static constexpr std::uint32_t queue_depth = 256; // posts in flight per peer
+    static constexpr std::uint32_t directory_capacity = 256; // --mpi-rma: regions per rank
 
 private:
     // One control packet: a command, or the announcement of a write (its data follows, or with
@@ -61,13 +61,13 @@ private:
         enum Kind : std::uint32_t { command = 1, write_header = 2, write_notice = 3 } kind;
         std::uint32_t imm;
         std::uint64_t key, offset, length;
-        std::int32_t data_tag;   // send/receive mode: the tag its data travels with
+        std::int32_t data_tag; // send/receive mode: the tag its data travels with
         CommandBytes payload;
     };
     enum class Op : std::uint8_t { control_recv, control_send, data_recv, data_send, directory_get };
     struct Pending {
         Op op;
-        std::uint32_t slot = 0;   // control buffer
+        std::uint32_t slot = 0; // control buffer
         std::uint32_t peer = 0, imm = 0;
         std::uint64_t offset = 0, length = 0, cookie = 0;
     };
@@ -76,8 +76,8 @@ private:
         std::uint64_t key, offset, length, cookie;
     };
     struct Peer {
-        std::uint32_t in_flight = 0;   // requests and unflushed puts
-        std::uint32_t writes = 0;      // numbers the data tags (send/receive mode)
+        std::uint32_t in_flight = 0; // requests and unflushed puts
+        std::uint32_t writes = 0; // numbers the data tags (send/receive mode)
         std::vector<Put> unflushed;
     };
 
@@ -98,28 +98,28 @@ private:
     bool rma_;
     MPI_Comm comm_ = MPI_COMM_NULL;
     MPI_Win window_ = MPI_WIN_NULL;
-    std::vector<MemoryRegion> regions_;   // key = index + 1 (both modes)
+    std::vector<MemoryRegion> regions_; // key = index + 1 (both modes)
     // --mpi-rma: every put is checked against the target's region table, read with MPI_Rget
     // (Open MPI itself performs a put outside the attached memory and corrupts the target's heap).
     std::unique_ptr<RegionDirectory> directory_;
-    std::vector<MPI_Aint> directory_at_;   // per peer: its table's address in the window
+    std::vector<MPI_Aint> directory_at_; // per peer: its table's address in the window
     std::vector<Peer> peers_;
-    std::vector<Control> recv_buffers_;           // control_receives of them, sized once: receives are posted into them
+    std::vector<Control> recv_buffers_; // control_receives of them, sized once: receives are posted into them
     // A control send's packet stays where MPI_Isend was given it until the send completes (the tcp
     // BTL reads it later, shared memory at once): a deque grows without moving its elements (a
     // vector moved them, and the tcp BTL sent freed memory: headers outside every region, crashes).
     std::deque<Control> send_buffers_;
     std::vector<std::uint32_t> free_send_;
-    RingQueue<std::uint32_t> control_order_{0};   // control receive slots in the order they were posted
-    std::vector<int> control_source_;             // per slot: the sender once it completed, else -1
+    RingQueue<std::uint32_t> control_order_{0}; // control receive slots in the order they were posted
+    std::vector<int> control_source_; // per slot: the sender once it completed, else -1
     std::vector<MPI_Request> requests_;
     std::vector<Pending> pending_;
-    std::vector<std::uint32_t> free_requests_;   // indices of requests_ that hold MPI_REQUEST_NULL
+    std::vector<std::uint32_t> free_requests_; // indices of requests_ that hold MPI_REQUEST_NULL
     std::vector<int> done_indices_;
     std::vector<MPI_Status> statuses_;
-    std::vector<std::pair<Pending, int>> finished_;   // this poll's completed requests and their sources
+    std::vector<std::pair<Pending, int>> finished_; // this poll's completed requests and their sources
     std::vector<std::uint32_t> unflushed_peers_;
-    std::uint32_t transfers_ = 0;   // requests in flight other than the pre-posted control receives
+    std::uint32_t transfers_ = 0; // requests in flight other than the pre-posted control receives
 };
 
 } // namespace evb

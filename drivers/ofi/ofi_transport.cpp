@@ -44,7 +44,7 @@ fi_info* hints_for(const OfiOptions& o) {
     if (provider.empty())
         if (const char* env = std::getenv("FI_PROVIDER")) provider = env;
     if (!provider.empty()) h->fabric_attr->prov_name = strdup(provider.c_str());
-    return h;   // no domain name: some providers (ofi_rxm) ignore it; find_provider picks the domain
+    return h; // no domain name: some providers (ofi_rxm) ignore it; find_provider picks the domain
 }
 
 // Beyond the hints: room for the rank in remote CQ data, and commands sent inline.
@@ -59,10 +59,10 @@ fi_info* find_provider(const OfiOptions& o, std::string& why) {
     fi_freeinfo(hints);
     if (rc != 0 || !list) {
         why = "no libfabric provider" + asked +
-              " offers reliable datagrams with RMA, remote CQ data and send-after-write order here (fi_info lists the providers)";
+            " offers reliable datagrams with RMA, remote CQ data and send-after-write order here (fi_info lists the providers)";
         return nullptr;
     }
-    std::vector<std::string> domains;   // of the providers that fit, when --ofi-domain names none of them
+    std::vector<std::string> domains; // of the providers that fit, when --ofi-domain names none of them
     for (fi_info* i = list; i; i = i->next) {
         if (!o.domain.empty() && fits(i) && o.domain != i->domain_attr->name) {
             if (std::ranges::find(domains, i->domain_attr->name) == domains.end()) domains.push_back(i->domain_attr->name);
@@ -80,9 +80,9 @@ fi_info* find_provider(const OfiOptions& o, std::string& why) {
         fi_freeinfo(list);
         return nullptr;
     }
-    why = std::string("libfabric provider ") + list->fabric_attr->prov_name + " carries " + std::to_string(list->domain_attr->cq_data_size) +
-          " B of remote CQ data and injects " + std::to_string(list->tx_attr->inject_size) + " B; the ofi driver needs 4 and " +
-          std::to_string(command_bytes);
+    why = std::string("libfabric provider ") + list->fabric_attr->prov_name + " carries " +
+        std::to_string(list->domain_attr->cq_data_size) + " B of remote CQ data and injects " + std::to_string(list->tx_attr->inject_size) +
+        " B; the ofi driver needs 4 and " + std::to_string(command_bytes);
     fi_freeinfo(list);
     return nullptr;
 }
@@ -123,7 +123,7 @@ std::optional<std::string> OfiTransport::provider_problem(const OfiOptions& opti
 std::vector<std::string> OfiTransport::usable_providers() {
     UniverseSize universe(0);
     fi_info* hints = hints_for(OfiOptions{});
-    free(hints->fabric_attr->prov_name);   // every provider, whatever FI_PROVIDER says
+    free(hints->fabric_attr->prov_name); // every provider, whatever FI_PROVIDER says
     hints->fabric_attr->prov_name = nullptr;
     fi_info* list = nullptr;
     int rc = fi_getinfo(api_version, nullptr, nullptr, 0, hints, &list);
@@ -150,7 +150,8 @@ OfiTransport::OfiTransport(std::uint32_t rank, std::uint32_t size, const OfiOpti
     max_message_ = std::min<std::size_t>(info_->ep_attr->max_msg_size, std::size_t{1} << 30);
     // Each write holds two entries of the endpoint's transmit queue (it and its notice) until it
     // is delivered: every peer gets an equal share, so one that stops reading blocks only itself.
-    per_peer_limit_ = static_cast<std::uint32_t>(std::clamp<std::size_t>(info_->tx_attr->size / (2 * std::size_t{size}), 1, writes_per_peer));
+    per_peer_limit_ =
+        static_cast<std::uint32_t>(std::clamp<std::size_t>(info_->tx_attr->size / (2 * std::size_t{size}), 1, writes_per_peer));
     check(fi_fabric(info_->fabric_attr, &fabric_, nullptr), "fi_fabric");
     check(fi_domain(fabric_, info_, &domain_, nullptr), "fi_domain");
     fi_cq_attr cq_attr{};
@@ -182,7 +183,8 @@ OfiTransport::OfiTransport(std::uint32_t rank, std::uint32_t size, const OfiOpti
     // Contexts live at fixed addresses for as long as their operations.
     receive_buffers_.resize(receives);
     receive_ops_.resize(receives);
-    if (local_registration_) receive_mr_ = reg(receive_buffers_.data(), receive_buffers_.size() * sizeof(CommandBytes), FI_RECV, 0, "receive buffers");
+    if (local_registration_)
+        receive_mr_ = reg(receive_buffers_.data(), receive_buffers_.size() * sizeof(CommandBytes), FI_RECV, 0, "receive buffers");
     for (std::uint32_t s = 0; s < receives; ++s) post_receive(s);
     table_mr_ = reg(directory_.table(), directory_.table_bytes(), FI_REMOTE_READ, table_key, "region table");
     const std::size_t writes = std::size_t{size} * writes_per_peer;
@@ -210,8 +212,7 @@ OfiTransport::~OfiTransport() {
     if (ep_ && !addresses_.empty()) {
         const auto start = std::chrono::steady_clock::now();
         std::array<Completion, 64> scratch;
-        while (!nothing_in_flight() && std::chrono::steady_clock::now() < start + std::chrono::seconds(2))
-            (void)poll(scratch);
+        while (!nothing_in_flight() && std::chrono::steady_clock::now() < start + std::chrono::seconds(2)) (void)poll(scratch);
         closing_ = true;
         const auto settled = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
         while (std::chrono::steady_clock::now() < settled) (void)poll(scratch);
@@ -233,9 +234,8 @@ NicName OfiTransport::nic() const { return nic_named(info_->domain_attr->name ? 
 
 std::string OfiTransport::describe() const {
     const std::uint32_t v = fi_version();
-    return "libfabric " + std::to_string(FI_MAJOR(v)) + "." + std::to_string(FI_MINOR(v)) + ", provider " +
-           info_->fabric_attr->prov_name + ", domain " + info_->domain_attr->name +
-           (wait_fd_ < 0 ? ", no wait object: a rank with nothing in flight naps" : "");
+    return "libfabric " + std::to_string(FI_MAJOR(v)) + "." + std::to_string(FI_MINOR(v)) + ", provider " + info_->fabric_attr->prov_name +
+        ", domain " + info_->domain_attr->name + (wait_fd_ < 0 ? ", no wait object: a rank with nothing in flight naps" : "");
 }
 
 std::string OfiTransport::local_address() {
@@ -264,7 +264,8 @@ void OfiTransport::connect(const std::vector<std::string>& addresses, Picosecond
         // name@table address@table key
         const auto key_at = addresses[r].rfind('@');
         const auto at = key_at == std::string::npos || key_at == 0 ? std::string::npos : addresses[r].rfind('@', key_at - 1);
-        if (at == std::string::npos) throw std::runtime_error("ofi: rank " + std::to_string(r) + "'s address '" + addresses[r] + "' has no region table");
+        if (at == std::string::npos)
+            throw std::runtime_error("ofi: rank " + std::to_string(r) + "'s address '" + addresses[r] + "' has no region table");
         try {
             table_at_[r] = std::stoull(addresses[r].substr(at + 1, key_at - at - 1));
             table_keys_[r] = std::stoull(addresses[r].substr(key_at + 1));
@@ -273,8 +274,7 @@ void OfiTransport::connect(const std::vector<std::string>& addresses, Picosecond
         }
         const std::string a = addresses[r].substr(0, at);
         const std::vector<unsigned char> name = address_from_text(a);
-        if (name.empty())
-            throw std::runtime_error("ofi: rank " + std::to_string(r) + "'s address '" + a + "' is not a libfabric address");
+        if (name.empty()) throw std::runtime_error("ofi: rank " + std::to_string(r) + "'s address '" + a + "' is not a libfabric address");
         if (fi_av_insert(av_, name.data(), 1, &addresses_[r], 0, nullptr) != 1)
             throw std::runtime_error("ofi: fi_av_insert refused rank " + std::to_string(r) + "'s address (another provider's?)");
     }
@@ -287,7 +287,7 @@ void OfiTransport::beat_unless_closing() {
     const std::uint64_t beat = 0;
     keep_alive(
         [&](std::uint32_t peer) {
-            if (!lost(peer))   // a full queue skips one beat
+            if (!lost(peer)) // a full queue skips one beat
                 (void)fi_injectdata(ep_, &beat, sizeof beat, message_data(kind_heartbeat, rank_), addresses_[peer]);
         },
         [&](std::uint32_t peer, const std::string& why) { lose(peer, why); });
@@ -316,7 +316,7 @@ void OfiTransport::post_receive(std::uint32_t slot) {
         if (rc == 0) return;
         if (rc != -FI_EAGAIN) throw std::runtime_error("ofi: fi_recv: " + fi_text(rc));
         fi_cq_data_entry none[1];
-        (void)fi_cq_read(cq_, none, 0);   // progress, then try again
+        (void)fi_cq_read(cq_, none, 0); // progress, then try again
     }
 }
 
@@ -333,7 +333,7 @@ PostStatus OfiTransport::inject(std::uint32_t peer, const void* bytes, std::size
 PostStatus OfiTransport::post_send(std::uint32_t peer, const CommandBytes& command) {
     if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
     if (peer == rank_) return send_to_self(command);
-    if (!peers_[peer].notices.empty()) return PostStatus::no_resource;   // a notice waits: commands stay behind it
+    if (!peers_[peer].notices.empty()) return PostStatus::no_resource; // a notice waits: commands stay behind it
     return inject(peer, command.data(), command.size(), kind_command);
 }
 
@@ -394,12 +394,12 @@ PostStatus OfiTransport::read_table(std::uint32_t peer) {
     op.kind = Operation::Kind::table_read;
     op.index = peer;
     void* desc = nullptr;
-    if (local_registration_) {   // the buffer a read lands in is registered for that read
+    if (local_registration_) { // the buffer a read lands in is registered for that read
         table_read_mrs_[peer] = reg(directory_.fetch_buffer(peer), directory_.table_bytes(), FI_READ, 0, "region table copy");
         desc = fi_mr_desc(table_read_mrs_[peer]);
     }
-    ssize_t rc = fi_read(ep_, directory_.fetch_buffer(peer), directory_.table_bytes(), desc, addresses_[peer], table_at_[peer], table_keys_[peer],
-                         &op.context);
+    ssize_t rc = fi_read(ep_, directory_.fetch_buffer(peer), directory_.table_bytes(), desc, addresses_[peer], table_at_[peer],
+                         table_keys_[peer], &op.context);
     ++reads_in_flight_;
     if (rc == 0) return PostStatus::no_resource;
     release_table_read(peer);
@@ -424,15 +424,17 @@ void OfiTransport::send_notices(std::uint32_t peer) {
             p.notices_waiting = true;
             return;
         }
-        if (s == PostStatus::error) lose(peer, last_error_);   // the write itself still completes or fails
+        if (s == PostStatus::error) lose(peer, last_error_); // the write itself still completes or fails
         p.notices.pop();
     }
     p.notices_waiting = false;
 }
 
 void OfiTransport::emit(const Completion& c, std::span<Completion> out, std::size_t& n) {
-    if (n < out.size()) out[n++] = c;
-    else ready_.push(c);
+    if (n < out.size())
+        out[n++] = c;
+    else
+        ready_.push(c);
 }
 
 void OfiTransport::read_error() {
@@ -445,9 +447,10 @@ void OfiTransport::read_error() {
         const WriteSlot& w = write_slots_[op->index];
         --peers_[w.peer].writes_in_flight;
         free_writes_.push_back(op->index);
-        lose(w.peer, err.err == FI_EINVAL || err.err == FI_EACCES || err.err == FI_EKEYREJECTED
-                         ? "a write outside its registered regions was refused (" + text + ")"
-                         : "write failed: " + text);
+        lose(w.peer,
+             err.err == FI_EINVAL || err.err == FI_EACCES || err.err == FI_EKEYREJECTED
+                 ? "a write outside its registered regions was refused (" + text + ")"
+                 : "write failed: " + text);
     } else if (op && op->kind == Operation::Kind::table_read) {
         release_table_read(op->index);
         directory_.fetch_failed(op->index);
@@ -463,7 +466,7 @@ Transport::WaitPlan OfiTransport::prepare_wait(std::vector<int>& fds) {
     // and yields while its own writes need our calls to progress.
     if (wait_fd_ < 0) return nothing_in_flight() ? WaitPlan::sleep : WaitPlan::yield;
     fid* cq = &cq_->fid;
-    if (fi_trywait(fabric_, &cq, 1) != FI_SUCCESS) return WaitPlan::poll_again;   // -FI_EAGAIN: completions are there
+    if (fi_trywait(fabric_, &cq, 1) != FI_SUCCESS) return WaitPlan::poll_again; // -FI_EAGAIN: completions are there
     fds.push_back(wait_fd_);
     return WaitPlan::sleep;
 }
@@ -522,7 +525,7 @@ std::size_t OfiTransport::poll(std::span<Completion> out) {
         post_receive(slot);
         emit(c, out, n);
     }
-    n = hand_out(ready_, out, n);   // what this poll queued (a lost peer)
+    n = hand_out(ready_, out, n); // what this poll queued (a lost peer)
     return n;
 }
 

@@ -24,8 +24,8 @@
 namespace evb {
 
 struct OfiOptions {
-    std::string provider;   // empty: $FI_PROVIDER, else the first that offers what the driver needs
-    std::string domain;     // empty: the provider's first
+    std::string provider; // empty: $FI_PROVIDER, else the first that offers what the driver needs
+    std::string domain; // empty: the provider's first
 };
 
 class OfiTransport final : public PeerTransport {
@@ -36,9 +36,11 @@ public:
     ~OfiTransport() override;
 
     const char* name() const override { return "ofi"; }
-    Capabilities capabilities() const override { return {.native_rma = true, .max_message = max_message_, .inline_size = command_bytes, .beats = true}; }
-    std::string describe() const override;   // "libfabric provider P, domain D"
-    NicName nic() const override;            // its domain: an RDMA device or an interface
+    Capabilities capabilities() const override {
+        return {.native_rma = true, .max_message = max_message_, .inline_size = command_bytes, .beats = true};
+    }
+    std::string describe() const override; // "libfabric provider P, domain D"
+    NicName nic() const override; // its domain: an RDMA device or an interface
     std::string local_address() override;
     void connect(const std::vector<std::string>& addresses, Picoseconds timeout) override;
     MemoryRegion register_memory(std::byte* base, std::size_t length) override;
@@ -53,17 +55,17 @@ public:
     // Every provider and domain this machine offers that the driver can run on ("shm on shm").
     static std::vector<std::string> usable_providers();
 
-    static constexpr std::uint32_t receives = 256;          // pre-posted, for commands and notices
-    static constexpr std::uint32_t writes_per_peer = 256;   // in flight, then no_resource
+    static constexpr std::uint32_t receives = 256; // pre-posted, for commands and notices
+    static constexpr std::uint32_t writes_per_peer = 256; // in flight, then no_resource
     static constexpr std::uint32_t table_capacity = 256;
-    static constexpr std::uint64_t table_key = 0xFFFF;   // the region table's key, where the provider takes ours
+    static constexpr std::uint64_t table_key = 0xFFFF; // the region table's key, where the provider takes ours
 
 private:
     // Every operation's context: libfabric hands it back in the completion.
     struct Operation {
-        fi_context2 context;   // first: FI_CONTEXT2 mode
+        fi_context2 context; // first: FI_CONTEXT2 mode
         enum class Kind : std::uint8_t { receive, write, table_read } kind;
-        std::uint32_t index;   // receive slot, write slot, or the peer whose region table is read
+        std::uint32_t index; // receive slot, write slot, or the peer whose region table is read
     };
     struct WriteSlot {
         std::uint32_t peer = 0;
@@ -76,7 +78,7 @@ private:
     };
     struct Peer {
         std::uint32_t writes_in_flight = 0;
-        RingQueue<Notice> notices{0};   // written, notice not yet taken by the provider
+        RingQueue<Notice> notices{0}; // written, notice not yet taken by the provider
         bool notices_waiting = false;
     };
     void beat_unless_closing();
@@ -89,7 +91,7 @@ private:
     void post_receive(std::uint32_t slot);
     PostStatus check_peer(std::uint32_t peer);
     PostStatus inject(std::uint32_t peer, const void* bytes, std::size_t length, std::uint64_t kind);
-    void read_error();   // one error completion: its peer is lost
+    void read_error(); // one error completion: its peer is lost
     void emit(const Completion& c, std::span<Completion> out, std::size_t& n);
 
     fi_info* info_ = nullptr;
@@ -97,27 +99,27 @@ private:
     fid_domain* domain_ = nullptr;
     fid_av* av_ = nullptr;
     fid_cq* cq_ = nullptr;
-    int wait_fd_ = -1;   // the completion queue's wait object (FI_WAIT_FD), -1 when the provider has none
+    int wait_fd_ = -1; // the completion queue's wait object (FI_WAIT_FD), -1 when the provider has none
     fid_ep* ep_ = nullptr;
-    bool virtual_addresses_ = false;   // FI_MR_VIRT_ADDR: a remote address is the region's base + offset
-    bool local_registration_ = false;  // FI_MR_LOCAL: buffers of receives and reads are registered too
+    bool virtual_addresses_ = false; // FI_MR_VIRT_ADDR: a remote address is the region's base + offset
+    bool local_registration_ = false; // FI_MR_LOCAL: buffers of receives and reads are registered too
     fid_mr* receive_mr_ = nullptr;
     std::size_t max_message_ = 0;
-    std::uint32_t per_peer_limit_ = 1;   // writes in flight per peer
+    std::uint32_t per_peer_limit_ = 1; // writes in flight per peer
     std::vector<std::uint32_t> peers_with_notices_;
     std::vector<fi_addr_t> addresses_;
     std::vector<Peer> peers_;
     std::vector<fid_mr*> mrs_;
-    std::vector<MemoryRegion> regions_;   // key: index + 1, the provider's key too
+    std::vector<MemoryRegion> regions_; // key: index + 1, the provider's key too
     // Every write is checked against the target's region table, read with fi_read: the tcp and
     // shm providers leave a write to a bad key or range without any completion.
     RegionDirectory directory_;
     fid_mr* table_mr_ = nullptr;
-    std::vector<std::uint64_t> table_at_;     // per peer: where its table is (address or offset 0)
-    std::vector<std::uint64_t> table_keys_;   // per peer: its table's key (the provider's, with FI_MR_PROV_KEY)
+    std::vector<std::uint64_t> table_at_; // per peer: where its table is (address or offset 0)
+    std::vector<std::uint64_t> table_keys_; // per peer: its table's key (the provider's, with FI_MR_PROV_KEY)
     std::vector<fid_mr*> table_read_mrs_;
     std::uint32_t reads_in_flight_ = 0;
-    bool closing_ = false;   // no more heartbeats
+    bool closing_ = false; // no more heartbeats
     // FI_MR_LOCAL: per peer, the registered copy a read lands in
     std::vector<Operation> table_reads_;
     std::vector<CommandBytes> receive_buffers_;

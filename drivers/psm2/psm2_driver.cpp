@@ -6,7 +6,9 @@
 namespace evb {
 
 void Psm2Driver::declare_options(OptionSet& options) {
-    options.text("psm2-job-key", options_.job_key, "TEXT", "`psm2`: the job key every rank opens its endpoint with (PSM2's job UUID is made from it)")
+    options
+        .text("psm2-job-key", options_.job_key, "TEXT",
+              "`psm2`: the job key every rank opens its endpoint with (PSM2's job UUID is made from it)")
         .shown_default("$SLURM_JOB_ID.$SLURM_STEP_ID, else Open MPI's job key, else `evbench`");
 }
 

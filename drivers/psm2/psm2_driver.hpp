@@ -15,7 +15,9 @@ public:
                "received straight into the BU's slot on a tag of its own (PSM2 has no RMA)";
     }
     Processes processes() const override { return Processes::one_per_rank; }
-    const char* no_wait_object() const override { return "PSM2 has no wait object to sleep on (psm2_mq_wait spins too; with --poll adaptive a rank with nothing in flight naps)"; }
+    const char* no_wait_object() const override {
+        return "PSM2 has no wait object to sleep on (psm2_mq_wait spins too; with --poll adaptive a rank with nothing in flight naps)";
+    }
     void declare_options(OptionSet& options) override;
     void preflight() const override;
     DriverProbe probe() const override;

@@ -25,7 +25,7 @@ void psm2_init_once() {
     static std::once_flag once;
     static psm2_error_t result = PSM2_OK;
     std::call_once(once, [] {
-        psm2_error_register_handler(nullptr, PSM2_ERRHANDLER_NO_HANDLER);   // errors returned, never fatal
+        psm2_error_register_handler(nullptr, PSM2_ERRHANDLER_NO_HANDLER); // errors returned, never fatal
         int major = PSM2_VERNO_MAJOR, minor = PSM2_VERNO_MINOR;
         result = psm2_init(&major, &minor);
         if (result == PSM2_OK) std::atexit([] { psm2_finalize(); });
@@ -44,11 +44,14 @@ void job_uuid(const Psm2Options& o, psm2_uuid_t uuid) {
         const char* job = std::getenv("SLURM_JOB_ID");
         const char* step = std::getenv("SLURM_STEP_ID");
         const char* ompi = std::getenv("OMPI_MCA_orte_precondition_transports");
-        if (job) key = std::string(job) + "." + (step ? step : "");
-        else if (ompi) key = ompi;
-        else key = "evbench";
+        if (job)
+            key = std::string(job) + "." + (step ? step : "");
+        else if (ompi)
+            key = ompi;
+        else
+            key = "evbench";
     }
-    std::uint64_t h[2] = {1469598103934665603ULL, 1099511628211ULL};   // two FNV-1a hashes, different seeds
+    std::uint64_t h[2] = {1469598103934665603ULL, 1099511628211ULL}; // two FNV-1a hashes, different seeds
     for (char c : key)
         for (auto& v : h) v = (v ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
     std::memcpy(uuid, h, 16);
@@ -99,12 +102,12 @@ Psm2Transport::Psm2Transport(std::uint32_t rank, std::uint32_t size, const Psm2O
 
 Psm2Transport::~Psm2Transport() {
     if (mq_) psm2_mq_finalize(mq_);
-    if (ep_) psm2_ep_close(ep_, PSM2_EP_CLOSE_FORCE, 0);   // a peer that is gone cannot take part in a graceful close
+    if (ep_) psm2_ep_close(ep_, PSM2_EP_CLOSE_FORCE, 0); // a peer that is gone cannot take part in a graceful close
 }
 
 std::string Psm2Transport::describe() const {
     return "PSM2 " + std::to_string(PSM2_VERNO_MAJOR) + "." + std::to_string(PSM2_VERNO_MINOR) +
-           (std::getenv("PSM2_DEVICES") ? std::string(", PSM2_DEVICES=") + std::getenv("PSM2_DEVICES") : "");
+        (std::getenv("PSM2_DEVICES") ? std::string(", PSM2_DEVICES=") + std::getenv("PSM2_DEVICES") : "");
 }
 
 std::string Psm2Transport::local_address() { return std::to_string(epid_); }
@@ -116,9 +119,10 @@ void Psm2Transport::connect(const std::vector<std::string>& addresses, Picosecon
     for (std::uint32_t r = 0; r < size_; ++r) {
         char* end = nullptr;
         epids[r] = std::strtoull(addresses[r].c_str(), &end, 10);
-        if (addresses[r].empty() || *end != '\0') throw std::runtime_error("psm2: rank " + std::to_string(r) + "'s address is not a PSM2 endpoint id");
+        if (addresses[r].empty() || *end != '\0')
+            throw std::runtime_error("psm2: rank " + std::to_string(r) + "'s address is not a PSM2 endpoint id");
     }
-    mask[rank_] = 0;   // writes and commands to self are delivered in place
+    mask[rank_] = 0; // writes and commands to self are delivered in place
     std::vector<psm2_error_t> errors(size_, PSM2_OK);
     std::vector<psm2_epaddr_t> epaddrs(size_, nullptr);
     const psm2_error_t e =
@@ -142,7 +146,8 @@ void Psm2Transport::post_control_recv(std::uint32_t slot) {
     psm2_mq_tag_t tag = make_tag(tag_control, 0, 0), select = make_tag(0xFFFFFFFF, 0, 0);
     const std::uint32_t i = pending_.add(Pending{Pending::Op::control_recv, slot});
     psm2_mq_req_t request;
-    const psm2_error_t e = psm2_mq_irecv2(mq_, PSM2_MQ_ANY_ADDR, &tag, &select, 0, &recv_buffers_[slot], sizeof(Control), context_of(i), &request);
+    const psm2_error_t e =
+        psm2_mq_irecv2(mq_, PSM2_MQ_ANY_ADDR, &tag, &select, 0, &recv_buffers_[slot], sizeof(Control), context_of(i), &request);
     if (e != PSM2_OK) throw std::runtime_error("psm2: psm2_mq_irecv2 failed: " + psm2_text(e));
     control_source_[slot] = -1;
     control_order_.push(slot);
@@ -184,7 +189,7 @@ PostStatus Psm2Transport::post_write(std::uint32_t peer, const MemoryRegion& loc
     if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
     if (peer == rank_) return write_to_self(regions_, local, local_offset, remote_key, remote_offset, length, imm, cookie);
     Peer& p = peers_[peer];
-    if (p.in_flight + 2 > sends_per_peer || free_sends_.empty()) return PostStatus::no_resource;   // header and data
+    if (p.in_flight + 2 > sends_per_peer || free_sends_.empty()) return PostStatus::no_resource; // header and data
     Control c{};
     c.kind = Control::write_header;
     c.imm = imm;
@@ -196,10 +201,11 @@ PostStatus Psm2Transport::post_write(std::uint32_t peer, const MemoryRegion& loc
     psm2_mq_tag_t tag = make_tag(tag_data, rank_, p.data_sequence++);
     const std::uint32_t i = pending_.add(Pending{Pending::Op::data_send, 0, peer, imm, remote_offset, length, cookie});
     psm2_mq_req_t request;
-    const psm2_error_t e = psm2_mq_isend2(mq_, p.address, 0, &tag, local.base + local_offset, static_cast<std::uint32_t>(length), context_of(i), &request);
+    const psm2_error_t e =
+        psm2_mq_isend2(mq_, p.address, 0, &tag, local.base + local_offset, static_cast<std::uint32_t>(length), context_of(i), &request);
     if (e != PSM2_OK) {
         pending_.release(i);
-        lose(peer, "psm2_mq_isend2 of a write's data failed: " + psm2_text(e));   // its header is already on the way
+        lose(peer, "psm2_mq_isend2 of a write's data failed: " + psm2_text(e)); // its header is already on the way
         return PostStatus::ok;
     }
     ++p.in_flight;
@@ -209,7 +215,7 @@ PostStatus Psm2Transport::post_write(std::uint32_t peer, const MemoryRegion& loc
 
 void Psm2Transport::handle_control(std::uint32_t slot, std::uint32_t source) {
     const Control copy = recv_buffers_[slot];
-    post_control_recv(slot);   // keep the receive posted before acting on the packet
+    post_control_recv(slot); // keep the receive posted before acting on the packet
     if (source >= size_) return;
     heard_from(source);
     Completion c;
@@ -230,8 +236,8 @@ void Psm2Transport::handle_control(std::uint32_t slot, std::uint32_t source) {
     psm2_mq_tag_t tag = make_tag(tag_data, source, copy.data_sequence), select = make_tag(0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF);
     const std::uint32_t i = pending_.add(Pending{Pending::Op::data_recv, 0, source, copy.imm, copy.offset, copy.length});
     psm2_mq_req_t request;
-    const psm2_error_t e = psm2_mq_irecv2(mq_, peers_[source].address, &tag, &select, 0, target.at,
-                                          static_cast<std::uint32_t>(copy.length), context_of(i), &request);
+    const psm2_error_t e = psm2_mq_irecv2(mq_, peers_[source].address, &tag, &select, 0, target.at, static_cast<std::uint32_t>(copy.length),
+                                          context_of(i), &request);
     if (e != PSM2_OK) {
         pending_.release(i);
         lose(source, "psm2_mq_irecv2 of a write's data failed: " + psm2_text(e));
@@ -246,7 +252,7 @@ std::size_t Psm2Transport::poll(std::span<Completion> out) {
             if (lost(peer)) return;
             Control beat{};
             beat.kind = Control::heartbeat;
-            (void)send_control(peer, beat);   // a full queue skips one beat
+            (void)send_control(peer, beat); // a full queue skips one beat
         },
         [&](std::uint32_t peer, const std::string& why) { lose(peer, why); });
     psm2_poll(ep_);

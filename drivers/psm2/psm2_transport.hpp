@@ -22,7 +22,7 @@
 namespace evb {
 
 struct Psm2Options {
-    std::string job_key;   // every rank of one job opens its endpoint with the same key
+    std::string job_key; // every rank of one job opens its endpoint with the same key
 };
 
 class Psm2Transport final : public PeerTransport {
@@ -33,7 +33,9 @@ public:
     ~Psm2Transport() override;
 
     const char* name() const override { return "psm2"; }
-    Capabilities capabilities() const override { return {.native_rma = false, .max_message = std::size_t{1} << 30, .inline_size = command_bytes, .beats = true}; }
+    Capabilities capabilities() const override {
+        return {.native_rma = false, .max_message = std::size_t{1} << 30, .inline_size = command_bytes, .beats = true};
+    }
     std::string describe() const override;
     std::string local_address() override;
     void connect(const std::vector<std::string>& addresses, Picoseconds timeout) override;
@@ -46,14 +48,12 @@ public:
     // while a transfer of its own is in flight: PSM2 progresses only inside our calls to it.
     // No wait object: a nap while it waits for its peers; while its own transfers need our calls
     // it polls on (as mpi: PSM2 is the library under Open MPI on Omni-Path, untried here).
-    WaitPlan prepare_wait(std::vector<int>&) override {
-        return ready_.empty() && transfers_ == 0 ? WaitPlan::sleep : WaitPlan::poll_again;
-    }
+    WaitPlan prepare_wait(std::vector<int>&) override { return ready_.empty() && transfers_ == 0 ? WaitPlan::sleep : WaitPlan::poll_again; }
 
     // Why PSM2 cannot start on this machine (psm2_init or opening an endpoint fails), or nothing.
     static std::optional<std::string> start_problem();
 
-    static constexpr std::uint32_t receives = 256;      // pre-posted control receives
+    static constexpr std::uint32_t receives = 256; // pre-posted control receives
     static constexpr std::uint32_t sends_per_peer = 256;
 
 private:
@@ -68,14 +68,14 @@ private:
     // What a request is, handed back by PSM2 as its context.
     struct Pending {
         enum class Op : std::uint8_t { control_recv, control_send, data_send, data_recv } op;
-        std::uint32_t slot = 0;   // control buffer
+        std::uint32_t slot = 0; // control buffer
         std::uint32_t peer = 0, imm = 0;
         std::uint64_t offset = 0, length = 0, cookie = 0;
     };
     struct Peer {
         psm2_epaddr_t address = nullptr;
-        std::uint32_t in_flight = 0;        // sends not yet complete
-        std::uint32_t data_sequence = 0;    // numbers the data tags of its writes
+        std::uint32_t in_flight = 0; // sends not yet complete
+        std::uint32_t data_sequence = 0; // numbers the data tags of its writes
     };
     PostStatus check_peer(std::uint32_t peer);
     PostStatus send_control(std::uint32_t peer, const Control& control);
@@ -86,13 +86,13 @@ private:
     psm2_epid_t epid_ = 0;
     psm2_mq_t mq_ = nullptr;
     std::vector<Peer> peers_;
-    std::vector<MemoryRegion> regions_;   // key: index + 1
+    std::vector<MemoryRegion> regions_; // key: index + 1
     std::vector<Control> recv_buffers_, send_buffers_;
     std::vector<std::uint32_t> free_sends_;
-    RingQueue<std::uint32_t> control_order_{0};   // control receive slots in the order they were posted
-    std::vector<std::int64_t> control_source_;    // per slot: the sender once it completed, else -1
-    IndexPool<Pending> pending_;   // by the index a request's context carries
-    std::uint32_t transfers_ = 0;   // requests in flight other than the pre-posted control receives
+    RingQueue<std::uint32_t> control_order_{0}; // control receive slots in the order they were posted
+    std::vector<std::int64_t> control_source_; // per slot: the sender once it completed, else -1
+    IndexPool<Pending> pending_; // by the index a request's context carries
+    std::uint32_t transfers_ = 0; // requests in flight other than the pre-posted control receives
 };
 
 } // namespace evb

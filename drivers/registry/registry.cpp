@@ -34,7 +34,9 @@ DriverEntry in_process_entry(std::unique_ptr<Driver> driver, bool is_default) {
     DriverEntry e;
     e.driver = std::move(driver);
     e.is_default = is_default;
-    e.run = [d](const Config& c, const RunContext& ctx) { return run_in_process(c, d->make_all(Layout::from_config(c).ranks()), ctx.observer); };
+    e.run = [d](const Config& c, const RunContext& ctx) {
+        return run_in_process(c, d->make_all(Layout::from_config(c).ranks()), ctx.observer);
+    };
     e.per_unit_refusal = "it runs every rank on one reactor in one process: use a multi-process transport (tcp, verbs, ofi, ucx)";
     return e;
 }
@@ -47,12 +49,13 @@ DriverEntry per_rank_entry(std::unique_ptr<Driver> driver) {
         const World& w = *ctx.world;
         d->use_run_key(*ctx.key);
         d->use_heartbeat(c.heartbeat);
-        return run_distributed(c, w, ctx.fingerprint, *ctx.key,
-                               [&](const std::string& host, std::uint32_t endpoint, std::uint32_t endpoints) -> std::unique_ptr<Transport> {
-                                   if (c.rails.empty()) return d->make_one(endpoint, endpoints, host);
-                                   return RailsTransport::make(*d, endpoint, endpoints, c.rails);
-                               },
-                               ctx.observer);
+        return run_distributed(
+            c, w, ctx.fingerprint, *ctx.key,
+            [&](const std::string& host, std::uint32_t endpoint, std::uint32_t endpoints) -> std::unique_ptr<Transport> {
+                if (c.rails.empty()) return d->make_one(endpoint, endpoints, host);
+                return RailsTransport::make(*d, endpoint, endpoints, c.rails);
+            },
+            ctx.observer);
     };
     return e;
 }
@@ -96,11 +99,12 @@ DriverRegistry::DriverRegistry() {
     mpi_entry.per_unit_refusal = "an MPI rank is a process (endpoints per thread would need MPI_THREAD_MULTIPLE): use --ppn 2";
     mpi_entry.launch_local_refusal = "MPI's ranks are started by its own launcher: mpirun -np N evbench --transport mpi, or srun";
     mpi_entry.instead = [m](Config& c, const std::optional<World>& world, const std::function<nlohmann::json()>& echo,
-                                 std::ostream& out) -> std::optional<int> {
+                            std::ostream& out) -> std::optional<int> {
         const std::string& baseline = m->options().baseline;
         if (baseline.empty()) return std::nullopt;
         if (baseline != "alltoall") throw ConfigError("--baseline: unknown baseline '" + baseline + "' (choose alltoall)");
-        if (!world || world->launcher == "evbench --launch-local") throw ConfigError("--baseline alltoall runs under mpirun or srun --mpi=pmix");
+        if (!world || world->launcher == "evbench --launch-local")
+            throw ConfigError("--baseline alltoall runs under mpirun or srun --mpi=pmix");
         if (c.nodes == 0) c.nodes = world->size;
         return run_alltoall_baseline({c.fragment_size, c.events, c.duration.seconds(), world->size, c.json_file, echo()}, out);
     };

@@ -24,15 +24,15 @@ class OptionSet;
 // What a run needs besides its configuration.
 struct RunContext {
     const std::optional<World>& world;
-    std::string fingerprint;   // the configuration every rank must share
-    const RunKey* key;         // multi-process runs: the secret every connection between ranks proves
+    std::string fingerprint; // the configuration every rank must share
+    const RunKey* key; // multi-process runs: the secret every connection between ranks proves
     RunObserver& observer;
 };
 
 struct DriverEntry {
     std::unique_ptr<Driver> driver;
     bool is_default = false;
-    bool simulated_time = false;   // its times are simulated: progress stamps in microseconds
+    bool simulated_time = false; // its times are simulated: progress stamps in microseconds
     // Why --threads per-unit (several endpoints in one process) is refused; empty: supported.
     std::string per_unit_refusal;
     // Why --launch-local is refused (before it forks); empty: its ranks may be started by it.
@@ -43,17 +43,18 @@ struct DriverEntry {
     std::function<void(Config&, const OptionSet&)> complete = nullptr;
     // A measurement this driver runs instead of the event builder when asked (mpi: --baseline);
     // returns the exit code, or nothing when not asked.
-    std::function<std::optional<int>(Config&, const std::optional<World>&, const std::function<nlohmann::json()>& config_echo, std::ostream&)> instead =
-        nullptr;
+    std::function<std::optional<int>(Config&, const std::optional<World>&, const std::function<nlohmann::json()>& config_echo,
+                                     std::ostream&)>
+        instead = nullptr;
 };
 
 class DriverRegistry {
 public:
     DriverRegistry();
     const std::vector<DriverEntry>& entries() const { return entries_; }
-    const DriverEntry* find(const std::string& name) const;   // nullptr if unknown or not built
-    std::string names() const;                                 // "local, sim, tcp"
-    const DriverEntry& default_entry() const;                  // the one marked is_default
+    const DriverEntry* find(const std::string& name) const; // nullptr if unknown or not built
+    std::string names() const; // "local, sim, tcp"
+    const DriverEntry& default_entry() const; // the one marked is_default
     // Every driver's own options, each under a group named after the driver (a driver may open
     // more groups: sim's fabric and model).
     void declare_options(OptionSet& options);

@@ -12,7 +12,7 @@ void SimDriver::complete(Config& c, const OptionSet& given) {
     if (!given.given("warmup")) c.warmup = Picoseconds(0);
     if (!given.given("progress-interval"))
         c.progress_interval = c.duration > Picoseconds(0) ? Picoseconds(c.duration.count() / 10) : Picoseconds::from_seconds(1e-3);
-    c.fragment_memory = 64;   // headers in memory; the rest exists on the simulated wire only
+    c.fragment_memory = 64; // headers in memory; the rest exists on the simulated wire only
     // The event builder on 4 traffic VLs: what reproduces the thesis' fig. 3.17 and 3.18 (> 80 Gb/s
     // at 64 and 128 nodes, 16 credits; bench/barrel_start_and_vls.sh, README).
     if (!given.given("traffic-vls")) options_.model.sim.ib.traffic_vls = 4;

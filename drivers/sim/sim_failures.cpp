@@ -37,7 +37,8 @@ std::vector<InjectedFailure> parse_failures(const std::vector<std::string>& spec
 void resolve_failures(std::vector<InjectedFailure>& failures, FailKind kind, const Layout& layout, const Config& config) {
     for (auto& f : failures) {
         const std::string which = fmt::format("--fail {}@{}", f.node, format_duration(f.at));
-        if (f.node >= config.nodes) throw ConfigError(fmt::format("{}: there is no node {} (nodes are 0..{})", which, f.node, config.nodes - 1));
+        if (f.node >= config.nodes)
+            throw ConfigError(fmt::format("{}: there is no node {} (nodes are 0..{})", which, f.node, config.nodes - 1));
         f.ranks.clear();
         for (std::uint32_t r = 0; r < layout.ranks(); ++r) {
             if (layout.node_of(r) != f.node) continue;
@@ -61,7 +62,7 @@ void resolve_failures(std::vector<InjectedFailure>& failures, FailKind kind, con
             f.detected_at = f.at + config.heartbeat;
             f.how = fmt::format("sent nothing for {:g} s (--heartbeat)", config.heartbeat.seconds());
         } else {
-            f.detected_at = f.at;   // the kernel closes a dead process's connections at once
+            f.detected_at = f.at; // the kernel closes a dead process's connections at once
             f.how = "its process died (injected at " + format_duration(f.at) + ")";
         }
     }

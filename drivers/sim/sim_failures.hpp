@@ -18,8 +18,8 @@ std::string to_string(FailKind k);
 struct InjectedFailure {
     std::uint32_t node = 0;
     Picoseconds at{};
-    std::vector<std::uint32_t> ranks;   // what stops
-    Picoseconds detected_at{};          // when the survivors learn of it
+    std::vector<std::uint32_t> ranks; // what stops
+    Picoseconds detected_at{}; // when the survivors learn of it
     std::string how;
 };
 

@@ -9,9 +9,8 @@ namespace evb {
 
 SimNetwork::SimNetwork(netsim::FabricSim& fabric, std::vector<std::uint32_t> host_of_rank, std::size_t copy_bytes)
     : fabric_(fabric), host_of_rank_(std::move(host_of_rank)), copy_bytes_(copy_bytes), regions_(host_of_rank_.size()),
-      heads_only_(host_of_rank_.size()),
-      is_dirty_(host_of_rank_.size(), false), halted_(host_of_rank_.size(), false), loopback_free_(fabric.hosts(), Picoseconds(0)),
-      loopback_ps_per_byte_(8e3 / fabric.fastest_host_link_gbps()) {
+      heads_only_(host_of_rank_.size()), is_dirty_(host_of_rank_.size(), false), halted_(host_of_rank_.size(), false),
+      loopback_free_(fabric.hosts(), Picoseconds(0)), loopback_ps_per_byte_(8e3 / fabric.fastest_host_link_gbps()) {
     // Completions wait here only until the executor drains the rank, right after the callback.
     for (std::size_t r = 0; r < host_of_rank_.size(); ++r) inbound_.emplace_back(256);
 }
@@ -45,9 +44,8 @@ std::string SimNetwork::send(std::uint32_t from, std::uint32_t to, const Command
     return {};
 }
 
-std::string SimNetwork::write(std::uint32_t from, std::uint32_t to, const MemoryRegion& local, std::size_t local_offset,
-                              std::uint64_t rkey, std::uint64_t remote_offset, std::size_t length, std::uint32_t imm,
-                              std::uint64_t cookie) {
+std::string SimNetwork::write(std::uint32_t from, std::uint32_t to, const MemoryRegion& local, std::size_t local_offset, std::uint64_t rkey,
+                              std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
     if (to >= ranks()) return no_such_rank(to, ranks());
     const auto& target = regions_[to];
     const std::size_t copy = std::min(length, copy_bytes_);

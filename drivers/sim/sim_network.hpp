@@ -68,8 +68,8 @@ private:
     netsim::FabricSim& fabric_;
     std::vector<std::uint32_t> host_of_rank_;
     std::size_t copy_bytes_;
-    std::vector<std::vector<MemoryRegion>> regions_;   // per rank; key = index + 1
-    std::vector<std::vector<bool>> heads_only_;        // per rank and region
+    std::vector<std::vector<MemoryRegion>> regions_; // per rank; key = index + 1
+    std::vector<std::vector<bool>> heads_only_; // per rank and region
     std::vector<RingQueue<Completion>> inbound_;
     std::vector<Transfer> transfers_;
     std::uint32_t free_ = UINT32_MAX;
@@ -77,7 +77,7 @@ private:
     std::vector<bool> is_dirty_;
     std::vector<bool> halted_;
     std::uint64_t local_bytes_ = 0;
-    std::vector<Picoseconds> loopback_free_;   // per host: when its loopback is idle again
+    std::vector<Picoseconds> loopback_free_; // per host: when its loopback is idle again
     double loopback_ps_per_byte_;
 };
 

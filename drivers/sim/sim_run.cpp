@@ -33,10 +33,10 @@ constexpr std::uint64_t failure_tag(std::size_t i) { return UINT64_MAX - 2 - 2 *
 // the simulated time of that moment.
 class SimExecutor final : public netsim::SimApp {
 public:
-    SimExecutor(SimNetwork& network, std::vector<std::unique_ptr<Node>>& nodes, Reactor& reactor, const Config& config,
-                Picoseconds warmup, const std::vector<InjectedFailure>& failures, RunObserver& observer)
-        : network_(network), nodes_(nodes), reactor_(reactor), config_(config), warmup_(warmup), failures_(failures),
-          observer_(observer), armed_(nodes.size(), Picoseconds::max()) {}
+    SimExecutor(SimNetwork& network, std::vector<std::unique_ptr<Node>>& nodes, Reactor& reactor, const Config& config, Picoseconds warmup,
+                const std::vector<InjectedFailure>& failures, RunObserver& observer)
+        : network_(network), nodes_(nodes), reactor_(reactor), config_(config), warmup_(warmup), failures_(failures), observer_(observer),
+          armed_(nodes.size(), Picoseconds::max()) {}
 
     void start(netsim::FabricSim& sim) override {
         for (auto& node : nodes_) {
@@ -45,7 +45,7 @@ public:
         }
         for (std::uint32_t r = 0; r < nodes_.size(); ++r) service(sim, r);
         drain(sim);
-        sim.set_timer(config_.progress_interval, 0, progress_tag);   // printed unless --quiet; the failure report reads them too
+        sim.set_timer(config_.progress_interval, 0, progress_tag); // printed unless --quiet; the failure report reads them too
         if (warmup_ > Picoseconds(0)) sim.set_timer(warmup_, 0, warmup_tag);
         for (std::size_t i = 0; i < failures_.size(); ++i) sim.set_timer(failures_[i].at, 0, failure_tag(i));
     }
@@ -61,7 +61,7 @@ public:
             if (!reactor_.all_finished() && !reactor_.failure()) sim.set_timer(sim.now() + config_.progress_interval, 0, progress_tag);
             return;
         }
-        if (tag == warmup_tag) {   // the nodes open their own window (Node::set_now); the links' counters are the fabric's
+        if (tag == warmup_tag) { // the nodes open their own window (Node::set_now); the links' counters are the fabric's
             link_baseline_ = sim.host_stats();
             return;
         }
@@ -203,7 +203,8 @@ nlohmann::json network_json(const netsim::Topology& t, const netsim::FabricSim& 
             {"switches", t.switches().size()},
             {"routing", routing},
             {"ports", netsim::ports_json(t, sim.port_stats())},
-            {"packet_latency", {{"mean_us", pl.mean_us()}, {"p50_us", pl.percentile_us(50)}, {"p99_us", pl.percentile_us(99)}, {"max_us", pl.max_us()}}},
+            {"packet_latency",
+             {{"mean_us", pl.mean_us()}, {"p50_us", pl.percentile_us(50)}, {"p99_us", pl.percentile_us(99)}, {"max_us", pl.max_us()}}},
             {"message_latency", {{"mean_us", sim.message_latency().mean_us()}, {"p99_us", sim.message_latency().percentile_us(99)}}},
             {"simulated_ps", sim.now().count()},
             {"wall_seconds", wall_seconds},
@@ -244,7 +245,9 @@ void SimRunOptions::declare(OptionSet& options) {
     netsim::declare_sim_model_options(options, model);
     options.begin_group("sim", "Transport sim");
     options.on_off("ports", all_ports, "list every port in the network counters, not only the 8 most stalled");
-    options.text_list("fail", fail, "NODE@TIME,...", "stop node NODE at simulated TIME (see \"Failures\"); with --on-failure continue the run goes on")
+    options
+        .text_list("fail", fail, "NODE@TIME,...",
+                   "stop node NODE at simulated TIME (see \"Failures\"); with --on-failure continue the run goes on")
         .shown_default("none");
     options.choice("fail-kind", fail_kind, {{"node", FailKind::node}, {"ru", FailKind::ru}, {"bu", FailKind::bu}},
                    "what --fail stops: the whole machine (found by --heartbeat), or the process of its RU or BU (connections close)");
@@ -252,7 +255,7 @@ void SimRunOptions::declare(OptionSet& options) {
 
 void SimRunOptions::resolve(std::uint64_t seed, bool k_given, bool levels_given) {
     if (!k_given && fabric.topology_file.empty()) {
-        fabric.tree.k = 0;   // sized for the nodes by --radix
+        fabric.tree.k = 0; // sized for the nodes by --radix
         if (!levels_given) fabric.tree.levels = 0;
     }
     try {
@@ -263,22 +266,19 @@ void SimRunOptions::resolve(std::uint64_t seed, bool k_given, bool levels_given)
     model.sim.seed = seed;
 }
 
-RunOutcome run_simulated(const Config& config, const SimRunOptions& options, RunObserver& observer) {
-    // The units' and the simulator's small tables, on huge pages (core/huge_page_heap.hpp): room
-    // ahead now, the advice once they are set up (the run grows its heap little after that).
-    grow_heap_ahead(64 << 20);
-    auto units = make_run_units(config);
-    const Layout& layout = units->layout();
-    const std::uint32_t ranks = layout.ranks();
-    std::vector<InjectedFailure> failures = parse_failures(options.fail);
-    resolve_failures(failures, options.fail_kind, layout, config);
-    // Node i is host i; an EM with its own rank gets host N.
-    std::vector<std::uint32_t> host_of_rank(ranks);
-    std::uint32_t hosts_needed = config.nodes;
-    for (std::uint32_t r = 0; r < ranks; ++r) {
-        host_of_rank[r] = layout.node_of(r);   // a split layout's BU j is node R + j
-        hosts_needed = std::max(hosts_needed, host_of_rank[r] + 1);
-    }
+namespace {
+
+// Node i is host i; an EM with its own rank gets host N; a split layout's BU j is node R + j.
+std::vector<std::uint32_t> hosts_of_ranks(const Layout& layout) {
+    std::vector<std::uint32_t> host_of_rank(layout.ranks());
+    for (std::uint32_t r = 0; r < layout.ranks(); ++r) host_of_rank[r] = layout.node_of(r);
+    return host_of_rank;
+}
+
+// The fabric the run is simulated on: the one given (--topology, --k), or the smallest fat tree
+// that holds `hosts_needed` from --radix switches; refused when it outgrows --sim-memory or has
+// too few hosts.
+netsim::Fabric build_run_fabric(const Config& config, const SimRunOptions& options, std::uint32_t hosts_needed) {
     netsim::FabricOptions fabric_options = options.fabric;
     if (fabric_options.topology_file.empty() && fabric_options.tree.k == 0) {
         netsim::FatTreeSpec sized = netsim::sized_fat_tree(hosts_needed, fabric_options.radix, fabric_options.tree.levels);
@@ -290,12 +290,150 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
     }
     // The units' state, measured (bench/sim_scale_bench.sh): about 32 MiB, 92 KiB per node and, per
     // pair of nodes, a byte per credit (the BU's received masks) and 8 more.
-    netsim::limit_to_simulator(fabric_options, options.model.memory,
-                               {32ull << 20, 92ull << 10, config.credits + 8ull, "the event builder's units (measured: 92 KiB per node, credits + 8 B per pair)"});
+    netsim::limit_to_simulator(
+        fabric_options, options.model.memory,
+        {32ull << 20, 92ull << 10, config.credits + 8ull, "the event builder's units (measured: 92 KiB per node, credits + 8 B per pair)"});
     netsim::Fabric fabric = netsim::build_fabric(fabric_options);
     if (fabric.topology.hosts().size() < hosts_needed)
         throw ConfigError(fmt::format("the simulated fabric has {} hosts; {} nodes{} need {}", fabric.topology.hosts().size(), config.nodes,
                                       hosts_needed > config.nodes ? " and the EM's own rank" : "", hosts_needed));
+    return fabric;
+}
+
+// Where the byte rates count from: the warm-up's end, or the start when the run ended within it.
+Picoseconds counted_from(const Config& config, const SimExecutor& executor) {
+    return executor.link_baseline().empty() ? Picoseconds(0) : config.warmup;
+}
+
+// How the engine's run went: how long it took, and whether a signal cut it.
+struct EngineRun {
+    bool timed = false; // cut at --duration, not run until every unit finished
+    Picoseconds until{};
+    int interrupted = 0;
+    double wall_seconds = 0;
+};
+
+// A timed run is cut at its duration: its throughput is what crossed the fabric until then
+// (draining N c events of N fragments each would take as long again, for nothing). A run of
+// --events, or a shift scan, runs until it is done. In slices of simulated time, so that an
+// interrupt (Ctrl-C, SIGTERM) is seen between them: the run is then cut where it is, as at its
+// duration. Slicing changes no result.
+EngineRun run_engine(netsim::FabricSim& sim, SimExecutor& executor, const Config& config) {
+    EngineRun e;
+    e.timed = config.duration > Picoseconds(0) && config.benchmark != Benchmark::shift_scan;
+    e.until = e.timed ? config.duration : run_deadline(config);
+    advise_heap_huge_pages();
+    auto wall_start = std::chrono::steady_clock::now();
+    for (;;) {
+        sim.run(executor, std::min(e.until, sim.now() + interrupt_slice));
+        if (sim.now() >= e.until || sim.idle()) break;
+        if ((e.interrupted = interrupt_signal())) break;
+    }
+    e.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    return e;
+}
+
+// The run's result from the nodes and the fabric: its failure, where it was cut, each surviving
+// node's counts, the links' bytes over the window.
+RunResult collect_result(const Config& config, const EngineRun& e, const netsim::FabricSim& sim, const SimExecutor& executor,
+                         std::vector<std::unique_ptr<Node>>& nodes, const Reactor& reactor, std::uint32_t hosts_needed) {
+    RunResult r = make_result(config);
+    const bool finished = reactor.all_finished();
+    if (auto f = reactor.failure()) {
+        r.failure = f;
+    } else if (!finished && !e.timed) {
+        r.failure = sim.now() >= e.until
+            ? fmt::format("simulated run did not finish within {:g} s; {} fragments in flight", e.until.seconds(),
+                          reactor.totals().in_flight)
+            : fmt::format("simulation stalled at {:.6f} s with nothing in flight on the fabric; {} fragments outstanding",
+                          sim.now().seconds(), reactor.totals().in_flight);
+    }
+    r.interrupted = e.interrupted;
+    r.cut = (e.timed || e.interrupted) && !finished;
+    const Picoseconds cut_at = e.interrupted ? sim.now() : config.duration;
+    r.link_bytes = link_bytes(sim, executor.link_baseline(), hosts_needed);
+    for (auto& node : nodes) {
+        if (node->halted()) continue; // a failed rank's counts die with it, as in a real run
+        node->stop(!r.cut);
+        r.add(node->stats());
+    }
+    r.elapsed = r.cut ? cut_at : executor.last_activity();
+    r.wall_seconds = e.wall_seconds;
+    r.origins.push_back(this_process_origin(std::nullopt, {})); // the machine that simulated
+    const Picoseconds from = counted_from(config, executor);
+    // Up to the last activity, not sim.now(): a progress tick after it would stretch the window.
+    const Picoseconds rx_end = r.cut ? cut_at : executor.last_activity();
+    // A packet counted after the warm-up may have begun crossing up to one packet time before it.
+    const auto& ib = sim.options().ib;
+    const Picoseconds packet_time = from > Picoseconds(0)
+        ? Picoseconds(netsim::serialisation_ps(std::uint64_t{ib.blocks(ib.wire_bytes(ib.mtu))} * ib.flit_bytes, sim.slowest_link_gbps()))
+        : Picoseconds(0);
+    r.bytes_span = RunResult::Span{from - packet_time, rx_end};
+    return r;
+}
+
+// What the run's report adds of the fabric: the network's counters and the per-node receive
+// rates as text, what the window holds of the start-up, and the same in --json's
+// results.network.
+void report_network(RunOutcome& outcome, const Config& config, const SimRunOptions& options, const netsim::Fabric& fabric,
+                    const netsim::FabricSim& sim, const SimNetwork& network, Picoseconds window_from) {
+    const RunResult& r = *outcome.result;
+    const auto& ib = sim.options().ib;
+    const bool split = config.layout == NodeLayout::split;
+    FabricRx rx = fabric_rx(r.link_bytes, split ? config.readout_nodes : 0, config.nodes, r.byte_window());
+    const double b_eff = netsim::effective_bandwidth_gbps(ib, config.fragment_size, sim.fastest_host_link_gbps());
+    if (!config.quiet) {
+        std::ostringstream text;
+        print_network(text, fabric.topology, sim, r.wall_seconds, options.all_ports);
+        fmt::print(text, "# fabric rx per {} {:.6f}..{:.6f} s: avg {:.2f} min {:.2f} max {:.2f} Gb/s; b_eff (eq. 2.14) {:.2f} Gb/s\n",
+                   split ? "builder node" : "node", r.bytes_span->from.seconds(), r.bytes_span->to.seconds(), rx.avg, rx.min, rx.max,
+                   b_eff);
+        outcome.extra_text = text.str();
+    }
+    // Each BU fills its c slots at once, so its first event is in after c N f have crossed its link.
+    const double first_event_s =
+        static_cast<double>(config.credits) * config.ru_count() * static_cast<double>(config.wire_fragment_stride()) * 8 / (b_eff * 1e9);
+    if (r.cut && r.system().events_built == 0)
+        outcome.extra_text += fmt::format(
+            "# no event was built in the {:.6f} s window: each BU fills its {} credits with {} fragments of {} at once, so "
+            "its first event is in after about c N f / b_eff = {:.3g} s simulated; run --duration {} or longer for event figures\n",
+            r.window().seconds(), config.credits, config.ru_count(), format_size(config.fragment_size), first_event_s,
+            round_up_duration(2 * first_event_s + config.warmup.seconds()));
+    // Until the first events are built and their credits come back, every BU walks all its credits
+    // in step from the start: that traffic is the start-up's, and the links settle well below it
+    // (README, "Start-up and steady state": 97 Gb/s per node in the first 10 ms at 512 nodes, 73 by
+    // 30 ms). Rates counted from before then are not the steady state's.
+    const double from = window_from.seconds();
+    const bool start_up_in_window = r.cut && from < first_event_s;
+    if (start_up_in_window)
+        outcome.extra_text += fmt::format(
+            "# the byte rates count from {:g} s, before the first events are built (about {:.3g} s): they include the start-up, "
+            "every credit begun at once, not the steady state; --warmup {} or more leaves it out\n",
+            from, first_event_s, round_up_duration(first_event_s));
+    nlohmann::json network_results = network_json(fabric.topology, sim, r.wall_seconds, fabric.routing_name);
+    network_results["first_event_estimate_s"] = first_event_s;
+    network_results["start_up_in_window"] = start_up_in_window;
+    network_results["fabric_rx_gbps"] = {
+        {"avg", rx.avg}, {"min", rx.min}, {"max", rx.max}, {"per_node", rx.per_node}, {"window_start_s", r.bytes_span->from.seconds()}};
+    network_results["effective_gbps"] = b_eff;
+    network_results["bytes_through_memory"] = network.bytes_through_memory();
+    outcome.extra_results["network"] = network_results;
+}
+
+} // namespace
+
+RunOutcome run_simulated(const Config& config, const SimRunOptions& options, RunObserver& observer) {
+    // The units' and the simulator's small tables, on huge pages (core/huge_page_heap.hpp): room
+    // ahead now, the advice once they are set up (the run grows its heap little after that).
+    grow_heap_ahead(64 << 20);
+    auto units = make_run_units(config);
+    const Layout& layout = units->layout();
+    const std::uint32_t ranks = layout.ranks();
+    std::vector<InjectedFailure> failures = parse_failures(options.fail);
+    resolve_failures(failures, options.fail_kind, layout, config);
+    const std::vector<std::uint32_t> host_of_rank = hosts_of_ranks(layout);
+    const std::uint32_t hosts_needed = std::max(config.nodes, *std::max_element(host_of_rank.begin(), host_of_rank.end()) + 1);
+    const netsim::Fabric fabric = build_run_fabric(config, options, hosts_needed);
     const netsim::SimModelOptions& model = options.model;
     netsim::FabricSim sim(fabric.topology, fabric.routing, model.sim);
     // Each write keeps at most its first fragment_memory bytes (a segment's place in memory).
@@ -312,96 +450,19 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
         reactor.add(*nodes.back());
     }
     const auto& ib = model.sim.ib;
-    observer.started(ranks,
-                     fmt::format("simulated: {} hosts, {} switches, routing {}, mode {}", fabric.topology.hosts().size(),
-                                 fabric.topology.switches().size(), fabric.routing_name, model.mode),
-                     {fmt::format("# links {}, latency {} ns, credits {} ns, buffer {} per VL x {} VLs, MTU {}, host latency {}; times are simulated",
-                                  sim.link_rates(), ib.link_latency.nanoseconds(), ib.credit_latency.nanoseconds(), format_size(ib.buffer_bytes),
-                                  ib.vls, ib.mtu, model.host_latency)});
+    observer.started(
+        ranks,
+        fmt::format("simulated: {} hosts, {} switches, routing {}, mode {}", fabric.topology.hosts().size(),
+                    fabric.topology.switches().size(), fabric.routing_name, model.mode),
+        {fmt::format("# links {}, latency {} ns, credits {} ns, buffer {} per VL x {} VLs, MTU {}, host latency {}; times are simulated",
+                     sim.link_rates(), ib.link_latency.nanoseconds(), ib.credit_latency.nanoseconds(), format_size(ib.buffer_bytes), ib.vls,
+                     ib.mtu, model.host_latency)});
 
     SimExecutor executor(network, nodes, reactor, config, config.warmup, failures, observer);
-    // A timed run is cut at its duration: its throughput is what crossed the fabric until then
-    // (draining N c events of N fragments each would take as long again, for nothing). A run of
-    // --events, or a shift scan, runs until it is done.
-    const bool timed = config.duration > Picoseconds(0) && config.benchmark != Benchmark::shift_scan;
-    const Picoseconds until = timed ? config.duration : run_deadline(config);
-    advise_heap_huge_pages();
-    auto wall_start = std::chrono::steady_clock::now();
-    // In slices of simulated time, so that an interrupt (Ctrl-C, SIGTERM) is seen between them:
-    // the run is then cut where it is, as at its duration. Slicing changes no result.
-    int interrupted = 0;
-    for (;;) {
-        sim.run(executor, std::min(until, sim.now() + interrupt_slice));
-        if (sim.now() >= until || sim.idle()) break;
-        if ((interrupted = interrupt_signal())) break;
-    }
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-
+    const EngineRun e = run_engine(sim, executor, config);
     RunOutcome outcome;
-    outcome.result = make_result(config);
-    RunResult& r = *outcome.result;
-    const bool finished = reactor.all_finished();
-    if (auto f = reactor.failure()) {
-        r.failure = f;
-    } else if (!finished && !timed) {
-        r.failure = sim.now() >= until ? fmt::format("simulated run did not finish within {:g} s; {} fragments in flight", until.seconds(),
-                                                     reactor.totals().in_flight)
-                                       : fmt::format("simulation stalled at {:.6f} s with nothing in flight on the fabric; {} fragments outstanding",
-                                                     sim.now().seconds(), reactor.totals().in_flight);
-    }
-    r.interrupted = interrupted;
-    r.cut = (timed || interrupted) && !finished;
-    const Picoseconds cut_at = interrupted ? sim.now() : config.duration;
-    r.link_bytes = link_bytes(sim, executor.link_baseline(), hosts_needed);
-    for (std::uint32_t i = 0; i < nodes.size(); ++i) {
-        if (nodes[i]->halted()) continue;   // a failed rank's counts die with it, as in a real run
-        nodes[i]->stop(!r.cut);
-        r.add(nodes[i]->stats());
-    }
-    r.elapsed = r.cut ? cut_at : executor.last_activity();
-    r.wall_seconds = wall;
-    r.origins.push_back(this_process_origin(std::nullopt, {}));   // the machine that simulated
-    const Picoseconds from = executor.link_baseline().empty() ? Picoseconds(0) : config.warmup;
-    const bool split = config.layout == NodeLayout::split;
-    // Up to the last activity, not sim.now(): a progress tick after it would stretch the window.
-    const Picoseconds rx_end = r.cut ? cut_at : executor.last_activity();
-    // A packet counted after the warm-up may have begun crossing up to one packet time before it.
-    const Picoseconds packet_time = from > Picoseconds(0) ? Picoseconds(netsim::serialisation_ps(std::uint64_t{ib.blocks(ib.wire_bytes(ib.mtu))} * ib.flit_bytes, sim.slowest_link_gbps())) : Picoseconds(0);
-    r.bytes_span = RunResult::Span{from - packet_time, rx_end};
-    FabricRx rx = fabric_rx(r.link_bytes, split ? config.readout_nodes : 0, config.nodes, r.byte_window());
-    const double b_eff = netsim::effective_bandwidth_gbps(ib, config.fragment_size, sim.fastest_host_link_gbps());
-    if (!config.quiet) {
-        std::ostringstream text;
-        print_network(text, fabric.topology, sim, wall, options.all_ports);
-        fmt::print(text, "# fabric rx per {} {:.6f}..{:.6f} s: avg {:.2f} min {:.2f} max {:.2f} Gb/s; b_eff (eq. 2.14) {:.2f} Gb/s\n",
-                   split ? "builder node" : "node", r.bytes_span->from.seconds(), rx_end.seconds(), rx.avg, rx.min, rx.max, b_eff);
-        outcome.extra_text = text.str();
-    }
-    // Each BU fills its c slots at once, so its first event is in after c N f have crossed its link.
-    const double first_event_s = static_cast<double>(config.credits) * config.ru_count() *
-                                 static_cast<double>(config.wire_fragment_stride()) * 8 / (b_eff * 1e9);
-    if (r.cut && r.system().events_built == 0)
-        outcome.extra_text += fmt::format("# no event was built in the {:.6f} s window: each BU fills its {} credits with {} fragments of {} at once, so "
-                                          "its first event is in after about c N f / b_eff = {:.3g} s simulated; run --duration {} or longer for event figures\n",
-                                          r.window().seconds(), config.credits, config.ru_count(), format_size(config.fragment_size),
-                                          first_event_s, round_up_duration(2 * first_event_s + config.warmup.seconds()));
-    // Until the first events are built and their credits come back, every BU walks all its credits
-    // in step from the start: that traffic is the start-up's, and the links settle well below it
-    // (README, "Start-up and steady state": 97 Gb/s per node in the first 10 ms at 512 nodes, 73 by
-    // 30 ms). Rates counted from before then are not the steady state's.
-    const bool start_up_in_window = r.cut && from.seconds() < first_event_s;
-    if (start_up_in_window)
-        outcome.extra_text += fmt::format("# the byte rates count from {:g} s, before the first events are built (about {:.3g} s): they include the start-up, "
-                                          "every credit begun at once, not the steady state; --warmup {} or more leaves it out\n",
-                                          from.seconds(), first_event_s, round_up_duration(first_event_s));
-    nlohmann::json network_results = network_json(fabric.topology, sim, wall, fabric.routing_name);
-    network_results["first_event_estimate_s"] = first_event_s;
-    network_results["start_up_in_window"] = start_up_in_window;
-    network_results["fabric_rx_gbps"] = {{"avg", rx.avg}, {"min", rx.min}, {"max", rx.max}, {"per_node", rx.per_node},
-                                         {"window_start_s", r.bytes_span->from.seconds()}};
-    network_results["effective_gbps"] = b_eff;
-    network_results["bytes_through_memory"] = network.bytes_through_memory();
-    outcome.extra_results["network"] = network_results;
+    outcome.result = collect_result(config, e, sim, executor, nodes, reactor, hosts_needed);
+    report_network(outcome, config, options, fabric, sim, network, counted_from(config, executor));
     return outcome;
 }
 

@@ -17,10 +17,10 @@ class OptionSet;
 // The sim driver's own options: the fabric and its InfiniBand model (the flags of `evbench
 // netsim`), the warm-up and the port listing.
 struct SimRunOptions {
-    netsim::FabricOptions fabric;   // k 0 (when --k is not given): the smallest fat tree that holds the hosts
+    netsim::FabricOptions fabric; // k 0 (when --k is not given): the smallest fat tree that holds the hosts
     netsim::SimModelOptions model;
-    bool all_ports = false;       // list every port, not only the most stalled
-    std::vector<std::string> fail;   // NODE@TIME, each a failure injected at that simulated time
+    bool all_ports = false; // list every port, not only the most stalled
+    std::vector<std::string> fail; // NODE@TIME, each a failure injected at that simulated time
     FailKind fail_kind = FailKind::node;
 
     void declare(OptionSet& options);

@@ -69,13 +69,13 @@ std::string TcpFrameReader::take(std::span<const std::byte> bytes, Sink& sink) {
 std::span<std::byte> TcpFrameReader::body_room(Sink& sink) {
     if (!in_body_ || current_.kind != tcp_frame_write || body_done_ == current_.length) return {};
     WriteTarget t = sink.target(current_.key, current_.offset, current_.length);
-    if (!t.at) return {};   // take() refuses the bytes with the reason
+    if (!t.at) return {}; // take() refuses the bytes with the reason
     return {t.at + body_done_, static_cast<std::size_t>(current_.length - body_done_)};
 }
 
 std::string TcpFrameReader::landed(std::size_t bytes, Sink& sink) {
     if (!in_body_ || current_.kind != tcp_frame_write || bytes > current_.length - body_done_)
-        return "more bytes than its write's body holds";   // a caller's error: body_room bounds every receive
+        return "more bytes than its write's body holds"; // a caller's error: body_room bounds every receive
     body_done_ += bytes;
     if (body_done_ == current_.length) finish_frame(sink);
     return {};

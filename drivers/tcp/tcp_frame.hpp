@@ -12,7 +12,7 @@
 namespace evb {
 
 struct TcpFrameHeader {
-    std::uint32_t kind;   // tcp_frame_message or tcp_frame_write
+    std::uint32_t kind; // tcp_frame_message or tcp_frame_write
     std::uint32_t imm;
     std::uint64_t key;
     std::uint64_t offset;
@@ -30,7 +30,7 @@ public:
     public:
         virtual ~Sink() = default;
         virtual WriteTarget target(std::uint64_t key, std::uint64_t offset, std::uint64_t length) = 0;
-        virtual void arrived(const Completion& c) = 0;   // message or write_arrived; `peer` is the caller's to set
+        virtual void arrived(const Completion& c) = 0; // message or write_arrived; `peer` is the caller's to set
     };
 
     // Takes all of `bytes`; every frame they complete goes to `sink`. Returns "" or why the
@@ -50,7 +50,7 @@ private:
     bool in_body_ = false;
     TcpFrameHeader current_{};
     std::uint64_t body_done_ = 0;
-    CommandBytes command_{};   // a command being received
+    CommandBytes command_{}; // a command being received
 };
 
 } // namespace evb

@@ -21,13 +21,13 @@ namespace evb {
 namespace {
 constexpr std::size_t staging_size = 256 * 1024;
 constexpr std::size_t max_queued_ops = 4096;
-const Picoseconds proof_time = Picoseconds::from_seconds(10);   // for one connection's proof of the run key
-constexpr std::size_t receive_budget = 8u << 20;   // bytes per peer per progress call: fairness
-constexpr std::uint32_t wake_marker = ~0u;          // epoll data of a lane's wake-up eventfd
+const Picoseconds proof_time = Picoseconds::from_seconds(10); // for one connection's proof of the run key
+constexpr std::size_t receive_budget = 8u << 20; // bytes per peer per progress call: fairness
+constexpr std::uint32_t wake_marker = ~0u; // epoll data of a lane's wake-up eventfd
 } // namespace
 
-TcpTransport::TcpTransport(std::uint32_t rank, std::uint32_t size, const std::string& listen_host, const RunKey& key, std::size_t read_chunk,
-                           std::uint32_t threads)
+TcpTransport::TcpTransport(std::uint32_t rank, std::uint32_t size, const std::string& listen_host, const RunKey& key,
+                           std::size_t read_chunk, std::uint32_t threads)
     : PeerTransport(rank, size), host_(listen_host), key_(key), peers_(size), read_chunk_(read_chunk) {
     if (threads == 0) throw std::invalid_argument("--tcp-threads must be at least 1");
     listen_fd_ = listen_on(listen_host, 0, static_cast<int>(size) + 16);
@@ -56,7 +56,7 @@ TcpTransport::~TcpTransport() {
     stop_ = true;
     for (Lane* lane : threads_) {
         std::uint64_t one = 1;
-        if (write(lane->wake_fd, &one, sizeof one) < 0) {   // the thread also checks stop_ every pass
+        if (write(lane->wake_fd, &one, sizeof one) < 0) { // the thread also checks stop_ every pass
         }
         if (lane->thread.joinable()) lane->thread.join();
     }
@@ -92,7 +92,8 @@ void TcpTransport::connect(const std::vector<std::string>& addresses, Picosecond
     {
         KeyedAcceptor acceptor(listen_fd_, key_, "tcp", proof_time, [this](std::uint32_t who) -> std::string {
             if (who <= rank_ || who >= size_)
-                return "it proved the run key but claims rank " + std::to_string(who) + ", not one that connects to rank " + std::to_string(rank_);
+                return "it proved the run key but claims rank " + std::to_string(who) + ", not one that connects to rank " +
+                    std::to_string(rank_);
             if (peers_[who].fd >= 0) return "it claims rank " + std::to_string(who) + ", which connected already";
             return "";
         });
@@ -161,7 +162,7 @@ PostStatus TcpTransport::enqueue(std::uint32_t peer, const SendOp& op) {
         lane.inbox.push_back({peer, op});
     }
     std::uint64_t one = 1;
-    if (wake && write(lane.wake_fd, &one, sizeof one) < 0) {   // cannot fail short of EAGAIN on a full counter: it is awake then
+    if (wake && write(lane.wake_fd, &one, sizeof one) < 0) { // cannot fail short of EAGAIN on a full counter: it is awake then
     }
     return PostStatus::ok;
 }
@@ -177,21 +178,22 @@ void TcpTransport::queue_in_lane(std::uint32_t peer, const SendOp& op) {
 }
 
 void TcpTransport::complete(const Completion& c) {
-    if (threaded() && c.peer != rank_) lane_of(c.peer).pending.push_back(c);
-    else done_.push(c);
+    if (threaded() && c.peer != rank_)
+        lane_of(c.peer).pending.push_back(c);
+    else
+        done_.push(c);
 }
 
-PostStatus TcpTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset,
-                                    std::uint64_t remote_key, std::uint64_t remote_offset, std::size_t length,
-                                    std::uint32_t imm, std::uint64_t cookie) {
+PostStatus TcpTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
+                                    std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
     if (check_post(peer) != PostStatus::ok) return PostStatus::error;
     if (std::string why = local_source_error(local, local_offset, length); !why.empty()) {
         last_error_ = why;
         return PostStatus::error;
     }
     if (peer == rank_) {
-        last_error_ = deliver_write({rank_, done_}, {rank_, done_}, regions_, local, local_offset, remote_key,
-                                    remote_offset, length, imm, cookie);
+        last_error_ =
+            deliver_write({rank_, done_}, {rank_, done_}, regions_, local, local_offset, remote_key, remote_offset, length, imm, cookie);
         return last_error_.empty() ? PostStatus::ok : PostStatus::error;
     }
     SendOp op;
@@ -300,7 +302,7 @@ void TcpTransport::receive(std::uint32_t peer) {
     Landing landing(*this, peer);
     std::size_t budget = receive_budget;
     while (!lost(peer) && budget) {
-        const std::span<std::byte> body = p.reader.body_room(landing);   // an open write body: straight into its region
+        const std::span<std::byte> body = p.reader.body_room(landing); // an open write body: straight into its region
         std::byte* into = body.empty() ? p.staging.data() : body.data();
         ssize_t n = recv(p.fd, into, read_size(body.empty() ? p.staging.size() : body.size()), MSG_DONTWAIT);
         if (n > 0) {
@@ -308,7 +310,7 @@ void TcpTransport::receive(std::uint32_t peer) {
             budget -= std::min(budget, got);
             std::string refused = body.empty() ? p.reader.take({p.staging.data(), got}, landing) : p.reader.landed(got, landing);
             if (!refused.empty()) return lose(peer, "it sent " + refused);
-            if (read_chunk_) return;   // one read per peer per poll: peers interleave
+            if (read_chunk_) return; // one read per peer per poll: peers interleave
             continue;
         }
         if (n == 0) return lose(peer, "peer closed the connection");
@@ -322,7 +324,7 @@ std::size_t TcpTransport::read_size(std::size_t room) const { return read_chunk_
 
 void TcpTransport::lose(std::uint32_t peer, const std::string& why) {
     if (!losses_[peer].mark(peer, why)) return;
-    epoll_ctl(lane_of(peer).epoll_fd, EPOLL_CTL_DEL, peers_[peer].fd, nullptr);   // best effort: the socket is not read again either way
+    epoll_ctl(lane_of(peer).epoll_fd, EPOLL_CTL_DEL, peers_[peer].fd, nullptr); // best effort: the socket is not read again either way
     complete(losses_[peer].completion(peer));
 }
 
@@ -346,7 +348,7 @@ void TcpTransport::progress(Lane& lane, int timeout_ms) {
         std::uint32_t peer = events[i].data.u32;
         if (peer == wake_marker) {
             std::uint64_t count = 0;
-            if (read(lane.wake_fd, &count, sizeof count) < 0) {   // EAGAIN: another pass drained it
+            if (read(lane.wake_fd, &count, sizeof count) < 0) { // EAGAIN: another pass drained it
             }
             continue;
         }
@@ -372,7 +374,7 @@ void TcpTransport::run_lane(Lane& lane) {
         }
         lane.pending.clear();
         std::uint64_t one = 1;
-        if (write(ready_fd_, &one, sizeof one) < 0) {   // EAGAIN only on a full counter: the caller has plenty to read
+        if (write(ready_fd_, &one, sizeof one) < 0) { // EAGAIN only on a full counter: the caller has plenty to read
         }
     }
 }
@@ -389,8 +391,10 @@ void TcpTransport::collect_outboxes() {
 }
 
 std::size_t TcpTransport::poll(std::span<Completion> out) {
-    if (threaded()) collect_outboxes();
-    else if (done_.size() < out.size()) progress(*lanes_[0], 0);
+    if (threaded())
+        collect_outboxes();
+    else if (done_.size() < out.size())
+        progress(*lanes_[0], 0);
     std::size_t n = 0;
     while (n < out.size() && !done_.empty()) {
         out[n++] = done_.front();
@@ -402,12 +406,12 @@ std::size_t TcpTransport::poll(std::span<Completion> out) {
 Transport::WaitPlan TcpTransport::prepare_wait(std::vector<int>& fds) {
     if (!done_.empty()) return WaitPlan::poll_again;
     if (!threaded()) {
-        if (!lanes_[0]->dirty.empty()) return WaitPlan::poll_again;   // writes to flush: the next poll does it
-        fds.push_back(lanes_[0]->epoll_fd);            // readable while a socket has an event
+        if (!lanes_[0]->dirty.empty()) return WaitPlan::poll_again; // writes to flush: the next poll does it
+        fds.push_back(lanes_[0]->epoll_fd); // readable while a socket has an event
         return WaitPlan::sleep;
     }
     std::uint64_t count = 0;
-    if (read(ready_fd_, &count, sizeof count) < 0) {   // EAGAIN: nothing to clear
+    if (read(ready_fd_, &count, sizeof count) < 0) { // EAGAIN: nothing to clear
     }
     // Cleared first, then looked at: a lane that publishes after this look also writes the fd.
     for (Lane* lane : threads_) {

@@ -38,9 +38,8 @@ public:
     void connect(const std::vector<std::string>& addresses, Picoseconds timeout) override;
     MemoryRegion register_memory(std::byte* base, std::size_t length) override;
     PostStatus post_send(std::uint32_t peer, const CommandBytes& command) override;
-    PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset,
-                          std::uint64_t remote_key, std::uint64_t remote_offset, std::size_t length, std::uint32_t imm,
-                          std::uint64_t cookie) override;
+    PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
+                          std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
     std::size_t poll(std::span<Completion> out) override;
     WaitPlan prepare_wait(std::vector<int>& fds) override;
     void fence(std::uint32_t peer) override;
@@ -49,16 +48,16 @@ private:
     struct SendOp {
         TcpFrameHeader header{};
         CommandBytes command{};
-        const std::byte* payload = nullptr;   // write: registered memory; message: the command
-        std::size_t sent = 0;                 // bytes of header + body already on the wire
+        const std::byte* payload = nullptr; // write: registered memory; message: the command
+        std::size_t sent = 0; // bytes of header + body already on the wire
         std::uint64_t cookie = 0;
     };
     struct Peer {
         int fd = -1;
-        std::atomic<bool> fenced{false};  // set by the caller's thread: its lane reads nothing more from it
-        std::atomic<std::size_t> queued{0};   // frames posted and not yet sent (the poster's no_resource)
-        bool want_out = false;      // EPOLLOUT armed
-        bool dirty = false;         // queued sends not yet flushed
+        std::atomic<bool> fenced{false}; // set by the caller's thread: its lane reads nothing more from it
+        std::atomic<std::size_t> queued{0}; // frames posted and not yet sent (the poster's no_resource)
+        bool want_out = false; // EPOLLOUT armed
+        bool dirty = false; // queued sends not yet flushed
         RingQueue<SendOp> sendq{256};
         // Receive state: what recv() fills when no write body is open (headers, commands, the
         // starts of bodies); an open body is received straight into its region.
@@ -75,12 +74,12 @@ private:
         std::vector<std::uint32_t> dirty;
         std::array<iovec, 64> iov{};
         // Threaded lanes only:
-        int wake_fd = -1;                    // eventfd in the lane's epoll set: a post or stop
-        std::mutex mutex;                    // guards inbox and outbox
-        std::vector<Posted> inbox;           // posts from the caller's thread
-        std::vector<Completion> outbox;      // completions for the caller's thread
-        std::vector<Completion> pending;     // this pass's completions, published at its end
-        std::vector<Posted> draining;        // the inbox taken in a pass (kept: its capacity is reused)
+        int wake_fd = -1; // eventfd in the lane's epoll set: a post or stop
+        std::mutex mutex; // guards inbox and outbox
+        std::vector<Posted> inbox; // posts from the caller's thread
+        std::vector<Completion> outbox; // completions for the caller's thread
+        std::vector<Completion> pending; // this pass's completions, published at its end
+        std::vector<Posted> draining; // the inbox taken in a pass (kept: its capacity is reused)
         std::thread thread;
     };
 
@@ -93,7 +92,7 @@ private:
     bool threaded() const { return !threads_.empty(); }
     void flush(std::uint32_t peer);
     void receive(std::uint32_t peer);
-    class Landing;   // a peer's frames into this rank's regions and completions
+    class Landing; // a peer's frames into this rank's regions and completions
     // Not PeerTransport's: the peer's lane marks the loss (read by the posting thread) and hands
     // the completion on through complete(), which the I/O threads share.
     void lose(std::uint32_t peer, const std::string& why);
@@ -105,13 +104,13 @@ private:
     const RunKey& key_;
     int listen_fd_ = -1;
     std::vector<Peer> peers_;
-    std::mutex regions_mutex_;            // registration (caller) against frames landing (lanes)
-    std::vector<MemoryRegion> regions_;   // key = index + 1
+    std::mutex regions_mutex_; // registration (caller) against frames landing (lanes)
+    std::vector<MemoryRegion> regions_; // key = index + 1
     std::vector<std::unique_ptr<Lane>> lanes_;
-    std::vector<Lane*> threads_;          // the lanes with a thread of their own (K > 1)
+    std::vector<Lane*> threads_; // the lanes with a thread of their own (K > 1)
     std::atomic<bool> stop_{false};
-    int ready_fd_ = -1;                   // eventfd: a lane published completions (prepare_wait offers it)
-    std::vector<Completion> collected_;   // an outbox taken by poll() (swapped, so no allocation per poll)
+    int ready_fd_ = -1; // eventfd: a lane published completions (prepare_wait offers it)
+    std::vector<Completion> collected_; // an outbox taken by poll() (swapped, so no allocation per poll)
     RingQueue<Completion> done_{4096};
     std::size_t read_chunk_ = 0;
 };

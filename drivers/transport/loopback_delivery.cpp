@@ -15,8 +15,8 @@ void deliver_message(const LoopbackEnd& from, const LoopbackEnd& to, const Comma
 }
 
 std::string deliver_write(const LoopbackEnd& from, const LoopbackEnd& to, std::span<const MemoryRegion> target_regions,
-                          const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
-                          std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
+                          const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key, std::uint64_t remote_offset,
+                          std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
     const WriteTarget dst = write_target(target_regions, remote_key, remote_offset, length);
     if (!dst.at) return "rank " + std::to_string(to.rank) + " refused " + dst.why;
     if (std::string why = local_source_error(local, local_offset, length); !why.empty()) return why;

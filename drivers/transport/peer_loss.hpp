@@ -13,7 +13,7 @@ struct PeerLoss {
     // Set once, after `reason`: a thread that posts (tcp's caller, beside its I/O threads) reads
     // the reason only once it has seen the peer lost.
     std::atomic<bool> lost{false};
-    std::string reason;   // "rank 3: ..."; the completion's error points here, so it never moves
+    std::string reason; // "rank 3: ..."; the completion's error points here, so it never moves
 
     // Marks the peer lost: true the first time, when the caller hands completion() on. Called by
     // one thread per peer.

@@ -12,7 +12,8 @@ namespace evb {
 
 std::vector<std::string> nic_list(const std::string& rails) { return rails.empty() ? std::vector<std::string>{} : split_list(rails); }
 
-std::unique_ptr<RailsTransport> RailsTransport::make(const Driver& driver, std::uint32_t rank, std::uint32_t ranks, const std::string& rails) {
+std::unique_ptr<RailsTransport> RailsTransport::make(const Driver& driver, std::uint32_t rank, std::uint32_t ranks,
+                                                     const std::string& rails) {
     std::vector<std::unique_ptr<Transport>> on_nics;
     std::vector<std::string> nics = nic_list(rails);
     for (const auto& nic : nics) on_nics.push_back(driver.make_rail(rank, ranks, nic));
@@ -50,8 +51,9 @@ void RailsTransport::connect(const std::vector<std::string>& addresses, Picoseco
         for (const auto& text : addresses) {
             const auto a = nlohmann::json::parse(text, nullptr, false);
             if (!a.is_array() || a.size() != rails_.size())
-                throw std::runtime_error("--rails: a peer has " + (a.is_array() ? std::to_string(a.size()) : std::string("no")) + " rails, this rank " +
-                                         std::to_string(rails_.size()) + " (every rank must be given the same number)");
+                throw std::runtime_error("--rails: a peer has " + (a.is_array() ? std::to_string(a.size()) : std::string("no")) +
+                                         " rails, this rank " + std::to_string(rails_.size()) +
+                                         " (every rank must be given the same number)");
             of_rail.push_back(a[i].get<std::string>());
         }
         rails_[i]->connect(of_rail, timeout);
@@ -78,7 +80,7 @@ std::string RailsTransport::registration_card() const {
 void RailsTransport::learn_registrations(const std::vector<std::string>& cards) {
     peer_keys_.assign(cards.size(), {});
     for (std::size_t peer = 0; peer < cards.size(); ++peer) {
-        const auto card = nlohmann::json::parse(cards[peer], nullptr, false);   // a rank gone before registering: none
+        const auto card = nlohmann::json::parse(cards[peer], nullptr, false); // a rank gone before registering: none
         if (!card.is_array()) continue;
         for (const auto& keys : card) peer_keys_[peer].push_back(keys.get<std::vector<std::uint64_t>>());
     }
@@ -110,7 +112,7 @@ PostStatus RailsTransport::post_write(std::uint32_t peer, const MemoryRegion& lo
         const std::size_t i = next_rail_[peer]++ % rails_.size();
         const PostStatus s = rails_[i]->post_write(peer, regions_[local.key - 1][i], local_offset, peer_keys_[peer][remote_key - 1][i],
                                                    remote_offset, length, imm, cookie);
-        if (s == PostStatus::ok && peer != rank()) bytes_[i] += length;   // a write to itself never reaches the NIC
+        if (s == PostStatus::ok && peer != rank()) bytes_[i] += length; // a write to itself never reaches the NIC
         if (s == PostStatus::error) last_error_ = rails_[i]->last_error();
         if (s != PostStatus::no_resource) return s;
     }
@@ -119,7 +121,8 @@ PostStatus RailsTransport::post_write(std::uint32_t peer, const MemoryRegion& lo
 
 std::size_t RailsTransport::poll(std::span<Completion> out) {
     std::size_t n = 0;
-    for (std::size_t k = 0; k < rails_.size() && n < out.size(); ++k) n += rails_[(first_polled_ + k) % rails_.size()]->poll(out.subspan(n));
+    for (std::size_t k = 0; k < rails_.size() && n < out.size(); ++k)
+        n += rails_[(first_polled_ + k) % rails_.size()]->poll(out.subspan(n));
     first_polled_ = (first_polled_ + 1) % rails_.size();
     return n;
 }

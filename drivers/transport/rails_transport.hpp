@@ -34,10 +34,10 @@ public:
     std::string describe() const override;
     NicName nic() const override { return rails_.front()->nic(); }
 
-    std::string local_address() override;   // a JSON array: each rail's address
+    std::string local_address() override; // a JSON array: each rail's address
     void connect(const std::vector<std::string>& addresses, Picoseconds timeout) override;
     MemoryRegion register_memory(std::byte* base, std::size_t length) override;
-    std::string registration_card() const override;   // a JSON array: per region, its key on each rail
+    std::string registration_card() const override; // a JSON array: per region, its key on each rail
     void learn_registrations(const std::vector<std::string>& cards) override;
 
     PostStatus post_send(std::uint32_t peer, const CommandBytes& command) override;
@@ -68,11 +68,11 @@ public:
 private:
     std::vector<std::unique_ptr<Transport>> rails_;
     std::vector<std::string> nics_;
-    std::vector<std::vector<MemoryRegion>> regions_;                   // [region][rail]
-    std::vector<std::vector<std::vector<std::uint64_t>>> peer_keys_;   // [peer][region][rail]
-    std::vector<std::uint32_t> next_rail_;                             // per peer: the rail of its next write
-    std::vector<std::uint64_t> bytes_;                                 // per rail
-    std::size_t first_polled_ = 0;                                     // rotates, so no rail starves the others
+    std::vector<std::vector<MemoryRegion>> regions_; // [region][rail]
+    std::vector<std::vector<std::vector<std::uint64_t>>> peer_keys_; // [peer][region][rail]
+    std::vector<std::uint32_t> next_rail_; // per peer: the rail of its next write
+    std::vector<std::uint64_t> bytes_; // per rail
+    std::size_t first_polled_ = 0; // rotates, so no rail starves the others
     std::string last_error_;
 };
 

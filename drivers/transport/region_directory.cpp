@@ -21,14 +21,15 @@ RegionDirectory::Lookup RegionDirectory::find(std::uint32_t peer, std::uint64_t 
         entry = p.copy[key - 1];
         p.fresh = false;
         if (span_fits(offset, length, entry.length)) return Lookup::found;
-        why_ = "write of " + std::to_string(length) + " B at offset " + std::to_string(offset) + " is outside rank " + std::to_string(peer) +
-               "'s region " + std::to_string(key) + " (" + std::to_string(entry.length) + " B)";
+        why_ = "write of " + std::to_string(length) + " B at offset " + std::to_string(offset) + " is outside rank " +
+            std::to_string(peer) + "'s region " + std::to_string(key) + " (" + std::to_string(entry.length) + " B)";
         return Lookup::refused;
     }
     if (p.in_flight) return Lookup::wait;
-    if (p.fresh || key == 0 || key > own_.size()) {   // read after the key was given to us, and still not there
+    if (p.fresh || key == 0 || key > own_.size()) { // read after the key was given to us, and still not there
         p.fresh = false;
-        why_ = "rank " + std::to_string(peer) + " has no registered region with key " + std::to_string(key) + ": a write outside its regions";
+        why_ =
+            "rank " + std::to_string(peer) + " has no registered region with key " + std::to_string(key) + ": a write outside its regions";
         return Lookup::refused;
     }
     p.fetching.assign(own_.size(), RegionEntry{});

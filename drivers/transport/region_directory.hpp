@@ -12,8 +12,8 @@
 namespace evb {
 
 struct RegionEntry {
-    std::uint64_t base = 0, length = 0;   // base: the address peers write at (length 0: no region)
-    std::uint64_t fabric_key = 0;         // the key the fabric knows the region by, where it chose one
+    std::uint64_t base = 0, length = 0; // base: the address peers write at (length 0: no region)
+    std::uint64_t fabric_key = 0; // the key the fabric knows the region by, where it chose one
 };
 
 class RegionDirectory {
@@ -27,10 +27,10 @@ public:
     std::uint64_t add(std::uint64_t base, std::uint64_t length, std::uint64_t fabric_key = 0);
 
     enum class Lookup {
-        found,     // `entry` holds the region; the write fits
-        fetch,     // read the peer's table into fetch_buffer(peer), then call fetched(peer); retry
-        wait,      // a read of the peer's table is in flight; retry
-        refused,   // no such region, or the write does not fit: why() says which
+        found, // `entry` holds the region; the write fits
+        fetch, // read the peer's table into fetch_buffer(peer), then call fetched(peer); retry
+        wait, // a read of the peer's table is in flight; retry
+        refused, // no such region, or the write does not fit: why() says which
     };
     Lookup find(std::uint32_t peer, std::uint64_t key, std::uint64_t offset, std::uint64_t length, RegionEntry& entry);
     RegionEntry* fetch_buffer(std::uint32_t peer) { return peers_[peer].fetching.data(); }
@@ -42,7 +42,7 @@ private:
     struct Peer {
         std::vector<RegionEntry> copy, fetching;
         bool in_flight = false;
-        bool fresh = false;   // a read finished and no write has used it since
+        bool fresh = false; // a read finished and no write has used it since
     };
     std::vector<RegionEntry> own_;
     std::size_t used_ = 0;

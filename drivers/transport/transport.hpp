@@ -21,22 +21,22 @@ using CommandBytes = std::array<std::byte, command_bytes>;
 struct MemoryRegion {
     std::byte* base = nullptr;
     std::size_t length = 0;
-    std::uint64_t key = 0;   // remote key: what a peer names in post_write
+    std::uint64_t key = 0; // remote key: what a peer names in post_write
 };
 
 enum class PostStatus { ok, no_resource, error };
 
 struct Completion {
     enum class Kind : std::uint8_t {
-        write_done,      // a post_write of ours finished; its buffer may be reused
-        message,         // a control command arrived (command)
-        write_arrived,   // a peer's write landed in one of our regions (imm, offset, length)
-        peer_lost,       // a connection broke; `error` names why
+        write_done, // a post_write of ours finished; its buffer may be reused
+        message, // a control command arrived (command)
+        write_arrived, // a peer's write landed in one of our regions (imm, offset, length)
+        peer_lost, // a connection broke; `error` names why
     };
     Kind kind{};
     std::uint32_t peer = 0;
     std::uint32_t imm = 0;
-    std::uint64_t cookie = 0;   // caller context of the post that finished
+    std::uint64_t cookie = 0; // caller context of the post that finished
     std::uint64_t offset = 0;
     std::uint64_t length = 0;
     CommandBytes command{};
@@ -47,10 +47,10 @@ struct Completion {
 };
 
 struct Capabilities {
-    bool native_rma = false;       // true: writes land without the target's CPU
-    std::size_t max_message = 0;   // largest single write
-    std::size_t inline_size = 64;  // commands up to this size are copied at post time
-    bool pins_memory = false;      // registration pins pages for a NIC: every pool must be lockable (RLIMIT_MEMLOCK)
+    bool native_rma = false; // true: writes land without the target's CPU
+    std::size_t max_message = 0; // largest single write
+    std::size_t inline_size = 64; // commands up to this size are copied at post time
+    bool pins_memory = false; // registration pins pages for a NIC: every pool must be lockable (RLIMIT_MEMLOCK)
     // It beats to its peers and names one lost that is silent for --heartbeat: its fabric says
     // nothing of a peer that stopped, or went away while idle (the others' connections do).
     bool beats = false;
@@ -101,9 +101,8 @@ public:
     virtual PostStatus post_send(std::uint32_t peer, const CommandBytes& command) = 0;
     // Writes length bytes from a registered local region into the peer's region `remote_key` at
     // remote_offset; the peer sees a write_arrived carrying imm, we see a write_done with cookie.
-    virtual PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset,
-                                  std::uint64_t remote_key, std::uint64_t remote_offset, std::size_t length,
-                                  std::uint32_t imm, std::uint64_t cookie) = 0;
+    virtual PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
+                                  std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) = 0;
 
     // Why the last post returned PostStatus::error ("connection to rank 3 lost: ...").
     virtual std::string last_error() const { return "transport error"; }

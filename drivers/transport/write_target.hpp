@@ -17,8 +17,8 @@ constexpr bool span_fits(std::uint64_t offset, std::uint64_t length, std::uint64
 }
 
 struct WriteTarget {
-    std::byte* at = nullptr;   // where the first byte lands; nullptr: refused
-    std::string why;           // the refusal, for the driver to prefix with whom it came from
+    std::byte* at = nullptr; // where the first byte lands; nullptr: refused
+    std::string why; // the refusal, for the driver to prefix with whom it came from
 };
 
 // Where a write of `length` B at `offset` into the region with `key` (its index in `regions` + 1)

@@ -60,7 +60,8 @@ std::optional<std::string> ucx_devices_problem(const std::string& flag, const st
     for (const auto& name : split_list(devices))
         if (std::ranges::find(here, name) == here.end())
             return flag + " " + devices + ": UCX has no network device '" + name + "' here (" +
-                   (here.empty() ? std::string("it finds none") : fmt::format("it has {}", fmt::join(here, ", "))) + "; ucx_info -d lists them)";
+                (here.empty() ? std::string("it finds none") : fmt::format("it has {}", fmt::join(here, ", "))) +
+                "; ucx_info -d lists them)";
     return std::nullopt;
 }
 

@@ -8,8 +8,8 @@
 namespace evb {
 
 struct UcxResource {
-    std::string transport, device;   // "tcp", "eth0"
-    bool network = false;            // a device UCX_NET_DEVICES may name
+    std::string transport, device; // "tcp", "eth0"
+    bool network = false; // a device UCX_NET_DEVICES may name
 };
 
 std::vector<UcxResource> ucx_resources();

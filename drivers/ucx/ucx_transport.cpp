@@ -46,19 +46,21 @@ Started start_ucx(const UcxOptions& o) {
     if (s == UCS_OK) {
         ucp_params_t params{};
         params.field_mask = UCP_PARAM_FIELD_FEATURES;
-        params.features = UCP_FEATURE_RMA | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;   // wakeup: an idle rank can sleep (--poll)
+        params.features = UCP_FEATURE_RMA | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP; // wakeup: an idle rank can sleep (--poll)
         s = ucp_init(&params, config, &started.context);
     }
     ucp_config_release(config);
-    if (s != UCS_OK) throw std::runtime_error("ucx: cannot start UCX with UCX_TLS=" + setting(o.tls, "UCX_TLS", "all") + ": " + status_text(s));
+    if (s != UCS_OK)
+        throw std::runtime_error("ucx: cannot start UCX with UCX_TLS=" + setting(o.tls, "UCX_TLS", "all") + ": " + status_text(s));
     ucp_worker_params_t wp{};
     wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
     wp.thread_mode = UCS_THREAD_MODE_SINGLE;
     s = ucp_worker_create(started.context, &wp, &started.worker);
     if (s != UCS_OK) {
         ucp_cleanup(started.context);
-        throw std::runtime_error("ucx: no UCX worker with UCX_TLS=" + setting(o.tls, "UCX_TLS", "all") + " and UCX_NET_DEVICES=" +
-                                 setting(o.devices, "UCX_NET_DEVICES", "all") + ": " + status_text(s) + " (ucx_info -d lists what is here)");
+        throw std::runtime_error("ucx: no UCX worker with UCX_TLS=" + setting(o.tls, "UCX_TLS", "all") +
+                                 " and UCX_NET_DEVICES=" + setting(o.devices, "UCX_NET_DEVICES", "all") + ": " + status_text(s) +
+                                 " (ucx_info -d lists what is here)");
     }
     return started;
 }
@@ -68,7 +70,7 @@ ucs_status_t on_active_message(void* arg, const void* header, std::size_t header
                                const ucp_am_recv_param_t* param) {
     // Every message is sent eager (UCP_AM_SEND_FLAG_EAGER), so its data is here whole.
     if (header_length < UcxTransport::short_header || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) return UCS_OK;
-    std::uint32_t rank;   // the header's first field
+    std::uint32_t rank; // the header's first field
     std::memcpy(&rank, header, sizeof rank);
     static_cast<UcxTransport*>(arg)->on_message(Id, rank, data, length);
     return UCS_OK;
@@ -125,14 +127,14 @@ UcxTransport::UcxTransport(std::uint32_t rank, std::uint32_t size, const UcxOpti
     if (ucp_worker_get_efd(worker_, &wait_fd_) != UCS_OK) wait_fd_ = -1;
     using Callback = ucp_am_recv_callback_t;
     const std::pair<unsigned, Callback> handlers[] = {
-        {am_command, on_active_message<am_command>},       {am_notice, on_active_message<am_notice>},
-        {am_heartbeat, on_active_message<am_heartbeat>},   {am_table_request, on_active_message<am_table_request>},
+        {am_command, on_active_message<am_command>},         {am_notice, on_active_message<am_notice>},
+        {am_heartbeat, on_active_message<am_heartbeat>},     {am_table_request, on_active_message<am_table_request>},
         {am_table_reply, on_active_message<am_table_reply>}, {am_write, on_write_message},
     };
     for (const auto& [id, cb] : handlers) {
         ucp_am_handler_param_t h{};
         h.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG |
-                       UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+            UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
         h.id = id;
         h.cb = cb;
         h.arg = this;
@@ -172,7 +174,7 @@ void UcxTransport::close_endpoints() {
         if (!p.ep) continue;
         ucp_request_param_t param{};
         param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-        param.flags = UCP_EP_CLOSE_FLAG_FORCE;   // a peer that is gone cannot confirm a graceful close
+        param.flags = UCP_EP_CLOSE_FLAG_FORCE; // a peer that is gone cannot confirm a graceful close
         wait_for(worker_, ucp_ep_close_nbx(p.ep, &param));
         p.ep = nullptr;
     }
@@ -187,9 +189,12 @@ std::string UcxTransport::describe() const {
     unsigned major = 0, minor = 0, release = 0;
     ucp_get_version(&major, &minor, &release);
     return "UCX " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release) +
-           ", UCX_TLS=" + setting(options_.tls, "UCX_TLS", "all") + ", UCX_NET_DEVICES=" + setting(options_.devices, "UCX_NET_DEVICES", "all") +
-           (peer_failure_handled_ ? "" : ", no peer failure handler: UCX does not see a peer die (the run's control connections and --heartbeat do)") +
-           (wait_fd_ < 0 ? ", no wait object: a rank with nothing in flight naps" : "");
+        ", UCX_TLS=" + setting(options_.tls, "UCX_TLS", "all") +
+        ", UCX_NET_DEVICES=" + setting(options_.devices, "UCX_NET_DEVICES", "all") +
+        (peer_failure_handled_
+             ? ""
+             : ", no peer failure handler: UCX does not see a peer die (the run's control connections and --heartbeat do)") +
+        (wait_fd_ < 0 ? ", no wait object: a rank with nothing in flight naps" : "");
 }
 
 std::string UcxTransport::local_address() {
@@ -207,8 +212,8 @@ namespace {
 // have none (shared memory: "no active messages transport to ...: self/memory0 - no peer failure
 // handler"), though connect() then creates it without: on every rank, a line that looks like a
 // failure of a run that goes on well. Only that message is dropped, only during that attempt.
-ucs_log_func_rc_t drop_no_peer_failure_handler_error(const char*, unsigned, const char*, ucs_log_level_t level, const ucs_log_component_config_t*,
-                                                     const char* format, va_list ap) {
+ucs_log_func_rc_t drop_no_peer_failure_handler_error(const char*, unsigned, const char*, ucs_log_level_t level,
+                                                     const ucs_log_component_config_t*, const char* format, va_list ap) {
     if (level != UCS_LOG_LEVEL_ERROR) return UCS_LOG_FUNC_RC_CONTINUE;
     char text[1024];
     va_list copy;
@@ -224,10 +229,9 @@ ucs_log_func_rc_t drop_no_peer_failure_handler_error(const char*, unsigned, cons
 void UcxTransport::connect(const std::vector<std::string>& addresses, Picoseconds) {
     if (addresses.size() != size_) throw std::runtime_error("ucx: expected " + std::to_string(size_) + " addresses");
     for (std::uint32_t r = 0; r < size_; ++r) {
-        if (r == rank_) continue;   // writes and commands to self are delivered in place
+        if (r == rank_) continue; // writes and commands to self are delivered in place
         const std::vector<unsigned char> bytes = address_from_text(addresses[r]);
-        if (bytes.empty())
-            throw std::runtime_error("ucx: rank " + std::to_string(r) + "'s address is not a UCX worker address");
+        if (bytes.empty()) throw std::runtime_error("ucx: rank " + std::to_string(r) + "'s address is not a UCX worker address");
         ucp_ep_params_t ep{};
         ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
         ep.address = reinterpret_cast<const ucp_address_t*>(bytes.data());
@@ -278,9 +282,7 @@ MemoryRegion UcxTransport::register_memory(std::byte* base, std::size_t length) 
     return region;
 }
 
-void UcxTransport::on_peer_error(std::uint32_t peer, ucs_status_t status) {
-    lose(peer, "UCX endpoint error: " + status_text(status));
-}
+void UcxTransport::on_peer_error(std::uint32_t peer, ucs_status_t status) { lose(peer, "UCX endpoint error: " + status_text(status)); }
 
 PostStatus UcxTransport::check_peer(std::uint32_t peer) { return check_post(peer); }
 
@@ -305,7 +307,7 @@ void UcxTransport::release(SendSlot& slot) { free_sends_.push_back(static_cast<s
 bool UcxTransport::send(SendSlot& slot, unsigned id, const void* body, std::size_t length, std::size_t header_length, ucp_mem_h memh) {
     ucp_request_param_t param{};
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-    if (id != am_write) {   // small messages, whole at the target (a write may go by rendezvous)
+    if (id != am_write) { // small messages, whole at the target (a write may go by rendezvous)
         param.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
         param.flags = UCP_AM_SEND_FLAG_EAGER;
     }
@@ -317,8 +319,10 @@ bool UcxTransport::send(SendSlot& slot, unsigned id, const void* body, std::size
     param.user_data = &slot;
     slot.header.rank = rank_;
     const ucs_status_ptr_t r = ucp_am_send_nbx(peers_[slot.peer].ep, id, &slot.header, header_length, body, length, &param);
-    if (r == nullptr) on_sent(slot, UCS_OK);
-    else if (UCS_PTR_IS_ERR(r)) on_sent(slot, UCS_PTR_STATUS(r));
+    if (r == nullptr)
+        on_sent(slot, UCS_OK);
+    else if (UCS_PTR_IS_ERR(r))
+        on_sent(slot, UCS_PTR_STATUS(r));
     return !UCS_PTR_IS_ERR(r);
 }
 
@@ -362,10 +366,11 @@ PostStatus UcxTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
     }
     Peer& p = peers_[peer];
     if (p.writes >= writes_per_peer || free_writes_.empty() || queued(peer) != PostStatus::ok) return PostStatus::no_resource;
-    if (!put_) {   // an active message carrying the data, checked and placed by the target
+    if (!put_) { // an active message carrying the data, checked and placed by the target
         const std::uint32_t w = free_writes_.back();
         free_writes_.pop_back();
-        write_slots_[w] = {peer, cookie, Notice{remote_offset, length, imm, 0}, true, local.base + local_offset, memhs_[local.key - 1], remote_key};
+        write_slots_[w] = {peer,      cookie, Notice{remote_offset, length, imm, 0}, true, local.base + local_offset, memhs_[local.key - 1],
+                           remote_key};
         ++p.writes;
         Outgoing o;
         o.kind = Outgoing::Kind::write;
@@ -394,12 +399,13 @@ PostStatus UcxTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
     param.op_attr_mask = UCP_OP_ATTR_FIELD_MEMH | UCP_OP_ATTR_FIELD_MEMORY_TYPE;
     param.memh = memhs_[local.key - 1];
     param.memory_type = UCS_MEMORY_TYPE_HOST;
-    const ucs_status_ptr_t r = ucp_put_nbx(p.ep, local.base + local_offset, length, target.base + remote_offset, p.rkeys[remote_key - 1], &param);
+    const ucs_status_ptr_t r =
+        ucp_put_nbx(p.ep, local.base + local_offset, length, target.base + remote_offset, p.rkeys[remote_key - 1], &param);
     if (UCS_PTR_IS_ERR(r)) {
         last_error_ = "ucp_put_nbx to rank " + std::to_string(peer) + ": " + status_text(UCS_PTR_STATUS(r));
         return PostStatus::error;
     }
-    if (r) ucp_request_free(r);   // the flush that follows tells when it is done
+    if (r) ucp_request_free(r); // the flush that follows tells when it is done
     const std::uint32_t w = free_writes_.back();
     free_writes_.pop_back();
     write_slots_[w] = {peer, cookie, Notice{remote_offset, length, imm, 0}, false, nullptr, nullptr, remote_key};
@@ -409,7 +415,7 @@ PostStatus UcxTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
     o.kind = Outgoing::Kind::notice;
     o.write = w;
     p.queue.push(o);
-    return PostStatus::ok;   // the flush starts at the next poll, covering every put posted till then
+    return PostStatus::ok; // the flush starts at the next poll, covering every put posted till then
 }
 
 void UcxTransport::start_flush(std::uint32_t peer) {
@@ -427,8 +433,10 @@ void UcxTransport::start_flush(std::uint32_t peer) {
     };
     param.user_data = &p;
     const ucs_status_ptr_t r = ucp_ep_flush_nbx(p.ep, &param);
-    if (r == nullptr) on_flushed(peer, UCS_OK);
-    else if (UCS_PTR_IS_ERR(r)) on_flushed(peer, UCS_PTR_STATUS(r));
+    if (r == nullptr)
+        on_flushed(peer, UCS_OK);
+    else if (UCS_PTR_IS_ERR(r))
+        on_flushed(peer, UCS_PTR_STATUS(r));
 }
 
 void UcxTransport::on_flushed(std::uint32_t peer, ucs_status_t status) {
@@ -446,7 +454,7 @@ void UcxTransport::send_queued(std::uint32_t peer) {
     Peer& p = peers_[peer];
     while (!p.queue.empty() && !lost(peer)) {
         const Outgoing o = p.queue.front();
-        if (o.kind == Outgoing::Kind::notice && !write_slots_[o.write].flushed) return;   // its data is not yet known to be there
+        if (o.kind == Outgoing::Kind::notice && !write_slots_[o.write].flushed) return; // its data is not yet known to be there
         SendSlot* s = take_slot(peer);
         if (!s) return;
         s->counted = true;
@@ -503,7 +511,7 @@ void UcxTransport::on_message(unsigned id, std::uint32_t from, const void* data,
         tables_arrived_.push_back(from);
         return;
     }
-    default: return;   // a heartbeat: being heard of is all it says
+    default: return; // a heartbeat: being heard of is all it says
     }
 }
 
@@ -512,10 +520,11 @@ ucs_status_t UcxTransport::on_write(const Header& h, void* data, std::size_t len
     if (from >= size_ || from == rank_) return UCS_OK;
     heard_from(from);
     WriteTarget t = write_target(regions_, h.key, h.offset, h.length);
-    if (t.at && h.length != length) t = {nullptr, "a write header of " + std::to_string(h.length) + " B with " + std::to_string(length) + " B of data"};
+    if (t.at && h.length != length)
+        t = {nullptr, "a write header of " + std::to_string(h.length) + " B with " + std::to_string(length) + " B of data"};
     if (!t.at) {
         lose(from, "it sent " + t.why);
-        return rendezvous ? UCS_ERR_INVALID_PARAM : UCS_OK;   // the data is dropped, never placed
+        return rendezvous ? UCS_ERR_INVALID_PARAM : UCS_OK; // the data is dropped, never placed
     }
     std::byte* target = t.at;
     auto* a = new Arrival{this, {}};
@@ -524,7 +533,7 @@ ucs_status_t UcxTransport::on_write(const Header& h, void* data, std::size_t len
     a->completion.imm = h.imm;
     a->completion.offset = h.offset;
     a->completion.length = h.length;
-    if (!rendezvous) {   // eager: the data is here, valid during this call
+    if (!rendezvous) { // eager: the data is here, valid during this call
         std::memcpy(target, data, length);
         on_arrived(a, UCS_OK);
         return UCS_OK;
@@ -539,15 +548,19 @@ ucs_status_t UcxTransport::on_write(const Header& h, void* data, std::size_t len
     param.user_data = a;
     param.memh = memhs_[h.key - 1];
     const ucs_status_ptr_t r = ucp_am_recv_data_nbx(worker_, data, target, length, &param);
-    if (r == nullptr) on_arrived(a, UCS_OK);
-    else if (UCS_PTR_IS_ERR(r)) on_arrived(a, UCS_PTR_STATUS(r));
+    if (r == nullptr)
+        on_arrived(a, UCS_OK);
+    else if (UCS_PTR_IS_ERR(r))
+        on_arrived(a, UCS_PTR_STATUS(r));
     return UCS_INPROGRESS;
 }
 
 void UcxTransport::on_arrived(Arrival* a, ucs_status_t status) {
     const std::unique_ptr<Arrival> owned(a);
-    if (status == UCS_OK) ready_.push(a->completion);
-    else lose(a->completion.peer, "receiving a write's data failed: " + status_text(status));
+    if (status == UCS_OK)
+        ready_.push(a->completion);
+    else
+        lose(a->completion.peer, "receiving a write's data failed: " + status_text(status));
 }
 
 // A table reply: a count, then per region its base, its length and its packed rkey.
@@ -555,7 +568,7 @@ void UcxTransport::answer_table_request(std::uint32_t peer) {
     if (lost(peer)) return;
     SendSlot* s = take_slot(peer);
     if (!s) {
-        table_requests_.push_back(peer);   // asked again at the next poll
+        table_requests_.push_back(peer); // asked again at the next poll
         return;
     }
     auto put = [&](const void* v, std::size_t n) {
@@ -623,7 +636,7 @@ Transport::WaitPlan UcxTransport::prepare_wait(std::vector<int>& fds) {
     // No wait object: the executor naps (Reactor::idle) while the rank only waits for its peers,
     // and yields while its own writes need our calls to progress.
     if (wait_fd_ < 0) return free_writes_.size() == write_slots_.size() ? WaitPlan::sleep : WaitPlan::yield;
-    if (ucp_worker_arm(worker_) != UCS_OK) return WaitPlan::poll_again;   // UCS_ERR_BUSY: events are there, progress first
+    if (ucp_worker_arm(worker_) != UCS_OK) return WaitPlan::poll_again; // UCS_ERR_BUSY: events are there, progress first
     fds.push_back(wait_fd_);
     return WaitPlan::sleep;
 }
@@ -631,12 +644,11 @@ Transport::WaitPlan UcxTransport::prepare_wait(std::vector<int>& fds) {
 std::size_t UcxTransport::poll(std::span<Completion> out) {
     keep_alive(
         [&](std::uint32_t peer) {
-            if (lost(peer) || queued(peer) != PostStatus::ok) return;   // a peer that does not read gets no more
+            if (lost(peer) || queued(peer) != PostStatus::ok) return; // a peer that does not read gets no more
             if (SendSlot* s = take_slot(peer)) send(*s, am_heartbeat, nullptr, 0);
         },
         [&](std::uint32_t peer, const std::string& why) { lose(peer, why); });
-    for (int i = 0; i < 16 && ucp_worker_progress(worker_) != 0; ++i) {
-    }
+    for (int i = 0; i < 16 && ucp_worker_progress(worker_) != 0; ++i) {}
     if (!tables_arrived_.empty()) {
         std::vector<std::uint32_t> arrived;
         arrived.swap(tables_arrived_);

@@ -24,9 +24,9 @@
 namespace evb {
 
 struct UcxOptions {
-    std::string tls;           // empty: $UCX_TLS, else UCX's choice
-    std::string devices;       // empty: $UCX_NET_DEVICES, else all
-    std::string write = "am";  // how a fragment travels: "am" (an active message) or "put"
+    std::string tls; // empty: $UCX_TLS, else UCX's choice
+    std::string devices; // empty: $UCX_NET_DEVICES, else all
+    std::string write = "am"; // how a fragment travels: "am" (an active message) or "put"
 };
 
 class UcxTransport final : public PeerTransport {
@@ -37,9 +37,11 @@ public:
     ~UcxTransport() override;
 
     const char* name() const override { return "ucx"; }
-    Capabilities capabilities() const override { return {.native_rma = put_, .max_message = std::size_t{1} << 30, .inline_size = command_bytes, .beats = true}; }
-    std::string describe() const override;   // "UCX 1.13.1, UCX_TLS=..., UCX_NET_DEVICES=..."
-    NicName nic() const override;            // the first of UCX_NET_DEVICES ("mlx5_0:1"), when given
+    Capabilities capabilities() const override {
+        return {.native_rma = put_, .max_message = std::size_t{1} << 30, .inline_size = command_bytes, .beats = true};
+    }
+    std::string describe() const override; // "UCX 1.13.1, UCX_TLS=..., UCX_NET_DEVICES=..."
+    NicName nic() const override; // the first of UCX_NET_DEVICES ("mlx5_0:1"), when given
     std::string local_address() override;
     void connect(const std::vector<std::string>& addresses, Picoseconds timeout) override;
     MemoryRegion register_memory(std::byte* base, std::size_t length) override;
@@ -52,7 +54,7 @@ public:
     // Why this machine cannot run the transport with `options` (UCX cannot start a worker), or nothing.
     static std::optional<std::string> start_problem(const UcxOptions& options);
 
-    static constexpr std::uint32_t messages_per_peer = 256;   // queued or in flight, then no_resource
+    static constexpr std::uint32_t messages_per_peer = 256; // queued or in flight, then no_resource
     static constexpr std::uint32_t writes_per_peer = 256;
     static constexpr std::uint32_t table_capacity = 256;
 
@@ -63,7 +65,7 @@ public:
         std::uint32_t rank = 0, imm = 0;
         std::uint64_t key = 0, offset = 0, length = 0;
     };
-    static constexpr std::size_t short_header = 8;   // rank and imm: all but a write's
+    static constexpr std::size_t short_header = 8; // rank and imm: all but a write's
     // A write's notice: where its data landed, and the writer's immediate.
     struct Notice {
         std::uint64_t offset = 0, length = 0;
@@ -76,7 +78,7 @@ public:
     ucs_status_t on_write(const Header& h, void* data, std::size_t length, bool rendezvous);
     struct Arrival {
         UcxTransport* owner;
-        Completion completion;   // write_arrived, once the data is in
+        Completion completion; // write_arrived, once the data is in
     };
     void on_arrived(Arrival* a, ucs_status_t status);
     void on_peer_error(std::uint32_t peer, ucs_status_t status);
@@ -89,17 +91,17 @@ public:
         UcxTransport* owner = nullptr;
         Header header;
         CommandBytes body{};
-        std::vector<std::byte> large;   // a region table reply
+        std::vector<std::byte> large; // a region table reply
         std::uint32_t peer = 0;
-        std::int64_t write = -1;   // the write whose notice this is
-        bool counted = false;      // a command or notice, counted against messages_per_peer
+        std::int64_t write = -1; // the write whose notice this is
+        bool counted = false; // a command or notice, counted against messages_per_peer
     };
 
 private:
     // A message to a peer, in posting order.
     struct Outgoing {
         enum class Kind : std::uint8_t { command, notice, write } kind = Kind::command;
-        std::uint32_t write = 0;   // notice or write: the write slot
+        std::uint32_t write = 0; // notice or write: the write slot
         CommandBytes command{};
     };
     struct WriteSlot {
@@ -107,9 +109,9 @@ private:
         std::uint64_t cookie = 0;
         Notice notice;
         bool flushed = false;
-        const std::byte* data = nullptr;   // --ucx-write am: the local bytes, and their region
+        const std::byte* data = nullptr; // --ucx-write am: the local bytes, and their region
         ucp_mem_h memh = nullptr;
-        std::uint64_t key = 0;             // the target's region
+        std::uint64_t key = 0; // the target's region
     };
     struct Peer {
         UcxTransport* owner = nullptr;
@@ -117,15 +119,15 @@ private:
         ucp_ep_h ep = nullptr;
         RingQueue<Outgoing> queue{0};
         std::uint32_t messages_in_flight = 0;
-        std::uint32_t writes = 0;                  // posted, write_done not yet given
-        std::vector<std::uint32_t> unflushed, flushing;   // writes by flush state
+        std::uint32_t writes = 0; // posted, write_done not yet given
+        std::vector<std::uint32_t> unflushed, flushing; // writes by flush state
         bool flush_in_flight = false;
-        std::vector<ucp_rkey_h> rkeys;             // by region key - 1, from its table
-        std::vector<std::byte> table_reply;        // arrived, not yet unpacked
+        std::vector<ucp_rkey_h> rkeys; // by region key - 1, from its table
+        std::vector<std::byte> table_reply; // arrived, not yet unpacked
         bool table_requested = false;
     };
     PostStatus check_peer(std::uint32_t peer);
-    PostStatus queued(std::uint32_t peer) const;   // no_resource when the peer's share is taken
+    PostStatus queued(std::uint32_t peer) const; // no_resource when the peer's share is taken
     SendSlot* take_slot(std::uint32_t peer);
     void release(SendSlot& slot);
     // Sends one active message; false when it failed (the peer is then lost).
@@ -138,15 +140,15 @@ private:
     void close_endpoints();
 
     UcxOptions options_;
-    bool peer_failure_handled_ = true;   // endpoints in error handling mode PEER
-    bool put_ = false;                   // --ucx-write put
+    bool peer_failure_handled_ = true; // endpoints in error handling mode PEER
+    bool put_ = false; // --ucx-write put
     ucp_context_h context_ = nullptr;
     ucp_worker_h worker_ = nullptr;
-    int wait_fd_ = -1;   // the worker's event fd (ucp_worker_get_efd), -1 without one
+    int wait_fd_ = -1; // the worker's event fd (ucp_worker_get_efd), -1 without one
     std::vector<Peer> peers_;
     std::vector<ucp_mem_h> memhs_;
-    std::vector<std::vector<std::byte>> packed_rkeys_;   // per own region, packed once
-    std::vector<MemoryRegion> regions_;                  // key: index + 1
+    std::vector<std::vector<std::byte>> packed_rkeys_; // per own region, packed once
+    std::vector<MemoryRegion> regions_; // key: index + 1
     RegionDirectory directory_;
     std::vector<WriteSlot> write_slots_;
     std::vector<std::uint32_t> free_writes_;

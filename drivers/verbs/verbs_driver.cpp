@@ -7,7 +7,9 @@
 namespace evb {
 
 void VerbsDriver::declare_options(OptionSet& options) {
-    options.text("verbs-device", device_, "NAME", "`verbs`: RDMA device (`mlx5_0`, `rxe0`); unknown names are refused with the list of devices")
+    options
+        .text("verbs-device", device_, "NAME",
+              "`verbs`: RDMA device (`mlx5_0`, `rxe0`); unknown names are refused with the list of devices")
         .shown_default("the device owning the address");
     options.whole("verbs-port", port_, "N", "`verbs`: device port");
 }

@@ -25,7 +25,7 @@ public:
     std::unique_ptr<Transport> make_rail(std::uint32_t rank, std::uint32_t ranks, const std::string& nic) const override;
 
 private:
-    std::string device_;        // empty: whichever device owns the address
+    std::string device_; // empty: whichever device owns the address
     std::uint32_t port_ = 1;
 };
 

@@ -19,11 +19,17 @@ DriverProbe VerbsDriver::probe() const {
             p.lines.push_back("verbs device " + name + ": cannot be opened");
             p.json.push_back({{"name", name}, {"open", false}});
         } else {
-            p.lines.push_back("verbs device " + name + ": firmware " + attr.fw_ver + ", " + std::to_string(attr.phys_port_cnt) + " port(s), up to " +
-                              std::to_string(attr.max_qp) + " QPs of " + std::to_string(attr.max_qp_wr) + " work requests, " +
-                              std::to_string(attr.max_mr) + " memory regions");
-            p.json.push_back({{"name", name}, {"open", true}, {"firmware", attr.fw_ver}, {"ports", attr.phys_port_cnt},
-                              {"max_qp", attr.max_qp}, {"max_qp_wr", attr.max_qp_wr}, {"max_mr", attr.max_mr}, {"max_mr_size", attr.max_mr_size}});
+            p.lines.push_back("verbs device " + name + ": firmware " + attr.fw_ver + ", " + std::to_string(attr.phys_port_cnt) +
+                              " port(s), up to " + std::to_string(attr.max_qp) + " QPs of " + std::to_string(attr.max_qp_wr) +
+                              " work requests, " + std::to_string(attr.max_mr) + " memory regions");
+            p.json.push_back({{"name", name},
+                              {"open", true},
+                              {"firmware", attr.fw_ver},
+                              {"ports", attr.phys_port_cnt},
+                              {"max_qp", attr.max_qp},
+                              {"max_qp_wr", attr.max_qp_wr},
+                              {"max_mr", attr.max_mr},
+                              {"max_mr_size", attr.max_mr_size}});
         }
         if (context) ibv_close_device(context);
     }

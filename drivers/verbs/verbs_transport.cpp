@@ -20,10 +20,8 @@ namespace {
 
 // wr_id: kind in the top 2 bits; receives carry peer and ring slot, sends the peer and how many
 // work requests their completion retires, writes (data and notice) the peer and their slot.
-constexpr std::uint64_t kind_write_data = 0, kind_recv = 1, kind_send = 2, kind_write = 3;   // kind_write: a write's notice
-std::uint64_t wr_id(std::uint64_t kind, std::uint32_t peer, std::uint32_t index) {
-    return kind << 62 | std::uint64_t{peer} << 32 | index;
-}
+constexpr std::uint64_t kind_write_data = 0, kind_recv = 1, kind_send = 2, kind_write = 3; // kind_write: a write's notice
+std::uint64_t wr_id(std::uint64_t kind, std::uint32_t peer, std::uint32_t index) { return kind << 62 | std::uint64_t{peer} << 32 | index; }
 std::uint64_t kind_of(std::uint64_t id) { return id >> 62; }
 std::uint32_t peer_of(std::uint64_t id) { return static_cast<std::uint32_t>(id >> 32) & 0x3FFFFFFF; }
 std::uint32_t index_of(std::uint64_t id) { return static_cast<std::uint32_t>(id); }
@@ -48,7 +46,7 @@ std::string requester_address(rdma_cm_id* id) {
 std::uint64_t region_key(std::uint32_t rkey, std::uint64_t page_offset, std::size_t index1) {
     return page_offset << 48 | std::uint64_t{index1} << 32 | rkey;
 }
-std::size_t key_index(std::uint64_t key) { return static_cast<std::size_t>((key >> 32) & 0xFFFF); }   // index + 1
+std::size_t key_index(std::uint64_t key) { return static_cast<std::size_t>((key >> 32) & 0xFFFF); } // index + 1
 std::uint64_t key_page_offset(std::uint64_t key) { return key >> 48; }
 std::uint32_t key_rkey(std::uint64_t key) { return static_cast<std::uint32_t>(key); }
 
@@ -138,10 +136,11 @@ VerbsTransport::VerbsTransport(std::uint32_t rank, std::uint32_t size, VerbsOpti
     context_ = listener_->verbs;
     if (!context_) throw std::runtime_error("rdma_cm: address " + ip + " belongs to no RDMA device");
     if (!options_.device.empty() && options_.device != ibv_get_device_name(context_->device))
-        throw std::runtime_error("address " + ip + " belongs to RDMA device " + ibv_get_device_name(context_->device) + ", not " + options_.device);
+        throw std::runtime_error("address " + ip + " belongs to RDMA device " + ibv_get_device_name(context_->device) + ", not " +
+                                 options_.device);
     address_ = ip + ":" + std::to_string(ntohs(rdma_get_src_port(listener_)));
     pd_ = ibv_alloc_pd(context_);
-    completion_channel_ = ibv_create_comp_channel(context_);   // an idle rank sleeps on it (--poll)
+    completion_channel_ = ibv_create_comp_channel(context_); // an idle rank sleeps on it (--poll)
     if (!completion_channel_) throw std::runtime_error("ibv_create_comp_channel failed: " + errno_text());
     fcntl(completion_channel_->fd, F_SETFL, fcntl(completion_channel_->fd, F_GETFL) | O_NONBLOCK);
     cq_ = ibv_create_cq(context_, static_cast<int>(size_ * (send_depth + recv_depth) + 16), nullptr, completion_channel_, 0);
@@ -160,7 +159,7 @@ VerbsTransport::~VerbsTransport() {
     }
     for (auto* mr : mrs_) ibv_dereg_mr(mr);
     if (cq_) {
-        acknowledge_cq_events();   // ibv_destroy_cq waits for every event to be acknowledged
+        acknowledge_cq_events(); // ibv_destroy_cq waits for every event to be acknowledged
         ibv_destroy_cq(cq_);
     }
     if (completion_channel_) ibv_destroy_comp_channel(completion_channel_);
@@ -193,7 +192,7 @@ void VerbsTransport::setup_qp(std::uint32_t peer, rdma_cm_id* id) {
     if (!p.recv_mr) throw std::runtime_error("ibv_reg_mr of receive buffers: " + errno_text());
     std::vector<std::uint32_t> all(recv_depth);
     for (std::uint32_t s = 0; s < recv_depth; ++s) all[s] = s;
-    post_recvs(peer, all);   // before the connection is up
+    post_recvs(peer, all); // before the connection is up
 }
 
 void VerbsTransport::post_recvs(std::uint32_t peer, const std::vector<std::uint32_t>& slots) {
@@ -245,7 +244,7 @@ void VerbsTransport::connect(const std::vector<std::string>& addresses, Picoseco
         handle_cm_event(event);
     }
     int flags = fcntl(channel_->fd, F_GETFL);
-    fcntl(channel_->fd, F_SETFL, flags | O_NONBLOCK);   // poll() then only looks for disconnects
+    fcntl(channel_->fd, F_SETFL, flags | O_NONBLOCK); // poll() then only looks for disconnects
 }
 
 void VerbsTransport::handle_cm_event(rdma_cm_event* event) {
@@ -283,9 +282,12 @@ void VerbsTransport::handle_cm_event(rdma_cm_event* event) {
     case RDMA_CM_EVENT_CONNECT_REQUEST: {
         const auto requester = check_one_way_proof(key_, "verbs", rank_, std::span(request.data(), request_bytes));
         std::string refused;
-        if (!requester) refused = "it did not prove the run key (a process of another run, or a stranger)";
-        else if (*requester >= rank_) refused = "it claims rank " + std::to_string(*requester) + ", which connects to this one, not from below";
-        else if (peers_[*requester].id) refused = "rank " + std::to_string(*requester) + " is connected already";
+        if (!requester)
+            refused = "it did not prove the run key (a process of another run, or a stranger)";
+        else if (*requester >= rank_)
+            refused = "it claims rank " + std::to_string(*requester) + ", which connects to this one, not from below";
+        else if (peers_[*requester].id)
+            refused = "rank " + std::to_string(*requester) + " is connected already";
         if (!refused.empty()) {
             logger("verbs").warn("dropped a connection request from {}: {}", requester_address(id), refused);
             rdma_reject(id, nullptr, 0);
@@ -373,7 +375,7 @@ PostStatus VerbsTransport::post_write(std::uint32_t peer, const MemoryRegion& lo
         last_error_ = no_such_rank(peer, size_);
         return PostStatus::error;
     }
-    if (peer == rank_) {   // to ourselves: a copy, with the completions the adapter would give
+    if (peer == rank_) { // to ourselves: a copy, with the completions the adapter would give
         // The key must be one of ours, as the adapter would check its rkey.
         const std::size_t index1 = key_index(remote_key);
         if (index1 == 0 || index1 > mrs_.size() || regions_[index1 - 1].key != remote_key) {
@@ -384,7 +386,7 @@ PostStatus VerbsTransport::post_write(std::uint32_t peer, const MemoryRegion& lo
     }
     if (PostStatus s = can_post(peer); s != PostStatus::ok) return s;
     Peer& p = peers_[peer];
-    if (p.sends_outstanding + 2 > send_depth) return PostStatus::no_resource;   // the write and its notice
+    if (p.sends_outstanding + 2 > send_depth) return PostStatus::no_resource; // the write and its notice
     const std::size_t local_index = key_index(local.key);
     if (local_index == 0 || local_index > mrs_.size()) {
         last_error_ = "write from an unregistered buffer";
@@ -432,11 +434,12 @@ PostStatus VerbsTransport::post_write(std::uint32_t peer, const MemoryRegion& lo
 
 void VerbsTransport::check_connection_events() {
     // A syscall: once a millisecond at most, not on every poll.
-    const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    const std::int64_t now =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
     if (now < next_cm_check_ns_ || connected_ + 1 < size_) return;
     next_cm_check_ns_ = now + 1'000'000;
     rdma_cm_event* event = nullptr;
-    while (rdma_get_cm_event(channel_, &event) == 0) handle_cm_event(event);   // the channel is non-blocking now
+    while (rdma_get_cm_event(channel_, &event) == 0) handle_cm_event(event); // the channel is non-blocking now
 }
 
 std::size_t VerbsTransport::poll(std::span<Completion> out) {
@@ -447,7 +450,7 @@ std::size_t VerbsTransport::poll(std::span<Completion> out) {
     ibv_wc wcs[32];
     int got = ibv_poll_cq(cq_, 32, wcs);
     for (int i = 0; i < got; ++i) take(wcs[i], out, n);
-    for (std::uint32_t peer : peers_to_repost_) {   // one chain per peer
+    for (std::uint32_t peer : peers_to_repost_) { // one chain per peer
         post_recvs(peer, peers_[peer].reposts);
         peers_[peer].reposts.clear();
     }
@@ -463,14 +466,15 @@ void VerbsTransport::take(const ibv_wc& wc, std::span<Completion> out, std::size
     c.peer = peer;
     if (wc.status != IBV_WC_SUCCESS) {
         if (kind_of(wc.wr_id) == kind_write) free_cookies_.push_back(index_of(wc.wr_id));
-        lose(peer, wc.status == IBV_WC_REM_ACCESS_ERR ? "it refused a write outside its registered regions (remote access error)"
-                                                       : std::string("completion error ") + ibv_wc_status_str(wc.status));
+        lose(peer,
+             wc.status == IBV_WC_REM_ACCESS_ERR ? "it refused a write outside its registered regions (remote access error)"
+                                                : std::string("completion error ") + ibv_wc_status_str(wc.status));
         return;
     }
     switch (kind_of(wc.wr_id)) {
     case kind_recv: {
         const std::uint32_t slot = index_of(wc.wr_id);
-        if (wc.wc_flags & IBV_WC_WITH_IMM) {   // a write's notice: its data is in place
+        if (wc.wc_flags & IBV_WC_WITH_IMM) { // a write's notice: its data is in place
             std::uint64_t where[2];
             std::memcpy(where, p.recv_buffers[slot].data(), sizeof where);
             c.kind = Completion::Kind::write_arrived;
@@ -496,15 +500,17 @@ void VerbsTransport::take(const ibv_wc& wc, std::span<Completion> out, std::size
     }
     default: return;
     }
-    if (n < out.size()) out[n++] = c;
-    else ready_.push(c);
+    if (n < out.size())
+        out[n++] = c;
+    else
+        ready_.push(c);
 }
 
 void VerbsTransport::acknowledge_cq_events() {
     ibv_cq* cq = nullptr;
     void* context = nullptr;
     unsigned events = 0;
-    while (ibv_get_cq_event(completion_channel_, &cq, &context) == 0) ++events;   // non-blocking
+    while (ibv_get_cq_event(completion_channel_, &cq, &context) == 0) ++events; // non-blocking
     if (events) ibv_ack_cq_events(cq_, events);
 }
 
@@ -512,7 +518,7 @@ Transport::WaitPlan VerbsTransport::prepare_wait(std::vector<int>& fds) {
     if (!ready_.empty() || !taken_while_arming_.empty()) return WaitPlan::poll_again;
     // Armed, then looked at once more: a completion that came before the arming raises no event.
     acknowledge_cq_events();
-    if (ibv_req_notify_cq(cq_, 0) != 0) return WaitPlan::poll_again;   // cannot arm: poll again
+    if (ibv_req_notify_cq(cq_, 0) != 0) return WaitPlan::poll_again; // cannot arm: poll again
     ibv_wc wcs[32];
     const int got = ibv_poll_cq(cq_, 32, wcs);
     if (got > 0) {
@@ -520,7 +526,7 @@ Transport::WaitPlan VerbsTransport::prepare_wait(std::vector<int>& fds) {
         return WaitPlan::poll_again;
     }
     fds.push_back(completion_channel_->fd);
-    fds.push_back(channel_->fd);   // a peer that disconnects
+    fds.push_back(channel_->fd); // a peer that disconnects
     return WaitPlan::sleep;
 }
 

@@ -27,9 +27,9 @@
 namespace evb {
 
 struct VerbsOptions {
-    std::string device;        // empty: whichever device owns the address
+    std::string device; // empty: whichever device owns the address
     std::uint32_t port = 1;
-    std::string listen_host;   // empty or 127.0.0.1: the first IPv4 address in the device's GID table
+    std::string listen_host; // empty or 127.0.0.1: the first IPv4 address in the device's GID table
 };
 
 class VerbsTransport final : public PeerTransport {
@@ -63,9 +63,9 @@ private:
         ibv_qp* qp = nullptr;
         std::vector<CommandBytes> recv_buffers;
         ibv_mr* recv_mr = nullptr;
-        std::uint32_t sends_outstanding = 0;   // posted and not yet known complete
-        std::uint32_t unsignalled = 0;         // posted since the last signalled one
-        std::vector<std::uint32_t> reposts;    // receive slots consumed this poll
+        std::uint32_t sends_outstanding = 0; // posted and not yet known complete
+        std::uint32_t unsignalled = 0; // posted since the last signalled one
+        std::vector<std::uint32_t> reposts; // receive slots consumed this poll
         bool connected = false;
     };
     void setup_qp(std::uint32_t peer, rdma_cm_id* id);
@@ -74,7 +74,7 @@ private:
     // Whether the next send to `peer` must be signalled; counts it either way.
     bool take_signal(Peer& p);
     void check_connection_events();
-    void take(const ibv_wc& wc, std::span<Completion> out, std::size_t& n);   // one work completion
+    void take(const ibv_wc& wc, std::span<Completion> out, std::size_t& n); // one work completion
     void acknowledge_cq_events();
     void handle_cm_event(rdma_cm_event* event);
     // ok, no_resource (send queue full) or error (connection lost, last_error_ says so).
@@ -86,15 +86,15 @@ private:
     rdma_cm_id* listener_ = nullptr;
     ibv_context* context_ = nullptr;
     ibv_pd* pd_ = nullptr;
-    ibv_comp_channel* completion_channel_ = nullptr;   // the CQ's events, for prepare_wait
+    ibv_comp_channel* completion_channel_ = nullptr; // the CQ's events, for prepare_wait
     ibv_cq* cq_ = nullptr;
-    std::vector<ibv_wc> taken_while_arming_;          // completions prepare_wait found, for the next poll
+    std::vector<ibv_wc> taken_while_arming_; // completions prepare_wait found, for the next poll
     std::vector<Peer> peers_;
     std::vector<ibv_mr*> mrs_;
-    std::vector<MemoryRegion> regions_;   // key: page offset << 48 | (index + 1) << 32 | rkey
+    std::vector<MemoryRegion> regions_; // key: page offset << 48 | (index + 1) << 32 | rkey
     struct WriteSlot {
         std::uint64_t cookie = 0;
-        std::uint32_t retires = 0;   // work requests its signalled notice completes (it, its write, the unsignalled before)
+        std::uint32_t retires = 0; // work requests its signalled notice completes (it, its write, the unsignalled before)
     };
     std::vector<WriteSlot> write_slots_;
     std::vector<std::uint32_t> free_cookies_;

@@ -11,7 +11,7 @@
 namespace evb {
 
 CommandLine::CommandLine() {
-    config.transport = drivers.default_entry().driver->name();   // before the declaration: its shown default
+    config.transport = drivers.default_entry().driver->name(); // before the declaration: its shown default
     declare_config_options(options, config);
     declare_report_options(options, config);
     drivers.declare_options(options);
@@ -21,7 +21,8 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
     CLI::App app{"evbench: event-building network benchmark (RU/BU/EM over a pluggable transport; built: " + drivers.names() + ")",
                  "evbench"};
     app.set_version_flag("-V,--version", version_line(), "print the version, the git commit built from and the drivers compiled in");
-    app.set_config("--config", "", "read options from a TOML or INI file (keys = long flag names), or from a result of --json (its run's options again)");
+    app.set_config("--config", "",
+                   "read options from a TOML or INI file (keys = long flag names), or from a result of --json (its run's options again)");
     std::string transports = "\nTransports built (--transport NAME):\n";
     for (const auto& e : drivers.entries()) transports += "  " + std::string(e.driver->name()) + ": " + e.driver->help() + "\n";
     app.footer(transports + subcommands_help() + "\n" + quantity_units_help());

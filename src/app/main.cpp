@@ -31,7 +31,8 @@ int run(int argc, const char* const* argv) {
     CommandLine cl;
     if (!cl.parse(argc, argv, std::cout)) return 0;
     Config& config = cl.config;
-    if (!set_log_level(config.log_level)) return usage_error("--log-level: unknown level '" + config.log_level + "' (choose trace, debug, info, warn, error or off)");
+    if (!set_log_level(config.log_level))
+        return usage_error("--log-level: unknown level '" + config.log_level + "' (choose trace, debug, info, warn, error or off)");
 
     const DriverEntry* entry = cl.drivers.find(config.transport);
     if (!entry) return usage_error("--transport: unknown transport '" + config.transport + "' (built: " + cl.drivers.names() + ")");
@@ -40,7 +41,7 @@ int run(int argc, const char* const* argv) {
     cl.refuse_what_does_not_apply();
     if (!config.rails.empty() && !driver.takes_rails())
         return usage_error("--rails: --transport " + config.transport + " takes one NIC (rails work with verbs, ofi, ucx and tcp)");
-    if (*driver.no_wait_object() && config.poll == PollMode::event)   // nothing would wake it: refused, not ignored
+    if (*driver.no_wait_object() && config.poll == PollMode::event) // nothing would wake it: refused, not ignored
         return usage_error("--poll event: not with --transport " + config.transport + ": " + driver.no_wait_object() +
                            "; use --poll adaptive (naps when idle) or spin");
     if (config.threads == UnitThreads::per_unit && !entry->per_unit_refusal.empty())
@@ -48,10 +49,10 @@ int run(int argc, const char* const* argv) {
     const bool with_manager = config.has_manager();
 
     auto world = detect_world();
-    if (!world || world->rank == 0) cl.options.check_files();   // the process that writes them: before any work
-    if (!world) {   // one line here, not one per rank
+    if (!world || world->rank == 0) cl.options.check_files(); // the process that writes them: before any work
+    if (!world) { // one line here, not one per rank
         driver.preflight();
-        if (!config.listen_host.empty() && config.launch_local) {   // the ranks listen there, or find their NIC by it: is it here?
+        if (!config.listen_host.empty() && config.launch_local) { // the ranks listen there, or find their NIC by it: is it here?
             try {
                 const ClosesFd probe{listen_on(config.listen_host, 0, 1)};
             } catch (const std::exception& e) {
@@ -59,21 +60,24 @@ int run(int argc, const char* const* argv) {
             }
         }
         for (const auto& nic : nic_list(config.rails))
-            if (!nic.empty()) driver.preflight_rail(nic);   // empty names: validate() says so
+            if (!nic.empty()) driver.preflight_rail(nic); // empty names: validate() says so
     }
     // --json -: the process that writes it (not a local launcher, whose ranks inherit its
     // standard output) keeps standard output for it and prints the report to standard error.
     if (world ? world->rank == 0 : !config.launch_local) {
         cl.options.take_stdout_if_asked();
-        if (config.format != ReportFormat::table) take_stdout_for_output();   // for the row alone (report_outcome)
+        if (config.format != ReportFormat::table) take_stdout_for_output(); // for the row alone (report_outcome)
     }
     for (const auto& e : cl.drivers.entries())
         if (e.instead)
-            if (auto code = e.instead(config, world, [&] { return cl.echo(); }, std::cout)) return *code;
+            if (auto code = e.instead(
+                    config, world, [&] { return cl.echo(); }, std::cout))
+                return *code;
 
     const bool one_per_rank = driver.processes() == Driver::Processes::one_per_rank;
     if (!one_per_rank && !config.run_key_file.empty())
-        return usage_error("--run-key-file: --transport " + config.transport + " runs every rank in one process, with no connection to prove a key on");
+        return usage_error("--run-key-file: --transport " + config.transport +
+                           " runs every rank in one process, with no connection to prove a key on");
     for (const char* flag : {"bootstrap", "listen-host"})
         if (!one_per_rank && cl.options.given(flag))
             return usage_error(std::string("--") + flag + ": --transport " + config.transport +
@@ -83,9 +87,10 @@ int run(int argc, const char* const* argv) {
             return usage_error("--launch-local needs a multi-process transport; '" + config.transport + "' runs in one process");
         if (!entry->launch_local_refusal.empty())
             return usage_error("--launch-local: not with --transport " + config.transport + ": " + entry->launch_local_refusal);
-        if (auto refusal = multi_host_refusal(config.launch_local, config.launch_hosts, config.host_index, config.bootstrap, config.run_key_file))
+        if (auto refusal =
+                multi_host_refusal(config.launch_local, config.launch_hosts, config.host_index, config.bootstrap, config.run_key_file))
             return usage_error(*refusal);
-        const std::uint32_t ranks = config.launch_local * config.launch_hosts;   // bounded by the refusal: no overflow
+        const std::uint32_t ranks = config.launch_local * config.launch_hosts; // bounded by the refusal: no overflow
         if (config.nodes == 0) config.nodes = Layout::nodes_for_ranks(ranks, config.ppn, with_manager, config.em);
         validate(config);
         Layout layout = Layout::from_config(config);
@@ -94,7 +99,7 @@ int run(int argc, const char* const* argv) {
                                (config.launch_hosts > 1 ? " on " + std::to_string(config.launch_hosts) + " hosts" : std::string()) +
                                " does not match --nodes " + std::to_string(config.nodes) + " (needs " + std::to_string(layout.ranks()) +
                                " processes)");
-        if (run_key_given(config.run_key_file)) choose_run_key(World{}, config.run_key_file);   // one line here, not one per rank
+        if (run_key_given(config.run_key_file)) choose_run_key(World{}, config.run_key_file); // one line here, not one per rank
         return launch_local({config.launch_local, config.host_index * config.launch_local, ranks, run_deadline(config), config.grace,
                              config.survives_failures(), config.bootstrap, config.run_key_file},
                             argc, argv);
@@ -102,8 +107,8 @@ int run(int argc, const char* const* argv) {
     // The local launcher's ranks run its very command line; a rank of another launcher's job
     // cannot also launch.
     if (config.launch_local && world && world->launcher != local_launcher_name)
-        return usage_error("--launch-local: this process is already rank " + std::to_string(world->rank) + " of " + std::to_string(world->size) +
-                           " launched by " + world->launcher + "; give one or the other");
+        return usage_error("--launch-local: this process is already rank " + std::to_string(world->rank) + " of " +
+                           std::to_string(world->size) + " launched by " + world->launcher + "; give one or the other");
     std::optional<RunKey> key;
     if (one_per_rank) {
         if (!world)
@@ -114,7 +119,7 @@ int run(int argc, const char* const* argv) {
         validate(config);
         if (world->rank != 0) config.quiet = true;
     } else {
-        if (world && world->size > 1 && world->rank > 0) return 0;   // every rank in one process: rank 0 does it all
+        if (world && world->size > 1 && world->rank > 0) return 0; // every rank in one process: rank 0 does it all
         if (config.nodes == 0) config.nodes = 4;
         validate(config);
     }
@@ -146,7 +151,7 @@ int main(int argc, char** argv) {
         return run(argc, argv);
     } catch (const ConfigError& e) {
         return usage_error(e.what());
-    } catch (const std::invalid_argument& e) {   // bad input found late: a fabric file, impossible model parameters
+    } catch (const std::invalid_argument& e) { // bad input found late: a fabric file, impossible model parameters
         return usage_error(e.what());
     } catch (const netsim::RoutingError& e) {
         return usage_error(e.what());
@@ -155,11 +160,12 @@ int main(int argc, char** argv) {
         std::optional<World> world;
         try {
             world = detect_world();
-        } catch (const std::exception&) {
-        }
+        } catch (const std::exception&) {}
         const std::string line = printable_text(e.what(), error_line_limit);
-        if (world && world->size > 1) std::cerr << "evbench[rank " << world->rank << "]: error: " << line << "\n";
-        else std::cerr << "evbench: error: " << line << "\n";
+        if (world && world->size > 1)
+            std::cerr << "evbench[rank " << world->rank << "]: error: " << line << "\n";
+        else
+            std::cerr << "evbench: error: " << line << "\n";
         return 1;
     }
 }

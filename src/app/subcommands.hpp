@@ -8,12 +8,12 @@ namespace evb {
 
 struct Subcommand {
     const char* name;
-    const char* summary;   // one line for `evbench --help`
-    int (*run)(int argc, const char* const* argv, std::ostream& out);   // argv[0] is the name
+    const char* summary; // one line for `evbench --help`
+    int (*run)(int argc, const char* const* argv, std::ostream& out); // argv[0] is the name
 };
 
-const Subcommand* find_subcommand(const std::string& name);   // nullptr when there is none
-std::string subcommand_names();                                // "info, fabric, conflicts, netsim"
-std::string subcommands_help();                                // the --help paragraph
+const Subcommand* find_subcommand(const std::string& name); // nullptr when there is none
+std::string subcommand_names(); // "info, fabric, conflicts, netsim"
+std::string subcommands_help(); // the --help paragraph
 
 } // namespace evb

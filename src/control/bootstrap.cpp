@@ -26,14 +26,16 @@ Bootstrap::Bootstrap(const World& world, const std::string& endpoint, int inheri
         if (lfd < 0) {
             auto [host, port] = split_host_port(endpoint);
             if (!world.single_host && resolves_to_loopback(host))
-                throw std::runtime_error("bootstrap: " + endpoint + " is a loopback address here, which the other hosts cannot reach: give --bootstrap "
+                throw std::runtime_error("bootstrap: " + endpoint +
+                                         " is a loopback address here, which the other hosts cannot reach: give --bootstrap "
                                          "with an address of rank 0's host on the network the ranks share");
             try {
                 lfd = listen_on_when_free(host, port, bootstrap_backlog, timeout, [&](const std::string& why) {
                     logger(purpose).warn("{}: waiting up to {:g} s for it (another run?)", why, timeout.seconds());
                 });
             } catch (const std::exception& e) {
-                throw std::runtime_error(std::string(e.what()) + " (another job or program holds it: give --bootstrap HOST:PORT or set EVBENCH_BOOTSTRAP)");
+                throw std::runtime_error(std::string(e.what()) +
+                                         " (another job or program holds it: give --bootstrap HOST:PORT or set EVBENCH_BOOTSTRAP)");
             }
         }
         accept_ranks(lfd, endpoint, key, timeout);
@@ -46,7 +48,8 @@ Bootstrap::Bootstrap(const World& world, const std::string& endpoint, int inheri
 void Bootstrap::accept_ranks(int lfd, const std::string& endpoint, const RunKey& key, Picoseconds timeout) {
     const ClosesFd closer{lfd};
     KeyedAcceptor acceptor(lfd, key, purpose, bootstrap_proof_time, [&](std::uint32_t who) -> std::string {
-        if (who == 0 || who >= world_.size) return fmt::format("it proved the run key but claims rank {}, not one of 1..{}", who, world_.size - 1);
+        if (who == 0 || who >= world_.size)
+            return fmt::format("it proved the run key but claims rank {}, not one of 1..{}", who, world_.size - 1);
         if (links_[who].alive) return fmt::format("it claims rank {}, which joined already", who);
         return "";
     });
@@ -57,9 +60,9 @@ void Bootstrap::accept_ranks(int lfd, const std::string& endpoint, const RunKey&
             std::string missing;
             for (std::uint32_t r = 1; r < world_.size && missing.size() < 80; ++r)
                 if (!links_[r].alive) missing += fmt::format("{}{}", missing.empty() ? "" : ", ", r);
-            throw std::runtime_error(fmt::format("bootstrap: only {} of {} ranks reached {} within {:g} s (missing: {}){}", joined, world_.size,
-                                                 endpoint, timeout.seconds(), missing,
-                                                 acceptor.dropped() ? fmt::format("; {} connections were dropped", acceptor.dropped()) : ""));
+            throw std::runtime_error(fmt::format(
+                "bootstrap: only {} of {} ranks reached {} within {:g} s (missing: {}){}", joined, world_.size, endpoint, timeout.seconds(),
+                missing, acceptor.dropped() ? fmt::format("; {} connections were dropped", acceptor.dropped()) : ""));
         }
         links_[a->id] = {a->fd, {}, true, a->address};
     }
@@ -70,14 +73,15 @@ void Bootstrap::join_root(const std::string& endpoint, const RunKey& key, Picose
     const Picoseconds deadline = steady_now() + timeout;
     // A rank 0 that does not prove our key is another run's on the same port: its run ends, ours
     // listens there, so we try again until the set-up time is up.
-    std::string refused;   // what a rank 0 of another run said, if one answered
+    std::string refused; // what a rank 0 of another run said, if one answered
     for (;;) {
         int fd = -1;
         try {
             fd = connect_to(host, port, std::max(Picoseconds(0), deadline - steady_now()));
         } catch (const std::exception& e) {
-            throw std::runtime_error(std::string("bootstrap: rank 0 unreachable: ") + e.what() +
-                                     (refused.empty() ? "" : " (before, " + endpoint + " answered, but is no rank 0 of this run: " + refused + ")"));
+            throw std::runtime_error(
+                std::string("bootstrap: rank 0 unreachable: ") + e.what() +
+                (refused.empty() ? "" : " (before, " + endpoint + " answered, but is no rank 0 of this run: " + refused + ")"));
         }
         const std::string why = prove_run_key(fd, key, purpose, world_.rank, std::min(bootstrap_proof_time, timeout));
         if (why.empty()) {
@@ -86,7 +90,8 @@ void Bootstrap::join_root(const std::string& endpoint, const RunKey& key, Picose
         }
         close(fd);
         if (steady_now() >= deadline) throw std::runtime_error("bootstrap: " + endpoint + " is no rank 0 of this run: " + why);
-        if (refused.empty()) logger(purpose).warn("{} is no rank 0 of this run ({}): trying again for up to {:g} s", endpoint, why, timeout.seconds());
+        if (refused.empty())
+            logger(purpose).warn("{} is no rank 0 of this run ({}): trying again for up to {:g} s", endpoint, why, timeout.seconds());
         refused = why;
         std::this_thread::sleep_for(std::chrono::milliseconds(250));
     }
@@ -129,11 +134,12 @@ ControlMessage Bootstrap::receive_blocking(std::uint32_t from, ControlType expec
         if (!e.malformed.empty()) throw std::runtime_error("bootstrap: " + peer_name(from) + ": " + e.malformed);
         if (e.message) {
             if (e.message->type == ControlType::abort)
-                throw std::runtime_error(fmt::format("bootstrap: {} gave up: {}", peer_name(from), e.message->body.at("error").get<std::string>()));
+                throw std::runtime_error(
+                    fmt::format("bootstrap: {} gave up: {}", peer_name(from), e.message->body.at("error").get<std::string>()));
             if (e.message->type != expected)
-                throw std::runtime_error(fmt::format("bootstrap: {} sent a {} message where its {} was due", peer_name(from), to_string(e.message->type),
-                                                     to_string(expected)));
-            if (!link.in.empty()) buffered_.push_back(static_cast<std::uint32_t>(&link - links_.data()));   // the next frame came along
+                throw std::runtime_error(fmt::format("bootstrap: {} sent a {} message where its {} was due", peer_name(from),
+                                                     to_string(e.message->type), to_string(expected)));
+            if (!link.in.empty()) buffered_.push_back(static_cast<std::uint32_t>(&link - links_.data())); // the next frame came along
             return std::move(*e.message);
         }
         char buf[4096];
@@ -153,7 +159,8 @@ std::vector<std::string> Bootstrap::allgather(const std::string& mine, const std
         for (std::uint32_t r = 1; r < world_.size; ++r) {
             ControlMessage hello = receive_blocking(r, ControlType::hello);
             if (hello.body.at("fingerprint").get<std::string>() != fingerprint)
-                throw std::runtime_error("bootstrap: " + peer_name(r) + " runs a different configuration than rank 0 (same flags on every rank?)");
+                throw std::runtime_error("bootstrap: " + peer_name(r) +
+                                         " runs a different configuration than rank 0 (same flags on every rank?)");
             all[r] = hello.body.at("value").get<std::string>();
         }
         broadcast(ControlType::table, {{"values", all}});
@@ -162,7 +169,8 @@ std::vector<std::string> Bootstrap::allgather(const std::string& mine, const std
         ControlMessage table = receive_blocking(0, ControlType::table);
         all = table.body.at("values").get<std::vector<std::string>>();
         if (all.size() != world_.size)
-            throw std::runtime_error(fmt::format("bootstrap: {}'s table has {} entries for {} ranks", peer_name(0), all.size(), world_.size));
+            throw std::runtime_error(
+                fmt::format("bootstrap: {}'s table has {} entries for {} ranks", peer_name(0), all.size(), world_.size));
     }
     return all;
 }
@@ -198,7 +206,7 @@ std::vector<Bootstrap::Incoming> Bootstrap::poll() {
     auto take = [&](std::uint32_t i, std::string lost) {
         Link& link = links_[i];
         const std::uint32_t from = world_.rank == 0 ? i : 0;
-        for (;;) {   // frames that arrived before a close still count
+        for (;;) { // frames that arrived before a close still count
             ControlFrameRead e = take_control_frame(link.in);
             if (e.message) {
                 out.push_back({from, std::move(*e.message)});
@@ -227,10 +235,10 @@ std::vector<Bootstrap::Incoming> Bootstrap::poll() {
             if (links_[i].alive) {
                 take(i, drain(links_[i]));
             } else {
-                epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, links_[i].fd, nullptr);   // a send found it broken
+                epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, links_[i].fd, nullptr); // a send found it broken
             }
         }
-        if (n < 64) break;   // a full batch: more links may be ready
+        if (n < 64) break; // a full batch: more links may be ready
     }
     return out;
 }

@@ -41,12 +41,12 @@ public:
 
     struct Incoming {
         std::uint32_t from;
-        ControlMessage message;   // link_lost, {error}, when the link closed or sent a malformed frame
+        ControlMessage message; // link_lost, {error}, when the link closed or sent a malformed frame
     };
     // Non-blocking: messages that arrived since the last call. One epoll_wait when nothing arrived.
     std::vector<Incoming> poll();
     void send_to_root(ControlType type, const nlohmann::json& body = nlohmann::json::object());
-    void broadcast(ControlType type, const nlohmann::json& body = nlohmann::json::object());   // rank 0 only
+    void broadcast(ControlType type, const nlohmann::json& body = nlohmann::json::object()); // rank 0 only
     std::uint32_t rank() const { return world_.rank; }
     std::uint32_t size() const { return world_.size; }
     // "rank 3 (10.0.0.5:40122)": how a line names a peer.
@@ -69,9 +69,9 @@ private:
 
     World world_;
     Picoseconds timeout_;
-    std::vector<Link> links_;   // rank 0: one per rank; others: links_[0] is rank 0
+    std::vector<Link> links_; // rank 0: one per rank; others: links_[0] is rank 0
     int epoll_fd_ = -1;
-    std::vector<std::uint32_t> buffered_;   // links whose input holds bytes read by receive_blocking
+    std::vector<std::uint32_t> buffered_; // links whose input holds bytes read by receive_blocking
 };
 
 } // namespace evb

@@ -24,7 +24,7 @@ struct Schema {
     ControlType type;
     const char* name;
     std::vector<Field> fields;
-    std::uint32_t max_bytes;   // the frame's payload (type byte and JSON), checked before it is read
+    std::uint32_t max_bytes; // the frame's payload (type byte and JSON), checked before it is read
 };
 
 // Bounds: a message of counts or flags some hundred bytes; a text field's 4096 and its JSON
@@ -39,13 +39,19 @@ const std::vector<Schema>& schemas() {
         {ControlType::table, "table", {{"values", Kind::blobs}}, max_frame_bytes},
         {ControlType::ready, "ready", {}, small},
         {ControlType::go, "go", {}, small},
-        {ControlType::progress, "progress", {{"bytes_in", Kind::count}, {"bytes_out", Kind::count}, {"events", Kind::count}, {"in_flight", Kind::count}}, small},
+        {ControlType::progress,
+         "progress",
+         {{"bytes_in", Kind::count}, {"bytes_out", Kind::count}, {"events", Kind::count}, {"in_flight", Kind::count}},
+         small},
         {ControlType::done, "done", {{"losses", Kind::rank}}, small},
         {ControlType::beat, "beat", {}, small},
         {ControlType::lost_rank, "lost_rank", {{"rank", Kind::rank}, {"how", Kind::text}}, with_text},
         {ControlType::abort, "abort", {{"error", Kind::text}}, with_text},
         {ControlType::finish, "finish", {}, small},
-        {ControlType::stats, "stats", {{"stats", Kind::object}, {"started_unix_s", Kind::number}, {"rails", Kind::array}, {"cpu", Kind::object}}, statistics},
+        {ControlType::stats,
+         "stats",
+         {{"stats", Kind::object}, {"started_unix_s", Kind::number}, {"rails", Kind::array}, {"cpu", Kind::object}},
+         statistics},
         {ControlType::bye, "bye", {}, small},
         {ControlType::end_now, "end_now", {{"signal", Kind::rank}}, small},
         {ControlType::link_lost, "link_lost", {{"error", Kind::text}}, with_text},
@@ -63,9 +69,12 @@ bool nests_too_deep(std::string_view json) {
     bool in_string = false, escaped = false;
     for (char c : json) {
         if (in_string) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') in_string = false;
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                in_string = false;
         } else if (c == '"') {
             in_string = true;
         } else if (c == '[' || c == '{') {
@@ -145,7 +154,8 @@ std::string encode_control_frame(const ControlMessage& message) {
     if (std::string why = check(*s, message.body); !why.empty()) throw std::invalid_argument("control: " + why);
     const std::string text = message.body.dump();
     if (text.size() + 1 > s->max_bytes)
-        throw std::length_error(fmt::format("control: a {} message of {} bytes exceeds its bound of {} bytes", s->name, text.size() + 1, s->max_bytes));
+        throw std::length_error(
+            fmt::format("control: a {} message of {} bytes exceeds its bound of {} bytes", s->name, text.size() + 1, s->max_bytes));
     const auto length = static_cast<std::uint32_t>(text.size() + 1);
     std::string frame(4, '\0');
     std::memcpy(frame.data(), &length, 4);
@@ -158,7 +168,8 @@ std::variant<ControlMessage, std::string> decode_control_payload(std::string_vie
     if (payload.empty()) return std::string("an empty frame");
     const auto type = static_cast<ControlType>(static_cast<std::uint8_t>(payload[0]));
     const Schema* s = schema_of(type);
-    if (!s || type == ControlType::link_lost) return fmt::format("a frame of unknown type {}", static_cast<unsigned>(static_cast<std::uint8_t>(payload[0])));
+    if (!s || type == ControlType::link_lost)
+        return fmt::format("a frame of unknown type {}", static_cast<unsigned>(static_cast<std::uint8_t>(payload[0])));
     if (payload.size() > s->max_bytes) return fmt::format("a {} message of {} bytes (at most {})", s->name, payload.size(), s->max_bytes);
     if (nests_too_deep(payload.substr(1))) return fmt::format("its {} message nests deeper than {} levels", s->name, max_nesting);
     ControlMessage m{type, {}};
@@ -176,7 +187,8 @@ ControlFrameRead take_control_frame(std::string& in) {
     std::uint32_t len = 0;
     std::memcpy(&len, in.data(), 4);
     if (len == 0 || len > max_frame_bytes)
-        return {std::nullopt, fmt::format("it announced a frame of {} bytes (the control plane's are 1 B to {} MiB)", len, max_frame_bytes >> 20)};
+        return {std::nullopt,
+                fmt::format("it announced a frame of {} bytes (the control plane's are 1 B to {} MiB)", len, max_frame_bytes >> 20)};
     if (in.size() < 5) return {};
     // The type's bound, before the frame is read: a rank cannot make rank 0 hold 16 MiB of a beat.
     if (const Schema* s = schema_of(static_cast<ControlType>(static_cast<std::uint8_t>(in[4]))); s && len > s->max_bytes)

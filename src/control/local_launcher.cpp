@@ -27,8 +27,8 @@ void on_signal(int sig) { interrupted = sig; }
 
 } // namespace
 
-std::optional<std::string> multi_host_refusal(std::uint32_t per_host, std::uint32_t hosts, std::uint32_t index, const std::string& bootstrap,
-                                              const std::string& run_key_file) {
+std::optional<std::string> multi_host_refusal(std::uint32_t per_host, std::uint32_t hosts, std::uint32_t index,
+                                              const std::string& bootstrap, const std::string& run_key_file) {
     constexpr std::uint32_t most = max_launched_ranks;
     if (per_host > most) return fmt::format("--launch-local {}: at most {} ranks", per_host, most);
     if (hosts < 1 || hosts > most / std::max(per_host, 1u))
@@ -37,27 +37,30 @@ std::optional<std::string> multi_host_refusal(std::uint32_t per_host, std::uint3
     if (hosts == 1) return std::nullopt;
     const std::string endpoint = given_bootstrap(bootstrap);
     if (endpoint.empty())
-        return fmt::format("--launch-hosts {}: give --bootstrap HOST:PORT, an address of host 0 (rank 0's) that every host reaches, the same "
-                           "on every host",
-                           hosts);
+        return fmt::format(
+            "--launch-hosts {}: give --bootstrap HOST:PORT, an address of host 0 (rank 0's) that every host reaches, the same "
+            "on every host",
+            hosts);
     try {
         if (resolves_to_loopback(split_host_port(endpoint).first))
-            return fmt::format("--bootstrap {}: a loopback address, which the other hosts cannot reach: give an address of host 0 on the network "
-                               "the hosts share",
-                               endpoint);
+            return fmt::format(
+                "--bootstrap {}: a loopback address, which the other hosts cannot reach: give an address of host 0 on the network "
+                "the hosts share",
+                endpoint);
     } catch (const std::exception& e) {
         return fmt::format("--bootstrap {}: {}", endpoint, e.what());
     }
     if (!run_key_given(run_key_file))
-        return fmt::format("--launch-hosts {}: every host must prove the same run key: give --run-key-file FILE (the same secret on every host) "
-                           "or set EVBENCH_RUN_KEY (docs/security.md)",
-                           hosts);
+        return fmt::format(
+            "--launch-hosts {}: every host must prove the same run key: give --run-key-file FILE (the same secret on every host) "
+            "or set EVBENCH_RUN_KEY (docs/security.md)",
+            hosts);
     return std::nullopt;
 }
 
 int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
     const std::uint32_t n = launch.ranks;
-    const bool serves_bootstrap = launch.first_rank == 0;   // rank 0 is here
+    const bool serves_bootstrap = launch.first_rank == 0; // rank 0 is here
     const std::string bootstrap = launch.run_size > n ? given_bootstrap(launch.bootstrap) : launch.bootstrap;
     // Rank 0 inherits this socket; every rank is told the same endpoint (and --bootstrap, when
     // given, names it too), so the launcher listens where the user asked.
@@ -71,7 +74,7 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
         }
     }
     int listen_fd = -1;
-    std::string endpoint = bootstrap;   // another host's rank 0 serves it
+    std::string endpoint = bootstrap; // another host's rank 0 serves it
     if (serves_bootstrap) {
         try {
             listen_fd = listen_on_when_free(host, port, bootstrap_backlog, bootstrap_setup_time, [&](const std::string& why) {
@@ -115,7 +118,7 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
             setenv("EVBENCH_LOCAL_SIZE", std::to_string(n).c_str(), 1);
             setenv("EVBENCH_BOOTSTRAP", endpoint.c_str(), 1);
             if (r == 0 && serves_bootstrap) {
-                int fd = dup(listen_fd);   // dup drops FD_CLOEXEC: rank 0 inherits the socket
+                int fd = dup(listen_fd); // dup drops FD_CLOEXEC: rank 0 inherits the socket
                 setenv("EVBENCH_BOOTSTRAP_FD", std::to_string(fd).c_str(), 1);
             } else {
                 unsetenv("EVBENCH_BOOTSTRAP_FD");
@@ -163,9 +166,10 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
             --running;
             int code = 0;
             if (WIFSIGNALED(status)) {
-                std::cerr << fmt::format("evbench: rank {} (pid {}) was killed by signal {} ({}){}\n", rank_of(i), pid,
-                                         WTERMSIG(status), strsignal(WTERMSIG(status)),
-                                         launch.survive && rank_of(i) != 0 && (rank0_runs() || !serves_bootstrap) ? "; the run goes on without it" : "");
+                std::cerr << fmt::format(
+                    "evbench: rank {} (pid {}) was killed by signal {} ({}){}\n", rank_of(i), pid, WTERMSIG(status),
+                    strsignal(WTERMSIG(status)),
+                    launch.survive && rank_of(i) != 0 && (rank0_runs() || !serves_bootstrap) ? "; the run goes on without it" : "");
                 code = 1;
             } else {
                 code = WEXITSTATUS(status);
@@ -205,8 +209,8 @@ int launch_local(const LocalLaunch& launch, int argc, const char* const* argv) {
         if (steady_now() > abandon_at) {
             for (std::uint32_t r = 0; r < n; ++r)
                 if (pids[r] > 0) {
-                    std::cerr << fmt::format("evbench: error: rank {} (pid {}) did not end {:g} s after SIGKILL ({}); leaving it\n", rank_of(r), pids[r],
-                                             launch.grace.seconds(), process_state_text(pids[r]));
+                    std::cerr << fmt::format("evbench: error: rank {} (pid {}) did not end {:g} s after SIGKILL ({}); leaving it\n",
+                                             rank_of(r), pids[r], launch.grace.seconds(), process_state_text(pids[r]));
                     if (rank_of(r) == 0) rank0_code = 1;
                 }
             exit_code = std::max(exit_code, 1);

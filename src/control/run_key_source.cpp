@@ -33,7 +33,7 @@ RunKey choose_run_key(const World& world, const std::string& key_file) {
 bool run_key_given(const std::string& key_file) { return !key_file.empty() || environment_value(key_variable); }
 
 void hand_run_key_to_children(const std::string& key_file) {
-    if (run_key_given(key_file)) return;   // every rank reads the file or the variable itself
+    if (run_key_given(key_file)) return; // every rank reads the file or the variable itself
     setenv(key_variable, RunKey::random().text().c_str(), 1);
     setenv(made_variable, "1", 1);
 }

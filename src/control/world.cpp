@@ -21,7 +21,8 @@ const char* first_set(std::initializer_list<const char*> names, const char* fall
 std::uint32_t number(const char* name, const char* text) {
     std::uint64_t v = 0;
     for (const char* p = text; *p; ++p) {
-        if (*p < '0' || *p > '9' || v > 100'000'000) throw ConfigError(std::string("environment ") + name + "='" + text + "' is not a rank number");
+        if (*p < '0' || *p > '9' || v > 100'000'000)
+            throw ConfigError(std::string("environment ") + name + "='" + text + "' is not a rank number");
         v = v * 10 + static_cast<std::uint64_t>(*p - '0');
     }
     return static_cast<std::uint32_t>(v);
@@ -80,7 +81,7 @@ std::optional<World> detect_world() {
         w->job_key = first_set({"EVBENCH_BOOTSTRAP"}, "local");
         w->local_rank = w->rank;
         w->local_ranks = w->size;
-        set_local(*w, "EVBENCH_LOCAL_RANK", "EVBENCH_LOCAL_SIZE");   // one of several hosts' launchers (--launch-hosts)
+        set_local(*w, "EVBENCH_LOCAL_RANK", "EVBENCH_LOCAL_SIZE"); // one of several hosts' launchers (--launch-hosts)
         w->single_host = w->local_ranks == w->size;
         return w;
     }
@@ -95,7 +96,8 @@ std::optional<World> detect_world() {
         const char* nodes = first_set({"SLURM_STEP_NUM_NODES", "SLURM_NNODES"});
         w->single_host = nodes && std::string(nodes) == "1";
         w->job_key = std::string(first_set({"SLURM_JOB_ID"}, "0")) + "." + first_set({"SLURM_STEP_ID"}, "0");
-        set_local(*w, "SLURM_LOCALID", environment_value("SLURM_STEP_TASKS_PER_NODE") ? "SLURM_STEP_TASKS_PER_NODE" : "SLURM_TASKS_PER_NODE");
+        set_local(*w, "SLURM_LOCALID",
+                  environment_value("SLURM_STEP_TASKS_PER_NODE") ? "SLURM_STEP_TASKS_PER_NODE" : "SLURM_TASKS_PER_NODE");
         return w;
     }
     if (auto w = from("PMIX_RANK", "PMIX_SIZE", "pmix")) {

@@ -13,10 +13,10 @@ inline constexpr const char* local_launcher_name = "evbench --launch-local";
 struct World {
     std::uint32_t rank = 0;
     std::uint32_t size = 1;
-    std::string launcher;        // "evbench --launch-local", "mpirun", "srun", "pmix"
-    bool single_host = false;    // every rank on this machine: 127.0.0.1 works for rank 0
-    std::string job_key;         // distinguishes concurrent jobs when deriving a bootstrap port
-    std::uint32_t local_rank = 0;    // among the ranks on this host (placement spreads them over cores)
+    std::string launcher; // "evbench --launch-local", "mpirun", "srun", "pmix"
+    bool single_host = false; // every rank on this machine: 127.0.0.1 works for rank 0
+    std::string job_key; // distinguishes concurrent jobs when deriving a bootstrap port
+    std::uint32_t local_rank = 0; // among the ranks on this host (placement spreads them over cores)
     std::uint32_t local_ranks = 1;
 };
 

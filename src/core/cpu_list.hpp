@@ -8,6 +8,6 @@ namespace evb {
 // In the order given, repeats dropped (--cpus 3,1 gives the first rank cpu 3). Throws
 // std::invalid_argument naming the text when it is not a list of CPU numbers and ranges.
 std::vector<int> parse_cpu_list(const std::string& text);
-std::string format_cpu_list(const std::vector<int>& cpus);   // sorted, ranges folded: "0-3,8"
+std::string format_cpu_list(const std::vector<int>& cpus); // sorted, ranges folded: "0-3,8"
 
 } // namespace evb

@@ -19,7 +19,7 @@ void* allocate_huge_page_backed(std::size_t bytes) {
     auto* start = reinterpret_cast<char*>(round_up_to_huge_page(reinterpret_cast<std::uintptr_t>(raw)));
     if (start > raw) munmap(raw, static_cast<std::size_t>(start - raw));
     if (const std::size_t tail = huge_page_bytes - static_cast<std::size_t>(start - raw)) munmap(start + length, tail);
-    madvise(start, length, MADV_HUGEPAGE);   // a hint: where refused (THP "never"), normal pages
+    madvise(start, length, MADV_HUGEPAGE); // a hint: where refused (THP "never"), normal pages
     return start;
 }
 

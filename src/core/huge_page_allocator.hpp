@@ -36,13 +36,13 @@ struct HugePageAllocator {
     T* allocate(std::size_t n) {
         if (n > SIZE_MAX / sizeof(T)) throw std::bad_array_new_length();
         const std::size_t bytes = n * sizeof(T);
-        if (bytes < huge_page_minimum) return static_cast<T*>(::operator new(bytes, std::align_val_t{alignof(T)}));
+        if (bytes < huge_page_minimum) return static_cast<T*>(::operator new (bytes, std::align_val_t{alignof(T)}));
         return static_cast<T*>(allocate_huge_page_backed(bytes));
     }
     void deallocate(T* p, std::size_t n) noexcept {
         const std::size_t bytes = n * sizeof(T);
         if (bytes < huge_page_minimum) {
-            ::operator delete(p, std::align_val_t{alignof(T)});
+            ::operator delete (p, std::align_val_t{alignof(T)});
             return;
         }
         free_huge_page_backed(p, bytes);

@@ -22,7 +22,7 @@ std::size_t size_class_log2(std::size_t bytes, std::size_t alignment, std::size_
 
 HugePageArena::~HugePageArena() {
     for (const Mapping& m : chunks_) {
-        ASAN_UNPOISON_MEMORY_REGION(m.start, m.bytes);   // its addresses may be mapped again, by anyone
+        ASAN_UNPOISON_MEMORY_REGION(m.start, m.bytes); // its addresses may be mapped again, by anyone
         free_huge_page_backed(m.start, m.bytes);
     }
     for (const Mapping& m : large_) free_huge_page_backed(m.start, m.bytes);
@@ -37,7 +37,7 @@ std::size_t HugePageArena::mapped_bytes() const {
 void* HugePageArena::do_allocate(std::size_t bytes, std::size_t alignment) {
     if (bytes == 0) bytes = 1;
     const std::size_t log2 = size_class_log2(bytes, alignment, smallest_log2);
-    if (log2 > largest_log2) {   // its own mapping, on a 2 MiB boundary (above 1 MiB: past huge_page_minimum)
+    if (log2 > largest_log2) { // its own mapping, on a 2 MiB boundary (above 1 MiB: past huge_page_minimum)
         void* p = allocate_huge_page_backed(bytes);
         large_.push_back(Mapping{p, bytes});
         return p;
@@ -51,7 +51,7 @@ void* HugePageArena::do_allocate(std::size_t bytes, std::size_t alignment) {
     }
     const std::size_t size = std::size_t{1} << log2, align = std::max<std::size_t>(alignment, 64);
     auto aligned = [align](char* p) { return reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(p) + align - 1) & ~(align - 1)); };
-    if (next_ == nullptr || aligned(next_) + size > end_) {   // the rest of the chunk, if any, is left unused
+    if (next_ == nullptr || aligned(next_) + size > end_) { // the rest of the chunk, if any, is left unused
         next_ = static_cast<char*>(allocate_huge_page_backed(chunk_bytes));
         end_ = next_ + chunk_bytes;
         chunks_.push_back(Mapping{next_, chunk_bytes});

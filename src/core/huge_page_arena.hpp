@@ -26,7 +26,7 @@ public:
 
 private:
     static constexpr std::size_t chunk_bytes = huge_page_bytes;
-    static constexpr std::size_t smallest_log2 = 6, largest_log2 = 20;   // 64 B .. 1 MiB from chunks
+    static constexpr std::size_t smallest_log2 = 6, largest_log2 = 20; // 64 B .. 1 MiB from chunks
 
     void* do_allocate(std::size_t bytes, std::size_t alignment) override;
     void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override;
@@ -37,8 +37,8 @@ private:
         std::size_t bytes;
     };
     std::vector<Mapping> chunks_, large_;
-    std::array<std::vector<void*>, largest_log2 - smallest_log2 + 1> free_;   // by size class
-    char* next_ = nullptr;   // the rest of the newest chunk
+    std::array<std::vector<void*>, largest_log2 - smallest_log2 + 1> free_; // by size class
+    char* next_ = nullptr; // the rest of the newest chunk
     char* end_ = nullptr;
 };
 

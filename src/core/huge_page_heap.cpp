@@ -14,14 +14,12 @@
 #include <string>
 
 #ifndef MADV_COLLAPSE
-#define MADV_COLLAPSE 25   // Linux 6.1's value; older C library headers do not name it
+#define MADV_COLLAPSE 25 // Linux 6.1's value; older C library headers do not name it
 #endif
 
 namespace evb {
 
-bool grow_heap_ahead(std::size_t ahead) {
-    return mallopt(M_TOP_PAD, static_cast<int>(std::min<std::size_t>(ahead, INT_MAX))) == 1;
-}
+bool grow_heap_ahead(std::size_t ahead) { return mallopt(M_TOP_PAD, static_cast<int>(std::min<std::size_t>(ahead, INT_MAX))) == 1; }
 
 std::size_t advise_heap_huge_pages() {
     // The populated part of the heap ends where malloc's free top chunk (the room ahead) begins:

@@ -22,7 +22,7 @@ public:
     bool spilled() const { return spill_ != nullptr; }
     T& front() { return spill_ ? spill_->front() : items_[head_]; }
     const T& front() const { return spill_ ? spill_->front() : items_[head_]; }
-    T& at(std::size_t i) { return spill_ ? spill_->at(i) : items_[(head_ + i) & (N - 1)]; }   // i < size()
+    T& at(std::size_t i) { return spill_ ? spill_->at(i) : items_[(head_ + i) & (N - 1)]; } // i < size()
     const T& at(std::size_t i) const { return spill_ ? spill_->at(i) : items_[(head_ + i) & (N - 1)]; }
     void pop() {
         if (spill_) {

@@ -32,15 +32,20 @@ std::string read_input_file(const std::string& path, std::size_t limit, const st
     struct stat st {};
     if (fstat(fd, &st) != 0) throw ConfigError(name + ": " + std::strerror(errno));
     if (!S_ISREG(st.st_mode))
-        throw ConfigError(name + " is not a regular file (" + (S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a pipe" : "a device or socket") + ")");
+        throw ConfigError(name + " is not a regular file (" +
+                          (S_ISDIR(st.st_mode)        ? "a directory"
+                               : S_ISFIFO(st.st_mode) ? "a pipe"
+                                                      : "a device or socket") +
+                          ")");
     if (static_cast<std::uint64_t>(st.st_size) > limit)
-        throw ConfigError(name + " has " + std::to_string(st.st_size) + " bytes, more than the " + size_text(limit) + " such a file may have");
+        throw ConfigError(name + " has " + std::to_string(st.st_size) + " bytes, more than the " + size_text(limit) +
+                          " such a file may have");
     std::string text(static_cast<std::size_t>(st.st_size), '\0');
     std::size_t got = 0;
     for (;;) {
         if (got == text.size()) {
             if (text.size() > limit) throw ConfigError(name + " grew beyond " + size_text(limit) + " while it was read");
-            text.resize(std::min(limit + 1, text.size() + 65536));   // a file that grows while read
+            text.resize(std::min(limit + 1, text.size() + 65536)); // a file that grows while read
         }
         const ssize_t n = read(fd, text.data() + got, text.size() - got);
         if (n < 0 && errno == EINTR) continue;

@@ -20,7 +20,7 @@ constexpr std::int64_t same_interrupt_ns = 500'000'000;
 
 std::int64_t monotonic_ns() {
     timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);   // async-signal-safe
+    clock_gettime(CLOCK_MONOTONIC, &ts); // async-signal-safe
     return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
@@ -55,9 +55,7 @@ void catch_interrupts() {
 
 int interrupt_signal() { return first_signal.load(std::memory_order_relaxed); }
 
-void note_interrupt(int sig) {
-    take_first(sig, monotonic_ns());
-}
+void note_interrupt(int sig) { take_first(sig, monotonic_ns()); }
 
 std::string signal_name(int sig) {
     switch (sig) {

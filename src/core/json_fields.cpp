@@ -8,8 +8,8 @@ namespace evb {
 
 std::string json_error_words(const nlohmann::json::exception& e) {
     if (const auto* p = dynamic_cast<const nlohmann::json::parse_error*>(&e)) return fmt::format("is not JSON (byte {})", p->byte);
-    if (e.id == 406) return "holds a number out of range";   // out_of_range.406: beyond a double, e.g. 1E3000
-    if (e.id == 403) {   // out_of_range.403: "key 'NAME' not found"; the key is the sender's, so it is cut and made printable
+    if (e.id == 406) return "holds a number out of range"; // out_of_range.406: beyond a double, e.g. 1E3000
+    if (e.id == 403) { // out_of_range.403: "key 'NAME' not found"; the key is the sender's, so it is cut and made printable
         const std::string what = e.what();
         const auto open = what.find('\''), close = what.rfind('\'');
         if (open != std::string::npos && close > open && close - open <= 41) {
@@ -45,7 +45,8 @@ std::uint64_t whole_field(const nlohmann::json& j, std::string_view key, std::ui
 
 std::int64_t integer_field(const nlohmann::json& j, std::string_view key) {
     const auto& v = json_field(j, key);
-    if (v.is_number_integer() && !(v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t{std::numeric_limits<std::int64_t>::max()}))
+    if (v.is_number_integer() &&
+        !(v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t{std::numeric_limits<std::int64_t>::max()}))
         return v.get<std::int64_t>();
     throw std::invalid_argument(fmt::format("the field '{}' is not a 64-bit integer", key));
 }

@@ -47,7 +47,7 @@ Digest one_way_mac(const RunKey& key, const std::string& purpose, const std::uin
     std::vector<std::uint8_t> m(purpose.begin(), purpose.end());
     const char role[] = "one-way";
     m.push_back(0);
-    m.insert(m.end(), role, role + sizeof role);   // with its 0
+    m.insert(m.end(), role, role + sizeof role); // with its 0
     m.insert(m.end(), nonce, nonce + one_way_nonce_bytes);
     m.resize(m.size() + 8);
     put_id(m.data() + m.size() - 8, from);
@@ -103,7 +103,7 @@ void KeyedAcceptor::accept_waiting() {
     // can push it out.
     for (std::size_t taken = 0; taken < accept_batch; ++taken) {
         int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-        if (fd < 0) return;   // EAGAIN: none waits; anything else shows again on the next poll
+        if (fd < 0) return; // EAGAIN: none waits; anything else shows again on the next poll
         // Full: the connection that has waited longest without a proof makes room. A process of
         // the run answers its challenge at once, so the slots a stranger holds by saying nothing
         // are the ones given up, and a rank is never refused for want of one.

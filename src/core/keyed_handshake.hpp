@@ -32,7 +32,7 @@ public:
     struct Admitted {
         int fd = -1;
         std::uint32_t id = 0;
-        std::string address;   // the peer's "ip:port"
+        std::string address; // the peer's "ip:port"
     };
     KeyedAcceptor(int listen_fd, const RunKey& key, std::string purpose, Picoseconds per_connection, Judge judge);
     ~KeyedAcceptor();
@@ -43,8 +43,8 @@ public:
     std::optional<Admitted> next(Picoseconds deadline);
     std::size_t dropped() const { return dropped_; }
 
-    static constexpr std::size_t max_pending = 256;   // the oldest unproven one gives way to a newer one
-    static constexpr std::size_t accept_batch = 32;   // connections taken before the waiting ones' answers are read
+    static constexpr std::size_t max_pending = 256; // the oldest unproven one gives way to a newer one
+    static constexpr std::size_t accept_batch = 32; // connections taken before the waiting ones' answers are read
     static constexpr std::size_t shown_drops = 10;
 
 private:

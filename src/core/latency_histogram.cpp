@@ -13,7 +13,7 @@ namespace evb {
 
 int LatencyHistogram::bucket_of(std::uint64_t ns) {
     if (ns < (1u << sub_bits)) return static_cast<int>(ns);
-    int exponent = 63 - std::countl_zero(ns);   // >= sub_bits
+    int exponent = 63 - std::countl_zero(ns); // >= sub_bits
     int shift = exponent - sub_bits;
     auto mantissa = static_cast<int>((ns >> shift) & ((1u << sub_bits) - 1));
     return ((shift + 1) << sub_bits) + mantissa;

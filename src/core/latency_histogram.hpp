@@ -17,9 +17,9 @@ public:
     std::uint64_t count() const { return count_; }
     double mean_us() const { return count_ ? static_cast<double>(sum_ns_) / count_ / 1e3 : 0; }
     double max_us() const { return static_cast<double>(max_ns_) / 1e3; }
-    double percentile_us(double p) const;   // p in [0, 100]
+    double percentile_us(double p) const; // p in [0, 100]
 
-    nlohmann::json to_json() const;          // sparse: only non-empty buckets
+    nlohmann::json to_json() const; // sparse: only non-empty buckets
     static LatencyHistogram from_json(const nlohmann::json& j);
 
 private:

@@ -118,7 +118,7 @@ std::vector<NumaNodeInfo> numa_nodes_of_sysfs() {
         NumaNodeInfo n;
         n.id = trailing_number(dir);
         n.cpus = cpu_list_at(dir / "cpulist");
-        std::ifstream meminfo(dir / "meminfo");   // "Node 0 MemTotal:  24601180 kB"
+        std::ifstream meminfo(dir / "meminfo"); // "Node 0 MemTotal:  24601180 kB"
         for (std::string line; std::getline(meminfo, line);)
             if (auto at = line.find("MemTotal:"); at != std::string::npos) n.memory_bytes = std::stoull(line.substr(at + 9)) * 1024;
         nodes.push_back(n);
@@ -132,7 +132,7 @@ bool all_zero_gid(const std::string& gid) { return gid.find_first_not_of("0:") =
 RdmaPortInfo probe_port(const fs::path& port_dir) {
     RdmaPortInfo p;
     p.port = trailing_number(port_dir);
-    auto state = read_attribute(port_dir / "state");   // "4: ACTIVE"
+    auto state = read_attribute(port_dir / "state"); // "4: ACTIVE"
     p.state = state.substr(state.find(':') == std::string::npos ? 0 : state.find(':') + 2);
     p.link_layer = read_attribute(port_dir / "link_layer");
     p.rate = read_attribute(port_dir / "rate");
@@ -162,8 +162,10 @@ void probe_rdma(MachineInfo& m) {
 
 std::string address_text(const sockaddr* a) {
     char text[INET6_ADDRSTRLEN] = {};
-    if (a->sa_family == AF_INET) inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(a)->sin_addr, text, sizeof text);
-    else if (a->sa_family == AF_INET6) inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(a)->sin6_addr, text, sizeof text);
+    if (a->sa_family == AF_INET)
+        inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(a)->sin_addr, text, sizeof text);
+    else if (a->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(a)->sin6_addr, text, sizeof text);
     return text;
 }
 
@@ -194,7 +196,7 @@ void probe_interfaces(MachineInfo& m) {
 }
 
 void probe_memory(MachineInfo& m) {
-    for (const auto& dir : sorted_entries("/sys/kernel/mm/hugepages")) {   // hugepages-2048kB
+    for (const auto& dir : sorted_entries("/sys/kernel/mm/hugepages")) { // hugepages-2048kB
         HugePageInfo h;
         const std::string name = dir.filename().string();
         try {
@@ -207,7 +209,7 @@ void probe_memory(MachineInfo& m) {
         m.huge_pages.push_back(h);
     }
     std::ranges::sort(m.huge_pages, {}, &HugePageInfo::page_bytes);
-    auto thp = read_attribute("/sys/kernel/mm/transparent_hugepage/enabled");   // "always [madvise] never"
+    auto thp = read_attribute("/sys/kernel/mm/transparent_hugepage/enabled"); // "always [madvise] never"
     if (auto open = thp.find('['), close = thp.find(']'); open != std::string::npos && close > open)
         m.transparent_huge_pages = thp.substr(open + 1, close - open - 1);
     rlimit limit{};
@@ -297,11 +299,21 @@ nlohmann::json machine_json(const MachineInfo& m) {
     for (const auto& d : m.rdma_devices) {
         nlohmann::json ports = nlohmann::json::array();
         for (const auto& p : d.ports)
-            ports.push_back({{"port", p.port}, {"state", p.state}, {"link_layer", p.link_layer}, {"rate", p.rate}, {"netdev", p.netdev}, {"gids", p.gids}});
+            ports.push_back({{"port", p.port},
+                             {"state", p.state},
+                             {"link_layer", p.link_layer},
+                             {"rate", p.rate},
+                             {"netdev", p.netdev},
+                             {"gids", p.gids}});
         rdma.push_back({{"name", d.name}, {"numa_node", d.numa_node}, {"near_cpus", format_cpu_list(d.near_cpus)}, {"ports", ports}});
     }
     for (const auto& i : m.interfaces)
-        nets.push_back({{"name", i.name}, {"state", i.state}, {"speed_mbps", i.speed_mbps}, {"mtu", i.mtu}, {"numa_node", i.numa_node}, {"addresses", i.addresses}});
+        nets.push_back({{"name", i.name},
+                        {"state", i.state},
+                        {"speed_mbps", i.speed_mbps},
+                        {"mtu", i.mtu},
+                        {"numa_node", i.numa_node},
+                        {"addresses", i.addresses}});
     for (const auto& h : m.huge_pages) huge.push_back({{"page_bytes", h.page_bytes}, {"total", h.total}, {"free", h.free}});
     auto limit = [](std::optional<std::uint64_t> v) { return v ? nlohmann::json(*v) : nlohmann::json("unlimited"); };
     return {{"cpu", {{"sockets", m.sockets}, {"cores", m.cores}, {"threads", m.threads}}},
@@ -330,8 +342,9 @@ void print_machine(std::ostream& out, const MachineInfo& m) {
         }
     }
     for (const auto& i : m.interfaces) {
-        out << "interface " << i.name << ": " << i.state << ", " << (i.speed_mbps > 0 ? std::to_string(i.speed_mbps) + " Mb/s" : "speed not reported")
-            << ", mtu " << i.mtu << ", numa node " << numa_text(i.numa_node);
+        out << "interface " << i.name << ": " << i.state << ", "
+            << (i.speed_mbps > 0 ? std::to_string(i.speed_mbps) + " Mb/s" : "speed not reported") << ", mtu " << i.mtu << ", numa node "
+            << numa_text(i.numa_node);
         for (const auto& a : i.addresses) out << ", " << a;
         out << "\n";
     }
@@ -343,7 +356,7 @@ void print_machine(std::ostream& out, const MachineInfo& m) {
 }
 
 std::uint64_t available_memory_bytes() {
-    if (const auto kib = proc_field("/proc/meminfo", "MemAvailable")) return std::stoull(*kib) * 1024;   // "1234 kB"
+    if (const auto kib = proc_field("/proc/meminfo", "MemAvailable")) return std::stoull(*kib) * 1024; // "1234 kB"
     return static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
 }
 
@@ -384,7 +397,7 @@ std::string cpu_model() { return proc_field("/proc/cpuinfo", "model name").value
 
 std::string process_state_text(int pid) {
     const fs::path dir = fs::path("/proc") / std::to_string(pid);
-    const std::string stat = read_attribute(dir / "stat");   // "PID (COMM) S ...": the state follows the last ')'
+    const std::string stat = read_attribute(dir / "stat"); // "PID (COMM) S ...": the state follows the last ')'
     const auto paren = stat.rfind(')');
     if (paren == std::string::npos || paren + 2 >= stat.size()) return "no such process";
     std::string text = std::string("state ") + stat[paren + 2];

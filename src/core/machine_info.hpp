@@ -23,24 +23,24 @@ struct NumaNodeInfo {
 
 struct RdmaPortInfo {
     int port = 0;
-    std::string state;        // "ACTIVE", "DOWN", ...
-    std::string link_layer;   // "InfiniBand" or "Ethernet" (RoCE)
-    std::string rate;         // "100 Gb/sec (4X EDR)"
-    std::string netdev;       // RoCE: the Ethernet interface under it
-    std::vector<std::string> gids;   // non-zero entries of the GID table, in index order
+    std::string state; // "ACTIVE", "DOWN", ...
+    std::string link_layer; // "InfiniBand" or "Ethernet" (RoCE)
+    std::string rate; // "100 Gb/sec (4X EDR)"
+    std::string netdev; // RoCE: the Ethernet interface under it
+    std::vector<std::string> gids; // non-zero entries of the GID table, in index order
 };
 
 struct RdmaDeviceInfo {
     std::string name;
-    int numa_node = -1;       // -1: none reported (a virtual device, or a machine without NUMA)
+    int numa_node = -1; // -1: none reported (a virtual device, or a machine without NUMA)
     std::vector<int> near_cpus;
     std::vector<RdmaPortInfo> ports;
 };
 
 struct InterfaceInfo {
     std::string name;
-    std::string state;        // operstate
-    int speed_mbps = -1;      // -1: not reported (loopback, virtual)
+    std::string state; // operstate
+    int speed_mbps = -1; // -1: not reported (loopback, virtual)
     int mtu = 0;
     int numa_node = -1;
     std::vector<std::string> addresses;
@@ -48,7 +48,7 @@ struct InterfaceInfo {
 
 struct HugePageInfo {
     std::uint64_t page_bytes = 0;
-    std::uint64_t total = 0, free = 0;   // pages
+    std::uint64_t total = 0, free = 0; // pages
 };
 
 struct MachineInfo {
@@ -57,8 +57,8 @@ struct MachineInfo {
     std::vector<RdmaDeviceInfo> rdma_devices;
     std::vector<InterfaceInfo> interfaces;
     std::vector<HugePageInfo> huge_pages;
-    std::string transparent_huge_pages;   // the kernel's mode: "always", "madvise" or "never"
-    std::optional<std::uint64_t> memlock_soft, memlock_hard;   // bytes; empty: unlimited
+    std::string transparent_huge_pages; // the kernel's mode: "always", "madvise" or "never"
+    std::optional<std::uint64_t> memlock_soft, memlock_hard; // bytes; empty: unlimited
 };
 
 MachineInfo probe_machine();
@@ -92,7 +92,7 @@ std::vector<int> cpus_of_numa_node(int node);
 // MemAvailable of /proc/meminfo (memory a new allocation can have without swapping), or the
 // physical memory where that is not to be read.
 std::uint64_t available_memory_bytes();
-std::string describe_memlock_limit(std::optional<std::uint64_t> bytes);   // "64 KiB" or "unlimited"
+std::string describe_memlock_limit(std::optional<std::uint64_t> bytes); // "64 KiB" or "unlimited"
 // What a process is doing, for a launcher that cannot end it: "state Z, traced by pid 812" or
 // "state D, in the kernel at rxe_qp_cleanup" (/proc/PID/stat, wchan and status).
 std::string process_state_text(int pid);

@@ -24,10 +24,14 @@ MappingFacts mapping_facts(const void* address) {
         unsigned long long kb = 0;
         const auto name = line.substr(0, line.find(':'));
         if (std::sscanf(line.c_str() + name.size() + 1, "%llu", &kb) != 1) continue;
-        if (name == "Size") f.size_bytes = kb * 1024;
-        else if (name == "KernelPageSize") f.kernel_page_bytes = kb * 1024;
-        else if (name == "AnonHugePages" || name == "Private_Hugetlb" || name == "Shared_Hugetlb") f.huge_bytes += kb * 1024;
-        else if (name == "Locked") f.locked_bytes = kb * 1024;
+        if (name == "Size")
+            f.size_bytes = kb * 1024;
+        else if (name == "KernelPageSize")
+            f.kernel_page_bytes = kb * 1024;
+        else if (name == "AnonHugePages" || name == "Private_Hugetlb" || name == "Shared_Hugetlb")
+            f.huge_bytes += kb * 1024;
+        else if (name == "Locked")
+            f.locked_bytes = kb * 1024;
     }
     return f;
 }

@@ -10,8 +10,8 @@ namespace evb {
 struct MappingFacts {
     bool found = false;
     std::uint64_t size_bytes = 0;
-    std::uint64_t kernel_page_bytes = 0;   // 2 MiB for a hugetlb mapping
-    std::uint64_t huge_bytes = 0;          // in huge pages: transparent (AnonHugePages) or hugetlb
+    std::uint64_t kernel_page_bytes = 0; // 2 MiB for a hugetlb mapping
+    std::uint64_t huge_bytes = 0; // in huge pages: transparent (AnonHugePages) or hugetlb
     std::uint64_t locked_bytes = 0;
 };
 

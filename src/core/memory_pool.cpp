@@ -80,8 +80,8 @@ MemoryPool::MemoryPool(std::size_t block_size, std::uint32_t blocks, const PoolM
                 mapped_bytes_ = rounded;
                 backing_ = PageBacking::hugetlb;
             } else if (memory.huge_pages == HugePages::on) {
-                throw std::runtime_error("--hugepages on: a pool of " + format_size(bytes_) + " needs " + std::to_string(needed) + " huge pages of " +
-                                         format_size(supply.page_bytes) + ", " + std::to_string(supply.free) +
+                throw std::runtime_error("--hugepages on: a pool of " + format_size(bytes_) + " needs " + std::to_string(needed) +
+                                         " huge pages of " + format_size(supply.page_bytes) + ", " + std::to_string(supply.free) +
                                          " are free (raise /proc/sys/vm/nr_hugepages, or --hugepages auto)");
             }
         } else if (memory.huge_pages == HugePages::on) {
@@ -96,7 +96,7 @@ MemoryPool::MemoryPool(std::size_t block_size, std::uint32_t blocks, const PoolM
         if (memory.huge_pages == HugePages::off) {
             madvise(p, bytes_, MADV_NOHUGEPAGE);
         } else if (transparent_huge_pages_possible() && madvise(p, bytes_, MADV_HUGEPAGE) == 0) {
-            backing_ = PageBacking::transparent;   // the kernel may still give normal pages: read back with mapping_facts
+            backing_ = PageBacking::transparent; // the kernel may still give normal pages: read back with mapping_facts
         }
     }
     base_ = static_cast<std::byte*>(p);
@@ -104,12 +104,12 @@ MemoryPool::MemoryPool(std::size_t block_size, std::uint32_t blocks, const PoolM
         on_demand_ = true;
         return;
     }
-    bind_to_numa_node(base_, mapped_bytes_, memory.numa_node);   // before the first touch: pages are born there
+    bind_to_numa_node(base_, mapped_bytes_, memory.numa_node); // before the first touch: pages are born there
     // Locked, as RDMA registration needs; without CAP_IPC_LOCK, RLIMIT_MEMLOCK caps it, and the
     // executor decides whether that is fatal (lock_errno).
     // The system call itself: AddressSanitizer's mlock interceptor does nothing and says yes.
     if (syscall(SYS_mlock, base_, mapped_bytes_) != 0) lock_errno_ = errno;
-    std::memset(base_, 0, bytes_);   // pre-fault now, not on the data path
+    std::memset(base_, 0, bytes_); // pre-fault now, not on the data path
     free_ = RingQueue<std::uint32_t>(blocks_);
     for (std::uint32_t i = 0; i < blocks_; ++i) free_.push(i);
 }

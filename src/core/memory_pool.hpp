@@ -22,7 +22,7 @@ enum class PageBacking { hugetlb, transparent, normal };
 std::string to_string(PageBacking b);
 
 struct PoolMemory {
-    int numa_node = -1;   // -1: leave placement to the kernel (first touch)
+    int numa_node = -1; // -1: leave placement to the kernel (first touch)
     HugePages huge_pages = HugePages::automatic;
     // Simulated runs: no pre-faulting or locking, and blocks are loaned newest-first (never-used
     // blocks in index order), so the memory touched follows the blocks in use at once rather than
@@ -68,7 +68,7 @@ public:
 private:
     std::byte* base_ = nullptr;
     std::size_t bytes_ = 0;
-    std::size_t mapped_bytes_ = 0;   // bytes_ rounded up to the page size it was mapped with
+    std::size_t mapped_bytes_ = 0; // bytes_ rounded up to the page size it was mapped with
     std::size_t block_size_;
     std::uint32_t blocks_;
     PageBacking backing_ = PageBacking::normal;

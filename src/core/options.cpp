@@ -120,9 +120,12 @@ Option& OptionSet::on_off(const std::string& name, bool& target, const std::stri
     o.is_switch = true;
     o.default_text = target ? "on" : "off";
     o.set = [&target, name](const std::string& v) {
-        if (v == "true" || v == "1" || v == "on" || v == "yes") target = true;
-        else if (v == "false" || v == "0" || v == "off" || v == "no") target = false;
-        else throw ConfigError("--" + name + ": '" + v + "' is not true or false");
+        if (v == "true" || v == "1" || v == "on" || v == "yes")
+            target = true;
+        else if (v == "false" || v == "0" || v == "off" || v == "no")
+            target = false;
+        else
+            throw ConfigError("--" + name + ": '" + v + "' is not true or false");
     };
     o.echo = echo_of(target);
     return add(std::move(o));
@@ -188,20 +191,26 @@ void OptionSet::attach(CLI::App& app) {
             // throws a bare "stoll".
             cli = app.add_flag(flag, o.switch_text, o.help);
         } else if (o.is_list) {
-            cli = app.add_option_function<std::vector<std::string>>(flag, [opt](const std::vector<std::string>& values) {
-                std::string joined;
-                for (const auto& v : values) joined += (joined.empty() ? "" : ",") + v;
-                opt->set(joined);
-                opt->given = true;
-                opt->given_text = joined;
-            }, o.help);
+            cli = app.add_option_function<std::vector<std::string>>(
+                flag,
+                [opt](const std::vector<std::string>& values) {
+                    std::string joined;
+                    for (const auto& v : values) joined += (joined.empty() ? "" : ",") + v;
+                    opt->set(joined);
+                    opt->given = true;
+                    opt->given_text = joined;
+                },
+                o.help);
             cli->delimiter(',');
         } else {
-            cli = app.add_option_function<std::string>(flag, [opt](const std::string& v) {
-                opt->set(v);
-                opt->given = true;
-                opt->given_text = v;
-            }, o.help);
+            cli = app.add_option_function<std::string>(
+                flag,
+                [opt](const std::string& v) {
+                    opt->set(v);
+                    opt->given = true;
+                    opt->given_text = v;
+                },
+                o.help);
         }
         if (!o.value_name.empty()) cli->type_name(o.value_name);
         if (!o.default_text.empty()) cli->default_str(o.default_text);
@@ -232,7 +241,8 @@ public:
             text.append(chunk, static_cast<std::size_t>(in.gcount()));
             if (text.size() > config_file_limit) throw ConfigError("--config: the file has more than the 16 MiB a config file may have");
         }
-        if (const auto first = text.find_first_not_of(" \t\r\n"); first != std::string::npos && text[first] == '{') return result_options(text);
+        if (const auto first = text.find_first_not_of(" \t\r\n"); first != std::string::npos && text[first] == '{')
+            return result_options(text);
         std::istringstream bounded(text);
         std::vector<CLI::ConfigItem> read = CLI::ConfigBase::from_config(bounded);
         for (const auto& item : read)
@@ -263,7 +273,8 @@ private:
         std::vector<CLI::ConfigItem> items;
         for (const auto& [name, value] : given->items()) {
             if (!value.is_string())
-                throw ConfigError("config file: invocation.options." + printable_text(name, 60) + " is not text (options are given as on the command line)");
+                throw ConfigError("config file: invocation.options." + printable_text(name, 60) +
+                                  " is not text (options are given as on the command line)");
             CLI::ConfigItem item;
             item.name = name;
             item.inputs = {value.get<std::string>()};
@@ -341,7 +352,7 @@ bool OptionSet::parse(CLI::App& app, int argc, const char* const* argv, std::ost
     }
     for (const auto& extra : app.remaining()) {
         const std::string token = extra.substr(0, extra.find('='));
-        if (!appears_on_command_line(token, argc, argv)) {   // captured from --config
+        if (!appears_on_command_line(token, argc, argv)) { // captured from --config
             const auto name = token.find_first_not_of('-');
             throw ConfigError("config file: unknown key '" + (name == std::string::npos ? token : token.substr(name)) +
                               "' (keys are the long flag names of evbench --help)");
@@ -368,7 +379,8 @@ void OptionSet::check_files() const {
     auto files_of = [](const Option& o) {
         std::vector<std::string> files;
         const nlohmann::json v = o.echo();
-        if (v.is_string()) files.push_back(v.get<std::string>());
+        if (v.is_string())
+            files.push_back(v.get<std::string>());
         else if (v.is_array())
             for (const auto& f : v) files.push_back(f.get<std::string>());
         return files;
@@ -382,7 +394,8 @@ void OptionSet::check_files() const {
             for (const auto& f : files_of(o)) {
                 check_output_file(f, "--" + o.name, inputs);
                 if (f != stdout_file) continue;
-                if (!on_stdout.empty()) throw ConfigError("--" + on_stdout + " and --" + o.name + " both write to standard output ('-'): give one a file");
+                if (!on_stdout.empty())
+                    throw ConfigError("--" + on_stdout + " and --" + o.name + " both write to standard output ('-'): give one a file");
                 on_stdout = o.name;
             }
 }

@@ -19,46 +19,67 @@
 namespace CLI {
 class App;
 class Option;
-}
+} // namespace CLI
 
 namespace evb {
 
 struct Option {
-    std::string name;           // long flag without dashes; also the config-file key
-    std::string group;          // who declared it: "run", a driver's name, "fabric", ...
-    std::string value_name;     // "N", "SIZE", "TIME", ...; empty for a switch
-    std::string default_text;   // as --help and README show it
+    std::string name; // long flag without dashes; also the config-file key
+    std::string group; // who declared it: "run", a driver's name, "fabric", ...
+    std::string value_name; // "N", "SIZE", "TIME", ...; empty for a switch
+    std::string default_text; // as --help and README show it
     std::string help;
-    std::string json_key;       // key in the configuration echo; empty: not echoed
+    std::string json_key; // key in the configuration echo; empty: not echoed
     bool is_switch = false;
-    bool is_list = false;       // comma-separated values (or a config-file array)
-    bool same_on_every_rank = true;   // part of the configuration every rank must share
-    bool given = false;         // set on the command line or in a config file
-    std::string given_text;     // as given (a list's values joined by ','; a switch's "true" or its value)
-    bool is_input_file = false;    // names a file (or files) the run reads
-    bool is_output_file = false;   // names a file the run writes: checked before the run (check_files)
-    std::function<void(const std::string&)> set;   // parses and stores; throws ConfigError
-    std::function<nlohmann::json()> echo;         // the effective value
-    std::string switch_text;                      // a switch's value as given ("true", or --name=VALUE)
-    CLI::Option* cli = nullptr;                   // once attached
+    bool is_list = false; // comma-separated values (or a config-file array)
+    bool same_on_every_rank = true; // part of the configuration every rank must share
+    bool given = false; // set on the command line or in a config file
+    std::string given_text; // as given (a list's values joined by ','; a switch's "true" or its value)
+    bool is_input_file = false; // names a file (or files) the run reads
+    bool is_output_file = false; // names a file the run writes: checked before the run (check_files)
+    std::function<void(const std::string&)> set; // parses and stores; throws ConfigError
+    std::function<nlohmann::json()> echo; // the effective value
+    std::string switch_text; // a switch's value as given ("true", or --name=VALUE)
+    CLI::Option* cli = nullptr; // once attached
 
     // Chainable adjustments of a declaration.
-    Option& shown_default(std::string text) { default_text = std::move(text); return *this; }
-    Option& echo_as(std::string key) { json_key = std::move(key); return *this; }
-    Option& not_echoed() { json_key.clear(); return *this; }
-    Option& per_rank() { same_on_every_rank = false; return *this; }
-    Option& reads_file() { is_input_file = true; return *this; }
+    Option& shown_default(std::string text) {
+        default_text = std::move(text);
+        return *this;
+    }
+    Option& echo_as(std::string key) {
+        json_key = std::move(key);
+        return *this;
+    }
+    Option& not_echoed() {
+        json_key.clear();
+        return *this;
+    }
+    Option& per_rank() {
+        same_on_every_rank = false;
+        return *this;
+    }
+    Option& reads_file() {
+        is_input_file = true;
+        return *this;
+    }
     // A driver's option that applies whatever the run's transport (mpi's --baseline replaces the
     // run): not refused as another transport's.
-    Option& whatever_the_transport() { any_transport = true; return *this; }
+    Option& whatever_the_transport() {
+        any_transport = true;
+        return *this;
+    }
     bool any_transport = false;
-    Option& writes_file() {   // "-" is standard output (output_file.hpp)
+    Option& writes_file() { // "-" is standard output (output_file.hpp)
         is_output_file = true;
         help += " ('-': standard output)";
         return *this;
     }
     // Refused together with any of these flags ("--k excludes --topology").
-    Option& excludes(std::vector<std::string> names) { excluded = std::move(names); return *this; }
+    Option& excludes(std::vector<std::string> names) {
+        excluded = std::move(names);
+        return *this;
+    }
     // Given as zero, refused when parsed, by every command that declares it: a zero that would
     // quietly mean "the default" or divide by nothing is a wrong answer.
     Option& above_zero();
@@ -136,11 +157,11 @@ private:
     static std::function<nlohmann::json()> echo_of(const T& target) {
         return [&target] { return nlohmann::json(target); };
     }
-    std::deque<Option> options_;   // stable addresses: CLI11 callbacks point into it
+    std::deque<Option> options_; // stable addresses: CLI11 callbacks point into it
     std::string group_ = "run";
     std::map<std::string, std::string> titles_;
     std::vector<std::string> group_order_;
-    std::string config_file_;   // --config, once parsed
+    std::string config_file_; // --config, once parsed
 };
 
 // Parsers behind the typed declarations; each throws ConfigError naming the flag.

@@ -55,7 +55,8 @@ void take_stdout_for_output() {
     std::cout.flush();
     std::fflush(stdout);
     const int kept = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
-    if (kept < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) throw std::runtime_error(std::string("cannot keep standard output for '-': ") + std::strerror(errno));
+    if (kept < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+        throw std::runtime_error(std::string("cannot keep standard output for '-': ") + std::strerror(errno));
     stdout_fd = kept;
 }
 
@@ -77,7 +78,7 @@ void check_output_file(const std::string& path, const std::string& what, const s
         }
         if (written_in_place(st)) {
             if (access(path.c_str(), W_OK) != 0) throw ConfigError(name + ": " + std::strerror(errno));
-            if (S_ISCHR(st.st_mode)) {   // not a pipe: opening one would wait for its reader
+            if (S_ISCHR(st.st_mode)) { // not a pipe: opening one would wait for its reader
                 const int fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
                 if (fd < 0) throw ConfigError(name + ": " + std::strerror(errno));
                 const auto error = refuses_writes(fd);
@@ -93,7 +94,8 @@ void check_output_file(const std::string& path, const std::string& what, const s
     // The folder must take the temporary file the result is written to.
     const std::string folder = folder_of(path);
     struct stat fs {};
-    if (stat(folder.c_str(), &fs) != 0) throw ConfigError(name + ": its folder '" + folder + "' " + (errno == ENOENT ? "does not exist" : std::strerror(errno)));
+    if (stat(folder.c_str(), &fs) != 0)
+        throw ConfigError(name + ": its folder '" + folder + "' " + (errno == ENOENT ? "does not exist" : std::strerror(errno)));
     if (!S_ISDIR(fs.st_mode)) throw ConfigError(name + ": '" + folder + "' is not a folder");
     std::string probe = path + ".evbench-XXXXXX";
     const int fd = mkstemp(probe.data());

@@ -45,14 +45,14 @@ PlacementPlan plan_automatic(const PlacementRequest& r) {
     const int node = !r.nic.rdma_device.empty() ? numa_node_of_rdma_device(r.nic.rdma_device) : numa_node_of_interface(r.nic.interface);
     if (node < 0) {
         plan.notice = "placement auto: " + r.nic.text() + " reports no NUMA node (" +
-                      (node_count() > 1 ? "a virtual device?" : "one memory domain here") + "): memory and threads left to the kernel";
+            (node_count() > 1 ? "a virtual device?" : "one memory domain here") + "): memory and threads left to the kernel";
         return plan;
     }
     const auto cpus = cpus_of_numa_node(node);
     plan.numa_node = node;
     if (cpus.empty() || r.local_ranks > cpus.size()) {
         plan.notice = "placement auto: " + std::to_string(r.local_ranks) + " ranks on this host share the " + std::to_string(cpus.size()) +
-                      " cpus of NUMA node " + std::to_string(node) + " (near " + r.nic.text() + "): memory bound there, threads left to the kernel";
+            " cpus of NUMA node " + std::to_string(node) + " (near " + r.nic.text() + "): memory bound there, threads left to the kernel";
         return plan;
     }
     plan.cpu = cpus[r.local_rank % cpus.size()];
@@ -76,7 +76,8 @@ PlacementPlan plan_placement(const PlacementRequest& r) {
         const int cpu = r.cpus[r.local_rank % r.cpus.size()];
         const long cpus = sysconf(_SC_NPROCESSORS_CONF);
         if (cpu >= cpus)
-            throw std::invalid_argument("--cpus: cpu " + std::to_string(cpu) + " does not exist here (cpus 0-" + std::to_string(cpus - 1) + ")");
+            throw std::invalid_argument("--cpus: cpu " + std::to_string(cpu) + " does not exist here (cpus 0-" + std::to_string(cpus - 1) +
+                                        ")");
         plan.cpu = cpu;
     }
     return plan;
@@ -138,8 +139,8 @@ std::string describe_topology() {
         int pus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
         int numa = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
         hwloc_topology_destroy(topo);
-        return std::to_string(cores) + " cores, " + std::to_string(pus) + " threads, " + std::to_string(numa) +
-               " NUMA node" + (numa == 1 ? "" : "s");
+        return std::to_string(cores) + " cores, " + std::to_string(pus) + " threads, " + std::to_string(numa) + " NUMA node" +
+            (numa == 1 ? "" : "s");
     }
 #endif
     return std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cpus";

@@ -24,17 +24,17 @@ struct NicName {
 
 struct PlacementRequest {
     PlacementMode mode = PlacementMode::automatic;
-    std::vector<int> cpus;           // manual: --cpus (empty: leave threads alone)
-    std::optional<int> numa_node;    // manual: --numa
-    NicName nic;                     // automatic: where the transport's traffic goes
-    std::uint32_t local_rank = 0;    // this rank among the ranks of its host
+    std::vector<int> cpus; // manual: --cpus (empty: leave threads alone)
+    std::optional<int> numa_node; // manual: --numa
+    NicName nic; // automatic: where the transport's traffic goes
+    std::uint32_t local_rank = 0; // this rank among the ranks of its host
     std::uint32_t local_ranks = 1;
 };
 
 struct PlacementPlan {
-    int numa_node = -1;              // pools bound here; -1: first touch
-    std::optional<int> cpu;          // the reactor thread pinned here
-    std::string notice;              // why automatic placement fell back (one line), else empty
+    int numa_node = -1; // pools bound here; -1: first touch
+    std::optional<int> cpu; // the reactor thread pinned here
+    std::string notice; // why automatic placement fell back (one line), else empty
 };
 
 // Throws std::invalid_argument naming a --cpus or --numa this machine does not have.

@@ -19,15 +19,15 @@ std::size_t utf8_length(std::string_view text, std::size_t i) {
 
 std::string cut_text(std::string_view text, std::size_t limit) {
     if (text.size() <= limit) return std::string(text);
-    std::size_t end = limit > 40 ? limit - 40 : limit;   // room for the note, so the whole fits in limit
-    while (end > 0 && (static_cast<unsigned char>(text[end]) >> 6) == 0x2) --end;   // not inside a character
+    std::size_t end = limit > 40 ? limit - 40 : limit; // room for the note, so the whole fits in limit
+    while (end > 0 && (static_cast<unsigned char>(text[end]) >> 6) == 0x2) --end; // not inside a character
     return fmt::format("{}... ({} bytes in all)", text.substr(0, end), text.size());
 }
 
 std::string printable_text(std::string_view text, std::size_t limit) {
     std::string out;
     std::size_t i = 0;
-    for (; i < text.size() && out.size() < limit; ) {
+    for (; i < text.size() && out.size() < limit;) {
         const auto b = static_cast<unsigned char>(text[i]);
         const std::size_t n = utf8_length(text, i);
         if (n == 0 || b < 0x20 || b == 0x7F) {

@@ -14,7 +14,7 @@ std::optional<double> leading_decimal(std::string_view text, std::size_t& used) 
     const std::size_t digits_from = !text.empty() && text.front() == '-' ? 1 : 0;
     if (text.size() <= digits_from) return std::nullopt;
     const char first = text[digits_from];
-    if (!(first >= '0' && first <= '9') && first != '.') return std::nullopt;   // from_chars would take "inf" and "nan"
+    if (!(first >= '0' && first <= '9') && first != '.') return std::nullopt; // from_chars would take "inf" and "nan"
     double value = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, std::chars_format::general);
     if (ec != std::errc() || !std::isfinite(value)) return std::nullopt;
@@ -32,8 +32,7 @@ std::pair<double, std::string> split_number(const std::string& text, const char*
     const double value = *number;
     if (used < text.size() && (text[used] == 'x' || text[used] == 'X') && text.compare(0, used, "0") == 0)
         throw std::invalid_argument("'" + text + "' is not a " + what + ": numbers are decimal");
-    if (value < 0)
-        throw std::invalid_argument("'" + text + "' is not a " + what + " (must be finite and >= 0)");
+    if (value < 0) throw std::invalid_argument("'" + text + "' is not a " + what + " (must be finite and >= 0)");
     std::string unit = text.substr(used);
     while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
     return {value, unit};
@@ -41,21 +40,41 @@ std::pair<double, std::string> split_number(const std::string& text, const char*
 
 struct Unit {
     std::string_view name;
-    double factor;   // of the base unit (bytes, picoseconds, bits per second)
-    std::string_view means;   // how --help and the error line explain a group of equal units
+    double factor; // of the base unit (bytes, picoseconds, bits per second)
+    std::string_view means; // how --help and the error line explain a group of equal units
 };
 // The units each parser takes, and how they are explained: one table per kind. K and M are SI
 // (1000), as in ib_write_bw's and qperf's figures; Ki and Mi are binary (iperf3's K is 1024).
-constexpr Unit size_units_in[] = {
-    {"", 1, "bytes"}, {"B", 1, "bytes"}, {"k", 1e3, "1000 B"}, {"K", 1e3, "1000 B"}, {"kB", 1e3, "1000 B"}, {"KB", 1e3, "1000 B"},
-    {"Ki", 1024.0, "1024 B"}, {"KiB", 1024.0, "1024 B"}, {"M", 1e6, "1000^2 B"}, {"MB", 1e6, "1000^2 B"},
-    {"Mi", 1048576.0, "1024^2 B"}, {"MiB", 1048576.0, "1024^2 B"}, {"G", 1e9, "1000^3 B"}, {"GB", 1e9, "1000^3 B"},
-    {"Gi", 1073741824.0, "1024^3 B"}, {"GiB", 1073741824.0, "1024^3 B"}, {"TB", 1e12, "1000^4 B"}, {"TiB", 1099511627776.0, "1024^4 B"}};
-constexpr Unit time_units_in[] = {{"", 1e12, "seconds"}, {"s", 1e12, "seconds"}, {"ms", 1e9, "10^-3 s"}, {"us", 1e6, "10^-6 s"},
-                                  {"ns", 1e3, "10^-9 s"}, {"ps", 1, "10^-12 s"}, {"min", 60e12, "60 s"}};
-constexpr Unit rate_units_in[] = {{"", 1, "bit/s"}, {"bps", 1, "bit/s"}, {"kbps", 1e3, "10^3 bit/s"}, {"Kbps", 1e3, "10^3 bit/s"},
-                                  {"Mbps", 1e6, "10^6 bit/s"}, {"Mb/s", 1e6, "10^6 bit/s"}, {"Gbps", 1e9, "10^9 bit/s"},
-                                  {"Gb/s", 1e9, "10^9 bit/s"}, {"Tbps", 1e12, "10^12 bit/s"}, {"Tb/s", 1e12, "10^12 bit/s"}};
+constexpr Unit size_units_in[] = {{"", 1, "bytes"},
+                                  {"B", 1, "bytes"},
+                                  {"k", 1e3, "1000 B"},
+                                  {"K", 1e3, "1000 B"},
+                                  {"kB", 1e3, "1000 B"},
+                                  {"KB", 1e3, "1000 B"},
+                                  {"Ki", 1024.0, "1024 B"},
+                                  {"KiB", 1024.0, "1024 B"},
+                                  {"M", 1e6, "1000^2 B"},
+                                  {"MB", 1e6, "1000^2 B"},
+                                  {"Mi", 1048576.0, "1024^2 B"},
+                                  {"MiB", 1048576.0, "1024^2 B"},
+                                  {"G", 1e9, "1000^3 B"},
+                                  {"GB", 1e9, "1000^3 B"},
+                                  {"Gi", 1073741824.0, "1024^3 B"},
+                                  {"GiB", 1073741824.0, "1024^3 B"},
+                                  {"TB", 1e12, "1000^4 B"},
+                                  {"TiB", 1099511627776.0, "1024^4 B"}};
+constexpr Unit time_units_in[] = {{"", 1e12, "seconds"},  {"s", 1e12, "seconds"}, {"ms", 1e9, "10^-3 s"}, {"us", 1e6, "10^-6 s"},
+                                  {"ns", 1e3, "10^-9 s"}, {"ps", 1, "10^-12 s"},  {"min", 60e12, "60 s"}};
+constexpr Unit rate_units_in[] = {{"", 1, "bit/s"},
+                                  {"bps", 1, "bit/s"},
+                                  {"kbps", 1e3, "10^3 bit/s"},
+                                  {"Kbps", 1e3, "10^3 bit/s"},
+                                  {"Mbps", 1e6, "10^6 bit/s"},
+                                  {"Mb/s", 1e6, "10^6 bit/s"},
+                                  {"Gbps", 1e9, "10^9 bit/s"},
+                                  {"Gb/s", 1e9, "10^9 bit/s"},
+                                  {"Tbps", 1e12, "10^12 bit/s"},
+                                  {"Tb/s", 1e12, "10^12 bit/s"}};
 
 template <std::size_t N>
 double factor_of(const Unit (&units)[N], const std::string& unit) {
@@ -87,14 +106,15 @@ std::string units_line(const Unit (&units)[N]) {
 } // namespace
 
 std::string quantity_units_help() {
-    return "Sizes: " + units_line(size_units_in) + "\nDurations: " + units_line(time_units_in) +
-           "\nRates: " + units_line(rate_units_in) + "\n";
+    return "Sizes: " + units_line(size_units_in) + "\nDurations: " + units_line(time_units_in) + "\nRates: " + units_line(rate_units_in) +
+        "\n";
 }
 
 std::uint64_t parse_size(const std::string& text) {
     auto [value, unit] = split_number(text, "size");
     const double factor = factor_of(size_units_in, unit);
-    if (factor == 0) throw std::invalid_argument("'" + text + "' has an unknown size unit '" + unit + "' (units: " + units_line(size_units_in) + ")");
+    if (factor == 0)
+        throw std::invalid_argument("'" + text + "' has an unknown size unit '" + unit + "' (units: " + units_line(size_units_in) + ")");
     double bytes = value * factor;
     if (bytes > 1.8e19) throw std::invalid_argument("'" + text + "' is too large a size");
     if (bytes != std::floor(bytes)) throw std::invalid_argument("'" + text + "' is not a whole number of bytes");
@@ -104,7 +124,8 @@ std::uint64_t parse_size(const std::string& text) {
 Picoseconds parse_duration(const std::string& text) {
     auto [value, unit] = split_number(text, "duration");
     const double factor = factor_of(time_units_in, unit);
-    if (factor == 0) throw std::invalid_argument("'" + text + "' has an unknown time unit '" + unit + "' (units: " + units_line(time_units_in) + ")");
+    if (factor == 0)
+        throw std::invalid_argument("'" + text + "' has an unknown time unit '" + unit + "' (units: " + units_line(time_units_in) + ")");
     double ps = value * factor;
     if (ps > 9.2e18) throw std::invalid_argument("'" + text + "' is too long a duration");
     return Picoseconds(static_cast<std::int64_t>(std::llround(ps)));
@@ -113,7 +134,8 @@ Picoseconds parse_duration(const std::string& text) {
 double parse_rate_bps(const std::string& text) {
     auto [value, unit] = split_number(text, "rate");
     const double factor = factor_of(rate_units_in, unit);
-    if (factor == 0) throw std::invalid_argument("'" + text + "' has an unknown rate unit '" + unit + "' (units: " + units_line(rate_units_in) + ")");
+    if (factor == 0)
+        throw std::invalid_argument("'" + text + "' has an unknown rate unit '" + unit + "' (units: " + units_line(rate_units_in) + ")");
     return value * factor;
 }
 

@@ -16,7 +16,7 @@ extern char** environ;
 namespace evb {
 namespace {
 
-constexpr std::size_t max_text = 1024;          // a host name, kernel line, CPU model, NIC field
+constexpr std::size_t max_text = 1024; // a host name, kernel line, CPU model, NIC field
 constexpr std::size_t max_variables = 1024;
 constexpr std::size_t max_variable_name = 256, max_variable_value = 4096;
 
@@ -64,7 +64,8 @@ RankOrigin RankOrigin::from_json(const nlohmann::json& j) {
     o.address = bounded_text(j, "address", 64);
     const auto& env = json_field(j, "environment");
     if (!env.is_object()) throw std::invalid_argument("the field 'environment' is not an object");
-    if (env.size() > max_variables) throw std::invalid_argument(fmt::format("the field 'environment' has more than {} variables", max_variables));
+    if (env.size() > max_variables)
+        throw std::invalid_argument(fmt::format("the field 'environment' has more than {} variables", max_variables));
     for (const auto& [name, value] : env.items()) {
         if (name.size() > max_variable_name || !recorded_variable(name))
             throw std::invalid_argument("the field 'environment' holds a variable evbench does not record");
@@ -100,7 +101,7 @@ nlohmann::json origins_json(const std::vector<RankOrigin>& ranks) {
     nlohmann::json hosts = nlohmann::json::object(), list = nlohmann::json::array(), differs = nlohmann::json::object();
     for (const auto& o : ranks) {
         if (!hosts.contains(o.host)) hosts[o.host] = {{"kernel", o.kernel}, {"cpu_model", o.cpu_model}};
-        nlohmann::json rank = o.to_json();   // less what is per host, and the environment by difference
+        nlohmann::json rank = o.to_json(); // less what is per host, and the environment by difference
         for (const char* key : {"kernel", "cpu_model", "environment"}) rank.erase(key);
         list.push_back(std::move(rank));
     }

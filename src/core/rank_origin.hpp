@@ -17,13 +17,13 @@
 namespace evb {
 
 struct RankOrigin {
-    std::optional<std::uint32_t> rank;   // empty: the one process that ran every rank
+    std::optional<std::uint32_t> rank; // empty: the one process that ran every rank
     std::string host;
     std::int64_t pid = 0;
-    std::string kernel;                  // "Linux 6.1.0-28-amd64 #1 SMP ..."
+    std::string kernel; // "Linux 6.1.0-28-amd64 #1 SMP ..."
     std::string cpu_model;
-    std::string nic, nic_driver, nic_firmware;   // empty where unknown
-    std::string address;                 // the IPv4 address of the NIC's interface, where it has one
+    std::string nic, nic_driver, nic_firmware; // empty where unknown
+    std::string address; // the IPv4 address of the NIC's interface, where it has one
     std::map<std::string, std::string> environment;
 
     nlohmann::json to_json() const;

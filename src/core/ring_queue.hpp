@@ -20,7 +20,7 @@ public:
     std::size_t size() const { return tail_ - head_; }
     T& front() { return items_[head_ & (items_.size() - 1)]; }
     const T& front() const { return items_[head_ & (items_.size() - 1)]; }
-    T& at(std::size_t i) { return items_[(head_ + i) & (items_.size() - 1)]; }   // i < size()
+    T& at(std::size_t i) { return items_[(head_ + i) & (items_.size() - 1)]; } // i < size()
     const T& at(std::size_t i) const { return items_[(head_ + i) & (items_.size() - 1)]; }
     void pop() { ++head_; }
     void push(const T& v) {

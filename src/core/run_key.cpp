@@ -13,7 +13,8 @@ namespace evb {
 namespace {
 
 void random_bytes(std::uint8_t* out, std::size_t n) {
-    if (RAND_bytes(out, static_cast<int>(n)) != 1) throw std::runtime_error("run key: the system's random source failed (OpenSSL RAND_bytes)");
+    if (RAND_bytes(out, static_cast<int>(n)) != 1)
+        throw std::runtime_error("run key: the system's random source failed (OpenSSL RAND_bytes)");
 }
 
 std::string hex(std::span<const std::uint8_t> bytes) {
@@ -41,8 +42,7 @@ RunKey RunKey::given(std::string text, const std::string& source) {
     if (text.size() < min_length)
         throw ConfigError(source + ": the run key has " + std::to_string(text.size()) + " characters; give at least " +
                           std::to_string(min_length) + " (for example the output of 'openssl rand -hex 32')");
-    if (text.size() > max_length)
-        throw ConfigError(source + ": the run key has more than " + std::to_string(max_length) + " characters");
+    if (text.size() > max_length) throw ConfigError(source + ": the run key has more than " + std::to_string(max_length) + " characters");
     return RunKey(std::move(text), "from " + source, true);
 }
 
@@ -51,7 +51,9 @@ RunKey RunKey::from_job(const std::string& job_id) {
     Digest d{};
     unsigned int n = 0;
     EVP_Digest(label.data(), label.size(), d.data(), &n, EVP_sha256(), nullptr);
-    return RunKey(hex(d), "derived from the launcher's job id '" + job_id + "' (keeps concurrent jobs apart, but is no secret: set EVBENCH_RUN_KEY or give --run-key-file)",
+    return RunKey(hex(d),
+                  "derived from the launcher's job id '" + job_id +
+                      "' (keeps concurrent jobs apart, but is no secret: set EVBENCH_RUN_KEY or give --run-key-file)",
                   false);
 }
 

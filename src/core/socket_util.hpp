@@ -14,7 +14,7 @@ namespace evb {
 std::pair<std::string, int> split_host_port(const std::string& endpoint);
 struct ListenError : std::runtime_error {
     ListenError(const std::string& what, int err) : std::runtime_error(what), error(err) {}
-    int error;   // errno of bind or listen
+    int error; // errno of bind or listen
 };
 // Listening TCP socket on host:port (port 0: any); returns the fd; throws ListenError.
 int listen_on(const std::string& host, int port, int backlog);

@@ -20,8 +20,14 @@ public:
     constexpr auto operator<=>(const Picoseconds&) const = default;
     constexpr Picoseconds operator+(Picoseconds o) const { return Picoseconds(ps_ + o.ps_); }
     constexpr Picoseconds operator-(Picoseconds o) const { return Picoseconds(ps_ - o.ps_); }
-    constexpr Picoseconds& operator+=(Picoseconds o) { ps_ += o.ps_; return *this; }
-    constexpr Picoseconds& operator-=(Picoseconds o) { ps_ -= o.ps_; return *this; }
+    constexpr Picoseconds& operator+=(Picoseconds o) {
+        ps_ += o.ps_;
+        return *this;
+    }
+    constexpr Picoseconds& operator-=(Picoseconds o) {
+        ps_ -= o.ps_;
+        return *this;
+    }
     constexpr Picoseconds operator*(std::int64_t k) const { return Picoseconds(ps_ * k); }
 
 private:
@@ -38,8 +44,7 @@ constexpr Picoseconds operator""_s(unsigned long long v) { return Picoseconds(st
 
 // Monotonic wall clock in picoseconds since an arbitrary origin.
 inline Picoseconds steady_now() {
-    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                  std::chrono::steady_clock::now().time_since_epoch()).count();
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
     return Picoseconds(static_cast<std::int64_t>(ns) * 1000);
 }
 

@@ -49,7 +49,7 @@ void read_setup_part(const std::string& text, std::size_t rank, const char* what
         read(nlohmann::json::parse(text));
     } catch (const nlohmann::json::exception& e) {
         throw std::runtime_error(fmt::format("rank {} sent {} that do not read: the text {}", rank, what, json_error_words(e)));
-    } catch (const std::exception& e) {   // the checks' std::invalid_argument, in evbench's words
+    } catch (const std::exception& e) { // the checks' std::invalid_argument, in evbench's words
         throw std::runtime_error(fmt::format("rank {} sent {} that do not read: {:.200}", rank, what, e.what()));
     }
 }
@@ -146,9 +146,10 @@ void DistributedRank::make_endpoints() {
     first_units_ = per_unit ? take_units(mine, layout_.units_on_endpoint(first_endpoint_)) : std::move(mine);
     for (std::uint32_t e = first_endpoint_ + 1; e < first_endpoint_ + layout_.endpoints_of(world_.rank); ++e) {
         const RankUnits which = layout_.units_on_endpoint(e);
-        EndpointThread::Setup setup{config_, layout_, log_, thread_slot(layout_, world_.rank, world_.local_rank, world_.local_ranks, e), nic_,
-                                    units_text(which)};
-        threads_.push_back(std::make_unique<EndpointThread>(setup, make_transport_(listen_host_, e, layout_.endpoints()), take_units(mine, which)));
+        EndpointThread::Setup setup{
+            config_, layout_, log_, thread_slot(layout_, world_.rank, world_.local_rank, world_.local_ranks, e), nic_, units_text(which)};
+        threads_.push_back(
+            std::make_unique<EndpointThread>(setup, make_transport_(listen_host_, e, layout_.endpoints()), take_units(mine, which)));
     }
     placed_ = read_back_placement(world_.rank, plan, nic_, pools_of(first_units_), transport_->capabilities().pins_memory);
     if (per_unit) placed_.units = units_text(layout_.units_on_endpoint(first_endpoint_));
@@ -159,13 +160,14 @@ void DistributedRank::exchange_addresses_and_connect() {
     nlohmann::json my_addresses = nlohmann::json::array({transport_->local_address()});
     nlohmann::json my_placements = nlohmann::json::array({placed_.to_json()});
     for (auto& t : threads_) {
-        my_placements.push_back(t->placement().to_json());   // first: the thread is done with its transport until connect
+        my_placements.push_back(t->placement().to_json()); // first: the thread is done with its transport until connect
         my_addresses.push_back(t->transport().local_address());
     }
-    const auto setups = boot_.allgather(
-        nlohmann::json{{"addresses", my_addresses}, {"placements", my_placements}, {"origin", this_process_origin(world_.rank, nic_).to_json()}}
-            .dump(0, ' ', false, nlohmann::json::error_handler_t::replace),
-        fingerprint_);
+    const auto setups = boot_.allgather(nlohmann::json{{"addresses", my_addresses},
+                                                       {"placements", my_placements},
+                                                       {"origin", this_process_origin(world_.rank, nic_).to_json()}}
+                                            .dump(0, ' ', false, nlohmann::json::error_handler_t::replace),
+                                        fingerprint_);
     for (std::size_t r = 0; r < setups.size(); ++r)
         read_setup_part(setups[r], r, "addresses and placements", [&](const nlohmann::json& j) {
             if (j.at("addresses").size() != layout_.endpoints_of(static_cast<std::uint32_t>(r)))
@@ -174,7 +176,8 @@ void DistributedRank::exchange_addresses_and_connect() {
             for (const auto& a : j.at("addresses")) addresses_.push_back(a.get<std::string>());
             for (const auto& p : j.at("placements")) placements_.push_back(RankPlacement::from_json(p));
             origins_.push_back(RankOrigin::from_json(j.at("origin")));
-            if (origins_.back().rank != r) throw std::invalid_argument(fmt::format("its origin names rank {}", origins_.back().rank.value_or(0)));
+            if (origins_.back().rank != r)
+                throw std::invalid_argument(fmt::format("its origin names rank {}", origins_.back().rank.value_or(0)));
         });
     // Every endpoint connects at once: one waiting for another's accept must not block it.
     for (auto& t : threads_) t->connect(addresses_);
@@ -209,11 +212,11 @@ void DistributedRank::announce() {
         details.push_back("# run key: " + key_.origin());
         // Ranks on several hosts: each line says which, and where its transport listens.
         if (std::any_of(origins_.begin(), origins_.end(), [&](const RankOrigin& o) { return o.host != origins_.front().host; })) {
-            std::size_t listening = 0;   // placements and addresses: one per endpoint, in rank order
+            std::size_t listening = 0; // placements and addresses: one per endpoint, in rank order
             for (auto& p : placements_) {
                 const RankOrigin& o = origins_.at(p.rank);
                 p.host = printable_text(o.host, 64) + (o.address.empty() ? "" : " (" + printable_text(o.address, 64) + ")") + " at " +
-                         printable_text(addresses_.at(listening++), 80);
+                    printable_text(addresses_.at(listening++), 80);
             }
         }
         for (const auto& line : placement_lines(placements_)) details.push_back(line);
@@ -282,8 +285,10 @@ RunOutcome DistributedRank::finish() {
         outcome.rank_failure = failure;
         if (control_->fenced()) return outcome;
         // The receiver names the sender (by its link), so the text is the failure alone.
-        if (world_.rank == 0) boot_.broadcast(ControlType::abort, {{"error", cut_text(*failure, max_text_field)}});
-        else boot_.send_to_root(ControlType::abort, {{"error", cut_text(*failure, max_text_field)}});
+        if (world_.rank == 0)
+            boot_.broadcast(ControlType::abort, {{"error", cut_text(*failure, max_text_field)}});
+        else
+            boot_.send_to_root(ControlType::abort, {{"error", cut_text(*failure, max_text_field)}});
         return outcome;
     }
     // Nobody closes its data connections before everyone has stopped using them: ranks wait for
@@ -315,7 +320,7 @@ RunOutcome DistributedRank::gather_statistics(const NodeStats& stats, std::vecto
     const std::uint32_t survivors = world_.size - control_->lost_count();
     std::vector<bool> heard(world_.size, false);
     heard[0] = true;
-    std::vector<std::string> refusals;   // ranks whose statistics cannot count, and why
+    std::vector<std::string> refusals; // ranks whose statistics cannot count, and why
     Picoseconds gather_deadline = steady_now() + config_.grace;
     auto refuse = [&](std::uint32_t from, const std::string& why) {
         heard[from] = true;
@@ -324,7 +329,7 @@ RunOutcome DistributedRank::gather_statistics(const NodeStats& stats, std::vecto
     };
     while (gathered + refusals.size() < survivors && steady_now() < gather_deadline) {
         for (auto& in : boot_.poll()) {
-            if (control_->lost(in.from) || heard[in.from]) continue;   // fenced: a rank declared lost counts no more
+            if (control_->lost(in.from) || heard[in.from]) continue; // fenced: a rank declared lost counts no more
             const nlohmann::json& body = in.message.body;
             if (in.message.type == ControlType::link_lost) {
                 refuse(in.from, "closed its control connection before its statistics came: " + body.at("error").get<std::string>());
@@ -346,9 +351,9 @@ RunOutcome DistributedRank::gather_statistics(const NodeStats& stats, std::vecto
     }
     boot_.broadcast(ControlType::bye);
     if (gathered < survivors)
-        result.failure = fmt::format("only {} of {} {}ranks sent their statistics{}", gathered, survivors,
-                                     control_->lost_count() ? "surviving " : "",
-                                     refusals.empty() ? "" : fmt::format(" ({})", fmt::join(refusals, "; ")));
+        result.failure =
+            fmt::format("only {} of {} {}ranks sent their statistics{}", gathered, survivors, control_->lost_count() ? "surviving " : "",
+                        refusals.empty() ? "" : fmt::format(" ({})", fmt::join(refusals, "; ")));
     result.elapsed = now_;
     result.wall_seconds = now_.seconds();
     result.started_unix_s = started_unix_s_;

@@ -11,7 +11,8 @@ const Picoseconds connect_timeout = Picoseconds::from_seconds(30);
 const Picoseconds publish_period = Picoseconds::from_seconds(0.001);
 } // namespace
 
-ThreadSlot thread_slot(const Layout& layout, std::uint32_t rank, std::uint32_t local_rank, std::uint32_t local_ranks, std::uint32_t endpoint) {
+ThreadSlot thread_slot(const Layout& layout, std::uint32_t rank, std::uint32_t local_rank, std::uint32_t local_ranks,
+                       std::uint32_t endpoint) {
     const std::uint32_t host_first = rank >= local_rank ? rank - local_rank : 0;
     const std::uint32_t host_end = std::min(host_first + std::max(local_ranks, 1u), layout.ranks());
     const std::uint32_t base = layout.first_endpoint_of(host_first);
@@ -24,8 +25,8 @@ UnitsOfRank take_units(UnitsOfRank& all, const RankUnits& which) {
     part.node = all.node;
     for (auto it = all.units.begin(); it != all.units.end();) {
         const UnitAddress a = it->address;
-        const bool wanted = (a.role == Role::readout && which.readout == a.index) || (a.role == Role::builder && which.builder == a.index) ||
-                            (a.role == Role::manager && which.manager);
+        const bool wanted = (a.role == Role::readout && which.readout == a.index) ||
+            (a.role == Role::builder && which.builder == a.index) || (a.role == Role::manager && which.manager);
         if (wanted) {
             part.units.push_back(std::move(*it));
             it = all.units.erase(it);

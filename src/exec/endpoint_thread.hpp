@@ -34,10 +34,10 @@ public:
         spdlog::logger& log;
         ThreadSlot slot;
         NicName nic;
-        std::string units;   // for the placement line: "BU 0"
+        std::string units; // for the placement line: "BU 0"
     };
     EndpointThread(Setup setup, std::unique_ptr<Transport> transport, UnitsOfRank units);
-    ~EndpointThread();   // stops and joins, whatever step it is at
+    ~EndpointThread(); // stops and joins, whatever step it is at
 
     Transport& transport() { return *transport_; }
     // Waits for the thread's pinning and read-back; rethrows its ConfigError.
@@ -64,14 +64,14 @@ private:
     void publish();
 
     Setup setup_;
-    std::unique_ptr<Node> node_;   // declared before the transport: it is closed first
+    std::unique_ptr<Node> node_; // declared before the transport: it is closed first
     std::unique_ptr<Transport> transport_;
     UnitsOfRank units_;
     Reactor reactor_;
     std::promise<RankPlacement> placed_;
     std::promise<std::vector<std::string>> addresses_;
     std::promise<void> connected_;
-    std::promise<std::optional<Picoseconds>> go_;   // nullopt: the rank gave up before the start
+    std::promise<std::optional<Picoseconds>> go_; // nullopt: the rank gave up before the start
     bool addresses_given_ = false, go_given_ = false;
     std::future<RankPlacement> placed_future_;
     std::future<void> connected_future_;
@@ -84,7 +84,8 @@ private:
 
 // The thread slot of this rank's endpoint `endpoint` among the endpoints of its host, the host's
 // ranks being consecutive (local_rank 0 first), as mpirun, srun and --launch-local place them.
-ThreadSlot thread_slot(const Layout& layout, std::uint32_t rank, std::uint32_t local_rank, std::uint32_t local_ranks, std::uint32_t endpoint);
+ThreadSlot thread_slot(const Layout& layout, std::uint32_t rank, std::uint32_t local_rank, std::uint32_t local_ranks,
+                       std::uint32_t endpoint);
 
 // The units of `all` that sit on `which`, moved out (pools stay with `all`).
 UnitsOfRank take_units(UnitsOfRank& all, const RankUnits& which);

@@ -46,7 +46,7 @@ RunOutcome run_in_process(const Config& config, std::vector<std::unique_ptr<Tran
         }
         // Checking the clock costs little next to a poll pass; check completion only now and then.
         if ((pass++ & 63) == 0 && reactor.all_finished()) return loop.end();
-        if (!result.interrupted && interrupt_signal()) {   // as at --duration's end, now: what is under way finishes
+        if (!result.interrupted && interrupt_signal()) { // as at --duration's end, now: what is under way finishes
             result.interrupted = interrupt_signal();
             for (auto& n : nodes) n->end_now();
             deadline = std::min(deadline, now + config.grace);
@@ -56,8 +56,8 @@ RunOutcome run_in_process(const Config& config, std::vector<std::unique_ptr<Tran
             next_progress += config.progress_interval;
         }
         if (now >= deadline) {
-            result.failure = fmt::format("run did not finish within {:g} s (duration + grace); {} fragments in flight",
-                                         deadline.seconds(), reactor.totals().in_flight);
+            result.failure = fmt::format("run did not finish within {:g} s (duration + grace); {} fragments in flight", deadline.seconds(),
+                                         reactor.totals().in_flight);
             loop.end();
         }
     });

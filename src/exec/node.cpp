@@ -14,7 +14,7 @@ bool sent_by(const RankUnits& u, const Message& m) {
     case Role::builder: return u.builder && *u.builder == m.from_index;
     case Role::manager: return u.manager && m.from_index == 0;
     }
-    return false;   // not a role
+    return false; // not a role
 }
 
 } // namespace
@@ -118,7 +118,7 @@ std::size_t Node::deliver_dropped() {
             w.state = OutstandingWrite::State::free;
             free_writes_.push_back(id);
         } else {
-            continue;   // not retired (any more): nothing to tell
+            continue; // not retired (any more): nothing to tell
         }
         WriteCompletion done;
         done.kind = WriteCompletion::Kind::write_done;
@@ -221,17 +221,17 @@ void Node::dispatch(const Completion& c) {
             ++stats_.errors.unexpected;
             return;
         }
-        if (w.state == OutstandingWrite::State::retired) {   // its unit hears it dropped in deliver_dropped, then the id is free
+        if (w.state == OutstandingWrite::State::retired) { // its unit hears it dropped in deliver_dropped, then the id is free
             writes_[c.cookie].state = OutstandingWrite::State::retired_done;
             return;
         }
-        if (w.state == OutstandingWrite::State::retired_done) {   // a second completion for one write
+        if (w.state == OutstandingWrite::State::retired_done) { // a second completion for one write
             ++stats_.errors.unexpected;
             return;
         }
         writes_[c.cookie].state = OutstandingWrite::State::free;
         free_writes_.push_back(c.cookie);
-        if (w.state == OutstandingWrite::State::told) return;   // already finished as dropped
+        if (w.state == OutstandingWrite::State::told) return; // already finished as dropped
         WriteCompletion done;
         done.kind = WriteCompletion::Kind::write_done;
         done.cookie = w.cookie;
@@ -255,9 +255,7 @@ void Node::dispatch(const Completion& c) {
         hosted_.units[write_target_].unit->on_completion(*contexts_[write_target_], arrived);
         return;
     }
-    case Completion::Kind::peer_lost:
-        lose_rank(c.peer, c.error ? c.error : "connection closed");
-        return;
+    case Completion::Kind::peer_lost: lose_rank(c.peer, c.error ? c.error : "connection closed"); return;
     }
 }
 
@@ -280,20 +278,21 @@ Picoseconds Node::next_timer() const {
 }
 
 bool Node::try_post(const PendingPost& p) {
-    if (!lost_.empty() && is_lost(p.peer)) {   // posted before the unit heard of the loss
+    if (!lost_.empty() && is_lost(p.peer)) { // posted before the unit heard of the loss
         if (p.is_write) retire_write(p.cookie);
         return true;
     }
-    PostStatus s = p.is_write ? transport_.post_write(p.peer, *p.local, p.local_offset, p.rkey, p.remote_offset,
-                                                      p.length, p.imm, p.cookie)
+    PostStatus s = p.is_write ? transport_.post_write(p.peer, *p.local, p.local_offset, p.rkey, p.remote_offset, p.length, p.imm, p.cookie)
                               : transport_.post_send(p.peer, p.command);
     if (s == PostStatus::error) {
         const std::string how = "posting failed: " + transport_.last_error();
         // A post can fail on a dead peer before the transport's notice of the loss is handled (in
         // the same poll batch): the run ends with the same line either way.
         if (!survive_) {
-            if (p.peer == rank_) fail("posting to itself failed: " + transport_.last_error());
-            else lose_rank(p.peer, how);
+            if (p.peer == rank_)
+                fail("posting to itself failed: " + transport_.last_error());
+            else
+                lose_rank(p.peer, how);
         } else {
             // Declared after the retry loop: losing a rank rewrites the backlogs it walks.
             if (p.is_write) retire_write(p.cookie);
@@ -336,7 +335,7 @@ std::size_t Node::retry_pending() {
         }
     }
     for (std::size_t i = 0; i < failed_peers_.size(); ++i) {
-        auto [peer, how] = failed_peers_[i];   // a copy: the units' posts may add to the list
+        auto [peer, how] = failed_peers_[i]; // a copy: the units' posts may add to the list
         lose_rank(peer, how);
     }
     failed_peers_.clear();

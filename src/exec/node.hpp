@@ -84,7 +84,7 @@ private:
         std::uint64_t rkey = 0, remote_offset = 0;
         std::size_t length = 0;
         std::uint32_t imm = 0;
-        std::uint64_t cookie = 0;   // the node's write id (see writes_)
+        std::uint64_t cookie = 0; // the node's write id (see writes_)
     };
     struct Timer {
         Picoseconds at;
@@ -99,9 +99,9 @@ private:
         enum class State : std::uint8_t {
             free,
             in_flight,
-            retired,        // the unit is still to hear it dropped; the transport's completion is still to come
-            retired_done,   // the unit is still to hear it dropped; the transport's completion came
-            told,           // the unit heard it dropped; the transport's completion is still to come
+            retired, // the unit is still to hear it dropped; the transport's completion is still to come
+            retired_done, // the unit is still to hear it dropped; the transport's completion came
+            told, // the unit heard it dropped; the transport's completion is still to come
         };
         std::size_t unit = 0;
         std::uint64_t cookie = 0;
@@ -127,9 +127,9 @@ private:
     Picoseconds now_{};
     NodeStats stats_;
     UnitsOfRank hosted_;
-    std::vector<std::unique_ptr<UnitContext>> contexts_;   // one per hosted unit
+    std::vector<std::unique_ptr<UnitContext>> contexts_; // one per hosted unit
     std::vector<std::pair<const MemoryPool*, MemoryRegion>> regions_;
-    std::size_t write_target_ = SIZE_MAX;                  // the unit peers' writes land in
+    std::size_t write_target_ = SIZE_MAX; // the unit peers' writes land in
     // Peers with posts waiting, each with its own queue in post order. Usually none or a few, so
     // a list (not an array over every peer: a simulated run hosts thousands of nodes).
     struct Backlog {
@@ -137,18 +137,18 @@ private:
         RingQueue<PendingPost> posts;
     };
     std::vector<Backlog> backlogs_;
-    std::vector<RingQueue<PendingPost>> spare_queues_;   // emptied queues, reused without allocating
+    std::vector<RingQueue<PendingPost>> spare_queues_; // emptied queues, reused without allocating
     std::vector<OutstandingWrite> writes_;
     std::vector<std::uint64_t> free_writes_;
-    std::vector<Timer> timers_;   // few: a linear scan beats a heap
+    std::vector<Timer> timers_; // few: a linear scan beats a heap
     std::optional<std::string> failure_;
     bool survive_ = false;
     bool halted_ = false;
     bool ended_now_ = false;
     bool window_open_ = false;
-    std::vector<std::uint32_t> lost_;          // few: a list, not a flag per peer
-    RingQueue<std::uint64_t> dropped_{0};      // retired write ids whose dropped completion is due
-    std::vector<std::pair<std::uint32_t, std::string>> failed_peers_;   // posts failed: lost at the next retry
+    std::vector<std::uint32_t> lost_; // few: a list, not a flag per peer
+    RingQueue<std::uint64_t> dropped_{0}; // retired write ids whose dropped completion is due
+    std::vector<std::pair<std::uint32_t, std::string>> failed_peers_; // posts failed: lost at the next retry
 };
 
 } // namespace evb

@@ -26,7 +26,9 @@ struct ProgressCounts {
         in_flight += o.in_flight;
         return *this;
     }
-    nlohmann::json to_json() const { return {{"bytes_in", bytes_in}, {"bytes_out", bytes_out}, {"events", events}, {"in_flight", in_flight}}; }
+    nlohmann::json to_json() const {
+        return {{"bytes_in", bytes_in}, {"bytes_out", bytes_out}, {"events", events}, {"in_flight", in_flight}};
+    }
     // A rank's record: throws nlohmann::json's exceptions for a field missing or not a count.
     static ProgressCounts from_json(const nlohmann::json& j) {
         return {j.at("bytes_in").get<std::uint64_t>(), j.at("bytes_out").get<std::uint64_t>(), j.at("events").get<std::uint64_t>(),

@@ -47,7 +47,7 @@ RankControl::RankControl(const Config& config, const World& world, Bootstrap& bo
       next_progress_(progress_period_) {
     heartbeat_.start(world.size, Picoseconds(0));
     for (std::uint32_t r = 0; r < world.size; ++r)
-        if (root_ ? r == 0 : r != 0) heartbeat_.forget(r);   // a rank other than 0 hears only rank 0
+        if (root_ ? r == 0 : r != 0) heartbeat_.forget(r); // a rank other than 0 hears only rank 0
 }
 
 void RankControl::tick(Picoseconds now) {
@@ -77,8 +77,10 @@ void RankControl::say_done_and_beat(Picoseconds now) {
             boot_.send_to_root(ControlType::done, {{"losses", losses_heard_}});
     }
     if (heartbeat_.beat_due(now)) {
-        if (root_) boot_.broadcast(ControlType::beat);
-        else boot_.send_to_root(ControlType::beat);
+        if (root_)
+            boot_.broadcast(ControlType::beat);
+        else
+            boot_.send_to_root(ControlType::beat);
     }
 }
 
@@ -90,12 +92,14 @@ void RankControl::handle(const Bootstrap::Incoming& in, Picoseconds now) {
     heartbeat_.heard(in.from, now);
     switch (in.message.type) {
     case ControlType::link_lost:
-        if (root_ && in.from != 0) rank_lost(in.from, "its control connection closed: " + body.at("error").get<std::string>());
-        else failure_ = fmt::format("lost contact with rank 0: {}", body.at("error").get<std::string>());
+        if (root_ && in.from != 0)
+            rank_lost(in.from, "its control connection closed: " + body.at("error").get<std::string>());
+        else
+            failure_ = fmt::format("lost contact with rank 0: {}", body.at("error").get<std::string>());
         break;
     case ControlType::lost_rank: {
         const auto r = body.at("rank").get<std::uint32_t>();
-        if (root_ && in.from != 0) {   // losses are rank 0's to declare: the sender is the one that broke the protocol
+        if (root_ && in.from != 0) { // losses are rank 0's to declare: the sender is the one that broke the protocol
             rank_lost(in.from, fmt::format("it sent a lost_rank message about rank {}, which only rank 0 sends", r));
             break;
         }
@@ -103,7 +107,7 @@ void RankControl::handle(const Bootstrap::Incoming& in, Picoseconds now) {
             failure_ = fmt::format("{} declared rank {} lost, but the run has {} ranks", boot_.peer_name(in.from), r, world_.size);
             break;
         }
-        if (r == world_.rank) {   // woken after the survivors went on without it (stopped, hung, cut off)
+        if (r == world_.rank) { // woken after the survivors went on without it (stopped, hung, cut off)
             fenced_ = true;
             failure_ = fmt::format("rank 0 declared this rank lost ({}) and the run went on without it: what it did since "
                                    "does not count; ending",
@@ -112,10 +116,10 @@ void RankControl::handle(const Bootstrap::Incoming& in, Picoseconds now) {
         }
         rank_.lose_rank(r, body.at("how").get<std::string>(), Picoseconds(-1), LossNews::told);
         ++losses_heard_;
-        sent_done_ = false;   // said again once finished with what the loss brought
+        sent_done_ = false; // said again once finished with what the loss brought
         break;
     }
-    case ControlType::abort:   // named by the link it came on, not by what it says of itself
+    case ControlType::abort: // named by the link it came on, not by what it says of itself
         failure_ = fmt::format("{} ended the run: {}", boot_.peer_name(in.from), body.at("error").get<std::string>());
         break;
     case ControlType::done:
@@ -129,20 +133,24 @@ void RankControl::handle(const Bootstrap::Incoming& in, Picoseconds now) {
             failure_ = fmt::format("{} sent an end_now for signal {}, which is no signal", boot_.peer_name(in.from), sig);
             break;
         }
-        end_now(static_cast<int>(sig), now, root_);   // rank 0 passes it on to every rank
+        end_now(static_cast<int>(sig), now, root_); // rank 0 passes it on to every rank
         break;
     }
     case ControlType::beat: break;
     default:
-        if (root_ && in.from != 0) rank_lost(in.from, fmt::format("it sent a {} message during the run", to_string(in.message.type)));
-        else failure_ = fmt::format("rank 0 sent a {} message during the run", to_string(in.message.type));
+        if (root_ && in.from != 0)
+            rank_lost(in.from, fmt::format("it sent a {} message during the run", to_string(in.message.type)));
+        else
+            failure_ = fmt::format("rank 0 sent a {} message during the run", to_string(in.message.type));
     }
 }
 
 void RankControl::find_the_silent(Picoseconds now) {
     heartbeat_.find_silent(now, [&](std::uint32_t r, Picoseconds last_heard) {
-        if (root_) rank_lost(r, heartbeat_.silence(), last_heard);
-        else if (!failure_) failure_ = "lost contact with rank 0: it " + heartbeat_.silence();
+        if (root_)
+            rank_lost(r, heartbeat_.silence(), last_heard);
+        else if (!failure_)
+            failure_ = "lost contact with rank 0: it " + heartbeat_.silence();
     });
 }
 
@@ -166,8 +174,10 @@ void RankControl::end_now(int signal, Picoseconds now, bool tell) {
     rank_.end_now();
     deadline_ = std::min(deadline_, now + config_.grace);
     if (!tell) return;
-    if (root_) boot_.broadcast(ControlType::end_now, {{"signal", signal}});
-    else boot_.send_to_root(ControlType::end_now, {{"signal", signal}});
+    if (root_)
+        boot_.broadcast(ControlType::end_now, {{"signal", signal}});
+    else
+        boot_.send_to_root(ControlType::end_now, {{"signal", signal}});
 }
 
 void RankControl::rank_lost(std::uint32_t r, const std::string& how, Picoseconds failed_at) {

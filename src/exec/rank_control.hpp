@@ -28,7 +28,7 @@ public:
         : node_(node), threads_(threads), layout_(layout) {}
     bool finished() const;
     std::optional<std::string> failure() const;
-    ProgressCounts progress() const;   // cumulative counts, for progress lines
+    ProgressCounts progress() const; // cumulative counts, for progress lines
     // A lost rank is each of its endpoints lost. failed_at: when it fell silent (-1: unknown).
     void lose_rank(std::uint32_t rank, const std::string& how, Picoseconds failed_at = Picoseconds(-1), LossNews news = LossNews::seen);
     void end_now();
@@ -51,10 +51,10 @@ public:
     void end_now(int signal, Picoseconds now, bool tell);
     void fail(std::string why) { failure_ = std::move(why); }
 
-    bool finish() const { return finish_; }   // every rank done (rank 0 said so)
+    bool finish() const { return finish_; } // every rank done (rank 0 said so)
     const std::optional<std::string>& failure() const { return failure_; }
-    bool fenced() const { return fenced_; }          // rank 0 declared this rank lost
-    int interrupted() const { return interrupted_; }   // the signal that ended the run early
+    bool fenced() const { return fenced_; } // rank 0 declared this rank lost
+    int interrupted() const { return interrupted_; } // the signal that ended the run early
     Picoseconds deadline() const { return deadline_; }
     bool lost(std::uint32_t rank) const { return lost_[rank]; }
     std::uint32_t lost_count() const { return lost_count_; }
@@ -90,7 +90,7 @@ private:
     // rank heard of every loss so far.
     std::uint32_t losses_heard_ = 0;
     std::optional<std::string> failure_;
-    bool fenced_ = false;   // it ends at once and says nothing more
+    bool fenced_ = false; // it ends at once and says nothing more
     int interrupted_ = 0;
     Picoseconds deadline_;
     // Rank 0 prints a line every interval; the other ranks send it their counts ten times as

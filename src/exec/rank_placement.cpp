@@ -31,7 +31,8 @@ PlacementPlan place_this_thread(const Config& config, std::uint32_t local_rank, 
         throw ConfigError(e.what());
     }
     if (plan.cpu && !pin_current_thread(*plan.cpu))
-        throw ConfigError("--cpus: cannot pin to cpu " + std::to_string(*plan.cpu) + " (not in this process's allowed set: taskset, cgroup?)");
+        throw ConfigError("--cpus: cannot pin to cpu " + std::to_string(*plan.cpu) +
+                          " (not in this process's allowed set: taskset, cgroup?)");
     return plan;
 }
 
@@ -52,8 +53,8 @@ RankPlacement read_back_placement(std::uint32_t rank, const PlacementPlan& plan,
     return read_back_placement(rank, plan, nic, raw, transport_pins_memory);
 }
 
-RankPlacement read_back_placement(std::uint32_t rank, const PlacementPlan& plan, const NicName& nic,
-                                  const std::vector<MemoryPool*>& pools, bool transport_pins_memory) {
+RankPlacement read_back_placement(std::uint32_t rank, const PlacementPlan& plan, const NicName& nic, const std::vector<MemoryPool*>& pools,
+                                  bool transport_pins_memory) {
     RankPlacement p;
     p.rank = rank;
     p.nic = nic.text();
@@ -74,11 +75,12 @@ RankPlacement read_back_placement(std::uint32_t rank, const PlacementPlan& plan,
     }
     std::ranges::sort(p.page_nodes);
     if (unlocked_errno) {
-        const std::string why = fmt::format("cannot lock the {} of buffer pools in memory ({}): RLIMIT_MEMLOCK is {}", format_size(p.pool_bytes),
-                                            std::strerror(unlocked_errno), memlock_text());
+        const std::string why = fmt::format("cannot lock the {} of buffer pools in memory ({}): RLIMIT_MEMLOCK is {}",
+                                            format_size(p.pool_bytes), std::strerror(unlocked_errno), memlock_text());
         if (transport_pins_memory)
-            throw ConfigError(why + "; RDMA registration needs them locked: raise it (ulimit -l unlimited; LimitMEMLOCK=infinity for "
-                                    "slurmd or systemd; memlock in /etc/security/limits.conf)");
+            throw ConfigError(why +
+                              "; RDMA registration needs them locked: raise it (ulimit -l unlimited; LimitMEMLOCK=infinity for "
+                              "slurmd or systemd; memlock in /etc/security/limits.conf)");
         if (!p.notice.empty()) p.notice += "; ";
         p.notice += why + " (pools stay unlocked; this transport does not need them locked)";
     }
@@ -89,13 +91,14 @@ std::string RankPlacement::line() const {
     std::string thread = thread_cpus.size() == 1 ? fmt::format("cpu {}", thread_cpus[0]) : "cpus " + format_cpu_list(thread_cpus);
     std::string head = fmt::format("# rank {}{}{}: thread on {} ({})", rank, units.empty() ? "" : " (" + units + ")",
                                    host.empty() ? "" : " on " + host, thread, pinned ? "pinned" : "not pinned");
-    if (pool_bytes == 0) return head + ", no pools" + (nic.empty() ? "" : "; NIC " + nic);   // an EM on a thread of its own
+    if (pool_bytes == 0) return head + ", no pools" + (nic.empty() ? "" : "; NIC " + nic); // an EM on a thread of its own
     std::string nodes = page_nodes.empty() ? "unknown node" : "node " + format_cpu_list(page_nodes);
     double huge = 100.0 * static_cast<double>(huge_bytes) / static_cast<double>(pool_bytes);
-    return head + fmt::format(", pools {} on {} ({}), {} ({:.0f}% in huge pages), {}{}", format_size(pool_bytes), nodes,
-                              bound_node >= 0 ? fmt::format("bound to node {}", bound_node) : "first touch", pages, huge,
-                              locked_bytes >= pool_bytes ? "locked" : fmt::format("{} locked", format_size(locked_bytes)),
-                              nic.empty() ? "" : "; NIC " + nic);
+    return head +
+        fmt::format(", pools {} on {} ({}), {} ({:.0f}% in huge pages), {}{}", format_size(pool_bytes), nodes,
+                    bound_node >= 0 ? fmt::format("bound to node {}", bound_node) : "first touch", pages, huge,
+                    locked_bytes >= pool_bytes ? "locked" : fmt::format("{} locked", format_size(locked_bytes)),
+                    nic.empty() ? "" : "; NIC " + nic);
 }
 
 std::vector<std::string> placement_lines(const std::vector<RankPlacement>& ranks) {
@@ -109,9 +112,18 @@ std::vector<std::string> placement_lines(const std::vector<RankPlacement>& ranks
 }
 
 nlohmann::json RankPlacement::to_json() const {
-    return {{"rank", rank},       {"units", units},       {"nic", nic},           {"thread_cpus", format_cpu_list(thread_cpus)}, {"pinned", pinned},
-            {"bound_node", bound_node}, {"page_nodes", page_nodes}, {"pool_bytes", pool_bytes}, {"huge_bytes", huge_bytes},
-            {"locked_bytes", locked_bytes}, {"pages", pages}, {"notice", notice}};
+    return {{"rank", rank},
+            {"units", units},
+            {"nic", nic},
+            {"thread_cpus", format_cpu_list(thread_cpus)},
+            {"pinned", pinned},
+            {"bound_node", bound_node},
+            {"page_nodes", page_nodes},
+            {"pool_bytes", pool_bytes},
+            {"huge_bytes", huge_bytes},
+            {"locked_bytes", locked_bytes},
+            {"pages", pages},
+            {"notice", notice}};
 }
 
 RankPlacement RankPlacement::from_json(const nlohmann::json& j) {

@@ -14,7 +14,8 @@ namespace {
 constexpr double max_clock_offset_s = 86400, max_loss_time_s = 1e6;
 }
 
-nlohmann::json rank_statistics_body(const NodeStats& stats, double started_unix_s, const std::vector<Transport::RailBytes>& rails, CpuTime cpu) {
+nlohmann::json rank_statistics_body(const NodeStats& stats, double started_unix_s, const std::vector<Transport::RailBytes>& rails,
+                                    CpuTime cpu) {
     nlohmann::json nics = nlohmann::json::array();
     for (const auto& r : rails) nics.push_back({{"nic", r.nic}, {"bytes", r.bytes}});
     return {{"stats", stats.to_json()},

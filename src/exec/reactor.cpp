@@ -3,7 +3,6 @@
 #include <poll.h>
 #include <sched.h>
 
-
 namespace evb {
 
 std::size_t Reactor::run_once(Picoseconds now) {
@@ -30,12 +29,12 @@ void Reactor::idle(Picoseconds now, Picoseconds max) {
     case Transport::WaitPlan::yield: sched_yield(); return;
     case Transport::WaitPlan::sleep: break;
     }
-    if (fds_.empty()) max = std::min(max, nap);   // no wait object: nothing would wake it
+    if (fds_.empty()) max = std::min(max, nap); // no wait object: nothing would wake it
     const std::int64_t ns = std::max<std::int64_t>(max.count() / 1000, 0);
     const timespec timeout{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
     pollfds_.clear();
     for (int fd : fds_) pollfds_.push_back(pollfd{fd, POLLIN, 0});
-    (void)ppoll(pollfds_.data(), pollfds_.size(), &timeout, nullptr);   // EINTR (a signal): the loop looks again
+    (void)ppoll(pollfds_.data(), pollfds_.size(), &timeout, nullptr); // EINTR (a signal): the loop looks again
 }
 
 bool Reactor::all_finished() const {
@@ -57,7 +56,7 @@ Picoseconds Reactor::next_timer() const {
 }
 
 ProgressCounts Reactor::progress() const {
-    ProgressCounts sum;   // a halted node's counts too: what it moved before it stopped was moved, and the sum never falls
+    ProgressCounts sum; // a halted node's counts too: what it moved before it stopped was moved, and the sum never falls
     for (const Node* node : nodes_) {
         ProgressCounts p = ProgressCounts::of(node->stats());
         if (node->halted()) p.in_flight = 0;

@@ -31,18 +31,18 @@ public:
     void idle(Picoseconds now, Picoseconds max);
     // Whether idle() may ever sleep: not spinning, and one node.
     bool may_idle() const { return mode_ != PollMode::spin && nodes_.size() == 1; }
-    static constexpr Picoseconds adaptive_spin{20'000'000};   // 20 us
-    static constexpr Picoseconds nap{50'000'000};             // 50 us
+    static constexpr Picoseconds adaptive_spin{20'000'000}; // 20 us
+    static constexpr Picoseconds nap{50'000'000}; // 50 us
     bool all_finished() const;
     std::optional<std::string> failure() const;
     Picoseconds next_timer() const;
-    NodeStats totals() const;   // sum over the nodes' windows
-    ProgressCounts progress() const;   // sum over the nodes since the start, for progress lines
+    NodeStats totals() const; // sum over the nodes' windows
+    ProgressCounts progress() const; // sum over the nodes since the start, for progress lines
     const std::vector<Node*>& nodes() const { return nodes_; }
 
 private:
     PollMode mode_;
-    Picoseconds idle_since_ = Picoseconds::max();   // max: the last pass found work
+    Picoseconds idle_since_ = Picoseconds::max(); // max: the last pass found work
     std::vector<Node*> nodes_;
     std::vector<int> fds_;
     std::vector<pollfd> pollfds_;

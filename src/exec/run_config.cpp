@@ -29,7 +29,8 @@ void check_run_control(const Config& c) {
             throw ConfigError(std::string("--bootstrap: ") + e.what());
         }
         if (port == 0)
-            throw ConfigError("--bootstrap " + c.bootstrap + ": port 0 is no port the ranks can find; give one, or leave --bootstrap out and the launcher picks one");
+            throw ConfigError("--bootstrap " + c.bootstrap +
+                              ": port 0 is no port the ranks can find; give one, or leave --bootstrap out and the launcher picks one");
     }
     if (c.heartbeat < Picoseconds(0)) throw ConfigError("--heartbeat cannot be negative");
     // A run ends within its duration plus the grace, in which the last writes drain and rank 0
@@ -43,9 +44,11 @@ void check_placement(const Config& c) {
     if (!c.rails.empty() && (c.rails.front() == ',' || c.rails.back() == ',' || c.rails.find(",,") != std::string::npos))
         throw ConfigError("--rails: '" + c.rails + "' has an empty NIC name (give names separated by commas: rxe0,rxe1)");
     if (c.threads == UnitThreads::per_unit && c.survives_failures())
-        throw ConfigError("--threads per-unit cannot be combined with --on-failure continue yet: a lost process is several endpoints; use --threads 1");
+        throw ConfigError(
+            "--threads per-unit cannot be combined with --on-failure continue yet: a lost process is several endpoints; use --threads 1");
     if ((!c.cpus.empty() || !c.numa.empty()) && c.placement != PlacementMode::manual)
-        throw ConfigError(std::string(c.cpus.empty() ? "--numa" : "--cpus") + " needs --placement manual (auto finds the NIC's node itself)");
+        throw ConfigError(std::string(c.cpus.empty() ? "--numa" : "--cpus") +
+                          " needs --placement manual (auto finds the NIC's node itself)");
     if (!c.cpus.empty()) {
         try {
             (void)parse_cpu_list(c.cpus);
@@ -68,7 +71,8 @@ void declare_run_control_options(OptionSet& o, Config& c) {
 // Placement on a real node: pools, threads, NICs, polling.
 void declare_placement_options(OptionSet& o, Config& c) {
     o.begin_group("placement", "Placement on a real node");
-    o.choice("placement", c.placement, {{"auto", PlacementMode::automatic}, {"none", PlacementMode::none}, {"manual", PlacementMode::manual}},
+    o.choice("placement", c.placement,
+             {{"auto", PlacementMode::automatic}, {"none", PlacementMode::none}, {"manual", PlacementMode::manual}},
              "auto: pools on the NIC's NUMA node and each rank's thread on its own core there; none: leave both to the kernel; "
              "manual: --cpus and --numa")
         .per_rank();
@@ -80,8 +84,9 @@ void declare_placement_options(OptionSet& o, Config& c) {
              "pools in huge pages: auto takes them when enough are free, else transparent huge pages; on insists; off never")
         .per_rank();
 
-    o.text("rails", c.rails, "NIC,NIC", "one transport per NIC (verbs: RDMA devices; ofi: domains; ucx: devices; tcp: interfaces), every pool registered "
-                                         "on each, each write to a peer on the next NIC in turn; bytes per NIC in the footer")
+    o.text("rails", c.rails, "NIC,NIC",
+           "one transport per NIC (verbs: RDMA devices; ofi: domains; ucx: devices; tcp: interfaces), every pool registered "
+           "on each, each write to a peer on the next NIC in turn; bytes per NIC in the footer")
         .shown_default("one NIC");
     o.choice("threads", c.threads, {{"1", UnitThreads::one}, {"per-unit", UnitThreads::per_unit}},
              "1: one reactor thread drives every unit of a process; per-unit: each unit (RU, BU, EM) its own thread and "

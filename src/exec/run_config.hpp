@@ -22,27 +22,27 @@ enum class ReportFormat { table, csv, kv };
 constexpr std::uint32_t table_rows_in_full = 32;
 
 struct Config : UnitConfig {
-    std::string transport;                   // a driver of drivers/registry (its default entry unless given)
-    Picoseconds grace = Picoseconds::from_seconds(10);   // after the planned end, to drain and gather
+    std::string transport; // a driver of drivers/registry (its default entry unless given)
+    Picoseconds grace = Picoseconds::from_seconds(10); // after the planned end, to drain and gather
     Picoseconds progress_interval = Picoseconds::from_seconds(1);
     // A rank that sends nothing on the control channel for this long is declared lost (0: off):
     // the only way to tell a stopped or hung process from a slow one.
     Picoseconds heartbeat{};
     std::string json_file;
-    std::string bootstrap;                   // host:port of rank 0's bootstrap service
-    std::string run_key_file;                // the secret every connection between ranks proves (else $EVBENCH_RUN_KEY)
-    std::string listen_host;                 // data transport address; empty: 127.0.0.1 on one host, else hostname
+    std::string bootstrap; // host:port of rank 0's bootstrap service
+    std::string run_key_file; // the secret every connection between ranks proves (else $EVBENCH_RUN_KEY)
+    std::string listen_host; // data transport address; empty: 127.0.0.1 on one host, else hostname
     // Placement on a real node (docs/usage.md): each rank's pools and thread.
     PlacementMode placement = PlacementMode::automatic;
-    std::string cpus;                        // manual: CPU list its ranks' threads take in turn
-    std::string numa;                        // manual: the NUMA node of every pool ("" = first touch)
+    std::string cpus; // manual: CPU list its ranks' threads take in turn
+    std::string numa; // manual: the NUMA node of every pool ("" = first touch)
     HugePages hugepages = HugePages::automatic;
-    std::string rails;                       // NICs, comma-separated: one transport per NIC, writes spread over them
-    PollMode poll = PollMode::adaptive;      // when idle: spin, or sleep in the transport (Reactor::idle)
-    std::uint32_t launch_local = 0;          // fork this many processes on this machine
-    std::uint32_t launch_hosts = 1;          // hosts that each run --launch-local with the same count
-    std::uint32_t host_index = 0;            // this host's place among them (0: rank 0's, the bootstrap's)
-    bool quiet = false;                      // the summary only: no header, progress lines or node rows
+    std::string rails; // NICs, comma-separated: one transport per NIC, writes spread over them
+    PollMode poll = PollMode::adaptive; // when idle: spin, or sleep in the transport (Reactor::idle)
+    std::uint32_t launch_local = 0; // fork this many processes on this machine
+    std::uint32_t launch_hosts = 1; // hosts that each run --launch-local with the same count
+    std::uint32_t host_index = 0; // this host's place among them (0: rank 0's, the bootstrap's)
+    bool quiet = false; // the summary only: no header, progress lines or node rows
     TableRows rows = TableRows::automatic;
     ReportFormat format = ReportFormat::table;
     std::string log_level = "warn";

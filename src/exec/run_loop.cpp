@@ -9,7 +9,7 @@ void RunLoop::run() {
     while (!ended_) {
         now_ = steady_now() - origin_;
         const std::size_t work = reactor_.run_once(now_);
-        Picoseconds next = Picoseconds::max();   // the next task due
+        Picoseconds next = Picoseconds::max(); // the next task due
         for (Periodic& p : tasks_) {
             if (p.period > Picoseconds(0)) {
                 if (now_ < p.due) {

@@ -9,7 +9,7 @@ RunResult make_result(const Config& config) {
     r.nodes.resize(config.nodes);
     for (std::uint32_t i = 0; i < config.nodes; ++i) r.nodes[i].node = i;
     r.manager.node = config.nodes;
-    r.window_start = config.warmup;   // each node counts from then on (Node::set_now)
+    r.window_start = config.warmup; // each node counts from then on (Node::set_now)
     return r;
 }
 

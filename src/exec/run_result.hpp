@@ -17,7 +17,7 @@ namespace evb {
 
 // CPU a process spent from the run's start to its end.
 struct ProcessCpu {
-    std::optional<std::uint32_t> rank;   // empty: the one process that ran every rank
+    std::optional<std::uint32_t> rank; // empty: the one process that ran every rank
     CpuTime cpu;
 };
 
@@ -28,15 +28,15 @@ struct RankRails {
 };
 
 struct RunResult {
-    std::vector<NodeStats> nodes;      // index = node: its RU and BU merged
-    NodeStats manager;                 // an EM on its own rank (assignments, errors)
-    Picoseconds elapsed{};             // start to end of the run (wall, or simulated)
+    std::vector<NodeStats> nodes; // index = node: its RU and BU merged
+    NodeStats manager; // an EM on its own rank (assignments, errors)
+    Picoseconds elapsed{}; // start to end of the run (wall, or simulated)
     double wall_seconds = 0;
-    double started_unix_s = 0;         // wall clock at the run's start (real runs): lines up outside events, e.g. a kill
-    bool cut = false;                  // stopped at `elapsed` with events in flight (simulated runs)
-    int interrupted = 0;               // the signal that ended the run before its end (SIGINT, SIGTERM), or 0
-    Picoseconds window_start{};        // counts start here: the end of --warmup, or 0 when a rank ended within it
-    std::size_t ranks_added_ = 0;      // statistics added so far (add)
+    double started_unix_s = 0; // wall clock at the run's start (real runs): lines up outside events, e.g. a kill
+    bool cut = false; // stopped at `elapsed` with events in flight (simulated runs)
+    int interrupted = 0; // the signal that ended the run before its end (SIGINT, SIGTERM), or 0
+    Picoseconds window_start{}; // counts start here: the end of --warmup, or 0 when a rank ended within it
+    std::size_t ranks_added_ = 0; // statistics added so far (add)
     // Simulated runs: bytes are what crossed each host's link, counted per packet as its last
     // byte arrives, so byte rates take the span those bytes crossed in (events keep window()).
     struct Span {
@@ -50,10 +50,10 @@ struct RunResult {
     };
     std::vector<LinkBytes> link_bytes;
     std::optional<std::string> failure;
-    std::vector<ProcessCpu> cpu;       // real runs; empty in simulated time
-    std::vector<RankPlacement> placement;   // real runs: where each rank's thread and pools are
-    std::vector<RankRails> rails;           // --rails: per rank, bytes written per NIC
-    std::vector<RankOrigin> origins;        // where each rank ran (one entry when one process ran them all)
+    std::vector<ProcessCpu> cpu; // real runs; empty in simulated time
+    std::vector<RankPlacement> placement; // real runs: where each rank's thread and pools are
+    std::vector<RankRails> rails; // --rails: per rank, bytes written per NIC
+    std::vector<RankOrigin> origins; // where each rank ran (one entry when one process ran them all)
 
     // Sums every node (and the EM rank's counts).
     NodeStats system() const;
@@ -82,10 +82,10 @@ RunResult make_result(const Config& config);
 // result; another rank has only whether it failed.
 struct RunOutcome {
     std::optional<RunResult> result;
-    std::optional<std::string> rank_failure;   // a non-reporting rank's failure ("lost connection to rank 2: ...")
+    std::optional<std::string> rank_failure; // a non-reporting rank's failure ("lost connection to rank 2: ...")
     std::uint32_t rank = 0;
-    nlohmann::json extra_results;              // added under results (the simulator's network)
-    std::string extra_text;                    // printed before the table (the simulator's counters)
+    nlohmann::json extra_results; // added under results (the simulator's network)
+    std::string extra_text; // printed before the table (the simulator's counters)
     int exit_code() const { return result ? result->exit_code() : rank_failure ? 1 : 0; }
 };
 

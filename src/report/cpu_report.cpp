@@ -35,9 +35,11 @@ std::vector<ProcessCpu> by_rank(const RunResult& r) {
 void print_cpu(std::ostream& out, const RunResult& r) {
     if (r.cpu.empty()) return;
     CpuSummary s = summarise_cpu(r);
-    fmt::print(out, "# cpu: user {:.2f} s + system {:.2f} s in {:.3f} s = {:.2f} cores busy; {:.2f} cores per 100 Gb/s moved ({:.2f} Gb/s into builders)\n",
+    fmt::print(out,
+               "# cpu: user {:.2f} s + system {:.2f} s in {:.3f} s = {:.2f} cores busy; {:.2f} cores per 100 Gb/s moved ({:.2f} Gb/s into "
+               "builders)\n",
                s.user_s, s.system_s, r.elapsed.seconds(), s.cores_busy, s.cores_per_100gbps, s.moved_gbps);
-    if (r.cpu.size() == 1 && !r.cpu[0].rank) return;   // one process: the line above is it
+    if (r.cpu.size() == 1 && !r.cpu[0].rank) return; // one process: the line above is it
     std::string per_rank;
     for (const auto& p : by_rank(r)) per_rank += fmt::format("  {}: {:.2f}/{:.2f}", p.rank.value_or(0), p.cpu.user_s, p.cpu.system_s);
     fmt::print(out, "# cpu per rank (user/system s):{}\n", per_rank);
@@ -47,9 +49,8 @@ nlohmann::json cpu_json(const RunResult& r) {
     CpuSummary s = summarise_cpu(r);
     nlohmann::json processes = nlohmann::json::array();
     for (const auto& p : by_rank(r))
-        processes.push_back({{"rank", p.rank ? nlohmann::json(*p.rank) : nlohmann::json("all")},
-                             {"user_s", p.cpu.user_s},
-                             {"system_s", p.cpu.system_s}});
+        processes.push_back(
+            {{"rank", p.rank ? nlohmann::json(*p.rank) : nlohmann::json("all")}, {"user_s", p.cpu.user_s}, {"system_s", p.cpu.system_s}});
     return {{"user_s", s.user_s},
             {"system_s", s.system_s},
             {"cores_busy", s.cores_busy},

@@ -12,9 +12,9 @@ namespace evb {
 
 struct CpuSummary {
     double user_s = 0, system_s = 0;
-    double cores_busy = 0;            // CPU seconds per wall second of the run
-    double moved_gbps = 0;            // fragment bytes into the builders over the run's wall time
-    double cores_per_100gbps = 0;     // 0 when nothing moved
+    double cores_busy = 0; // CPU seconds per wall second of the run
+    double moved_gbps = 0; // fragment bytes into the builders over the run's wall time
+    double cores_per_100gbps = 0; // 0 when nothing moved
 };
 
 CpuSummary summarise_cpu(const RunResult& r);

@@ -52,17 +52,22 @@ void print_failures(std::ostream& out, const Config& config, const RunResult& re
     const Layout layout = Layout::from_config(config);
     for (const auto& l : sys.losses) {
         std::string detection = l.failed_at >= Picoseconds(0)
-                                    ? fmt::format(" (failed at {:.6f} s, detected after {:.6f} s)", l.failed_at.seconds(), (l.at - l.failed_at).seconds())
-                                    : "";
-        fmt::print(out, "# lost: rank {} ({}) at {:.6f} s{}: {}\n", l.rank, units_text(layout.units_on(l.rank)), l.at.seconds(), detection, l.how);
+            ? fmt::format(" (failed at {:.6f} s, detected after {:.6f} s)", l.failed_at.seconds(), (l.at - l.failed_at).seconds())
+            : "";
+        fmt::print(out, "# lost: rank {} ({}) at {:.6f} s{}: {}\n", l.rank, units_text(layout.units_on(l.rank)), l.at.seconds(), detection,
+                   l.how);
     }
-    fmt::print(out, "# failures: {} events re-assigned, {} re-built by survivors, {} built by lost BUs before; {} events incomplete, {} fragments lost\n",
+    fmt::print(out,
+               "# failures: {} events re-assigned, {} re-built by survivors, {} built by lost BUs before; {} events incomplete, {} "
+               "fragments lost\n",
                sys.events_reassigned, sys.events_rebuilt, sys.events_built_by_lost, sys.events_incomplete, sys.fragments_lost);
     const Recovery r = recovery_of(config, result, samples);
     if (!r.known)
         fmt::print(out, "# recovery: unknown (fewer than 3 progress samples before the loss; shorten --progress-interval)\n");
     else if (r.time_to_full_rate)
-        fmt::print(out, "# recovery: {:.1f} Hz before, {:.1f} Hz expected of the survivors, reached {:.6f} s after the loss (to the end of that progress interval)\n",
+        fmt::print(out,
+                   "# recovery: {:.1f} Hz before, {:.1f} Hz expected of the survivors, reached {:.6f} s after the loss (to the end of that "
+                   "progress interval)\n",
                    r.rate_before_hz, r.expected_hz, r.time_to_full_rate->seconds());
     else
         fmt::print(out, "# recovery: {:.1f} Hz before, {:.1f} Hz expected of the survivors: not reached again in any progress interval\n",

@@ -20,12 +20,12 @@ struct ProgressSample {
 };
 
 struct Recovery {
-    double rate_before_hz = 0;   // events/s before the first loss (first interval left out: the start fills credits)
-    double expected_hz = 0;      // that rate scaled to the surviving BUs
+    double rate_before_hz = 0; // events/s before the first loss (first interval left out: the start fills credits)
+    double expected_hz = 0; // that rate scaled to the surviving BUs
     // From the failure (or its detection, where the failure time is unknown) to the end of the
     // first progress interval after it at >= 90% of expected_hz; nullopt: not reached.
     std::optional<Picoseconds> time_to_full_rate;
-    bool known = false;          // enough samples before the loss to tell
+    bool known = false; // enough samples before the loss to tell
 };
 
 Recovery recovery_of(const Config& config, const RunResult& result, const std::vector<ProgressSample>& samples);

@@ -12,10 +12,10 @@ namespace evb {
 
 struct PhaseRow {
     std::uint32_t shift = 0;
-    bool over_network = true;        // shift 0 is each node to itself: it never leaves the node
+    bool over_network = true; // shift 0 is each node to itself: it never leaves the node
     double min_gbps = 0, avg_gbps = 0, max_gbps = 0;
-    std::uint64_t messages = 0;      // received in this phase, all nodes
-    std::uint32_t short_nodes = 0;   // nodes with fewer than 2 messages in the steady part: no rate (counted as 0)
+    std::uint64_t messages = 0; // received in this phase, all nodes
+    std::uint32_t short_nodes = 0; // nodes with fewer than 2 messages in the steady part: no rate (counted as 0)
 };
 
 // Empty unless the run was a shift scan.

@@ -19,7 +19,6 @@
 #include <algorithm>
 #include <numeric>
 
-
 namespace evb {
 
 namespace {
@@ -47,44 +46,47 @@ void print_benchmark_header(std::ostream& out, const Config& c, std::uint32_t ra
     fmt::print(out, "# nodes {}  ppn {}  in flight {}  message {}{}  verify {}\n", c.nodes, c.ppn, c.in_flight, fragment_text(c),
                message_mix(c), to_string(c.verify));
     std::string stop = c.benchmark == Benchmark::shift_scan
-                           ? (c.phase_messages ? fmt::format("{} shifts of {} messages per sender", c.nodes, c.phase_messages)
-                                               : fmt::format("{} shifts of {:g} s", c.nodes, c.phase_time.seconds()))
-                           : (c.events ? std::to_string(c.events) + " messages per sender or " : "") + fmt::format("{:g} s", c.duration.seconds());
+        ? (c.phase_messages ? fmt::format("{} shifts of {} messages per sender", c.nodes, c.phase_messages)
+                            : fmt::format("{} shifts of {:g} s", c.nodes, c.phase_time.seconds()))
+        : (c.events ? std::to_string(c.events) + " messages per sender or " : "") + fmt::format("{:g} s", c.duration.seconds());
     fmt::print(out, "# stop after {}{}  machine: {}; events = messages received\n", stop, warmup_text(c), describe_topology());
 }
 } // namespace
 
 void print_header(std::ostream& out, const Config& c, std::uint32_t ranks, const std::string& launcher) {
     if (c.is_micro_benchmark()) return print_benchmark_header(out, c, ranks, launcher);
-    fmt::print(out, "# evbench: {} protocol, {} scheduling, transport {} ({} ranks, {})\n", to_string(c.protocol),
-               to_string(c.scheduling), c.transport, ranks, launcher);
+    fmt::print(out, "# evbench: {} protocol, {} scheduling, transport {} ({} ranks, {})\n", to_string(c.protocol), to_string(c.scheduling),
+               c.transport, ranks, launcher);
     std::string nodes = c.layout == NodeLayout::split
-                            ? fmt::format("{} (split: {} readout, {} builder)", c.nodes, c.readout_nodes, c.builder_nodes)
-                            : std::to_string(c.nodes);
+        ? fmt::format("{} (split: {} readout, {} builder)", c.nodes, c.readout_nodes, c.builder_nodes)
+        : std::to_string(c.nodes);
     fmt::print(out, "# nodes {}  ppn {}  em {}  credits {}  parallel {}  fragment {}{}  verify {}\n", nodes, c.ppn, to_string(c.em),
                c.credits, c.parallel, fragment_text(c), message_mix(c), to_string(c.verify));
     std::string memory = c.layout == NodeLayout::split
-                             ? fmt::format("buffer per RU {} (eq. 3.1: m={} B c f), per BU {} (m R c f)",
-                                           format_size(c.ru_buffer_fragments() * c.wire_fragment_stride()), c.safety_margin,
-                                           format_size(c.bu_slots() * c.ru_count() * c.wire_fragment_stride()))
-                             : fmt::format("buffer per unit {} (eq. 3.1: m={} N c f = {})", format_size(c.effective_memory()),
-                                           c.safety_margin, format_size(c.required_memory()));
+        ? fmt::format("buffer per RU {} (eq. 3.1: m={} B c f), per BU {} (m R c f)",
+                      format_size(c.ru_buffer_fragments() * c.wire_fragment_stride()), c.safety_margin,
+                      format_size(c.bu_slots() * c.ru_count() * c.wire_fragment_stride()))
+        : fmt::format("buffer per unit {} (eq. 3.1: m={} N c f = {})", format_size(c.effective_memory()), c.safety_margin,
+                      format_size(c.required_memory()));
     fmt::print(out, "# stop after {}{}{}  {}  machine: {}\n", c.events ? std::to_string(c.events) + " events or " : "",
                fmt::format("{:g} s", c.duration.seconds()), warmup_text(c), memory, describe_topology());
     if (c.scheduling == Scheduling::a2a) {
-        fmt::print(out, "# a2a: send window {:g} us, idle window {:g} us, {} fragments per window at {:.2f} Gb/s; eq. 3.2: {:.2f} Gb/s per RU; "
-                        "eq. 3.4: buffer m N b T_send = {}\n",
+        fmt::print(out,
+                   "# a2a: send window {:g} us, idle window {:g} us, {} fragments per window at {:.2f} Gb/s; eq. 3.2: {:.2f} Gb/s per RU; "
+                   "eq. 3.4: buffer m N b T_send = {}\n",
                    c.send_window.microseconds(), c.idle_window.microseconds(), c.a2a_fragments_per_window(), c.line_gbps, c.a2a_rate_gbps(),
                    format_size(c.a2a_buffer_bytes()));
         const TimeWindows windows = c.a2a_windows();
-        if (windows.fill() < 0.99)   // a window a hair short of n + 1 fragments loses one
-            fmt::print(out, "# a2a: the {} fragments of a window fill {:.2f} of it (one takes {:.3f} us at --line-rate, its headers "
-                            "included): at most {:.2f} of eq. 3.2; --send-window {}ns holds {}\n",
+        if (windows.fill() < 0.99) // a window a hair short of n + 1 fragments loses one
+            fmt::print(out,
+                       "# a2a: the {} fragments of a window fill {:.2f} of it (one takes {:.3f} us at --line-rate, its headers "
+                       "included): at most {:.2f} of eq. 3.2; --send-window {}ns holds {}\n",
                        windows.per_window(), windows.fill(), c.a2a_message_time().microseconds(), windows.fill(),
                        windows.send_window_holding(windows.per_window() + 1).count() / 1000, windows.per_window() + 1);
         if (c.a2a_window_fill_bound() < 1)
-            fmt::print(out, "# a2a: {} credits per builder feed at most {} of the {} fragments of a window (each credit's event, and the "
-                            "one its completion lets in): at most {:.2f} of eq. 3.2; --credits {} fills it\n",
+            fmt::print(out,
+                       "# a2a: {} credits per builder feed at most {} of the {} fragments of a window (each credit's event, and the "
+                       "one its completion lets in): at most {:.2f} of eq. 3.2; --credits {} fills it\n",
                        c.credits, 2 * std::uint64_t{c.credits}, c.a2a_fragments_per_window(), c.a2a_window_fill_bound(),
                        (c.a2a_fragments_per_window() + 1) / 2);
     }
@@ -104,8 +106,10 @@ ProgressLine ProgressPrinter::next(Picoseconds now, const ProgressCounts& c) {
         l.in_gbps = gbps(moved(c.bytes_in, last_.bytes_in), dt) * per_bu;
         l.out_gbps = gbps(moved(c.bytes_out, last_.bytes_out), dt) * per_ru;
     }
-    if (now <= count_from_) l.mark = "  (warm-up: not counted)";
-    else if (last_time_ < count_from_) l.mark = fmt::format("  (warm-up until {:g} s: partly not counted)", count_from_.seconds());
+    if (now <= count_from_)
+        l.mark = "  (warm-up: not counted)";
+    else if (last_time_ < count_from_)
+        l.mark = fmt::format("  (warm-up until {:g} s: partly not counted)", count_from_.seconds());
     if (c.events == 0) l.mark += "  (start-up: no event built yet)";
     last_time_ = now;
     last_ = c;
@@ -127,13 +131,14 @@ std::string latency_cell(const NodeStats& s, double us) { return s.events_built 
 // its own node's included. in_scale, out_scale: 1, or 1 / (BUs) and 1 / (RUs) for the average
 // row. Events and built bytes count over `window`, network bytes over `bytes` (the same span
 // except in simulated runs).
-void table_row(std::ostream& out, const std::string& label, const NodeStats& s, std::uint64_t built_in, Picoseconds window, Picoseconds bytes,
-               double in_scale, double out_scale) {
+void table_row(std::ostream& out, const std::string& label, const NodeStats& s, std::uint64_t built_in, Picoseconds window,
+               Picoseconds bytes, double in_scale, double out_scale) {
     double seconds = window.seconds();
     fmt::print(out, "{:>6} {:>10} {:>11.1f} {:>9.2f} {:>9.2f} {:>10.2f} {:>10} {:>10} {:>10} {:>10} {:>7}\n", label, s.events_built,
                seconds > 0 ? static_cast<double>(s.events_built) / seconds : 0.0, gbps(s.bytes_in, bytes) * in_scale,
-               gbps(s.bytes_out, bytes) * out_scale, gbps(built_in, window) * in_scale, latency_cell(s, s.latency.mean_us()), latency_cell(s, s.latency.percentile_us(50)),
-               latency_cell(s, s.latency.percentile_us(99)), latency_cell(s, s.latency.max_us()), s.errors.total());
+               gbps(s.bytes_out, bytes) * out_scale, gbps(built_in, window) * in_scale, latency_cell(s, s.latency.mean_us()),
+               latency_cell(s, s.latency.percentile_us(50)), latency_cell(s, s.latency.percentile_us(99)),
+               latency_cell(s, s.latency.max_us()), s.errors.total());
 }
 } // namespace
 
@@ -146,13 +151,13 @@ std::vector<std::size_t> table_rows(const Config& c, const RunResult& r) {
     std::vector<std::size_t> shown;
     auto pick = [&](std::vector<std::size_t> group, auto bytes_of) {
         if (group.empty()) return;
-        std::vector<std::uint64_t> key(r.nodes.size());   // rated() copies a node's statistics: once each, not per comparison
+        std::vector<std::uint64_t> key(r.nodes.size()); // rated() copies a node's statistics: once each, not per comparison
         for (std::size_t i : group) key[i] = bytes_of(r.rated(i));
         std::stable_sort(group.begin(), group.end(), [&](std::size_t a, std::size_t b) { return key[a] < key[b]; });
         for (std::size_t i : {group.front(), group[group.size() / 2], group.back()})
             if (std::find(shown.begin(), shown.end(), i) == shown.end()) shown.push_back(i);
     };
-    if (c.layout == NodeLayout::split) {   // readout nodes by what they send, builder nodes by what they receive
+    if (c.layout == NodeLayout::split) { // readout nodes by what they send, builder nodes by what they receive
         const auto readout_end = all.begin() + std::min<std::size_t>(c.readout_nodes, all.size());
         pick(std::vector<std::size_t>(all.begin(), readout_end), [](const NodeStats& s) { return s.bytes_out; });
         pick(std::vector<std::size_t>(readout_end, all.end()), [](const NodeStats& s) { return s.bytes_in; });
@@ -179,32 +184,34 @@ std::uint32_t idle_builders(const Config& c, const RunResult& r) {
 void print_table(std::ostream& out, const Config& c, const RunResult& r, const std::vector<ProgressSample>& samples) {
     Picoseconds window = r.window(), bytes = r.byte_window();
     NodeStats sys = r.rated_system();
-    if (!c.quiet) {   // --quiet: the summary (the # lines) only
+    if (!c.quiet) { // --quiet: the summary (the # lines) only
         const std::vector<std::size_t> rows = table_rows(c, r);
         if (rows.size() < r.nodes.size())
             fmt::print(out, "# {} nodes: the rows of the slowest, median and fastest{} (--rows all lists every node)\n", r.nodes.size(),
                        c.layout == NodeLayout::split ? " readout node by out_Gbps and builder node by in_Gbps" : " node by in_Gbps");
         fmt::print(out, "{:>6} {:>10} {:>11} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>7}\n", "node", "events", "rate_Hz",
                    "in_Gbps", "out_Gbps", "built_Gbps", "lat_avg_us", "lat_p50_us", "lat_p99_us", "lat_max_us", "errors");
-        for (std::size_t i : rows) table_row(out, std::to_string(r.nodes[i].node), r.rated(i), r.nodes[i].bytes_in, window, bytes, 1.0, 1.0);
+        for (std::size_t i : rows)
+            table_row(out, std::to_string(r.nodes[i].node), r.rated(i), r.nodes[i].bytes_in, window, bytes, 1.0, 1.0);
         table_row(out, "avg", sys, r.system().bytes_in, window, bytes, 1.0 / c.bu_count(), 1.0 / c.ru_count());
     }
     if (r.interrupted && r.cut)
-        fmt::print(out, "# interrupted by {} at {:.6f} s simulated: the run was cut there, as at its duration\n", signal_name(r.interrupted),
-                   r.elapsed.seconds());
+        fmt::print(out, "# interrupted by {} at {:.6f} s simulated: the run was cut there, as at its duration\n",
+                   signal_name(r.interrupted), r.elapsed.seconds());
     else if (r.interrupted)
         fmt::print(out, "# interrupted by {}: no event was begun after it and every one under way was built by {:.3f} s\n",
                    signal_name(r.interrupted), r.elapsed.seconds());
     if (r.window_start < c.warmup)
         fmt::print(out, "# the run ended within its warm-up ({:g} s): its counts are from the start\n", c.warmup.seconds());
     if (const std::uint32_t idle = idle_builders(c, r))
-        fmt::print(out, "# {} of {} BUs built no event in the window from {:g} s: its rates hold the start-up, not the steady state "
-                        "(a longer --duration, or a later --warmup, leaves it out)\n",
+        fmt::print(out,
+                   "# {} of {} BUs built no event in the window from {:g} s: its rates hold the start-up, not the steady state "
+                   "(a longer --duration, or a later --warmup, leaves it out)\n",
                    idle, c.bu_count(), r.window_start.seconds());
-    print_cpu(out, r);   // before the system line: scripts take that one with tail -1
+    print_cpu(out, r); // before the system line: scripts take that one with tail -1
     print_rails(out, r);
-    fmt::print(out, "# system: {} events built in {:.3f} s, {:.2f} Gb/s aggregate, {:.2f} Gb/s per {}; errors: {}\n",
-               sys.events_built, window.seconds(), gbps(sys.bytes_in, bytes), gbps(sys.bytes_in, bytes) / c.bu_count(),
+    fmt::print(out, "# system: {} events built in {:.3f} s, {:.2f} Gb/s aggregate, {:.2f} Gb/s per {}; errors: {}\n", sys.events_built,
+               window.seconds(), gbps(sys.bytes_in, bytes), gbps(sys.bytes_in, bytes) / c.bu_count(),
                c.layout == NodeLayout::split ? "builder node" : "node", sys.errors.describe());
     print_phase_table(out, phase_rows(r));
     print_failures(out, c, r, samples);
@@ -224,10 +231,11 @@ void ConsoleReport::progress(Picoseconds now, const ProgressCounts& since_start)
     if (!config_.quiet) progress_.line(out_, now, since_start);
 }
 
-int report_outcome(std::ostream& out, std::ostream& err, const Config& config, const nlohmann::json& config_echo, const nlohmann::json& invocation,
-                   const RunOutcome& outcome, const std::vector<ProgressSample>& samples) {
+int report_outcome(std::ostream& out, std::ostream& err, const Config& config, const nlohmann::json& config_echo,
+                   const nlohmann::json& invocation, const RunOutcome& outcome, const std::vector<ProgressSample>& samples) {
     if (!outcome.result) {
-        if (outcome.rank_failure) err << fmt::format("evbench[rank {}]: error: {}\n", outcome.rank, printable_text(*outcome.rank_failure, error_line_limit));
+        if (outcome.rank_failure)
+            err << fmt::format("evbench[rank {}]: error: {}\n", outcome.rank, printable_text(*outcome.rank_failure, error_line_limit));
         return outcome.exit_code();
     }
     const RunResult& r = *outcome.result;
@@ -237,19 +245,21 @@ int report_outcome(std::ostream& out, std::ostream& err, const Config& config, c
         auto doc = result_json(config_echo, invocation, config, r, samples);
         for (const auto& [key, value] : outcome.extra_results.items()) doc["results"][key] = value;
         if (!config.json_file.empty()) write_json_file(config.json_file, doc);
-        if (config.format != ReportFormat::table) {   // standard output was kept for it (main.cpp)
+        if (config.format != ReportFormat::table) { // standard output was kept for it (main.cpp)
             const ResultRow row = result_row(doc, build_info_json().value("commit", ""));
             out.flush();
             write_output_file(stdout_file, "--format", config.format == ReportFormat::csv ? csv_text(row) : key_value_line(row));
         }
     }
     if (r.exit_code() == 3)
-        err << "evbench: the run survived lost nodes but lost data: " << r.system().fragments_lost << " fragments of lost RUs (exit code 3)\n";
+        err << "evbench: the run survived lost nodes but lost data: " << r.system().fragments_lost
+            << " fragments of lost RUs (exit code 3)\n";
     else if (r.interrupted && r.exit_code() == interrupted_exit_code(r.interrupted))
         err << "evbench: interrupted by " << signal_name(r.interrupted) << ": the report covers the run until then (exit code "
             << r.exit_code() << ")\n";
     else if (r.exit_code() != 0)
-        err << "evbench: error: " << printable_text(r.failure ? *r.failure : "data errors: " + r.system().errors.describe(), error_line_limit) << "\n";
+        err << "evbench: error: "
+            << printable_text(r.failure ? *r.failure : "data errors: " + r.system().errors.describe(), error_line_limit) << "\n";
     return r.exit_code();
 }
 
@@ -263,7 +273,7 @@ nlohmann::json result_json(const nlohmann::json& config_echo, const nlohmann::js
                               {"in_gbps", gbps(s.bytes_in, bytes) * scale},
                               {"out_gbps", gbps(s.bytes_out, bytes) * scale},
                               {"built_gbps", gbps(built_in, window) * scale},
-                              {"latency_us",   // null: no event built, so no latency
+                              {"latency_us", // null: no event built, so no latency
                                s.events_built ? nlohmann::json{{"avg", s.latency.mean_us()},
                                                                {"p50", s.latency.percentile_us(50)},
                                                                {"p99", s.latency.percentile_us(99)},
@@ -279,31 +289,31 @@ nlohmann::json result_json(const nlohmann::json& config_echo, const nlohmann::js
         const NodeStats& n = r.nodes[i];
         auto j = summary(r.rated(i), n.bytes_in, 1.0);
         j["node"] = n.node;
-        j["raw"] = n.to_json();   // the units' own counts (bytes of whole fragments, also in simulated runs)
+        j["raw"] = n.to_json(); // the units' own counts (bytes of whole fragments, also in simulated runs)
         nodes.push_back(j);
     }
     const std::uint64_t built_in = r.system().bytes_in;
     auto system = summary(sys, built_in, 1.0);
-    system["per_node_in_gbps"] = gbps(sys.bytes_in, bytes) / c.bu_count();     // per BU
+    system["per_node_in_gbps"] = gbps(sys.bytes_in, bytes) / c.bu_count(); // per BU
     system["per_node_built_gbps"] = gbps(built_in, window) / c.bu_count();
-    system["per_node_out_gbps"] = gbps(sys.bytes_out, bytes) / c.ru_count();   // per RU
+    system["per_node_out_gbps"] = gbps(sys.bytes_out, bytes) / c.ru_count(); // per RU
     system["events_assigned"] = sys.events_assigned;
-    system["idle_builders"] = idle_builders(c, r);   // BUs that built no event in the window: a start-up figure while above 0
+    system["idle_builders"] = idle_builders(c, r); // BUs that built no event in the window: a start-up figure while above 0
     system["error_kinds"] = sys.to_json()["errors"];
     nlohmann::json doc = {{"schema", result_schema_version},
-            {"config", config_echo},
-            {"invocation", invocation},
-            {"results",
-             {{"window_s", window.seconds()},
-              {"bytes_window_s", bytes.seconds()},
-              {"counted_from_s", r.window_start.seconds()},   // --warmup: nothing before counts
-              {"elapsed_s", r.elapsed.seconds()},
-              {"wall_s", r.wall_seconds},
-              {"ok", r.exit_code() == 0},
-              {"failure", r.failure ? nlohmann::json(*r.failure) : nlohmann::json(nullptr)},
-              {"interrupted", r.interrupted ? nlohmann::json(signal_name(r.interrupted)) : nlohmann::json(nullptr)},
-              {"system", system},
-              {"nodes", nodes}}}};
+                          {"config", config_echo},
+                          {"invocation", invocation},
+                          {"results",
+                           {{"window_s", window.seconds()},
+                            {"bytes_window_s", bytes.seconds()},
+                            {"counted_from_s", r.window_start.seconds()}, // --warmup: nothing before counts
+                            {"elapsed_s", r.elapsed.seconds()},
+                            {"wall_s", r.wall_seconds},
+                            {"ok", r.exit_code() == 0},
+                            {"failure", r.failure ? nlohmann::json(*r.failure) : nlohmann::json(nullptr)},
+                            {"interrupted", r.interrupted ? nlohmann::json(signal_name(r.interrupted)) : nlohmann::json(nullptr)},
+                            {"system", system},
+                            {"nodes", nodes}}}};
     if (!phases.empty()) doc["results"]["phases"] = phase_json(phases);
     if (!sys.losses.empty()) doc["results"]["failures"] = failures_json(c, r, samples);
     if (!r.cpu.empty()) doc["results"]["cpu"] = cpu_json(r);

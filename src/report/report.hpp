@@ -21,8 +21,8 @@ void print_header(std::ostream& out, const Config& config, std::uint32_t ranks, 
 struct ProgressLine {
     Picoseconds at{};
     std::uint64_t events = 0, in_flight = 0;
-    double rate_hz = 0, in_gbps = 0, out_gbps = 0;   // per BU and per RU
-    std::string mark;   // warm-up within the interval, or no event built yet
+    double rate_hz = 0, in_gbps = 0, out_gbps = 0; // per BU and per RU
+    std::string mark; // warm-up within the interval, or no event built yet
 };
 
 // Every executor's progress lines: the rates of an interval are what the counts since the start
@@ -73,13 +73,13 @@ void print_table(std::ostream& out, const Config& config, const RunResult& resul
 
 // config_echo: the effective configuration (every declared option and derived values);
 // invocation: how the run was asked for (CommandLine::invocation), which `--config` reads back.
-nlohmann::json result_json(const nlohmann::json& config_echo, const nlohmann::json& invocation, const Config& config, const RunResult& result,
-                           const std::vector<ProgressSample>& samples = {});
+nlohmann::json result_json(const nlohmann::json& config_echo, const nlohmann::json& invocation, const Config& config,
+                           const RunResult& result, const std::vector<ProgressSample>& samples = {});
 
 // Prints what the run produced and returns the exit code: at the reporting rank the driver's
 // extra text, the table, --json and, on failure or data errors, one "evbench: error:" line; at
 // another rank its failure as "evbench[rank R]: error: ...".
-int report_outcome(std::ostream& out, std::ostream& err, const Config& config, const nlohmann::json& config_echo, const nlohmann::json& invocation,
-                   const RunOutcome& outcome, const std::vector<ProgressSample>& samples = {});
+int report_outcome(std::ostream& out, std::ostream& err, const Config& config, const nlohmann::json& config_echo,
+                   const nlohmann::json& invocation, const RunOutcome& outcome, const std::vector<ProgressSample>& samples = {});
 
 } // namespace evb

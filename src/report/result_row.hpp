@@ -14,7 +14,7 @@ using ResultRow = std::vector<std::pair<std::string, std::string>>;
 
 // `doc`: the run's --json document (result_json, with the driver's results); `commit`: the build's.
 ResultRow result_row(const nlohmann::json& doc, const std::string& commit);
-std::string csv_text(const ResultRow& row);         // the header line and the row, RFC 4180 quoting
-std::string key_value_line(const ResultRow& row);   // "evbench: transport=tcp nodes=4 ...", a value with a space quoted
+std::string csv_text(const ResultRow& row); // the header line and the row, RFC 4180 quoting
+std::string key_value_line(const ResultRow& row); // "evbench: transport=tcp nodes=4 ...", a value with a space quoted
 
 } // namespace evb

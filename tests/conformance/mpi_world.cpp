@@ -36,7 +36,7 @@ public:
     }
     ~MpiWorld() override {
         transports_.clear();
-        MPI_Barrier(comm_);   // nobody's traffic outlives its world
+        MPI_Barrier(comm_); // nobody's traffic outlives its world
         MPI_Comm_free(&comm_);
     }
     bool mine(std::uint32_t rank) const override { return rank == me_; }

@@ -23,14 +23,14 @@ using namespace evb::test;
 namespace {
 
 struct DriverCase {
-    std::string label;               // test name suffix
+    std::string label; // test name suffix
     std::string driver;
     std::vector<std::string> flags;
     // Reasons a capability is missing; empty: tested.
     std::string no_back_pressure;
     std::string no_peer_loss;
-    std::string no_bulk;             // hundreds of MiB in one test
-    std::string no_stopped_peer = "";   // drivers that beat (--heartbeat): a peer left unpolled
+    std::string no_bulk; // hundreds of MiB in one test
+    std::string no_stopped_peer = ""; // drivers that beat (--heartbeat): a peer left unpolled
 };
 
 void PrintTo(const DriverCase& c, std::ostream* os) { *os << c.label; }
@@ -39,8 +39,12 @@ const std::string no_mpi_peer_loss =
     "Open MPI ends the whole job when one process dies (no ULFM): no survivor is left to name it; mpirun names the rank";
 
 const std::vector<DriverCase> kDrivers = {
-    {"local", "local", {}, "a post is a memcpy at once: nothing ever queues, so there is no no_resource to meet",
-     "every rank lives in one process: none can die alone", ""},
+    {"local",
+     "local",
+     {},
+     "a post is a memcpy at once: nothing ever queues, so there is no no_resource to meet",
+     "every rank lives in one process: none can die alone",
+     ""},
     {"tcp", "tcp", {}, "", "", ""},
     // Frames split at every boundary: 7-byte reads, one per peer per poll, so commands and
     // writes of several peers interleave mid-frame.
@@ -54,31 +58,56 @@ const std::vector<DriverCase> kDrivers = {
     {"mpi_rma", "mpi", {"--mpi-rma"}, "", no_mpi_peer_loss, ""},
     {"verbs", "verbs", {}, "", "", ""},
     {"ofi_tcp", "ofi", {"--ofi-provider", "tcp;ofi_rxm"}, "", "", ""},
-    {"ofi_sockets", "ofi", {"--ofi-provider", "sockets"}, "", "", "the sockets provider moves a few MB/s here: 64 MiB would take half a minute or more"},
-    {"ofi_udp", "ofi", {"--ofi-provider", "udp;ofi_rxd"}, "", "", "udp;ofi_rxd moves a few MB/s here: 64 MiB would take half a minute or more"},
-    {"ofi_shm", "ofi", {"--ofi-provider", "shm"}, "",
+    {"ofi_sockets",
+     "ofi",
+     {"--ofi-provider", "sockets"},
+     "",
+     "",
+     "the sockets provider moves a few MB/s here: 64 MiB would take half a minute or more"},
+    {"ofi_udp",
+     "ofi",
+     {"--ofi-provider", "udp;ofi_rxd"},
+     "",
+     "",
+     "udp;ofi_rxd moves a few MB/s here: 64 MiB would take half a minute or more"},
+    {"ofi_shm",
+     "ofi",
+     {"--ofi-provider", "shm"},
+     "",
      "the suite's ranks share one process, and closing one shm endpoint there crashes libfabric 1.17 in its siblings; a killed shm "
      "process is named by every survivor in Loopback/ProcessFailure.KilledRankEndsTheRunWithAClearErrorOnEverySurvivor/OfiShm",
-     "", "the suite's ranks share one process, and libfabric 1.17 shm crashes there once a sibling endpoint is left unpolled (segfault)"},
+     "",
+     "the suite's ranks share one process, and libfabric 1.17 shm crashes there once a sibling endpoint is left unpolled (segfault)"},
     // verbs;ofi_rxm and UCX's rc_verbs run in the soft-RoCE VM (tests/test_rdma_drivers_in_vm.cpp);
     // elsewhere they skip with the driver's reason (no such provider or transport here).
     {"ofi_verbs", "ofi", {"--ofi-provider", "verbs;ofi_rxm"}, "", "", ""},
     {"ucx_tcp", "ucx", {"--ucx-tls", "tcp"}, "", "", ""},
-    {"ucx_tcp_put", "ucx", {"--ucx-tls", "tcp", "--ucx-write", "put"}, "",
+    {"ucx_tcp_put",
+     "ucx",
+     {"--ucx-tls", "tcp", "--ucx-write", "put"},
+     "",
      "UCX 1.13 emulates puts over tcp with messages the target acknowledges; acknowledging a put of a peer that died is a fatal "
      "error inside UCX (ucp_put_handler: 'Endpoint timeout'), which aborts the survivor: the default --ucx-write am is tested instead",
      ""},
-    {"ucx_rc_verbs", "ucx", {"--ucx-tls", "rc_verbs,tcp", "--ucx-write", "put"}, "",
+    {"ucx_rc_verbs",
+     "ucx",
+     {"--ucx-tls", "rc_verbs,tcp", "--ucx-write", "put"},
+     "",
      "this suite kills a rank by closing its transport inside the test process, and UCX 1.13 asserts in that close while wireup "
      "messages to the other ranks are pending (ucp_request.c:684, removed upstream in openucx/ucx#8175); a killed process does not "
      "close anything: ProcessFailure.*/Ucx* covers it",
-     "", "as above: the unpolled rank's wireup may be pending when the suite closes it"},
+     "",
+     "as above: the unpolled rank's wireup may be pending when the suite closes it"},
     {"ucx_shm", "ucx", {"--ucx-tls", "posix,cma"}, "", "", ""},
     // Runs where psm2_init succeeds (an Omni-Path adapter); elsewhere every test skips with the
     // driver's own reason (this machine: "psm2_init failed (PSM Unresolved internal error)").
     {"psm2", "psm2", {}, "", "", ""},
-    {"sim", "sim", {}, "the simulated host adapter queues every work request: a post never meets no_resource",
-     "the simulated fabric has no failures yet (issue: keep building when a node dies)", ""},
+    {"sim",
+     "sim",
+     {},
+     "the simulated host adapter queues every work request: a post never meets no_resource",
+     "the simulated fabric has no failures yet (issue: keep building when a node dies)",
+     ""},
 };
 
 class Conformance : public ::testing::TestWithParam<DriverCase> {
@@ -91,8 +120,8 @@ protected:
 };
 
 // Opens a world of n ranks, or skips the test in this process with the reason.
-#define OPEN_WORLD(w, n)       \
-    auto w = world(n);         \
+#define OPEN_WORLD(w, n)                                                                                                                   \
+    auto w = world(n);                                                                                                                     \
     if (!w) GTEST_SKIP() << why_not_
 
 // A region of `bytes` filled with guard bytes, registered with the rank's transport.
@@ -141,7 +170,8 @@ TEST_P(Conformance, CommandsArriveExactlyOnceAndInOrderPerPeer) {
                 for (std::uint32_t dst = 0; dst < n; ++dst)
                     ASSERT_EQ(post_until_taken(*w, [&] { return w->at(src).post_send(dst, command(src, dst, seq)); }), PostStatus::ok);
             }
-    ASSERT_TRUE(w->drive([&] { return w->all_mine([&](std::uint32_t r) { return count(w->got[r], Completion::Kind::message) >= n * per_pair; }); }));
+    ASSERT_TRUE(w->drive(
+        [&] { return w->all_mine([&](std::uint32_t r) { return count(w->got[r], Completion::Kind::message) >= n * per_pair; }); }));
     for (std::uint32_t dst = 0; dst < n; ++dst) {
         if (!w->mine(dst)) continue;
         std::vector<std::uint32_t> next(n, 0);
@@ -172,10 +202,12 @@ TEST_P(Conformance, WritesLandExactlyWhereAskedAndNowhereElse) {
     for (std::uint32_t src = 0; src < n; ++src)
         if (w->mine(src)) {
             for (std::uint32_t dst = 0; dst < n; ++dst) {
-                ASSERT_EQ(post_until_taken(*w, [&] {
-                              return w->at(src).post_write(dst, source[src]->mr, 5, keys[dst], offset_of(src), length_of(src, dst),
-                                                           0xC0000000u | (src << 8) | dst, 0xABCD000000000000ull | (src << 16) | dst);
-                          }),
+                ASSERT_EQ(post_until_taken(*w,
+                                           [&] {
+                                               return w->at(src).post_write(dst, source[src]->mr, 5, keys[dst], offset_of(src),
+                                                                            length_of(src, dst), 0xC0000000u | (src << 8) | dst,
+                                                                            0xABCD000000000000ull | (src << 16) | dst);
+                                           }),
                           PostStatus::ok)
                     << w->at(src).last_error();
             }
@@ -246,9 +278,12 @@ TEST_P(Conformance, TheLargestAdvertisedWriteArrivesWhole) {
         ASSERT_EQ(post_until_taken(*w, [&] { return w->at(0).post_write(1, src->mr, 0, key, 64, len, 42, 4242); }), PostStatus::ok)
             << w->at(0).last_error();
     }
-    ASSERT_TRUE(w->drive([&] {
-        return (!w->mine(1) || count(w->got[1], Completion::Kind::write_arrived) == 1) && (!w->mine(0) || count(w->got[0], Completion::Kind::write_done) == 1);
-    }, 300));
+    ASSERT_TRUE(w->drive(
+        [&] {
+            return (!w->mine(1) || count(w->got[1], Completion::Kind::write_arrived) == 1) &&
+                (!w->mine(0) || count(w->got[0], Completion::Kind::write_done) == 1);
+        },
+        300));
     for (std::uint32_t r : {0u, 1u})
         if (w->mine(r))
             for (const auto& g : w->got[r]) {
@@ -281,23 +316,22 @@ TEST_P(Conformance, AWriteOutsideTheTargetRegionIsRefusedNeverPerformed) {
                           {"offset 2^64 - 16, length 64", 0, ~std::uint64_t{0} - 15, 64},
                           {"offset 2^64 - 2^20, length 2^20 + 64", 0, ~std::uint64_t{0} - mib + 1, mib + 64}};
     bool took_part = false;
-    for (std::uint32_t target_rank : {0u, 1u})   // to self and to a peer
+    for (std::uint32_t target_rank : {0u, 1u}) // to self and to a peer
         for (const Case& bad : cases) {
             SCOPED_TRACE("target rank " + std::to_string(target_rank) + ", " + bad.name);
             // Declared before the world, so they outlive its transports: a transport may read a
             // posted write's source until it is closed (tcp's I/O threads send on their own).
             std::unique_ptr<Region> src, dst;
-            auto w = world(2);   // each case in a new world: a refusal may take the connection down
-            if (!w) continue;    // (every process opens each world: under mpirun, opening one is collective)
+            auto w = world(2); // each case in a new world: a refusal may take the connection down
+            if (!w) continue; // (every process opens each world: under mpirun, opening one is collective)
             took_part = true;
             if (w->mine(0)) src = std::make_unique<Region>(w->at(0), 2 * mib, std::byte{0x11});
             if (w->mine(target_rank)) dst = std::make_unique<Region>(w->at(target_rank), 4096, guard);
             const std::uint64_t key = w->gather([&](std::uint32_t r) { return r == target_rank ? dst->mr.key : 0; })[target_rank];
-            std::vector<std::string> errors;   // every reason this process heard
+            std::vector<std::string> errors; // every reason this process heard
             if (w->mine(0)) {
-                PostStatus s = post_until_taken(*w, [&] {
-                    return w->at(0).post_write(target_rank, src->mr, 0, key + bad.key_delta, bad.offset, bad.length, 1, 1);
-                });
+                PostStatus s = post_until_taken(
+                    *w, [&] { return w->at(0).post_write(target_rank, src->mr, 0, key + bad.key_delta, bad.offset, bad.length, 1, 1); });
                 if (s == PostStatus::error) errors.push_back(w->at(0).last_error());
             }
             // Refused at post, or at the target: the connection carrying it is dropped, and some
@@ -351,10 +385,13 @@ TEST_P(Conformance, AFullPeerQueueMeetsNoResourceWithoutBlockingOthers) {
         if (w->mine(0)) {
             PostStatus s = w->at(0).post_write(1, src->mr, 0, key, 0, len, 7, i);
             // The first no_resource may be a driver learning the target (mpi_rma reads its region directory).
-            if (s == PostStatus::no_resource && !warmed_up && ok == 0) s = post_until_taken(*w, [&] { return w->at(0).post_write(1, src->mr, 0, key, 0, len, 7, i); });
+            if (s == PostStatus::no_resource && !warmed_up && ok == 0)
+                s = post_until_taken(*w, [&] { return w->at(0).post_write(1, src->mr, 0, key, 0, len, 7, i); });
             warmed_up = true;
-            if (s == PostStatus::no_resource) full_here = true;
-            else ASSERT_EQ(s, PostStatus::ok) << w->at(0).last_error();
+            if (s == PostStatus::no_resource)
+                full_here = true;
+            else
+                ASSERT_EQ(s, PostStatus::ok) << w->at(0).last_error();
             ok += s == PostStatus::ok;
         }
         if (i % 64 == 0) w->drive_only({0}, [] { return true; });
@@ -362,32 +399,36 @@ TEST_P(Conformance, AFullPeerQueueMeetsNoResourceWithoutBlockingOthers) {
     }
     ASSERT_TRUE(full) << "a million posts never met no_resource";
     // Meanwhile rank 0 still reaches rank 2.
-    if (w->mine(0)) {   // (a provider may ask rank 0 and rank 2 to progress first, e.g. to connect; never to wait for rank 1)
+    if (w->mine(0)) { // (a provider may ask rank 0 and rank 2 to progress first, e.g. to connect; never to wait for rank 1)
         const auto start = std::chrono::steady_clock::now();
         PostStatus s = PostStatus::no_resource;
         while (s == PostStatus::no_resource && std::chrono::steady_clock::now() - start < std::chrono::seconds(30)) {
             s = w->at(0).post_send(2, command(0, 2, 0));
             if (s == PostStatus::no_resource) w->progress({0, 2});
         }
-        ASSERT_EQ(s, PostStatus::ok)
-            << "a full queue towards rank 1 held back a command to rank 2";
+        ASSERT_EQ(s, PostStatus::ok) << "a full queue towards rank 1 held back a command to rank 2";
     }
-    ASSERT_TRUE(w->drive_only({0, 2}, [&] { return !w->mine(2) || count(w->got[2], Completion::Kind::message) == 1; }, 30))
+    ASSERT_TRUE(w->drive_only(
+        {0, 2}, [&] { return !w->mine(2) || count(w->got[2], Completion::Kind::message) == 1; }, 30))
         << "a full queue towards rank 1 held back a command to rank 2";
     // Once rank 1 drains, every accepted post completes.
     const std::uint64_t accepted = w->gather([&](std::uint32_t r) { return r == 0 ? ok : 0; })[0];
-    ASSERT_TRUE(w->drive([&] {
-        return (!w->mine(0) || count(w->got[0], Completion::Kind::write_done) == accepted) &&
-               (!w->mine(1) || count(w->got[1], Completion::Kind::write_arrived) == accepted);
-    }, 120));
+    ASSERT_TRUE(w->drive(
+        [&] {
+            return (!w->mine(0) || count(w->got[0], Completion::Kind::write_done) == accepted) &&
+                (!w->mine(1) || count(w->got[1], Completion::Kind::write_arrived) == accepted);
+        },
+        120));
     // And the queue takes posts again (completed before the regions go away).
     if (w->mine(0)) {
         EXPECT_EQ(w->at(0).post_write(1, src->mr, 0, key, 0, len, 7, 0), PostStatus::ok);
     }
-    ASSERT_TRUE(w->drive([&] {
-        return (!w->mine(0) || count(w->got[0], Completion::Kind::write_done) == accepted + 1) &&
-               (!w->mine(1) || count(w->got[1], Completion::Kind::write_arrived) == accepted + 1);
-    }, 120));
+    ASSERT_TRUE(w->drive(
+        [&] {
+            return (!w->mine(0) || count(w->got[0], Completion::Kind::write_done) == accepted + 1) &&
+                (!w->mine(1) || count(w->got[1], Completion::Kind::write_arrived) == accepted + 1);
+        },
+        120));
 }
 
 TEST_P(Conformance, APeerThatDiesIsNamedOnEverySurvivor) {
@@ -424,7 +465,8 @@ TEST_P(Conformance, APeerThatStopsIsNamedAfterTheHeartbeatsTimeout) {
         return std::string();
     };
     // Rank 2 stops: never polled again, its endpoint open.
-    ASSERT_TRUE(w->drive_only({0, 1}, [&] { return !lost(0, 2).empty() && !lost(1, 2).empty(); }, 30));
+    ASSERT_TRUE(w->drive_only(
+        {0, 1}, [&] { return !lost(0, 2).empty() && !lost(1, 2).empty(); }, 30));
     for (std::uint32_t r : {0u, 1u}) {
         EXPECT_NE(lost(r, 2).find("sent nothing for 1 s (--heartbeat)"), std::string::npos) << "rank " << r << ": " << lost(r, 2);
         EXPECT_EQ(lost(r, 1 - r), "") << "rank " << r << " lost a peer that was polled all along";
@@ -456,8 +498,10 @@ TEST_P(Conformance, StressManyPeersRandomSizesEveryByteVerified) {
             Op op{rng() % 3 != 0, static_cast<std::uint32_t>(rng() % n), i, rng() % 4096, 1 + rng() % max_len};
             if (!op.write) op.seq = commands_to[src][op.dst]++;
             plan[src].push_back(op);
-            if (op.write) ++writes_by[src], ++writes_to[op.dst];
-            else ++messages_to[op.dst];
+            if (op.write)
+                ++writes_by[src], ++writes_to[op.dst];
+            else
+                ++messages_to[op.dst];
         }
     // Post in a random interleaving of my ranks; what meets no_resource is retried after a poll.
     std::vector<std::size_t> next(n, 0);
@@ -469,21 +513,26 @@ TEST_P(Conformance, StressManyPeersRandomSizesEveryByteVerified) {
         if (pending.empty()) break;
         const std::uint32_t src = pending[order() % pending.size()];
         const Op& op = plan[src][next[src]];
-        PostStatus s = op.write ? w->at(src).post_write(op.dst, source[src]->mr, op.local, keys[op.dst],
-                                                        (std::size_t{src} * ops + op.seq) * max_len, op.length, (src << 16) | op.seq,
-                                                        (std::uint64_t{src} << 32) | op.seq)
-                                : w->at(src).post_send(op.dst, command(src, op.dst, op.seq));
+        PostStatus s = op.write
+            ? w->at(src).post_write(op.dst, source[src]->mr, op.local, keys[op.dst], (std::size_t{src} * ops + op.seq) * max_len, op.length,
+                                    (src << 16) | op.seq, (std::uint64_t{src} << 32) | op.seq)
+            : w->at(src).post_send(op.dst, command(src, op.dst, op.seq));
         ASSERT_NE(s, PostStatus::error) << w->at(src).last_error();
-        if (s == PostStatus::ok) ++next[src];
-        else w->progress();
+        if (s == PostStatus::ok)
+            ++next[src];
+        else
+            w->progress();
         if (order() % 16 == 0) w->progress();
     }
-    ASSERT_TRUE(w->drive([&] {
-        return w->all_mine([&](std::uint32_t r) {
-            return count(w->got[r], Completion::Kind::write_done) == writes_by[r] && count(w->got[r], Completion::Kind::write_arrived) == writes_to[r] &&
-                   count(w->got[r], Completion::Kind::message) == messages_to[r];
-        });
-    }, 120));
+    ASSERT_TRUE(w->drive(
+        [&] {
+            return w->all_mine([&](std::uint32_t r) {
+                return count(w->got[r], Completion::Kind::write_done) == writes_by[r] &&
+                    count(w->got[r], Completion::Kind::write_arrived) == writes_to[r] &&
+                    count(w->got[r], Completion::Kind::message) == messages_to[r];
+            });
+        },
+        120));
     // Every command in order per peer, every write at its place with its bytes.
     for (std::uint32_t dst = 0; dst < n; ++dst) {
         if (!w->mine(dst)) continue;
@@ -502,7 +551,8 @@ TEST_P(Conformance, StressManyPeersRandomSizesEveryByteVerified) {
                 ASSERT_EQ(c.length, op.length);
                 ASSERT_EQ(c.offset, (std::size_t{src} * ops + s) * max_len);
                 for (std::size_t i = 0; i < op.length; ++i)
-                    if (target[dst]->memory[c.offset + i] != pattern(src, op.local + i)) FAIL() << "write " << s << " from " << src << " byte " << i;
+                    if (target[dst]->memory[c.offset + i] != pattern(src, op.local + i))
+                        FAIL() << "write " << s << " from " << src << " byte " << i;
                 for (std::size_t i = op.length; i < max_len; ++i) ASSERT_EQ(target[dst]->memory[c.offset + i], guard);
             }
         }
@@ -530,9 +580,10 @@ bool readable(const std::vector<int>& fds, int ms) {
 TEST_P(Conformance, AnArmedRankIsWokenByThePeersNextCommand) {
     if (const std::string why = no_wait_reason(GetParam().driver); !why.empty()) GTEST_SKIP() << why;
     OPEN_WORLD(w, 2);
-    for (std::uint32_t src = 0; src < 2; ++src)   // connected both ways, then quiet
+    for (std::uint32_t src = 0; src < 2; ++src) // connected both ways, then quiet
         ASSERT_EQ(post_until_taken(*w, [&] { return w->at(src).post_send(1 - src, command(src, 1 - src, 0)); }), PostStatus::ok);
-    ASSERT_TRUE(w->drive([&] { return count(w->got[0], Completion::Kind::message) == 1 && count(w->got[1], Completion::Kind::message) == 1; }));
+    ASSERT_TRUE(
+        w->drive([&] { return count(w->got[0], Completion::Kind::message) == 1 && count(w->got[1], Completion::Kind::message) == 1; }));
     Transport& sleeper = w->at(1);
     std::vector<int> fds;
     bool armed = false;
@@ -542,7 +593,7 @@ TEST_P(Conformance, AnArmedRankIsWokenByThePeersNextCommand) {
         if (!armed) w->progress({1});
     }
     ASSERT_TRUE(armed) << "rank 1 never offered a quiet wait object (" << fds.size() << " descriptors)";
-    if (fds.empty()) {   // nothing to sleep on: the executor naps instead (Reactor::idle), and says so
+    if (fds.empty()) { // nothing to sleep on: the executor naps instead (Reactor::idle), and says so
         EXPECT_NE(sleeper.describe().find("no wait object"), std::string::npos) << sleeper.describe();
         GTEST_SKIP() << sleeper.describe();
     }

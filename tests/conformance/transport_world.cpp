@@ -156,7 +156,7 @@ std::unique_ptr<TransportWorld> TransportWorld::make(const std::string& driver, 
             why_not = std::string("not on this machine: ") + e.what();
             return nullptr;
         }
-        if (driver == "mpi") {   // one rank per process: the world spans the processes of mpirun
+        if (driver == "mpi") { // one rank per process: the world spans the processes of mpirun
             w = make_mpi_world(ranks, rma, why_not);
             if (!w) return nullptr;
         } else {
@@ -206,7 +206,8 @@ void TransportWorld::progress(const std::vector<std::uint32_t>& ranks) {
     }
 }
 
-bool TransportWorld::drive_loop(const std::vector<std::uint32_t>& ranks, const std::function<bool()>& done, double guard_s, bool until_any) {
+bool TransportWorld::drive_loop(const std::vector<std::uint32_t>& ranks, const std::function<bool()>& done, double guard_s,
+                                bool until_any) {
     auto start = std::chrono::steady_clock::now();
     for (;;) {
         const bool late = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > guard_s;
@@ -223,7 +224,9 @@ bool TransportWorld::drive_only(const std::vector<std::uint32_t>& ranks, const s
     return drive_loop(ranks, done, guard_s, false);
 }
 
-bool TransportWorld::drive_until_any(const std::function<bool()>& done, double guard_s) { return drive_loop(all_ranks(), done, guard_s, true); }
+bool TransportWorld::drive_until_any(const std::function<bool()>& done, double guard_s) {
+    return drive_loop(all_ranks(), done, guard_s, true);
+}
 
 #ifndef EVB_HAVE_MPI
 std::unique_ptr<TransportWorld> make_mpi_world(std::uint32_t, bool, std::string& why_not) {

@@ -26,8 +26,11 @@ public:
     virtual ~TransportWorld() = default;
 
     std::uint32_t size() const { return ranks_; }
-    virtual bool mine(std::uint32_t rank) const { (void)rank; return true; }
-    Transport& at(std::uint32_t rank);   // a rank of mine
+    virtual bool mine(std::uint32_t rank) const {
+        (void)rank;
+        return true;
+    }
+    Transport& at(std::uint32_t rank); // a rank of mine
     Transport& any_of_mine();
     bool alive(std::uint32_t rank) const { return transports_.at(rank) != nullptr; }
     // Ends a rank abruptly, as a process that dies (its connections close).
@@ -71,7 +74,7 @@ protected:
     bool drive_loop(const std::vector<std::uint32_t>& ranks, const std::function<bool()>& done, double guard_s, bool until_any);
 
     std::uint32_t ranks_ = 0;
-    std::vector<std::unique_ptr<Transport>> transports_;   // nullptr: not mine, or killed
+    std::vector<std::unique_ptr<Transport>> transports_; // nullptr: not mine, or killed
 };
 
 // Posts until the driver takes it (no_resource: progress in this process, try again), for at

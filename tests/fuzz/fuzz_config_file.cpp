@@ -23,7 +23,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (config.nodes == 0) config.nodes = 4;
             evb::validate(config);
         }
-    } catch (const evb::ConfigError&) {
-    }
+    } catch (const evb::ConfigError&) {}
     return 0;
 }

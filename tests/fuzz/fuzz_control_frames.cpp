@@ -30,7 +30,8 @@ Read read_stream(std::string_view stream, std::uint8_t seed) {
     while (r.malformed.empty()) {
         if (!stream.empty()) {
             state = state * 1103515245u + 12345u;
-            const std::size_t n = seed == 255 ? stream.size() : std::min<std::size_t>(1 + (state >> 8) % (1u << (seed % 13)), stream.size());
+            const std::size_t n =
+                seed == 255 ? stream.size() : std::min<std::size_t>(1 + (state >> 8) % (1u << (seed % 13)), stream.size());
             in.append(stream.substr(0, n));
             stream.remove_prefix(n);
         }
@@ -92,15 +93,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::abort();
     }
     for (const ControlMessage& m : whole.messages) {
-        std::string again = encode_control_frame(m);   // a decoded message always fits its schema: no throw
+        std::string again = encode_control_frame(m); // a decoded message always fits its schema: no throw
         auto back = decode_control_payload(std::string_view(again).substr(4));
         const auto* same = std::get_if<ControlMessage>(&back);
         if (!same || same->type != m.type || same->body != m.body) std::abort();
         if (m.type == ControlType::stats) {
             try {
                 (void)read_rank_statistics(m.body, 1.8e9);
-            } catch (const std::invalid_argument&) {
-            }
+            } catch (const std::invalid_argument&) {}
         }
     }
     return 0;

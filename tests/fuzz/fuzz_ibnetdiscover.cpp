@@ -15,7 +15,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             evb::netsim::route(topology, evb::netsim::RoutingEngine::minhop, 1);
         }
     } catch (const std::invalid_argument&) {
-    } catch (const evb::netsim::RoutingError&) {
-    }
+    } catch (const evb::netsim::RoutingError&) {}
     return 0;
 }

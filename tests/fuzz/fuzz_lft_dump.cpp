@@ -13,7 +13,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
         evb::netsim::read_lft_dumps({path}, fabric.topology);
     } catch (const std::invalid_argument&) {
-    } catch (const evb::netsim::RoutingError&) {
-    }
+    } catch (const evb::netsim::RoutingError&) {}
     return 0;
 }

@@ -6,8 +6,14 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text = evb::fuzz::text_of(data, size);
-    try { (void)evb::parse_size(text); } catch (const std::invalid_argument&) {}
-    try { (void)evb::parse_duration(text); } catch (const std::invalid_argument&) {}
-    try { (void)evb::parse_rate_bps(text); } catch (const std::invalid_argument&) {}
+    try {
+        (void)evb::parse_size(text);
+    } catch (const std::invalid_argument&) {}
+    try {
+        (void)evb::parse_duration(text);
+    } catch (const std::invalid_argument&) {}
+    try {
+        (void)evb::parse_rate_bps(text);
+    } catch (const std::invalid_argument&) {}
     return 0;
 }

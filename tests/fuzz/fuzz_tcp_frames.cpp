@@ -97,7 +97,8 @@ void write_seeds() {
                         seed.append(reinterpret_cast<const char*>(r.command.data()), r.command.size());
                     }
                 }
-                if (seed.size() > 13) fuzz::write_seed(to_string(protocol) + "-" + std::to_string(from) + "-to-" + std::to_string(to), seed), ++written;
+                if (seed.size() > 13)
+                    fuzz::write_seed(to_string(protocol) + "-" + std::to_string(from) + "-to-" + std::to_string(to), seed), ++written;
             }
         }
     }

@@ -25,7 +25,8 @@ struct Injection {
 
 class Injecting final : public test::ForwardingTransport {
 public:
-    Injecting(std::unique_ptr<Transport> inner, std::deque<Injection> mine) : ForwardingTransport(std::move(inner)), mine_(std::move(mine)) {}
+    Injecting(std::unique_ptr<Transport> inner, std::deque<Injection> mine)
+        : ForwardingTransport(std::move(inner)), mine_(std::move(mine)) {}
     MemoryRegion register_memory(std::byte* base, std::size_t length) override {
         smallest_region_ = std::min(smallest_region_, length);
         return ForwardingTransport::register_memory(base, length);
@@ -132,7 +133,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     std::vector<std::unique_ptr<Transport>> transports;
     std::uint32_t rank = 0;
-    for (auto& t : LocalDriver().make_all(ranks)) transports.push_back(std::make_unique<Injecting>(std::move(t), std::move(injections[rank++])));
+    for (auto& t : LocalDriver().make_all(ranks))
+        transports.push_back(std::make_unique<Injecting>(std::move(t), std::move(injections[rank++])));
     std::ostringstream out;
     ConsoleReport console(out, c, false);
     (void)run_in_process(c, std::move(transports), console);

@@ -19,15 +19,15 @@ namespace evb::fuzz {
 struct Received {
     std::uint32_t from = 0;
     bool is_write = false;
-    CommandBytes command{};             // a message
-    std::uint32_t imm = 0;              // a write: its immediate, region key, offset and bytes
+    CommandBytes command{}; // a message
+    std::uint32_t imm = 0; // a write: its immediate, region key, offset and bytes
     std::uint64_t key = 0, offset = 0;
     std::vector<std::byte> bytes;
 };
 
 struct RankTraffic {
-    std::vector<std::size_t> region_sizes;   // by key - 1
-    std::vector<Received> received;          // in the order the senders posted
+    std::vector<std::size_t> region_sizes; // by key - 1
+    std::vector<Received> received; // in the order the senders posted
 };
 
 // A small run of each protocol the units know: the configuration the seeds and fuzzers share.

@@ -21,7 +21,8 @@ inline void write_seed(const std::string& name, const std::string& bytes) {
     std::ofstream(std::string(seed_dir()) + "/" + name, std::ios::binary | std::ios::trunc) << bytes;
 }
 
-template <class T> void append_bytes(std::string& out, const T& value) {
+template <class T>
+void append_bytes(std::string& out, const T& value) {
     out.append(reinterpret_cast<const char*>(&value), sizeof value);
 }
 

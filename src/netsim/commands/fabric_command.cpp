@@ -38,13 +38,14 @@ int fabric_command(int argc, const char* const* argv, std::ostream& out) {
     options.begin_group("fabric", "Fabric");
     declare_fabric_options(options, fabric);
     options.begin_group("fabric-output", "Output");
-    options.text("write-topology", topology_out, "FILE", "the fabric in `ibnetdiscover` format; ibsim reads it as a net file").writes_file();
+    options.text("write-topology", topology_out, "FILE", "the fabric in `ibnetdiscover` format; ibsim reads it as a net file")
+        .writes_file();
     options.text("write-lfts", lfts_out, "FILE", "the forwarding tables in `dump_lfts` format").writes_file();
-    options.text("write-hostfile", hostfile_out, "FILE", "one host name (first word of the node description) per rank, in `--host-order`").writes_file();
+    options.text("write-hostfile", hostfile_out, "FILE", "one host name (first word of the node description) per rank, in `--host-order`")
+        .writes_file();
     options.on_off("hosts", list_hosts, "list every rank: host, LID, leaf and port");
     options.text("json", json_file, "FILE", "counts, the order comparison and the rank list").writes_file();
-    return run_subcommand(std::string("evbench fabric: ") + fabric_summary, options, argc, argv,
-                          out, nullptr, [&] {
+    return run_subcommand(std::string("evbench fabric: ") + fabric_summary, options, argc, argv, out, nullptr, [&] {
         Fabric f = build_fabric(fabric);
         const Topology& t = f.topology;
         std::map<std::uint32_t, std::uint32_t> per_level;
@@ -71,7 +72,8 @@ int fabric_command(int argc, const char* const* argv, std::ostream& out) {
             auto sum = summarise(analyse_linear_shift(t, f.routing, order == HostOrder::given ? f.given_hosts : order_of_hosts(t, order)));
             fmt::print(out, "{:>10} {:>20} {:>11} {:>13.3f}\n", std::string(name) == f.host_order ? std::string("*") + name : name,
                        sum.conflicting, sum.worst, sum.relative);
-            orders.push_back({{"host_order", name}, {"conflicting_phases", sum.conflicting}, {"worst_flows", sum.worst}, {"shift_speed", sum.relative}});
+            orders.push_back(
+                {{"host_order", name}, {"conflicting_phases", sum.conflicting}, {"worst_flows", sum.worst}, {"shift_speed", sum.relative}});
         }
         nlohmann::json hosts = nlohmann::json::array();
         if (list_hosts) fmt::print(out, "{:>6} {:>24} {:>6} {:>24}\n", "rank", "host", "lid", "leaf:port");
@@ -80,14 +82,21 @@ int fabric_command(int argc, const char* const* argv, std::ostream& out) {
             const PortRef at = *h.ports[0];
             std::string leaf = t.device(at.device).name + ":" + std::to_string(ib_port(t.device(at.device), at.port));
             if (list_hosts) fmt::print(out, "{:>6} {:>24} {:>6} {:>24}\n", r, h.name, h.lid, leaf);
-            hosts.push_back({{"rank", r}, {"host", h.name}, {"lid", h.lid}, {"guid", fmt::format("{:#018x}", h.guid)}, {"leaf_port", leaf}});
+            hosts.push_back(
+                {{"rank", r}, {"host", h.name}, {"lid", h.lid}, {"guid", fmt::format("{:#018x}", h.guid)}, {"leaf_port", leaf}});
         }
         write_file(topology_out, "--write-topology", [&](std::ostream& o) { write_ibnetdiscover(t, o); });
         write_file(lfts_out, "--write-lfts", [&](std::ostream& o) { write_lft_dump(t, f.routing, o); });
         write_file(hostfile_out, "--write-hostfile", [&](std::ostream& o) { write_hostfile(t, o); });
         if (!json_file.empty())
-            write_json_file(json_file, {{"hosts", t.hosts().size()}, {"switches", t.switches().size()}, {"cables", cables},
-                                        {"routing", f.routing_name}, {"host_order", f.host_order}, {"orders", orders}, {"ranks", hosts}});
+            write_json_file(json_file,
+                            {{"hosts", t.hosts().size()},
+                             {"switches", t.switches().size()},
+                             {"cables", cables},
+                             {"routing", f.routing_name},
+                             {"host_order", f.host_order},
+                             {"orders", orders},
+                             {"ranks", hosts}});
         return 0;
     });
 }

@@ -13,7 +13,6 @@
 #include <chrono>
 #include <memory>
 
-
 namespace evb::netsim {
 
 namespace {
@@ -75,7 +74,8 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
     options.duration("progress-interval", progress_interval, "simulated time between progress lines (0: none)")
         .shown_default("a tenth of --duration; 10us with --duration 0");
     options.on_off("ports", all_ports, "list every port, not only the 8 most stalled");
-    options.text("json", json_file, "FILE", "configuration and results, with per-host throughput, every port and the latency histogram").writes_file();
+    options.text("json", json_file, "FILE", "configuration and results, with per-host throughput, every port and the latency histogram")
+        .writes_file();
     auto resolve = [&] {
         model.resolve();
         traffic.pattern = parse_traffic_pattern(pattern);
@@ -84,13 +84,12 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
         if (duration.count() == 0 && traffic.messages == 0) throw std::invalid_argument("give --messages or a --duration above zero");
         if (!options.given("progress-interval")) progress_interval = duration.count() > 0 ? Picoseconds(duration.count() / 10) : 10_us;
         if (progress_interval.count() < 0) throw std::invalid_argument("--progress-interval cannot be negative");
-        traffic.validate_window(sim.ib);   // before the header: a2a used to report 0 Gb/s instead
+        traffic.validate_window(sim.ib); // before the header: a2a used to report 0 Gb/s instead
     };
-    return run_subcommand(std::string("evbench netsim: ") + netsim_summary, options, argc, argv, out,
-                          resolve, [&] {
+    return run_subcommand(std::string("evbench netsim: ") + netsim_summary, options, argc, argv, out, resolve, [&] {
         limit_to_simulator(fabric, model.memory);
         Fabric f = build_fabric(fabric);
-        FabricSim probe(f.topology, f.routing, sim);   // validates the model before the header
+        FabricSim probe(f.topology, f.routing, sim); // validates the model before the header
         traffic.validate(probe.hosts());
         fmt::print(out, "# evbench netsim: {} hosts, {} switches, routing {}, mode {}{}, traffic {} {} messages\n",
                    f.topology.hosts().size(), f.topology.switches().size(), f.routing_name, model.mode,
@@ -104,11 +103,21 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
         if (!json_file.empty()) {
             nlohmann::json topology = fabric.topology_file.empty() ? nlohmann::json({{"k", fabric.tree.k}, {"levels", fabric.tree.levels}})
                                                                    : nlohmann::json(fabric.topology_file);
-            nlohmann::json config = {{"hosts", f.topology.hosts().size()}, {"topology", topology},
-                                     {"routing", f.routing_name}, {"host_order", f.host_order}, {"mode", model.mode}, {"aggregation", sim.aggregation},
-                                     {"traffic", pattern}, {"message_bytes", traffic.message_bytes}, {"link_gbps", ib.link_gbps},
-                                     {"buffer_bytes", ib.buffer_bytes}, {"vls", ib.vls}, {"mtu", ib.mtu},
-                                     {"host_latency", model.host_latency}, {"duration_ps", duration.count()}, {"seed", sim.seed}};
+            nlohmann::json config = {{"hosts", f.topology.hosts().size()},
+                                     {"topology", topology},
+                                     {"routing", f.routing_name},
+                                     {"host_order", f.host_order},
+                                     {"mode", model.mode},
+                                     {"aggregation", sim.aggregation},
+                                     {"traffic", pattern},
+                                     {"message_bytes", traffic.message_bytes},
+                                     {"link_gbps", ib.link_gbps},
+                                     {"buffer_bytes", ib.buffer_bytes},
+                                     {"vls", ib.vls},
+                                     {"mtu", ib.mtu},
+                                     {"host_latency", model.host_latency},
+                                     {"duration_ps", duration.count()},
+                                     {"seed", sim.seed}};
             write_json_file(json_file, {{"config", config}, {"results", traffic_result_json(f.topology, r)}});
         }
         return 0;

@@ -38,7 +38,7 @@ public:
             it->tail = m;
             return tail;
         }
-        if (last_ != none && dst <= last_) ++next_;   // a flow before the round robin's place
+        if (last_ != none && dst <= last_) ++next_; // a flow before the round robin's place
         flows_.insert(it, Flow{dst, m, m, need, bytes});
         return none;
     }
@@ -64,7 +64,7 @@ public:
     // Flow `f` has no message left.
     void remove(std::size_t f) {
         flows_.erase(flows_.begin() + static_cast<std::ptrdiff_t>(f));
-        next_ = static_cast<std::uint32_t>(f);   // the flow after it moved into its place
+        next_ = static_cast<std::uint32_t>(f); // the flow after it moved into its place
     }
 
     // The flows whose next packet needs fewer than `blocks` (checks).

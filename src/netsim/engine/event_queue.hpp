@@ -28,7 +28,7 @@ namespace evb::netsim {
 
 // 16 B: what most events need, a port or a queue; an event that needs more points into a pool.
 struct SimEvent {
-    std::int64_t time;   // ps
+    std::int64_t time; // ps
     std::uint32_t a;
     std::uint8_t kind;
 };
@@ -37,7 +37,8 @@ class EventQueue {
 public:
     // Slots wide enough that `span` (ps) fits in the wheel; only while the queue is empty.
     void cover(std::int64_t span) {
-        slot_bits_ = std::max(8u, static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(std::max<std::int64_t>(span, 0)) / slots)));
+        slot_bits_ =
+            std::max(8u, static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(std::max<std::int64_t>(span, 0)) / slots)));
         current_ = slot_of(now_);
     }
     // Most events land in a later slot of the wheel: that append is inline, the rest is not.
@@ -63,7 +64,7 @@ public:
             const std::uint64_t next = next_filled();
             if (next == none) {
                 peeked_ = &later_.front().event;
-            } else {   // the first of the earliest: inserted first
+            } else { // the first of the earliest: inserted first
                 const auto& s = slots_[next & mask];
                 peeked_ = &*std::min_element(s.begin(), s.end(), earlier);
             }
@@ -115,7 +116,7 @@ private:
     std::uint64_t slot_of(std::int64_t time) const { return static_cast<std::uint64_t>(time) >> slot_bits_; }
     // Into the slot being taken out (`s` is current_), or beyond the wheel.
     [[gnu::noinline]] void push_now_or_later(const SimEvent& e, std::uint64_t s) {
-        if (s != current_) {   // beyond the wheel
+        if (s != current_) { // beyond the wheel
             later_.push_back(Numbered{e, next_seq_++});
             std::push_heap(later_.begin(), later_.end(), later);
             return;
@@ -144,7 +145,7 @@ private:
     std::uint64_t next_filled() const {
         constexpr std::uint64_t words = slots / 64;
         const std::uint64_t cur = current_ & mask, w0 = cur / 64, b0 = cur % 64;
-        std::uint64_t bits = b0 == 63 ? 0 : filled_[w0] & (~std::uint64_t{0} << (b0 + 1));   // after the current slot
+        std::uint64_t bits = b0 == 63 ? 0 : filled_[w0] & (~std::uint64_t{0} << (b0 + 1)); // after the current slot
         for (std::uint64_t i = 0;;) {
             if (bits) {
                 const std::uint64_t pos = (w0 + i) % words * 64 + static_cast<std::uint64_t>(std::countr_zero(bits));
@@ -152,7 +153,7 @@ private:
             }
             if (++i > words) return none;
             bits = filled_[(w0 + i) % words];
-            if (i == words) bits &= ~(~std::uint64_t{0} << b0);   // back at the current word: the slots before it
+            if (i == words) bits &= ~(~std::uint64_t{0} << b0); // back at the current word: the slots before it
         }
     }
     // The current slot is used up: move to the next filled one (or to the earliest later event),
@@ -192,15 +193,15 @@ private:
     }
 
     std::array<std::vector<SimEvent>, slots> slots_;
-    std::array<std::uint64_t, slots / 64> filled_{};   // bit per slot: holds events (the current one's may stay set)
-    std::vector<Numbered> later_;                      // heap, earliest on top: beyond the wheel
-    unsigned slot_bits_ = 11;                          // log2 of a slot's width in ps
-    std::uint64_t current_ = 0;                        // absolute slot number being taken out
-    std::size_t head_ = 0;                             // next event of the current slot
+    std::array<std::uint64_t, slots / 64> filled_{}; // bit per slot: holds events (the current one's may stay set)
+    std::vector<Numbered> later_; // heap, earliest on top: beyond the wheel
+    unsigned slot_bits_ = 11; // log2 of a slot's width in ps
+    std::uint64_t current_ = 0; // absolute slot number being taken out
+    std::size_t head_ = 0; // next event of the current slot
     std::size_t size_ = 0;
-    const SimEvent* peeked_ = nullptr;                 // top() past the current slot, until the next push or pop
-    std::uint64_t next_seq_ = 0;                       // insertion number of the next event into the heap
-    std::int64_t now_ = 0;                             // time of the last event taken out
+    const SimEvent* peeked_ = nullptr; // top() past the current slot, until the next push or pop
+    std::uint64_t next_seq_ = 0; // insertion number of the next event into the heap
+    std::int64_t now_ = 0; // time of the last event taken out
 };
 
 } // namespace evb::netsim

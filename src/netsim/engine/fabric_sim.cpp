@@ -61,7 +61,7 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
     ports_.resize(total_ports);
     port_counters_.reset(total_ports);
     port_count_ = total_ports;
-    dirty_.resize(total_ports);   // a port is in it at most once (its dirty flag)
+    dirty_.resize(total_ports); // a port is in it at most once (its dirty flag)
     dirty_batch_.resize(total_ports);
     const auto host_count = static_cast<std::uint32_t>(topology.hosts().size());
     std::vector<std::uint32_t> host_index(devices.size(), none);
@@ -89,7 +89,8 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
                 const std::string& kind = devices[d].link_kinds.empty() ? std::string() : devices[d].link_kinds[p];
                 if (options_.topology_rates && !kind.empty()) {
                     auto rate = link_data_gbps(kind);
-                    if (!rate) throw std::invalid_argument(devices[d].name + " port " + std::to_string(p + 1) + ": unknown link '" + kind + "'");
+                    if (!rate)
+                        throw std::invalid_argument(devices[d].name + " port " + std::to_string(p + 1) + ": unknown link '" + kind + "'");
                     gbps = *rate;
                 }
                 port.rate = timing_.rate_index(gbps);
@@ -103,7 +104,8 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
         for (std::size_t lid = 0; lid < routing.lft[d].size(); ++lid)
             if (routing.lft[d][lid] != no_port && routing.lft[d][lid] >= devices[d].ports.size())
                 throw std::invalid_argument("routing: " + devices[d].name + " sends LID " + std::to_string(lid) + " to port " +
-                                            std::to_string(routing.lft[d][lid] + 1) + "; it has ports 1.." + std::to_string(devices[d].ports.size()));
+                                            std::to_string(routing.lft[d][lid] + 1) + "; it has ports 1.." +
+                                            std::to_string(devices[d].ports.size()));
     // Nearly every event lies within a full packet on the slowest link and a hop's latency.
     std::int64_t span = 0;
     for (const LinkTimes& l : timing_.rates()) span = std::max(span, l.mtu_wire_ps + link_ps_ + switch_ps_);
@@ -171,14 +173,13 @@ void FabricSim::run_events(std::int64_t until) {
 
 void FabricSim::verify_quiescent() const {
     if (live_messages_ || live_packets_)
-        check_failed(std::to_string(live_messages_) + " messages and " + std::to_string(live_packets_) +
-                     " packets still in flight");
+        check_failed(std::to_string(live_messages_) + " messages and " + std::to_string(live_packets_) + " packets still in flight");
     for (std::uint32_t i = 0; i < credits_.size(); ++i) {
         if (ports_[port_of(i)].peer == none) continue;
         const std::int64_t c = credits_.held(i);
         if (c != capacity_)
-            check_failed("port " + std::to_string(port_of(i)) + " VL " + std::to_string(vl_of(i)) + " ends with " +
-                         std::to_string(c) + " of " + std::to_string(capacity_) + " credits: flits lost or duplicated");
+            check_failed("port " + std::to_string(port_of(i)) + " VL " + std::to_string(vl_of(i)) + " ends with " + std::to_string(c) +
+                         " of " + std::to_string(capacity_) + " credits: flits lost or duplicated");
     }
 }
 
@@ -187,7 +188,8 @@ std::vector<SimPortStats> FabricSim::port_stats() const {
     for (std::size_t i = 0; i < ports_.size(); ++i) {
         const Port& p = ports_[i];
         const PortCounters::Sent c = sent_counters(static_cast<std::uint32_t>(i));
-        if (p.peer != none) out.push_back(SimPortStats{p.device, p.local, c.tx_bytes, c.tx_packets, c.tx_blocks, port_counters_.xmit_wait_ps(i)});
+        if (p.peer != none)
+            out.push_back(SimPortStats{p.device, p.local, c.tx_bytes, c.tx_packets, c.tx_blocks, port_counters_.xmit_wait_ps(i)});
     }
     return out;
 }
@@ -217,7 +219,7 @@ std::string FabricSim::link_rates() const {
     };
     if (cables.size() == 1) return gbps(cables.begin()->first);
     std::string text;
-    for (const auto& [g, n] : cables) {   // appended piece by piece: `"" + string` made GCC 12's LTO warn (-Wstringop-overflow)
+    for (const auto& [g, n] : cables) { // appended piece by piece: `"" + string` made GCC 12's LTO warn (-Wstringop-overflow)
         if (!text.empty()) text += ", ";
         text += gbps(g);
         text += " x " + std::to_string(n);
@@ -234,7 +236,7 @@ std::uint64_t FabricSim::flit_hops() const {
 PortCounters::Sent FabricSim::sent_counters(std::uint32_t port) const {
     PortCounters::Sent c = port_counters_.sent(port);
     const Port& o = ports_[port];
-    if (options_.mode == SimMode::packet && o.transmitting) {   // counted as it started, not yet sent
+    if (options_.mode == SimMode::packet && o.transmitting) { // counted as it started, not yet sent
         c.tx_blocks -= packets_[o.cur_packet].blocks;
         c.tx_bytes -= packets_[o.cur_packet].wire;
     }
@@ -273,12 +275,13 @@ void FabricSim::on_message_ready(std::uint32_t m) {
     const Message& msg = messages_[m];
     const std::uint32_t vl = msg.dst % options_.ib.traffic_vls, port = host_port_[msg.src];
     const std::uint32_t need = timing_.next_packet_blocks(msg.bytes);
-    if (const std::uint32_t tail = flows_[std::size_t{msg.src} * vls_ + vl].queue(msg.dst, m, msg.bytes, need); tail != AdapterFlows::none) {
+    if (const std::uint32_t tail = flows_[std::size_t{msg.src} * vls_ + vl].queue(msg.dst, m, msg.bytes, need);
+        tail != AdapterFlows::none) {
         messages_[tail].next = m;
         return;
     }
     OutputVl& ov = credits_[queue_index(port, vl)];
-    ov.least_need = 0;   // a new flow: unknown until the next scan
+    ov.least_need = 0; // a new flow: unknown until the next scan
     ov.short_flows += need < timing_.mtu_blocks();
     if (options_.checks) check_short_flows(port, vl);
     ports_[port].asking |= static_cast<std::uint16_t>(1u << vl);
@@ -291,8 +294,9 @@ void FabricSim::on_arrive(std::uint32_t in, std::uint32_t pk, std::uint32_t hop,
     const std::uint32_t blocks = timing_.chunk_blocks(p.blocks, chunk);
     occupancy_change(q, blocks);
     Port& port = ports_[in];
-    if (port.host != none) {   // the adapter's sink takes every flit as it arrives
-        if (port.host != p.dst_host) check_failed("packet for host " + std::to_string(p.dst_host) + " delivered to host " + std::to_string(port.host));
+    if (port.host != none) { // the adapter's sink takes every flit as it arrives
+        if (port.host != p.dst_host)
+            check_failed("packet for host " + std::to_string(p.dst_host) + " delivered to host " + std::to_string(port.host));
         occupancy_change(q, -static_cast<std::int64_t>(blocks));
         return_credits(in, p.vl, now_ + credit_ps_, blocks);
         if (chunk + 1 == p.chunks) deliver_packet<Granularity::chunks>(pk);
@@ -323,12 +327,11 @@ void FabricSim::enqueue(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, s
     Packet& p = packets_[pk];
     if (hop >= max_hops) check_failed("packet exceeded " + std::to_string(max_hops) + " hops");
     const Lft& lft = routing_.lft[port.device];
-    const std::uint16_t out = p.dst_lid < lft.size() ? lft[p.dst_lid] : no_port;   // a port the switch has (constructor)
-    if (out == no_port)
-        check_failed("no route on " + topology_.device(port.device).name + " for LID " + std::to_string(p.dst_lid));
+    const std::uint16_t out = p.dst_lid < lft.size() ? lft[p.dst_lid] : no_port; // a port the switch has (constructor)
+    if (out == no_port) check_failed("no route on " + topology_.device(port.device).name + " for LID " + std::to_string(p.dst_lid));
     const std::uint32_t q = queue_index(in, p.vl);
     InputQueue& iq = queues_[q];
-    if (iq.size == iq.capacity) {   // grow the ring (amortised; steady state never allocates)
+    if (iq.size == iq.capacity) { // grow the ring (amortised; steady state never allocates)
         const std::uint32_t capacity = std::max(8u, iq.capacity * 2);
         auto* bigger = static_cast<QueueEntry*>(arena_.allocate(capacity * sizeof(QueueEntry), alignof(QueueEntry)));
         for (std::uint32_t i = 0; i < iq.size; ++i) bigger[i] = iq.ring[(iq.head + i) & (iq.capacity - 1)];
@@ -338,7 +341,8 @@ void FabricSim::enqueue(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, s
         iq.head = 0;
     }
     p.hop = static_cast<std::uint8_t>(hop);
-    iq.ring[(iq.head + iq.size) & (iq.capacity - 1)] = QueueEntry{pk, out, static_cast<std::uint16_t>(p.blocks <= UINT16_MAX ? p.blocks : 0), ready};
+    iq.ring[(iq.head + iq.size) & (iq.capacity - 1)] =
+        QueueEntry{pk, out, static_cast<std::uint16_t>(p.blocks <= UINT16_MAX ? p.blocks : 0), ready};
     if (++iq.size == 1) make_head_ready(q);
 }
 
@@ -365,7 +369,7 @@ void FabricSim::on_tx_done(std::uint32_t out) {
         }
     }
     o.transmitting = false;
-    if (o.free_when_sent) {   // see deliver_at
+    if (o.free_when_sent) { // see deliver_at
         o.free_when_sent = false;
         free_packets_.push_back(o.cur_packet);
         --live_packets_;
@@ -376,7 +380,8 @@ void FabricSim::on_tx_done(std::uint32_t out) {
         iq.head = (iq.head + 1) & (iq.capacity - 1);
         if (--iq.size) {
             if (o.behind_known) {
-                if (options_.checks && iq.ring[iq.head].packet != o.behind.packet) check_failed("an output's copy of the next head is not its queue's");
+                if (options_.checks && iq.ring[iq.head].packet != o.behind.packet)
+                    check_failed("an output's copy of the next head is not its queue's");
                 make_head_ready(o.cur_queue, iq, o.behind);
             } else {
                 make_head_ready(o.cur_queue);
@@ -393,7 +398,7 @@ void FabricSim::deliver_at(std::uint32_t pk, std::int64_t at) {
         queue_.push(at, deliver, pk);
         return;
     }
-    hosts_.arriving(p.dst_host, at, at - p.created, p.payload, now_);   // the packet is freed once sent (on_tx_done)
+    hosts_.arriving(p.dst_host, at, at - p.created, p.payload, now_); // the packet is freed once sent (on_tx_done)
 }
 
 std::uint32_t FabricSim::in_flight_payload(std::uint32_t h) const {
@@ -448,7 +453,7 @@ void FabricSim::arbitrate(std::uint32_t out) {
     if (o.transmitting || o.dirty) return;
     o.dirty = true;
     dirty_[dirty_count_++] = out;
-    if (o.asking) {   // read at the end of the instant: its credit state, both lines (the ramps mostly in the second)
+    if (o.asking) { // read at the end of the instant: its credit state, both lines (the ramps mostly in the second)
         static_assert(sizeof(OutputVl) == 128);
         const std::uint32_t vl = first_vl_after(o.asking, o.rr_vl);
         const char* credits = reinterpret_cast<const char*>(&credits_[queue_index(out, vl)]);
@@ -462,9 +467,9 @@ void FabricSim::arbitrate(std::uint32_t out) {
 template <FabricSim::Granularity G>
 void FabricSim::arbitrate_dirty_ports() {
     while (dirty_count_) {
-        dirty_batch_.swap(dirty_);   // ports made dirty while these decide go to the next batch
+        dirty_batch_.swap(dirty_); // ports made dirty while these decide go to the next batch
         const std::uint32_t n = std::exchange(dirty_count_, 0);
-        if (n == 2) {   // the common case, the port that finished and the next head's output: no branch to mispredict
+        if (n == 2) { // the common case, the port that finished and the next head's output: no branch to mispredict
             const std::uint32_t a = dirty_batch_[0], b = dirty_batch_[1];
             dirty_batch_[0] = std::min(a, b);
             dirty_batch_[1] = std::max(a, b);
@@ -489,60 +494,60 @@ void FabricSim::arbitrate_now(std::uint32_t out) {
     const std::uint32_t above = vls_above(o.asking, o.rr_vl);
     const std::uint32_t in_order[2] = {above, o.asking & ~above};
     for (std::uint32_t vls_left : in_order)
-    for (; vls_left; vls_left &= vls_left - 1) {
-        const auto vl = static_cast<std::uint32_t>(std::countr_zero(vls_left));
-        // Round robin: the first requester after the last one granted on this VL.
-        std::uint32_t min_need = UINT32_MAX;
-        if (o.host != none) {   // an adapter: its flows, by destination
-            const AdapterFlows& flows = flows_[std::size_t{o.host} * vls_ + vl];
-            auto available = credits_cover(out, vl);
-            OutputVl& ov = credits_[queue_index(out, vl)];
-            // Credits only grow until a grant: short of the smallest need the last scan found (its
-            // flows unchanged since), every flow would be visited in vain.
-            if (ov.least_need != 0 && !available(ov.least_need)) {
-                min_need = ov.least_need;
-            } else if (ov.short_flows == 0 && !available(timing_.mtu_blocks())) {
-                // No flow's next packet is below a full MTU (the event builder's fragments; only
-                // its small messages are shorter): credits short of one cover none, unvisited.
-                min_need = ov.least_need = timing_.mtu_blocks();
-            } else {
-                const std::size_t n = flows.size();
-                std::size_t f = flows.next();
-                for (std::size_t k = 0; k < n; ++k, ++f) {
-                    if (f == n) f = 0;
-                    if (available(flows[f].need)) {
-                        o.rr_vl = static_cast<std::uint8_t>(vl);
-                        grant_flow<G>(out, vl, f, flows[f].need);
-                        return;
+        for (; vls_left; vls_left &= vls_left - 1) {
+            const auto vl = static_cast<std::uint32_t>(std::countr_zero(vls_left));
+            // Round robin: the first requester after the last one granted on this VL.
+            std::uint32_t min_need = UINT32_MAX;
+            if (o.host != none) { // an adapter: its flows, by destination
+                const AdapterFlows& flows = flows_[std::size_t{o.host} * vls_ + vl];
+                auto available = credits_cover(out, vl);
+                OutputVl& ov = credits_[queue_index(out, vl)];
+                // Credits only grow until a grant: short of the smallest need the last scan found (its
+                // flows unchanged since), every flow would be visited in vain.
+                if (ov.least_need != 0 && !available(ov.least_need)) {
+                    min_need = ov.least_need;
+                } else if (ov.short_flows == 0 && !available(timing_.mtu_blocks())) {
+                    // No flow's next packet is below a full MTU (the event builder's fragments; only
+                    // its small messages are shorter): credits short of one cover none, unvisited.
+                    min_need = ov.least_need = timing_.mtu_blocks();
+                } else {
+                    const std::size_t n = flows.size();
+                    std::size_t f = flows.next();
+                    for (std::size_t k = 0; k < n; ++k, ++f) {
+                        if (f == n) f = 0;
+                        if (available(flows[f].need)) {
+                            o.rr_vl = static_cast<std::uint8_t>(vl);
+                            grant_flow<G>(out, vl, f, flows[f].need);
+                            return;
+                        }
+                        min_need = std::min(min_need, flows[f].need);
                     }
-                    min_need = std::min(min_need, flows[f].need);
+                    ov.least_need = min_need;
                 }
-                ov.least_need = min_need;
+                std::int64_t t = time_credits_reach(out, vl, min_need);
+                if (t >= 0 && (earliest < 0 || t < earliest)) earliest = t;
+                continue;
             }
+            const std::uint32_t last = credits_[queue_index(out, vl)].last_granted;
+            const SwitchRequests::Output inputs = requests(out, vl);
+            auto available = credits_cover(out, vl);
+            // Requester `pos`, in round robin order: granted if the credits cover its need.
+            auto granted = [&](std::uint32_t pos) {
+                const std::uint32_t need = inputs[pos].need;
+                if (!available(need)) {
+                    min_need = std::min(min_need, need);
+                    return false;
+                }
+                o.rr_vl = static_cast<std::uint8_t>(vl);
+                credits_[queue_index(out, vl)].last_granted = pos;
+                grant_input<G>(out, vl, pos, need);
+                return true;
+            };
+            if (inputs.visit_from(SwitchRequests::start_after(last), granted)) return;
+            credits_[queue_index(out, vl)].least_need = min_need;
             std::int64_t t = time_credits_reach(out, vl, min_need);
             if (t >= 0 && (earliest < 0 || t < earliest)) earliest = t;
-            continue;
         }
-        const std::uint32_t last = credits_[queue_index(out, vl)].last_granted;
-        const SwitchRequests::Output inputs = requests(out, vl);
-        auto available = credits_cover(out, vl);
-        // Requester `pos`, in round robin order: granted if the credits cover its need.
-        auto granted = [&](std::uint32_t pos) {
-            const std::uint32_t need = inputs[pos].need;
-            if (!available(need)) {
-                min_need = std::min(min_need, need);
-                return false;
-            }
-            o.rr_vl = static_cast<std::uint8_t>(vl);
-            credits_[queue_index(out, vl)].last_granted = pos;
-            grant_input<G>(out, vl, pos, need);
-            return true;
-        };
-        if (inputs.visit_from(SwitchRequests::start_after(last), granted)) return;
-        credits_[queue_index(out, vl)].least_need = min_need;
-        std::int64_t t = time_credits_reach(out, vl, min_need);
-        if (t >= 0 && (earliest < 0 || t < earliest)) earliest = t;
-    }
     port_counters_.start_waiting(out, now_);
     if (earliest >= 0 && (o.wake_at < 0 || earliest < o.wake_at)) {
         o.wake_at = earliest;
@@ -555,7 +560,7 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     Port& o = ports_[out];
     take_credits(out, vl, need);
     OutputVl& ov = credits_[queue_index(out, vl)];
-    ov.least_need = 0;   // its flows change: unknown until the next scan
+    ov.least_need = 0; // its flows change: unknown until the next scan
     ov.short_flows -= need < timing_.mtu_blocks();
     // The adapter cuts the next packet of the flow's head message.
     AdapterFlows& flows = flows_[std::size_t{o.host} * vls_ + vl];
@@ -572,10 +577,10 @@ void FabricSim::grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t f, s
     p.blocks = need;
     p.chunks = timing_.chunks(p.blocks);
     p.created = now_;
-    p.last_in = now_;   // in the adapter's memory
+    p.last_in = now_; // in the adapter's memory
     p.pace_count = 0;
     if constexpr (G == Granularity::chunks) std::fill_n(arrived(pk), max_hops, std::uint16_t{0});
-    hosts_.started(o.host, payload);   // counted as it starts (see in_flight_payload)
+    hosts_.started(o.host, payload); // counted as it starts (see in_flight_payload)
     const std::uint64_t left = flows.cut(f, payload);
     p.last_of_message = left == 0;
     if (left > 0) {
@@ -602,7 +607,7 @@ void FabricSim::grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t r
     // The head's packet as it asked (the line arbitration just read), not from its queue entry (a miss).
     SwitchRequests::Output inputs = requests(out, vl);
     const std::uint32_t pk = inputs[requester].packet;
-    __builtin_prefetch(&packets_[pk]);   // asked beside the queue's lines, not after them
+    __builtin_prefetch(&packets_[pk]); // asked beside the queue's lines, not after them
     take_credits(out, vl, need);
     if (!inputs.withdraw(requester)) o.asking &= static_cast<std::uint16_t>(~(1u << vl));
     prefetch_next_grant(out, vl);
@@ -632,8 +637,8 @@ void FabricSim::prefetch_next_grant(std::uint32_t out, std::uint32_t vl) {
     const std::uint32_t next_vl = first_vl_after(o.asking, vl);
     const OutputVl& ov = credits_[queue_index(out, next_vl)];
     const char* credits = reinterpret_cast<const char*>(&ov);
-    __builtin_prefetch(credits + 64);   // its ramps
-    if (o.host != none) {   // an adapter: the flow its round robin visits first
+    __builtin_prefetch(credits + 64); // its ramps
+    if (o.host != none) { // an adapter: the flow its round robin visits first
         __builtin_prefetch(credits);
         const AdapterFlows& flows = flows_[std::size_t{o.host} * vls_ + next_vl];
         if (!flows.empty()) __builtin_prefetch(&flows.first_to_visit());
@@ -665,7 +670,7 @@ void FabricSim::send_chunk(std::uint32_t out) {
     Port& o = ports_[out];
     const Packet& p = packets_[o.cur_packet];
     const std::uint32_t c = o.next_chunk;
-    if (o.cur_queue != none && arrived(o.cur_packet)[o.cur_hop - 1] <= c) {   // cut-through caught up with the tail
+    if (o.cur_queue != none && arrived(o.cur_packet)[o.cur_hop - 1] <= c) { // cut-through caught up with the tail
         o.waiting_chunk = true;
         return;
     }
@@ -684,14 +689,15 @@ void FabricSim::send_packet(std::uint32_t out) {
     // Flits leave the input buffer, and reach the next hop, at the link's pace or the packet's.
     const std::int64_t step = done == now_ + wire ? l.flit_ps : std::max(l.flit_ps, (done - now_) / p.blocks);
     queue_.push(done, tx_done, out);
-    PortCounters::Sent& counters = port_counters_.sent(out);   // counted as it starts (see sent_counters)
+    PortCounters::Sent& counters = port_counters_.sent(out); // counted as it starts (see sent_counters)
     counters.tx_blocks += p.blocks;
     counters.tx_bytes += p.wire;
     if (o.peer_host != none) {
         // A packet into a host needs no event when its head arrives: the adapter sinks every flit
         // as it comes, so its credits come back as a ramp from then, and the packet is delivered
         // with its last flit. (Ramps of one link keep their order: this is its only source.)
-        if (o.peer_host != p.dst_host) check_failed("packet for host " + std::to_string(p.dst_host) + " delivered to host " + std::to_string(o.peer_host));
+        if (o.peer_host != p.dst_host)
+            check_failed("packet for host " + std::to_string(p.dst_host) + " delivered to host " + std::to_string(o.peer_host));
         return_credits(o.peer, p.vl, now_ + link_ps_ + credit_ps_, p.blocks, done - now_, step);
         deliver_at(o.cur_packet, done + link_ps_);
         o.free_when_sent = !p.last_of_message;
@@ -699,7 +705,7 @@ void FabricSim::send_packet(std::uint32_t out) {
         // The packet joins the next switch's input queue now, behind those sent on this link
         // before it, and may be arbitrated once its first flit is in: an event only if it is the
         // head by then (make_head_ready).
-        occupancy_change(queue_index(o.peer, p.vl), p.blocks);   // its credits are taken
+        occupancy_change(queue_index(o.peer, p.vl), p.blocks); // its credits are taken
         enqueue(o.peer, o.cur_packet, o.cur_hop, now_ + (p.wire >= timing_.flit_bytes() ? l.flit_ps : wire) + link_ps_ + switch_ps_);
     }
     if (o.cur_queue != none) {
@@ -741,7 +747,7 @@ std::int64_t FabricSim::packet_done(std::uint32_t out, std::uint32_t pk, std::in
         }
     }
     // The paces at the next hop: this link's, and those slower than it, each one flit later.
-    if (p.pace_count == 0 || (p.pace_count == 1 && p.pace.gbps >= l.gbps)) {   // none slower
+    if (p.pace_count == 0 || (p.pace_count == 1 && p.pace.gbps >= l.gbps)) { // none slower
         p.pace = {now_ + l.flit_ps + link_ps_, l.gbps};
         p.pace_count = 1;
         p.last_in = done + link_ps_;
@@ -755,10 +761,11 @@ std::int64_t FabricSim::packet_done(std::uint32_t out, std::uint32_t pk, std::in
         if (in.gbps < l.gbps) next[n++] = {in.head + l.flit_ps + link_ps_, in.gbps};
     }
     std::uint8_t kept = 0;
-    for (std::uint32_t a = 0; a < n; ++a) {   // drop a pace that another is never earlier than
+    for (std::uint32_t a = 0; a < n; ++a) { // drop a pace that another is never earlier than
         bool dominated = false;
         for (std::uint32_t b = 0; b < n && !dominated; ++b)
-            dominated = b != a && next[b].head >= next[a].head && next[b].gbps <= next[a].gbps && (next[b].head != next[a].head || next[b].gbps != next[a].gbps || b < a);
+            dominated = b != a && next[b].head >= next[a].head && next[b].gbps <= next[a].gbps &&
+                (next[b].head != next[a].head || next[b].gbps != next[a].gbps || b < a);
         if (!dominated && kept < max_paces) pace(pk, kept++) = next[a];
     }
     p.pace_count = kept;
@@ -772,13 +779,14 @@ void FabricSim::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t 
                                std::int64_t step) {
     const std::uint32_t out = ports_[in].peer;
     const std::size_t i = queue_index(out, vl);
-    if (total > LinkCredits::max_ramp_ps || step > LinkCredits::max_ramp_ps) check_failed("a credit ramp of " + std::to_string(total) + " ps");
+    if (total > LinkCredits::max_ramp_ps || step > LinkCredits::max_ramp_ps)
+        check_failed("a credit ramp of " + std::to_string(total) + " ps");
     credits_.give_back(i, {base, static_cast<std::int32_t>(total), static_cast<std::int32_t>(step), blocks}, now_);
     if (options_.checks) {
         const std::int64_t held = credits_.held(i);
         if (held > capacity_)
-            check_failed("port " + std::to_string(out) + " VL " + std::to_string(vl) + " would hold " +
-                         std::to_string(held) + " credits for a buffer of " + std::to_string(capacity_));
+            check_failed("port " + std::to_string(out) + " VL " + std::to_string(vl) + " would hold " + std::to_string(held) +
+                         " credits for a buffer of " + std::to_string(capacity_));
     }
     // Wakes the output if it waits for credits (a bit per port: the port's own line stays cold).
     if (is_waiting(out)) wake_earlier(out, vl);
@@ -830,7 +838,8 @@ void FabricSim::check_short_flows(std::uint32_t port, std::uint32_t vl) {
     const std::size_t count = flows_[std::size_t{ports_[port].host} * vls_ + vl].count_below(timing_.mtu_blocks());
     if (static_cast<std::uint32_t>(count) != credits_[queue_index(port, vl)].short_flows)
         check_failed("host " + std::to_string(ports_[port].host) + " VL " + std::to_string(vl) + " counts " +
-                     std::to_string(credits_[queue_index(port, vl)].short_flows) + " flows below a full packet, holds " + std::to_string(count));
+                     std::to_string(credits_[queue_index(port, vl)].short_flows) + " flows below a full packet, holds " +
+                     std::to_string(count));
 }
 
 void FabricSim::check_failed(const std::string& what) const {
@@ -854,11 +863,12 @@ void limit_to_simulator(FabricOptions& options, std::uint64_t memory, HostState 
         const std::uint64_t units = state.fixed + state.per_host * hosts + state.per_pair * hosts * hosts;
         const std::uint64_t need = simulator_bytes(topology) + units;
         if (need <= available) return;
-        std::string parts = "the simulator's tables " + format_size_about(simulator_bytes(topology)) + ", of which the routing tables (2 B per switch and LID) " +
-                            format_size_about(routing_table_bytes(topology));
+        std::string parts = "the simulator's tables " + format_size_about(simulator_bytes(topology)) +
+            ", of which the routing tables (2 B per switch and LID) " + format_size_about(routing_table_bytes(topology));
         if (!state.what.empty()) parts += "; " + state.what + " " + format_size_about(units);
         throw std::invalid_argument("simulating " + std::to_string(hosts) + " hosts and " + std::to_string(topology.switches().size()) +
-                                    " switches needs about " + format_size_about(need) + " (" + parts + "), more than the " + (given ? format_size(available) : format_size_about(available)) +
+                                    " switches needs about " + format_size_about(need) + " (" + parts + "), more than the " +
+                                    (given ? format_size(available) : format_size_about(available)) +
                                     (given ? " of --sim-memory" : " of memory available here"));
     };
 }

@@ -38,16 +38,16 @@
 namespace evb::netsim {
 
 enum class SimMode { flit, aggregated, packet };
-SimMode parse_sim_mode(const std::string& name);   // throws std::invalid_argument
+SimMode parse_sim_mode(const std::string& name); // throws std::invalid_argument
 std::string to_string(SimMode mode);
 
 struct SimOptions {
     IbParams ib;
     SimMode mode = SimMode::packet;
-    std::uint32_t aggregation = 16;   // flits per event in aggregated mode
-    HostLatency host_latency;         // before a posted message may be injected
+    std::uint32_t aggregation = 16; // flits per event in aggregated mode
+    HostLatency host_latency; // before a posted message may be injected
     std::uint64_t seed = 1;
-    bool checks = false;              // conservation checks on every credit and buffer change
+    bool checks = false; // conservation checks on every credit and buffer change
     // Each link at the width and speed the topology gives ("4xHDR": 200 Gb/s), where it gives
     // one; ib.link_gbps for the others, and for all links when false.
     bool topology_rates = true;
@@ -59,7 +59,7 @@ struct SimCheckError : std::logic_error {
 };
 
 struct SimMessage {
-    std::uint32_t src = 0, dst = 0;   // host indices (rank order of Topology::hosts())
+    std::uint32_t src = 0, dst = 0; // host indices (rank order of Topology::hosts())
     std::uint64_t bytes = 0, tag = 0;
     Picoseconds posted{}, delivered{};
 };
@@ -79,7 +79,7 @@ public:
 struct SimPortStats {
     std::uint32_t device = 0, port = 0;
     std::uint64_t tx_bytes = 0, tx_packets = 0, tx_blocks = 0;
-    std::int64_t xmit_wait_ps = 0;   // time with a packet ready but no credits (PortXmitWait)
+    std::int64_t xmit_wait_ps = 0; // time with a packet ready but no credits (PortXmitWait)
 };
 
 // What the simulator's own tables take for `topology`: the forwarding tables, 2 B per switch and
@@ -98,7 +98,6 @@ struct HostState {
 // Makes `options` refuse, before routing and naming the estimate, a fabric whose simulation
 // would need more than `memory` bytes (0: MemAvailable now).
 void limit_to_simulator(FabricOptions& options, std::uint64_t memory, HostState state = {});
-
 
 class FabricSim {
 public:
@@ -129,7 +128,7 @@ public:
     const std::vector<SimHostStats>& host_stats() const {
         return hosts_.stats(arrived_by(), [this](std::uint32_t h) { return in_flight_payload(h); });
     }
-    std::vector<SimPortStats> port_stats() const;   // cabled ports only
+    std::vector<SimPortStats> port_stats() const; // cabled ports only
     const LatencyHistogram& packet_latency() const { return hosts_.packet_latency(arrived_by()); }
     const LatencyHistogram& message_latency() const { return hosts_.message_latency(); }
     std::uint64_t events() const { return events_; }
@@ -167,20 +166,20 @@ private:
     // would be a miss per packet.
     struct alignas(64) Port {
         std::uint32_t device = 0;
-        std::uint32_t peer = none;          // global index of the cabled port
-        std::uint32_t host = none;          // host index if this port belongs to a host
-        std::uint32_t peer_host = none;     // host index of the peer port if it belongs to a host
-        std::uint16_t local = 0;            // port number on its device, from 0
-        std::uint16_t asking = 0;           // bit v: VL v has requesters (a switch's inputs, an adapter's flows)
+        std::uint32_t peer = none; // global index of the cabled port
+        std::uint32_t host = none; // host index if this port belongs to a host
+        std::uint32_t peer_host = none; // host index of the peer port if it belongs to a host
+        std::uint16_t local = 0; // port number on its device, from 0
+        std::uint16_t asking = 0; // bit v: VL v has requesters (a switch's inputs, an adapter's flows)
         // output side
         bool transmitting = false, waiting_chunk = false, dirty = false;
-        bool free_when_sent = false;        // packet mode: its packet into a host is freed at tx_done (see deliver_at)
-        std::uint8_t rr_vl = 0;             // the VL granted last
-        std::uint8_t rate = 0;              // its link's times: link_times_[rate] (0: not cabled)
-        std::uint8_t cur_hop = 0;           // link index the packet is on (below max_hops)
-        bool behind_known = false;          // `behind` holds the entry behind the packet it sends
+        bool free_when_sent = false; // packet mode: its packet into a host is freed at tx_done (see deliver_at)
+        std::uint8_t rr_vl = 0; // the VL granted last
+        std::uint8_t rate = 0; // its link's times: link_times_[rate] (0: not cabled)
+        std::uint8_t cur_hop = 0; // link index the packet is on (below max_hops)
+        bool behind_known = false; // `behind` holds the entry behind the packet it sends
         std::uint32_t cur_packet = none;
-        std::uint32_t cur_queue = none;     // input queue (port * vls + vl) of a switch, none for a host
+        std::uint32_t cur_queue = none; // input queue (port * vls + vl) of a switch, none for a host
         std::uint32_t next_chunk = 0;
         std::int64_t wake_at = -1;
         // The entry behind the packet it sends, in that packet's input queue, as the grant read it:
@@ -194,12 +193,12 @@ private:
     // tx_done); sent_counters leaves out the packet still being sent.
     PortCounters::Sent sent_counters(std::uint32_t port) const;
     using OutputVl = LinkCredits::OutputVl;
-    struct alignas(32) InputQueue {   // FIFO ring per (port, VL); its capacity is 0 or a power of two
-        QueueEntry* ring = nullptr;   // from arena_
+    struct alignas(32) InputQueue { // FIFO ring per (port, VL); its capacity is 0 or a power of two
+        QueueEntry* ring = nullptr; // from arena_
         std::uint32_t capacity = 0, head = 0, size = 0;
-        std::uint32_t first_port = 0;   // its switch's first port: an entry's output is first_port + out_local
-        std::uint16_t in_local = 0;     // the input's port number, its requester bit at an output
-        std::uint8_t vl = 0;            // vl_of(its index), kept so that a new head's request divides nothing
+        std::uint32_t first_port = 0; // its switch's first port: an entry's output is first_port + out_local
+        std::uint16_t in_local = 0; // the input's port number, its requester bit at an output
+        std::uint8_t vl = 0; // vl_of(its index), kept so that a new head's request divides nothing
         std::uint32_t out(const QueueEntry& e) const { return first_port + e.out_local; }
     };
     struct Message {
@@ -226,32 +225,36 @@ private:
     struct alignas(64) Packet {
         std::uint32_t message, dst_host, dst_lid, wire, payload, blocks, chunks;
         std::uint8_t vl, pace_count;
-        bool last_of_message;   // packet mode: only it has an event at delivery
-        std::uint8_t hop;       // the link it came in on at the switch that queues it
+        bool last_of_message; // packet mode: only it has an event at delivery
+        std::uint8_t hop; // the link it came in on at the switch that queues it
         std::int64_t created;
         // Packet mode, at the input of the hop it crosses next: when its last flit is wholly in,
         // and when its other flits are: flit i at the latest of head + serialisation of 64 i B
         // at gbps over its paces (one per slower link crossed; see packet_done).
         std::int64_t last_in;
-        Pace pace;   // the first; the others in extra_paces_
+        Pace pace; // the first; the others in extra_paces_
     };
     Pace& pace(std::uint32_t packet, std::uint32_t k) {
         return k == 0 ? packets_[packet].pace : extra_paces_[std::size_t{packet} * (max_paces - 1) + k - 1];
     }
-    std::uint16_t* arrived(std::uint32_t packet) { return &arrived_[std::size_t{packet} * max_hops]; }   // flit, aggregated
+    std::uint16_t* arrived(std::uint32_t packet) { return &arrived_[std::size_t{packet} * max_hops]; } // flit, aggregated
 
     // The granularity is chosen once per run: the paths that differ between packet mode (a
     // packet sent whole) and flit and aggregated modes (a packet sent in chunks) are compiled for
     // each, and run() enters the one of its mode.
     enum class Granularity : bool { chunks, packets };
-    template <Granularity G> void run_events(std::int64_t until);
-    template <Granularity G> void dispatch(const SimEvent& e);
+    template <Granularity G>
+    void run_events(std::int64_t until);
+    template <Granularity G>
+    void dispatch(const SimEvent& e);
     // Flit and aggregated modes: a chunk is wholly in at input `in`. (Packet mode has no arrival
     // events: send_packet queues a packet at the next switch or counts it at its host.)
     void on_arrive(std::uint32_t in, std::uint32_t packet, std::uint32_t hop, std::uint32_t chunk);
-    template <Granularity G> void on_tx_done(std::uint32_t out);
+    template <Granularity G>
+    void on_tx_done(std::uint32_t out);
     void on_message_ready(std::uint32_t message);
-    template <Granularity G> void deliver_packet(std::uint32_t packet);
+    template <Granularity G>
+    void deliver_packet(std::uint32_t packet);
     // Packet mode: packet `pk` reaches its host at `at` (its last flit in).
     void deliver_at(std::uint32_t pk, std::int64_t at);
     // The arrivals counted as of now: a callback at this instant runs before packets arriving at
@@ -270,7 +273,7 @@ private:
     void make_head_ready(std::uint32_t queue, const InputQueue& iq, const QueueEntry& head);
     // A switch's input port asks output `out` for its head packet of `need` blocks.
     void request(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need, std::uint32_t packet);
-    void arbitrate(std::uint32_t out);   // at the end of the current instant
+    void arbitrate(std::uint32_t out); // at the end of the current instant
     // The round robin over VLs after granting `vl`: first those of `asking` above it, then the
     // others (arbitrate_now); and the VL it visits first.
     static std::uint32_t vls_above(std::uint32_t asking, std::uint32_t vl) { return asking & ~((2u << vl) - 1); }
@@ -282,13 +285,18 @@ private:
     // a packet's time before it: its credit lines on the VL it visits first, and that VL's next
     // requester's packet (a switch) or next flow (an adapter).
     void prefetch_next_grant(std::uint32_t out, std::uint32_t vl);
-    template <Granularity G> void arbitrate_dirty_ports();
-    template <Granularity G> void arbitrate_now(std::uint32_t out);
-    template <Granularity G> void grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t flow, std::uint32_t need);
-    template <Granularity G> void grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need);
-    template <Granularity G> void start_packet(std::uint32_t out);
-    void send_chunk(std::uint32_t out);    // flit and aggregated modes: the port's next chunk
-    void send_packet(std::uint32_t out);   // packet mode: the whole packet
+    template <Granularity G>
+    void arbitrate_dirty_ports();
+    template <Granularity G>
+    void arbitrate_now(std::uint32_t out);
+    template <Granularity G>
+    void grant_flow(std::uint32_t out, std::uint32_t vl, std::size_t flow, std::uint32_t need);
+    template <Granularity G>
+    void grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need);
+    template <Granularity G>
+    void start_packet(std::uint32_t out);
+    void send_chunk(std::uint32_t out); // flit and aggregated modes: the port's next chunk
+    void send_packet(std::uint32_t out); // packet mode: the whole packet
     // `wire`: the packet's time on out's link, `last`: its last flit's.
     std::int64_t packet_done(std::uint32_t out, std::uint32_t packet, std::int64_t wire, std::int64_t last);
 
@@ -312,7 +320,8 @@ private:
         return requests_.output(ports_[out].device, ports_[out].local * vls_ + vl);
     }
 
-    template <Granularity G> std::uint32_t alloc_packet();
+    template <Granularity G>
+    std::uint32_t alloc_packet();
     // Per (port, VL) state is laid out VL by VL, so the VLs that carry traffic (often one of four)
     // are dense in memory (interleaved, idle VLs would share their cache lines). A queue's port and VL are
     // a division apart: the paths run per packet know the VL (input_of), the others divide.
@@ -339,26 +348,26 @@ private:
     HugePageArena arena_;
     SimOptions options_;
     std::uint32_t vls_;
-    std::uint32_t port_count_ = 0;   // ports_.size(), the stride between VLs in per (port, VL) state
+    std::uint32_t port_count_ = 0; // ports_.size(), the stride between VLs in per (port, VL) state
     std::int64_t link_ps_, credit_ps_, switch_ps_, capacity_;
-    std::vector<std::uint32_t> port_base_;       // per device: first global port index
-    std::vector<std::uint32_t> host_port_;       // per host: its port
+    std::vector<std::uint32_t> port_base_; // per device: first global port index
+    std::vector<std::uint32_t> host_port_; // per host: its port
     std::vector<std::uint32_t> host_lid_;
     std::vector<std::uint32_t> host_of_lid_;
     HugePageVector<Port> ports_;
-    PacketTiming timing_;                        // link times by rate, in the order first cabled; 0: none
-    PortCounters port_counters_;                 // per port, with the bit of each waiting for credits
-    LinkCredits credits_;                        // per (port, VL), with the outputs' round robin
+    PacketTiming timing_; // link times by rate, in the order first cabled; 0: none
+    PortCounters port_counters_; // per port, with the bit of each waiting for credits
+    LinkCredits credits_; // per (port, VL), with the outputs' round robin
     HugePageVector<InputQueue> queues_;
-    std::vector<std::int64_t> occupancy_;        // per (port, VL), with checks
-    SwitchRequests requests_;                    // per switch output and VL: the inputs asking
-    std::vector<std::uint32_t> dirty_;           // outputs to arbitrate at the end of this instant: the first dirty_count_
-    std::vector<std::uint32_t> dirty_batch_;     // the batch deciding (both sized to all ports: no check per append)
+    std::vector<std::int64_t> occupancy_; // per (port, VL), with checks
+    SwitchRequests requests_; // per switch output and VL: the inputs asking
+    std::vector<std::uint32_t> dirty_; // outputs to arbitrate at the end of this instant: the first dirty_count_
+    std::vector<std::uint32_t> dirty_batch_; // the batch deciding (both sized to all ports: no check per append)
     std::uint32_t dirty_count_ = 0;
-    std::vector<AdapterFlows> flows_;            // per (host, VL): destinations with messages
+    std::vector<AdapterFlows> flows_; // per (host, VL): destinations with messages
     HugePageVector<Packet> packets_;
-    HugePageVector<Pace> extra_paces_;          // per packet: max_paces - 1
-    std::vector<std::uint16_t> arrived_;         // per packet and hop: chunks arrived (flit, aggregated modes)
+    HugePageVector<Pace> extra_paces_; // per packet: max_paces - 1
+    std::vector<std::uint16_t> arrived_; // per packet and hop: chunks arrived (flit, aggregated modes)
     std::vector<std::uint32_t> free_packets_;
     IndexPool<Message> messages_;
     IndexPool<Arrival> arrivals_;

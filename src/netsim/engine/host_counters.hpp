@@ -20,7 +20,7 @@ struct SimHostStats {
 
 class HostCounters {
 public:
-    static constexpr std::size_t batch = 8;   // a host's past arrivals counted this many at a time
+    static constexpr std::size_t batch = 8; // a host's past arrivals counted this many at a time
 
     void reset(std::size_t hosts) {
         arriving_.resize(hosts);
@@ -82,7 +82,7 @@ private:
     }
 
     // Counting what has arrived is part of reading the counts (const).
-    mutable std::vector<RingQueue<Arriving>> arriving_;   // per host
+    mutable std::vector<RingQueue<Arriving>> arriving_; // per host
     mutable std::vector<SimHostStats> stats_;
     std::vector<std::uint64_t> started_;
     mutable LatencyHistogram packet_latency_;

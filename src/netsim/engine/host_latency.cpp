@@ -50,8 +50,7 @@ HostLatency HostLatency::parse(const std::string& spec) {
             std::istringstream fields(line);
             std::string value;
             double weight = -1;
-            if (!(fields >> value >> weight) || weight < 0)
-                throw bad("line " + std::to_string(n) + " is not 'latency weight'");
+            if (!(fields >> value >> weight) || weight < 0) throw bad("line " + std::to_string(n) + " is not 'latency weight'");
             Picoseconds v;
             try {
                 v = parse_duration(value);
@@ -117,8 +116,7 @@ Picoseconds HostLatency::mean() const {
     switch (kind_) {
     case Kind::fixed: return a_;
     case Kind::uniform: return Picoseconds((a_.count() + b_.count()) / 2);
-    case Kind::lognormal:
-        return Picoseconds(static_cast<std::int64_t>(static_cast<double>(a_.count()) * std::exp(sigma_ * sigma_ / 2)));
+    case Kind::lognormal: return Picoseconds(static_cast<std::int64_t>(static_cast<double>(a_.count()) * std::exp(sigma_ * sigma_ / 2)));
     case Kind::histogram: {
         double sum = 0, prev = 0;
         for (std::size_t i = 0; i < values_.size(); ++i) {

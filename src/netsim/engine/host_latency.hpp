@@ -14,7 +14,7 @@ namespace evb::netsim {
 class HostLatency {
 public:
     HostLatency() = default;
-    static HostLatency parse(const std::string& spec);   // throws std::invalid_argument
+    static HostLatency parse(const std::string& spec); // throws std::invalid_argument
     static HostLatency fixed(Picoseconds value);
 
     // `u1`, `u2` uniform in [0, 1): the caller owns the random stream (determinism).
@@ -24,9 +24,9 @@ public:
 
 private:
     enum class Kind { fixed, uniform, lognormal, histogram } kind_ = Kind::fixed;
-    Picoseconds a_{}, b_{};   // fixed: a; uniform: [a, b]; lognormal: median a
+    Picoseconds a_{}, b_{}; // fixed: a; uniform: [a, b]; lognormal: median a
     double sigma_ = 0;
-    std::vector<Picoseconds> values_;   // histogram
+    std::vector<Picoseconds> values_; // histogram
     std::vector<double> cumulative_;
     std::string spec_ = "fixed:0s";
 };

@@ -8,8 +8,7 @@ namespace evb::netsim {
 void IbParams::validate() const {
     auto fail = [](const std::string& what) { throw std::invalid_argument(what); };
     if (!(link_gbps > 0) || link_gbps > 1e5) fail("link rate must be within (0, 100000] Gb/s");
-    if (link_latency.count() < 0 || credit_latency.count() < 0 || switch_latency.count() < 0)
-        fail("latencies cannot be negative");
+    if (link_latency.count() < 0 || credit_latency.count() < 0 || switch_latency.count() < 0) fail("latencies cannot be negative");
     if (flit_bytes == 0 || flit_bytes > 4096) fail("flit size must be within 1..4096 bytes");
     if (mtu == 0 || mtu > (1u << 20)) fail("MTU must be within 1 B..1 MiB");
     if (vls == 0 || vls > 15) fail("VLs per port must be within 1..15 (InfiniBand data VLs)");
@@ -17,8 +16,7 @@ void IbParams::validate() const {
     if (buffer_bytes == 0) fail("input buffer is zero: no packet can ever be sent");
     if (buffer_blocks() < blocks(wire_bytes(mtu)))
         fail("input buffer of " + std::to_string(buffer_bytes) + " B per VL cannot hold one MTU packet (" +
-             std::to_string(std::uint64_t{blocks(wire_bytes(mtu))} * flit_bytes) +
-             " B): virtual cut-through would deadlock");
+             std::to_string(std::uint64_t{blocks(wire_bytes(mtu))} * flit_bytes) + " B): virtual cut-through would deadlock");
     if (buffer_blocks() > (1u << 24)) fail("input buffer per VL above 1 GiB");
 }
 

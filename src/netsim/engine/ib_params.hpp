@@ -15,22 +15,22 @@ using namespace evb::literals;
 // zero, as std::llround, without its library call: this runs for every packet and hop).
 inline std::int64_t serialisation_ps(std::uint64_t bytes, double gbps) {
     const double ps = static_cast<double>(bytes) * 8000.0 / gbps;
-    auto whole = static_cast<std::int64_t>(ps);   // ps >= 0: truncation, and ps - whole is exact
+    auto whole = static_cast<std::int64_t>(ps); // ps >= 0: truncation, and ps - whole is exact
     return ps - static_cast<double>(whole) >= 0.5 ? whole + 1 : whole;
 }
 
 struct IbParams {
-    double link_gbps = 100.0;                 // data rate of every link (EDR 4x)
-    Picoseconds link_latency = 170_ns;        // propagation + link controller, after serialisation
-    Picoseconds credit_latency = 170_ns;      // a block leaves an input buffer -> its credit at the sender
-    Picoseconds switch_latency = 0_ns;        // head of a packet in an input buffer -> may be arbitrated
-    std::uint32_t mtu = 4096;                 // payload bytes per packet
-    std::uint32_t header_bytes = 20;          // LRH 8 + BTH 12
-    std::uint32_t footer_bytes = 6;           // ICRC 4 + VCRC 2
-    std::uint32_t flit_bytes = 64;            // flit = credit block
-    std::uint64_t buffer_bytes = 64 * 1024;   // input buffer per port per VL
-    std::uint32_t vls = 4;                    // data VLs per port
-    std::uint32_t traffic_vls = 1;            // VLs the traffic is spread over (by destination)
+    double link_gbps = 100.0; // data rate of every link (EDR 4x)
+    Picoseconds link_latency = 170_ns; // propagation + link controller, after serialisation
+    Picoseconds credit_latency = 170_ns; // a block leaves an input buffer -> its credit at the sender
+    Picoseconds switch_latency = 0_ns; // head of a packet in an input buffer -> may be arbitrated
+    std::uint32_t mtu = 4096; // payload bytes per packet
+    std::uint32_t header_bytes = 20; // LRH 8 + BTH 12
+    std::uint32_t footer_bytes = 6; // ICRC 4 + VCRC 2
+    std::uint32_t flit_bytes = 64; // flit = credit block
+    std::uint64_t buffer_bytes = 64 * 1024; // input buffer per port per VL
+    std::uint32_t vls = 4; // data VLs per port
+    std::uint32_t traffic_vls = 1; // VLs the traffic is spread over (by destination)
 
     // Throws std::invalid_argument naming the first impossible value.
     void validate() const;

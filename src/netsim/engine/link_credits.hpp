@@ -32,10 +32,11 @@ public:
     struct alignas(64) OutputVl {
         std::int64_t credits = 0;
         union {
-            std::uint32_t last_granted = UINT32_MAX;   // a switch output: the input granted last (an adapter's round robin: AdapterFlows)
-            std::uint32_t short_flows;                 // an adapter: its flows on this VL whose next packet is below a full MTU
+            std::uint32_t last_granted = UINT32_MAX; // a switch output: the input granted last (an adapter's round robin: AdapterFlows)
+            std::uint32_t short_flows; // an adapter: its flows on this VL whose next packet is below a full MTU
         };
-        std::uint32_t least_need = 0;   // while the port waits: its requesters' smallest need on this VL (an adapter: 0 from a change of its flows to the next scan)
+        std::uint32_t least_need =
+            0; // while the port waits: its requesters' smallest need on this VL (an adapter: 0 from a change of its flows to the next scan)
         InlineRing<Ramp, ramps_inside> ramps;
     };
 
@@ -73,7 +74,7 @@ public:
         for (std::size_t k = 0; k < o.ramps.size(); ++k) {
             const Ramp& r = o.ramps.at(k);
             if (have + r.blocks >= need) {
-                std::int64_t missing = need - have;   // 1..blocks
+                std::int64_t missing = need - have; // 1..blocks
                 return std::max(now + 1, r.base + (r.total == 0 ? 0 : std::min<std::int64_t>(missing * r.step, r.total)));
             }
             have += r.blocks;
@@ -83,7 +84,7 @@ public:
     // Credits on their way: a ramp starting after now.
     void give_back(std::size_t i, const Ramp& ramp, std::int64_t now) {
         OutputVl& o = outputs_[i];
-        if (o.ramps.size() == ramps_inside) folded(i, now);   // room inside: ramps complete by now go to the counter
+        if (o.ramps.size() == ramps_inside) folded(i, now); // room inside: ramps complete by now go to the counter
         o.ramps.emplace(ramp.base, ramp.total, ramp.step, ramp.blocks);
     }
     // After a Cover of output i at this instant, which folded the complete ramps: blocks of a
@@ -138,7 +139,7 @@ public:
     };
 
 private:
-    HugePageVector<OutputVl> outputs_;   // per (port, VL)
+    HugePageVector<OutputVl> outputs_; // per (port, VL)
 };
 
 } // namespace evb::netsim

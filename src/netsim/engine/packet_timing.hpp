@@ -27,7 +27,7 @@ public:
     // The packet geometry is `ib`'s, which must outlive this (FabricSim's options).
     PacketTiming(const IbParams& ib, std::uint32_t chunk_flits)
         : ib_(&ib), chunk_flits_(chunk_flits), mtu_wire_(ib.wire_bytes(ib.mtu)), mtu_blocks_(ib.blocks(mtu_wire_)) {
-        rates_.emplace_back();   // rate 0: not cabled
+        rates_.emplace_back(); // rate 0: not cabled
     }
     PacketTiming(const IbParams&& ib, std::uint32_t chunk_flits) = delete;
 
@@ -60,8 +60,8 @@ public:
     const std::vector<LinkTimes>& rates() const { return rates_; }
 
     std::uint32_t flit_bytes() const { return ib_->flit_bytes; }
-    std::uint32_t mtu_wire() const { return mtu_wire_; }       // bytes on the wire of a full-MTU packet
-    std::uint32_t mtu_blocks() const { return mtu_blocks_; }   // and its blocks: the largest need of an adapter's flow
+    std::uint32_t mtu_wire() const { return mtu_wire_; } // bytes on the wire of a full-MTU packet
+    std::uint32_t mtu_blocks() const { return mtu_blocks_; } // and its blocks: the largest need of an adapter's flow
 
     // The payload and the blocks of the next packet an adapter cuts from a message with `left`
     // bytes not yet cut.
@@ -81,9 +81,15 @@ public:
     // its bytes, and its start and end on link `l` from the packet's start.
     std::uint32_t chunk_flits(std::uint32_t blocks) const { return chunk_flits_ ? chunk_flits_ : blocks; }
     std::uint32_t chunks(std::uint32_t blocks) const { return (blocks + chunk_flits(blocks) - 1) / chunk_flits(blocks); }
-    std::uint32_t chunk_blocks(std::uint32_t blocks, std::uint32_t c) const { return std::min(chunk_flits(blocks), blocks - c * chunk_flits(blocks)); }
-    std::uint64_t chunk_bytes(std::uint32_t wire, std::uint32_t blocks, std::uint32_t c) const { return chunk_end(wire, blocks, c) - chunk_begin(blocks, c); }
-    std::int64_t chunk_start_ps(const LinkTimes& l, std::uint32_t blocks, std::uint32_t c) const { return serialisation_ps(chunk_begin(blocks, c), l.gbps); }
+    std::uint32_t chunk_blocks(std::uint32_t blocks, std::uint32_t c) const {
+        return std::min(chunk_flits(blocks), blocks - c * chunk_flits(blocks));
+    }
+    std::uint64_t chunk_bytes(std::uint32_t wire, std::uint32_t blocks, std::uint32_t c) const {
+        return chunk_end(wire, blocks, c) - chunk_begin(blocks, c);
+    }
+    std::int64_t chunk_start_ps(const LinkTimes& l, std::uint32_t blocks, std::uint32_t c) const {
+        return serialisation_ps(chunk_begin(blocks, c), l.gbps);
+    }
     std::int64_t chunk_end_ps(const LinkTimes& l, std::uint32_t wire, std::uint32_t blocks, std::uint32_t c) const {
         return serialisation_ps(chunk_end(wire, blocks, c), l.gbps);
     }

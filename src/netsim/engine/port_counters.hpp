@@ -48,10 +48,10 @@ public:
     std::int64_t xmit_wait_ps(std::size_t port) const { return xmit_wait_ps_[port]; }
 
 private:
-    HugePageVector<Sent> sent_;                // per port
-    HugePageVector<std::uint64_t> waiting_;    // bit per port: idle with requesters, waiting for credits
-    HugePageVector<std::int64_t> xmit_wait_ps_;   // per port: time with a packet ready but no credits
-    HugePageVector<std::int64_t> wait_since_;  // per port: since when, while its bit is set
+    HugePageVector<Sent> sent_; // per port
+    HugePageVector<std::uint64_t> waiting_; // bit per port: idle with requesters, waiting for credits
+    HugePageVector<std::int64_t> xmit_wait_ps_; // per port: time with a packet ready but no credits
+    HugePageVector<std::int64_t> wait_since_; // per port: since when, while its bit is set
 };
 
 } // namespace evb::netsim

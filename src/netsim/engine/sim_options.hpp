@@ -16,7 +16,7 @@ struct SimModelOptions {
     SimOptions sim;
     std::string mode = "packet";
     std::string host_latency = "fixed:0s";
-    std::uint64_t memory = 0;   // bytes the simulation may plan with (0: MemAvailable)
+    std::uint64_t memory = 0; // bytes the simulation may plan with (0: MemAvailable)
     // Parses mode and host_latency into sim; throws std::invalid_argument.
     void resolve();
 };

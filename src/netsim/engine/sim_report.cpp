@@ -26,7 +26,8 @@ void print_port_table(std::ostream& out, const Topology& t, std::vector<SimPortS
 nlohmann::json ports_json(const Topology& t, const std::vector<SimPortStats>& ports) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& p : ports)
-        out.push_back({{"port", port_name(t, p)}, {"tx_bytes", p.tx_bytes}, {"tx_packets", p.tx_packets}, {"xmit_wait_ps", p.xmit_wait_ps}});
+        out.push_back(
+            {{"port", port_name(t, p)}, {"tx_bytes", p.tx_bytes}, {"tx_packets", p.tx_packets}, {"xmit_wait_ps", p.xmit_wait_ps}});
     return out;
 }
 
@@ -35,17 +36,19 @@ void print_traffic_result(std::ostream& out, const Topology& t, const TrafficRun
     fmt::print(out, "{:>10} {:>9} {:>9} {:>9} {:>9}\n", "Gb/s", "avg", "min", "max", "avg/beff");
     fmt::print(out, "{:>10} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.4f}\n", "rx/host", r.rx_avg, r.rx_min, r.rx_max, eff > 0 ? r.rx_avg / eff : 0);
     fmt::print(out, "{:>10} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.4f}\n", "tx/host", r.tx_avg, r.tx_min, r.tx_max, eff > 0 ? r.tx_avg / eff : 0);
-    fmt::print(out, "# aggregate {:.1f} Gb/s; b_eff (eq. 2.14) {:.3f} Gb/s per link; window {:.3f}..{:.3f} us\n", r.aggregate_gbps,
-               eff, r.window_start.microseconds(), r.window_end.microseconds());
+    fmt::print(out, "# aggregate {:.1f} Gb/s; b_eff (eq. 2.14) {:.3f} Gb/s per link; window {:.3f}..{:.3f} us\n", r.aggregate_gbps, eff,
+               r.window_start.microseconds(), r.window_end.microseconds());
     const auto& pl = r.packet_latency;
-    fmt::print(out, "# packet latency us: avg {:.3f} p50 {:.3f} p99 {:.3f} max {:.3f} ({} packets); message latency avg {:.3f} p99 {:.3f}\n",
+    fmt::print(out,
+               "# packet latency us: avg {:.3f} p50 {:.3f} p99 {:.3f} max {:.3f} ({} packets); message latency avg {:.3f} p99 {:.3f}\n",
                pl.mean_us(), pl.percentile_us(50), pl.percentile_us(99), pl.max_us(), pl.count(), r.message_latency.mean_us(),
                r.message_latency.percentile_us(99));
     print_port_table(out, t, r.ports, r.simulated, all_ports);
     const double sim_us = r.simulated.microseconds();
-    fmt::print(out, "# simulated {:.3f} us in {:.3f} s wall: {:.3g} events/s, {:.3g} flit-hops/s, {:.3g} simulated us per wall s\n",
-               sim_us, r.wall_seconds, r.wall_seconds > 0 ? static_cast<double>(r.events) / r.wall_seconds : 0,
-               r.wall_seconds > 0 ? static_cast<double>(r.flit_hops) / r.wall_seconds : 0, r.wall_seconds > 0 ? sim_us / r.wall_seconds : 0);
+    fmt::print(out, "# simulated {:.3f} us in {:.3f} s wall: {:.3g} events/s, {:.3g} flit-hops/s, {:.3g} simulated us per wall s\n", sim_us,
+               r.wall_seconds, r.wall_seconds > 0 ? static_cast<double>(r.events) / r.wall_seconds : 0,
+               r.wall_seconds > 0 ? static_cast<double>(r.flit_hops) / r.wall_seconds : 0,
+               r.wall_seconds > 0 ? sim_us / r.wall_seconds : 0);
 }
 
 nlohmann::json traffic_result_json(const Topology& t, const TrafficRunResult& r) {
@@ -56,9 +59,12 @@ nlohmann::json traffic_result_json(const Topology& t, const TrafficRunResult& r)
             {"tx_gbps", {{"avg", r.tx_avg}, {"min", r.tx_min}, {"max", r.tx_max}, {"per_host", r.tx_gbps}}},
             {"aggregate_gbps", r.aggregate_gbps},
             {"effective_gbps", r.effective_gbps},
-            {"packet_latency", {{"mean_us", r.packet_latency.mean_us()}, {"p50_us", r.packet_latency.percentile_us(50)},
-                                {"p99_us", r.packet_latency.percentile_us(99)}, {"max_us", r.packet_latency.max_us()},
-                                {"histogram", r.packet_latency.to_json()}}},
+            {"packet_latency",
+             {{"mean_us", r.packet_latency.mean_us()},
+              {"p50_us", r.packet_latency.percentile_us(50)},
+              {"p99_us", r.packet_latency.percentile_us(99)},
+              {"max_us", r.packet_latency.max_us()},
+              {"histogram", r.packet_latency.to_json()}}},
             {"message_latency", {{"mean_us", r.message_latency.mean_us()}, {"p99_us", r.message_latency.percentile_us(99)}}},
             {"ports", ports},
             {"simulated_ps", r.simulated.count()},

@@ -12,8 +12,7 @@ namespace evb::netsim {
 // "leaf3:5": a port by device name and InfiniBand port number.
 std::string port_name(const Topology& topology, const SimPortStats& port);
 // The ports sorted by stall time (then bytes), the 8 most stalled unless all_ports.
-void print_port_table(std::ostream& out, const Topology& topology, std::vector<SimPortStats> ports, Picoseconds simulated,
-                      bool all_ports);
+void print_port_table(std::ostream& out, const Topology& topology, std::vector<SimPortStats> ports, Picoseconds simulated, bool all_ports);
 nlohmann::json ports_json(const Topology& topology, const std::vector<SimPortStats>& ports);
 
 void print_traffic_result(std::ostream& out, const Topology& topology, const TrafficRunResult& r, bool all_ports);

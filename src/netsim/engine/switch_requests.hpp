@@ -43,7 +43,7 @@ public:
         // given to `visit` until it returns true (granted); whether one was.
         template <class Visit>
         bool visit_from(std::uint32_t start, Visit&& visit) const {
-            if (words == 1) {   // up to 64 ports, as switches have: those from start, then those before it
+            if (words == 1) { // up to 64 ports, as switches have: those from start, then those before it
                 const std::uint64_t from = ~std::uint64_t{0} << (start % 64);
                 for (std::uint64_t part : {bits[0] & from, bits[0] & ~from})
                     for (; part; part &= part - 1)
@@ -52,7 +52,7 @@ public:
             }
             const std::uint32_t bits_total = words * 64;
             for (std::uint32_t scanned = 0; scanned < bits_total;) {
-                std::uint32_t pos = start + scanned;   // start <= bits_total, scanned < bits_total
+                std::uint32_t pos = start + scanned; // start <= bits_total, scanned < bits_total
                 if (pos >= bits_total) pos -= bits_total;
                 const std::uint64_t word = bits[pos / 64] >> (pos % 64);
                 if (!word) {
@@ -85,7 +85,7 @@ public:
     }
     void allocate(std::uint32_t vls) {
         std::uint32_t words = 0, slots = 0;
-        for (Layout& l : layout_) {   // switches side by side, in device order
+        for (Layout& l : layout_) { // switches side by side, in device order
             l.word_base = words;
             words += l.words * vls * l.ports;
             l.slot_base = slots;
@@ -107,7 +107,7 @@ private:
     struct Layout {
         std::uint32_t word_base = 0, slot_base = 0, words = 0, ports = 0;
     };
-    std::vector<Layout> layout_;   // per device (switches)
+    std::vector<Layout> layout_; // per device (switches)
     HugePageVector<std::uint64_t> words_;
     HugePageVector<Request> requests_;
 };

@@ -26,14 +26,16 @@ std::string to_string(TrafficPattern p) {
 
 void TrafficSpec::validate(std::uint32_t hosts) const {
     if (hosts < 2) throw std::invalid_argument("traffic needs at least 2 hosts");
-    if (message_bytes == 0 || message_bytes > (std::uint64_t{1} << 40)) throw std::invalid_argument("message size must be within 1 B..1 TiB");
+    if (message_bytes == 0 || message_bytes > (std::uint64_t{1} << 40))
+        throw std::invalid_argument("message size must be within 1 B..1 TiB");
     if (depth == 0 || depth > 1024) throw std::invalid_argument("depth must be within 1..1024");
     if (pattern == TrafficPattern::shift && (shift == 0 || shift % hosts == 0))
-        throw std::invalid_argument("shift " + std::to_string(shift) + " sends every host to itself on " + std::to_string(hosts) + " hosts");
+        throw std::invalid_argument("shift " + std::to_string(shift) + " sends every host to itself on " + std::to_string(hosts) +
+                                    " hosts");
     if (pattern == TrafficPattern::many_to_one && senders >= hosts)
-        throw std::invalid_argument("many-to-one with " + std::to_string(senders) + " senders needs more than " + std::to_string(hosts) + " hosts");
-    if (pattern == TrafficPattern::a2a && send_window.count() <= 0)
-        throw std::invalid_argument("a2a needs a send window above zero");
+        throw std::invalid_argument("many-to-one with " + std::to_string(senders) + " senders needs more than " + std::to_string(hosts) +
+                                    " hosts");
+    if (pattern == TrafficPattern::a2a && send_window.count() <= 0) throw std::invalid_argument("a2a needs a send window above zero");
     if (pattern == TrafficPattern::a2a && idle_window.count() < 0) throw std::invalid_argument("a2a idle window cannot be negative");
     if (messages == 0 && stop == Picoseconds::max()) throw std::invalid_argument("traffic needs a message count or a duration");
 }
@@ -45,12 +47,13 @@ static std::int64_t message_wire_ps(const IbParams& ib, std::uint64_t bytes) {
 }
 
 void TrafficSpec::validate_window(const IbParams& ib) const {
-    if (pattern != TrafficPattern::a2a || send_window.count() <= 0) return;   // validate() names that
+    if (pattern != TrafficPattern::a2a || send_window.count() <= 0) return; // validate() names that
     const std::int64_t need = message_wire_ps(ib, message_bytes);
     if (send_window.count() < need)
         throw std::invalid_argument("a2a: a send window of " + std::to_string(send_window.count() / 1000) + " ns cannot hold one " +
                                     std::to_string(message_bytes) + " B message (" + std::to_string(need / 1000) + " ns at " +
-                                    std::to_string(static_cast<int>(ib.link_gbps)) + " Gb/s): lengthen --send-window or shorten the message");
+                                    std::to_string(static_cast<int>(ib.link_gbps)) +
+                                    " Gb/s): lengthen --send-window or shorten the message");
 }
 
 bool TrafficInjector::is_sender(std::uint32_t host) const {
@@ -76,7 +79,7 @@ void TrafficInjector::start(FabricSim& sim) {
     spec_.validate(hosts_);
     posted_.assign(hosts_, 0);
     outstanding_.assign(hosts_, 0);
-    if (spec_.pattern == TrafficPattern::a2a) sim.set_timer(spec_.send_window, 0, 1);   // end of window 0
+    if (spec_.pattern == TrafficPattern::a2a) sim.set_timer(spec_.send_window, 0, 1); // end of window 0
     for (std::uint32_t h = 0; h < hosts_; ++h) top_up(sim, h);
 }
 

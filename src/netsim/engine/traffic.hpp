@@ -15,21 +15,21 @@
 namespace evb::netsim {
 
 enum class TrafficPattern { shift, many_to_one, linear, a2a, random };
-TrafficPattern parse_traffic_pattern(const std::string& name);   // throws std::invalid_argument
+TrafficPattern parse_traffic_pattern(const std::string& name); // throws std::invalid_argument
 std::string to_string(TrafficPattern p);
 
 struct TrafficSpec {
     TrafficPattern pattern = TrafficPattern::linear;
     std::uint64_t message_bytes = 1 << 20;
-    std::uint32_t shift = 1;          // shift
-    std::uint32_t senders = 0;        // many-to-one; 0: every other host
-    std::uint64_t messages = 0;       // per sender; 0: until `stop`
-    std::uint32_t depth = 2;          // messages posted ahead per sender
-    Picoseconds send_window{}, idle_window{};   // a2a
-    Picoseconds stop = Picoseconds::max();      // no new message posted at or after this time
-    std::uint64_t seed = 1;           // random
+    std::uint32_t shift = 1; // shift
+    std::uint32_t senders = 0; // many-to-one; 0: every other host
+    std::uint64_t messages = 0; // per sender; 0: until `stop`
+    std::uint32_t depth = 2; // messages posted ahead per sender
+    Picoseconds send_window{}, idle_window{}; // a2a
+    Picoseconds stop = Picoseconds::max(); // no new message posted at or after this time
+    std::uint64_t seed = 1; // random
 
-    void validate(std::uint32_t hosts) const;   // throws std::invalid_argument
+    void validate(std::uint32_t hosts) const; // throws std::invalid_argument
     // a2a: a send window that cannot hold one message at line rate moves nothing; throws
     // std::invalid_argument naming the window, the message and its wire time.
     void validate_window(const IbParams& ib) const;
@@ -50,8 +50,8 @@ private:
     TrafficSpec spec_;
     std::uint32_t hosts_ = 0;
     std::vector<std::uint64_t> posted_, outstanding_;
-    std::uint64_t phase_ = 0;   // a2a
-    bool sending_ = true;       // a2a: inside a send window
+    std::uint64_t phase_ = 0; // a2a
+    bool sending_ = true; // a2a: inside a send window
 };
 
 } // namespace evb::netsim

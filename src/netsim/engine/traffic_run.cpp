@@ -5,8 +5,8 @@
 
 namespace evb::netsim {
 
-TrafficRunResult run_traffic(const Fabric& fabric, const SimOptions& options, TrafficSpec traffic, Picoseconds warmup,
-                             Picoseconds duration, const TrafficProgress& progress) {
+TrafficRunResult run_traffic(const Fabric& fabric, const SimOptions& options, TrafficSpec traffic, Picoseconds warmup, Picoseconds duration,
+                             const TrafficProgress& progress) {
     if (duration.count() > 0) {
         if (warmup >= duration) throw std::invalid_argument("warm-up must end before the duration");
         traffic.stop = std::min(traffic.stop, duration);

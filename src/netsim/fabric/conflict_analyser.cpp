@@ -8,8 +8,7 @@ std::vector<PhaseLoad> analyse_linear_shift(const Topology& t, const Routing& r,
     if (order.empty()) order = t.hosts();
     // Flat channel index: first port of each device.
     std::vector<std::uint32_t> first(t.devices().size() + 1, 0);
-    for (std::uint32_t d = 0; d < t.devices().size(); ++d)
-        first[d + 1] = first[d] + static_cast<std::uint32_t>(t.device(d).ports.size());
+    for (std::uint32_t d = 0; d < t.devices().size(); ++d) first[d + 1] = first[d] + static_cast<std::uint32_t>(t.device(d).ports.size());
     const auto n = static_cast<std::uint32_t>(order.size());
     // Paths are traced once per pair that some phase uses: all of them.
     std::vector<std::vector<std::uint32_t>> paths(std::size_t{n} * n);

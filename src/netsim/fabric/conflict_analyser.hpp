@@ -11,18 +11,17 @@ namespace evb::netsim {
 
 struct PhaseLoad {
     std::uint32_t shift = 0;
-    std::uint32_t max_flows = 0;   // on the most loaded channel
-    PortRef worst{};               // that channel: device and output port
+    std::uint32_t max_flows = 0; // on the most loaded channel
+    PortRef worst{}; // that channel: device and output port
 };
 
 // rank_to_host: device index of the host of each rank (empty: topology.hosts() order).
-std::vector<PhaseLoad> analyse_linear_shift(const Topology& topology, const Routing& routing,
-                                            std::vector<std::uint32_t> rank_to_host = {});
+std::vector<PhaseLoad> analyse_linear_shift(const Topology& topology, const Routing& routing, std::vector<std::uint32_t> rank_to_host = {});
 
 struct ShiftSummary {
-    std::uint32_t conflicting = 0;   // phases with more than one flow on some channel
-    std::uint32_t worst = 0;         // most flows on one channel over all phases
-    double relative = 0;             // a full shift's speed: mean over phases of 1/max_flows
+    std::uint32_t conflicting = 0; // phases with more than one flow on some channel
+    std::uint32_t worst = 0; // most flows on one channel over all phases
+    double relative = 0; // a full shift's speed: mean over phases of 1/max_flows
 };
 ShiftSummary summarise(const std::vector<PhaseLoad>& phases);
 

@@ -12,25 +12,41 @@
 namespace evb::netsim {
 
 void declare_fabric_options(OptionSet& set, FabricOptions& o) {
-    set.whole("k", o.tree.k, "k", "arity: switches of 2k ports; 2 levels: 2k leaves, k spines, up to 2k^2 hosts (`--transport sim` without `--k`: sized by `--radix`)")
+    set.whole("k", o.tree.k, "k",
+              "arity: switches of 2k ports; 2 levels: 2k leaves, k spines, up to 2k^2 hosts (`--transport sim` without `--k`: sized by "
+              "`--radix`)")
         .above_zero();
-    set.whole("radix", o.radix, "R", "`--transport sim` without `--k`: the tree for the nodes (+1 host for `--em own`) from R-port switches: R/2 hosts per leaf, as many leaves as needed, 2 levels up to R^2/2 hosts, 3 levels beyond (up to R^3/4)")
+    set.whole("radix", o.radix, "R",
+              "`--transport sim` without `--k`: the tree for the nodes (+1 host for `--em own`) from R-port switches: R/2 hosts per leaf, "
+              "as many leaves as needed, 2 levels up to R^2/2 hosts, 3 levels beyond (up to R^3/4)")
         .above_zero();
-    set.whole("levels", o.tree.levels, "2|3", "2, or 3 (2k pods of k leaves + k aggregation switches, k^2 cores, up to 2k^3 hosts); `--transport sim` without `--k`: 2 while the hosts fit").shown_default("2").above_zero();
+    set.whole("levels", o.tree.levels, "2|3",
+              "2, or 3 (2k pods of k leaves + k aggregation switches, k^2 cores, up to 2k^3 hosts); `--transport sim` without `--k`: 2 "
+              "while the hosts fit")
+        .shown_default("2")
+        .above_zero();
     set.whole("leaves", o.tree.leaves, "n", "leaves present").shown_default("all").above_zero();
-    set.whole("spines", o.tree.spines, "n", "2 levels: spines, each leaf spreading its k up-links over them (k / n parallel cables to each; n divides k; at most 2n leaves)").shown_default("k").above_zero();
+    set.whole(
+           "spines", o.tree.spines, "n",
+           "2 levels: spines, each leaf spreading its k up-links over them (k / n parallel cables to each; n divides k; at most 2n leaves)")
+        .shown_default("k")
+        .above_zero();
     set.whole_list("hosts-per-leaf", o.tree.hosts_per_leaf, "a,b,...", "hosts on each leaf, one number per leaf").shown_default("k each");
     set.whole_list("missing", o.tree.missing_hosts, "s,...", "host slots (leaf*k + port) left empty");
     set.text_list("swap", o.swaps, "A:B,...", "ranks whose host cables are swapped");
     set.text("routing", o.routing, "ENGINE", "`ftree`, `minhop`, `updn` or `random`");
     set.whole("routing-seed", o.seed, "n", "seed of `random` routing");
     set.whole("lid-seed", o.lid_seed, "n", "shuffle host LIDs like a subnet manager's discovery order (0: LIDs follow the cabling)");
-    set.text("host-links", o.host_links, "KIND", "generated trees: the host cables' width and speed, e.g. `4xEDR` (100 Gb/s) or `4xHDR` (200)").shown_default("--link-rate");
-    set.text("switch-links", o.switch_links, "KIND", "generated trees: the switch-to-switch cables' width and speed, e.g. `4xHDR`").shown_default("--link-rate");
+    set.text("host-links", o.host_links, "KIND",
+             "generated trees: the host cables' width and speed, e.g. `4xEDR` (100 Gb/s) or `4xHDR` (200)")
+        .shown_default("--link-rate");
+    set.text("switch-links", o.switch_links, "KIND", "generated trees: the switch-to-switch cables' width and speed, e.g. `4xHDR`")
+        .shown_default("--link-rate");
     set.text("topology", o.topology_file, "FILE", "read the fabric from an `ibnetdiscover` dump instead of generating a fat tree")
         .reads_file()
         .excludes({"k", "levels", "leaves", "spines", "hosts-per-leaf", "missing", "swap", "lid-seed", "host-links", "switch-links"});
-    set.text_list("lfts", o.lft_files, "FILE,...", "read the forwarding tables from `dump_lfts` / `ibroute` dumps instead of `--routing`").reads_file();
+    set.text_list("lfts", o.lft_files, "FILE,...", "read the forwarding tables from `dump_lfts` / `ibroute` dumps instead of `--routing`")
+        .reads_file();
     set.text("host-order", o.host_order, "ORDER", "rank order: `given`, `hostname`, `lid` or `cabling`")
         .shown_default("given (hostname with --topology)");
 }
@@ -87,7 +103,8 @@ Fabric build_fabric(FabricOptions o) {
         f.routing_name = o.routing;
     } else {
         f.routing = read_lft_dumps(o.lft_files, f.topology);
-        f.routing_name = "LFTs from " + o.lft_files.front() + (o.lft_files.size() > 1 ? " and " + std::to_string(o.lft_files.size() - 1) + " more" : "");
+        f.routing_name =
+            "LFTs from " + o.lft_files.front() + (o.lft_files.size() > 1 ? " and " + std::to_string(o.lft_files.size() - 1) + " more" : "");
     }
     // Routing is a property of the fabric, so it is computed before ranks are placed.
     f.given_hosts = f.topology.hosts();
@@ -97,7 +114,9 @@ Fabric build_fabric(FabricOptions o) {
 }
 
 double fastest_host_link_gbps(const FabricOptions& o, double default_gbps) {
-    auto rate = [default_gbps](const std::string& kind) { return kind.empty() ? default_gbps : link_data_gbps(kind).value_or(default_gbps); };
+    auto rate = [default_gbps](const std::string& kind) {
+        return kind.empty() ? default_gbps : link_data_gbps(kind).value_or(default_gbps);
+    };
     if (o.topology_file.empty()) return rate(o.host_links);
     const Topology t = read_ibnetdiscover(o.topology_file);
     double fastest = 0;

@@ -7,8 +7,10 @@ namespace evb::netsim {
 
 FatTreeSpec sized_fat_tree(std::uint32_t hosts, std::uint32_t radix, std::uint32_t levels) {
     if (radix < 4 || radix > 128 || radix % 2)
-        throw std::invalid_argument("--radix " + std::to_string(radix) + ": a switch of the tree has an even number of ports within 4..128");
-    if (levels != 0 && levels != 2 && levels != 3) throw std::invalid_argument("a fat tree has 2 or 3 levels (got " + std::to_string(levels) + ")");
+        throw std::invalid_argument("--radix " + std::to_string(radix) +
+                                    ": a switch of the tree has an even number of ports within 4..128");
+    if (levels != 0 && levels != 2 && levels != 3)
+        throw std::invalid_argument("a fat tree has 2 or 3 levels (got " + std::to_string(levels) + ")");
     const std::uint64_t k = radix / 2, two_level = 2 * k * k, three_level = 2 * k * k * k;
     if (levels == 0) levels = hosts <= two_level ? 2 : 3;
     const std::uint64_t capacity = levels == 2 ? two_level : three_level;
@@ -27,7 +29,8 @@ FatTreeSpec sized_fat_tree(std::uint32_t hosts, std::uint32_t radix, std::uint32
 Topology build_fat_tree(const FatTreeSpec& spec) {
     const std::uint32_t k = spec.k;
     if (k < 1 || k > 64) throw std::invalid_argument("fat tree arity k must be within 1..64 (got " + std::to_string(k) + ")");
-    if (spec.levels != 2 && spec.levels != 3) throw std::invalid_argument("a fat tree has 2 or 3 levels (got " + std::to_string(spec.levels) + ")");
+    if (spec.levels != 2 && spec.levels != 3)
+        throw std::invalid_argument("a fat tree has 2 or 3 levels (got " + std::to_string(spec.levels) + ")");
     const bool three = spec.levels == 3;
     const std::uint32_t max_leaves = three ? 2 * k * k : 2 * k;
     const std::uint32_t leaves = spec.leaves ? spec.leaves : max_leaves;
@@ -37,7 +40,8 @@ Topology build_fat_tree(const FatTreeSpec& spec) {
     std::vector<std::uint32_t> per_leaf = spec.hosts_per_leaf;
     if (per_leaf.empty()) per_leaf.assign(leaves, k);
     if (per_leaf.size() != leaves)
-        throw std::invalid_argument("hosts per leaf lists " + std::to_string(per_leaf.size()) + " leaves, the tree has " + std::to_string(leaves));
+        throw std::invalid_argument("hosts per leaf lists " + std::to_string(per_leaf.size()) + " leaves, the tree has " +
+                                    std::to_string(leaves));
     for (auto h : per_leaf)
         if (h > k) throw std::invalid_argument("a leaf holds at most k = " + std::to_string(k) + " hosts (got " + std::to_string(h) + ")");
 
@@ -72,7 +76,8 @@ Topology build_fat_tree(const FatTreeSpec& spec) {
     std::vector<std::uint32_t> leaf_ids, spine_ids;
     for (std::uint32_t l = 0; l < leaves; ++l) leaf_ids.push_back(t.add_device(DeviceKind::switch_, "leaf" + std::to_string(l), 2 * k, 0));
     if (!three) {
-        for (std::uint32_t s = 0; s < spines; ++s) spine_ids.push_back(t.add_device(DeviceKind::switch_, "spine" + std::to_string(s), 2 * k, 1));
+        for (std::uint32_t s = 0; s < spines; ++s)
+            spine_ids.push_back(t.add_device(DeviceKind::switch_, "spine" + std::to_string(s), 2 * k, 1));
     } else {
         // Pod p holds leaves p*k .. p*k+k-1 and aggregation switches agg(p*k + j); core j*k + m
         // links to agg j of every pod on port p.

@@ -12,15 +12,15 @@ namespace evb::netsim {
 
 struct FatTreeSpec {
     std::uint32_t k = 4;
-    std::uint32_t levels = 2;                  // 3: 2k pods of k leaves + k aggregation switches, k^2 cores
-    std::uint32_t leaves = 0;                  // 0: all (2k, or 2k^2 with 3 levels)
+    std::uint32_t levels = 2; // 3: 2k pods of k leaves + k aggregation switches, k^2 cores
+    std::uint32_t leaves = 0; // 0: all (2k, or 2k^2 with 3 levels)
     // 2 levels: 0 is k spines, one cable from every leaf to each. Fewer spines take k / spines
     // parallel cables from each leaf (leaf up-port k + j to spine j mod spines), as a site with
     // few leaves buys them; spines must divide k, and hold at most 2 spines leaves.
     std::uint32_t spines = 0;
     std::vector<std::uint32_t> hosts_per_leaf; // empty: k on every leaf
-    std::vector<std::uint32_t> missing_hosts;  // host slots (leaf*k + port) left empty
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> swapped_hosts;   // host i cabled to j's slot and back
+    std::vector<std::uint32_t> missing_hosts; // host slots (leaf*k + port) left empty
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> swapped_hosts; // host i cabled to j's slot and back
 };
 
 // The tree for `hosts` hosts from switches of `radix` ports (k = radix / 2), as one would be

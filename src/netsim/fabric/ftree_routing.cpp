@@ -16,7 +16,7 @@ constexpr std::uint8_t no_hops = 0xFF;
 std::uint64_t opensm_guid_rank(std::uint64_t guid) { return __builtin_bswap64(guid); }
 
 struct Cable {
-    std::uint16_t port, remote_port;   // port indices (IB port - 1 on switches)
+    std::uint16_t port, remote_port; // port indices (IB port - 1 on switches)
     std::uint32_t up_routes = 0, down_routes = 0;
 };
 
@@ -24,7 +24,7 @@ struct Cable {
 struct PortGroup {
     std::uint32_t remote;
     bool to_switch;
-    std::vector<Cable> cables;   // in port order
+    std::vector<Cable> cables; // in port order
     std::uint32_t up_routes = 0, down_routes = 0;
 };
 
@@ -33,14 +33,14 @@ using Tuple = std::array<std::uint8_t, 8>;
 constexpr Tuple unindexed = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
 
 struct Switch {
-    std::uint32_t rank = UINT32_MAX;   // 0: a root
+    std::uint32_t rank = UINT32_MAX; // 0: a root
     Tuple index = unindexed;
     std::vector<PortGroup> groups;
-    std::vector<std::uint32_t> down, up;   // into groups, in the engine's current (load) order
-    bool leaf = false;                     // has hosts
+    std::vector<std::uint32_t> down, up; // into groups, in the engine's current (load) order
+    bool leaf = false; // has hosts
     bool up_routes_changed = false;
     std::uint32_t min_down_routes = 0;
-    std::vector<std::uint8_t> hops;        // per LID, as far as this engine has routed
+    std::vector<std::uint8_t> hops; // per LID, as far as this engine has routed
 };
 
 class Engine {
@@ -88,7 +88,7 @@ private:
                 const std::uint32_t remote = ports[p]->device;
                 const bool to_switch = is_switch(remote);
                 if (!to_switch) me.leaf = true;
-                if (to_switch && sw_[remote].rank == me.rank) continue;   // same rank: not routed through
+                if (to_switch && sw_[remote].rank == me.rank) continue; // same rank: not routed through
                 auto& list = !to_switch || sw_[remote].rank > me.rank ? me.down : me.up;
                 auto g = std::find_if(list.begin(), list.end(), [&](auto i) { return me.groups[i].remote == remote; });
                 if (g == list.end()) {
@@ -128,7 +128,7 @@ private:
         std::sort(by_guid.begin(), by_guid.end(),
                   [&](auto a, auto b) { return opensm_guid_rank(t_.device(a).guid) < opensm_guid_rank(t_.device(b).guid); });
         auto first_leaf = std::find_if(by_guid.begin(), by_guid.end(), [&](auto s) { return sw_[s].leaf; });
-        if (first_leaf == by_guid.end()) return;   // no hosts: nothing to route
+        if (first_leaf == by_guid.end()) return; // no hosts: nothing to route
         leaf_rank_ = sw_[*first_leaf].rank;
         Tuple first = unindexed;
         first[0] = static_cast<std::uint8_t>(leaf_rank_);
@@ -293,10 +293,10 @@ private:
     }
 
     const Topology& t_;
-    std::vector<Switch> sw_;   // per device; hosts' entries unused
+    std::vector<Switch> sw_; // per device; hosts' entries unused
     std::set<Tuple> taken_;
     std::uint32_t leaf_rank_ = 0;
-    std::vector<std::uint32_t> leaves_;   // in index order
+    std::vector<std::uint32_t> leaves_; // in index order
     Routing r_;
 };
 

@@ -11,12 +11,12 @@
 namespace evb::netsim {
 
 enum class HostOrder {
-    given,      // the fabric's own order: a generated tree's ranks, an imported file's node order
-    hostname,   // host names in natural order (node2 before node10), as Slurm lists nodes
-    lid,        // by LID, the subnet manager's discovery order
-    cabling,    // leaf by leaf, port by port; leaves in the order they are cabled to the level above
+    given, // the fabric's own order: a generated tree's ranks, an imported file's node order
+    hostname, // host names in natural order (node2 before node10), as Slurm lists nodes
+    lid, // by LID, the subnet manager's discovery order
+    cabling, // leaf by leaf, port by port; leaves in the order they are cabled to the level above
 };
-HostOrder parse_host_order(const std::string& name);   // throws std::invalid_argument
+HostOrder parse_host_order(const std::string& name); // throws std::invalid_argument
 
 // The hosts of `topology` (device indices) in rank order.
 std::vector<std::uint32_t> order_of_hosts(const Topology& topology, HostOrder order);

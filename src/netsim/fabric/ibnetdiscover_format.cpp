@@ -18,7 +18,7 @@ namespace {
 struct PortLine {
     std::uint32_t port = 0, remote_port = 0;
     std::string remote_id, link_kind;
-    std::uint32_t own_lid = 0;   // adapters give their port's LID on the port line
+    std::uint32_t own_lid = 0; // adapters give their port's LID on the port line
     std::size_t line = 0;
 };
 
@@ -27,7 +27,7 @@ struct NodeRecord {
     std::string id, description;
     std::uint32_t port_count = 0;
     std::uint64_t guid = 0;
-    std::uint32_t lid = 0;   // switches give it in the header
+    std::uint32_t lid = 0; // switches give it in the header
     std::size_t line = 0;
     std::map<std::uint32_t, PortLine> ports;
 };
@@ -50,7 +50,7 @@ std::string trim(const std::string& s) {
 
 struct Records {
     std::vector<NodeRecord> nodes;
-    std::map<std::string, std::size_t> by_id;   // node id -> index in nodes
+    std::map<std::string, std::size_t> by_id; // node id -> index in nodes
 };
 
 Records parse_records(std::istream& in, const std::string& file) {
@@ -65,7 +65,7 @@ Records parse_records(std::istream& in, const std::string& file) {
 
     Records records;
     std::vector<NodeRecord>& nodes = records.nodes;
-    std::uint64_t pending_guid = 0;   // from the switchguid= / caguid= line before a node; 0: none
+    std::uint64_t pending_guid = 0; // from the switchguid= / caguid= line before a node; 0: none
     std::string raw;
     std::size_t line_no = 0;
     auto fail = [&](const std::string& reason) { throw DumpError(file, line_no, reason); };
@@ -109,8 +109,7 @@ Records parse_records(std::istream& in, const std::string& file) {
                 std::smatch cm;
                 if (std::regex_search(comment, cm, link_kind)) {
                     p.link_kind = cm[1];
-                    if (!link_data_gbps(p.link_kind))
-                        fail("link '" + p.link_kind + "': not " + link_kind_expected());
+                    if (!link_data_gbps(p.link_kind)) fail("link '" + p.link_kind + "': not " + link_kind_expected());
                 }
                 if (n.kind == DeviceKind::host && std::regex_search(comment, cm, own_lid)) p.own_lid = dump_number(cm[1]);
                 if (p.port == 0 || p.port > n.port_count)
@@ -131,7 +130,7 @@ Records parse_records(std::istream& in, const std::string& file) {
 } // namespace
 
 Topology parse_ibnetdiscover(std::istream& in, const std::string& file) {
-    auto records = parse_records(in, file);   // named, not a structured binding: clang 14 cannot capture those
+    auto records = parse_records(in, file); // named, not a structured binding: clang 14 cannot capture those
     auto& nodes = records.nodes;
     auto& by_id = records.by_id;
 
@@ -140,13 +139,15 @@ Topology parse_ibnetdiscover(std::istream& in, const std::string& file) {
         for (const auto& [port, p] : n.ports) {
             auto it = by_id.find(p.remote_id);
             if (it == by_id.end())
-                throw DumpError(file, p.line, "port " + std::to_string(port) + " of \"" + n.id + "\" is cabled to \"" + p.remote_id +
-                                                  "\", which the file never defines (truncated dump?)");
+                throw DumpError(file, p.line,
+                                "port " + std::to_string(port) + " of \"" + n.id + "\" is cabled to \"" + p.remote_id +
+                                    "\", which the file never defines (truncated dump?)");
             const NodeRecord& r = nodes[it->second];
             auto back = r.ports.find(p.remote_port);
             if (back == r.ports.end() || back->second.remote_id != n.id || back->second.remote_port != port)
-                throw DumpError(file, p.line, "\"" + n.id + "\"[" + std::to_string(port) + "] is cabled to \"" + r.id + "\"[" +
-                                                  std::to_string(p.remote_port) + "], but that port does not list it back");
+                throw DumpError(file, p.line,
+                                "\"" + n.id + "\"[" + std::to_string(port) + "] is cabled to \"" + r.id + "\"[" +
+                                    std::to_string(p.remote_port) + "], but that port does not list it back");
         }
 
     Topology t;
@@ -157,8 +158,9 @@ Topology parse_ibnetdiscover(std::istream& in, const std::string& file) {
         if (n.kind == DeviceKind::switch_) {
             device_of[i] = t.add_device(DeviceKind::switch_, name, n.port_count);
         } else if (n.ports.size() > 1) {
-            throw DumpError(file, n.line, "adapter \"" + n.id + "\" has " + std::to_string(n.ports.size()) +
-                                              " cabled ports; evbench simulates one port per host");
+            throw DumpError(file, n.line,
+                            "adapter \"" + n.id + "\" has " + std::to_string(n.ports.size()) +
+                                " cabled ports; evbench simulates one port per host");
         } else if (n.ports.size() == 1) {
             device_of[i] = t.add_device(DeviceKind::host, name, 1);
             t.set_adapter_port(device_of[i], n.ports.begin()->first, n.port_count);
@@ -170,7 +172,7 @@ Topology parse_ibnetdiscover(std::istream& in, const std::string& file) {
         for (const auto& [port, p] : nodes[i].ports) {
             std::size_t j = by_id[p.remote_id];
             PortRef a{device_of[i], index_of(i, port)}, b{device_of[j], index_of(j, p.remote_port)};
-            if (t.peer(a)) continue;   // cabled from the other end already
+            if (t.peer(a)) continue; // cabled from the other end already
             try {
                 t.connect(a, b);
             } catch (const std::invalid_argument& e) {
@@ -199,11 +201,14 @@ Topology parse_ibnetdiscover(std::istream& in, const std::string& file) {
             throw DumpError(file, n.line, "\"" + n.id + "\" has no LID while earlier nodes have one");
         }
     }
-    if (t.hosts().size() < 2) throw DumpError(file, 0, "the fabric has " + std::to_string(t.hosts().size()) + " cabled hosts; at least 2 are needed");
+    if (t.hosts().size() < 2)
+        throw DumpError(file, 0, "the fabric has " + std::to_string(t.hosts().size()) + " cabled hosts; at least 2 are needed");
     try {
         if (with_lid && without) throw std::invalid_argument("some nodes have LIDs and others not");
-        if (with_lid) t.index_lids();
-        else t.assign_lids();
+        if (with_lid)
+            t.index_lids();
+        else
+            t.assign_lids();
     } catch (const std::invalid_argument& e) {
         throw DumpError(file, 0, e.what());
     }
@@ -222,7 +227,9 @@ std::string hostname_of(const Device& host) {
 }
 
 void write_ibnetdiscover(const Topology& t, std::ostream& out) {
-    auto id = [&](std::uint32_t d) { return fmt::format("{}-{:016x}", t.device(d).kind == DeviceKind::switch_ ? 'S' : 'H', t.device(d).guid); };
+    auto id = [&](std::uint32_t d) {
+        return fmt::format("{}-{:016x}", t.device(d).kind == DeviceKind::switch_ ? 'S' : 'H', t.device(d).guid);
+    };
     auto remote = [&](PortRef peer) {
         const Device& r = t.device(peer.device);
         std::string s = fmt::format("\"{}\"[{}]", id(peer.device), ib_port(r, peer.port));
@@ -248,8 +255,9 @@ void write_ibnetdiscover(const Topology& t, std::ostream& out) {
         fmt::print(out, "Ca\t{} \"{}\"\t\t# \"{}\"\n", d.adapter_ports, id(h), d.name);
         if (const auto& peer = d.ports[0]) {
             const Device& r = t.device(peer->device);
-            fmt::print(out, "[{}]({:x}) \t\"{}\"[{}]\t\t# lid {} lmc 0 \"{}\" lid {}{}\n", d.adapter_port, d.guid + d.adapter_port, id(peer->device),
-                       ib_port(r, peer->port), d.lid, r.name, r.lid, d.link_kinds[0].empty() ? "" : " " + d.link_kinds[0]);
+            fmt::print(out, "[{}]({:x}) \t\"{}\"[{}]\t\t# lid {} lmc 0 \"{}\" lid {}{}\n", d.adapter_port, d.guid + d.adapter_port,
+                       id(peer->device), ib_port(r, peer->port), d.lid, r.name, r.lid,
+                       d.link_kinds[0].empty() ? "" : " " + d.link_kinds[0]);
         }
         fmt::print(out, "\n");
     }

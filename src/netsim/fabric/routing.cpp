@@ -46,12 +46,12 @@ std::vector<std::uint32_t> distances_to(const Topology& t, std::uint32_t dst, bo
         bool x_down = state % 2;
         for (const auto& port : t.device(x).ports) {
             if (!port || !is_switch(t, port->device)) continue;
-            std::uint32_t y = port->device;   // a move y -> x
+            std::uint32_t y = port->device; // a move y -> x
             bool up_move = t.device(x).level > t.device(y).level;
             for (int y_down = 0; y_down < 2; ++y_down) {
                 if (updn) {
-                    if (up_move && (y_down || x_down)) continue;   // up only before any down
-                    if (!up_move && !x_down) continue;             // a down move puts us in the down phase
+                    if (up_move && (y_down || x_down)) continue; // up only before any down
+                    if (!up_move && !x_down) continue; // a down move puts us in the down phase
                 }
                 std::uint32_t ys = y * 2 + static_cast<std::uint32_t>(y_down);
                 if (dist[ys] == unreachable) {
@@ -62,7 +62,7 @@ std::vector<std::uint32_t> distances_to(const Topology& t, std::uint32_t dst, bo
         }
     }
     std::vector<std::uint32_t> fresh(t.devices().size());
-    for (std::uint32_t d = 0; d < fresh.size(); ++d) fresh[d] = dist[d * 2];   // packets start in the up phase
+    for (std::uint32_t d = 0; d < fresh.size(); ++d) fresh[d] = dist[d * 2]; // packets start in the up phase
     return fresh;
 }
 
@@ -94,8 +94,7 @@ Routing route_minimal(const Topology& t, RoutingEngine engine, std::uint64_t see
             for (std::uint16_t p = 0; p < ports.size(); ++p) {
                 if (!ports[p]) continue;
                 std::uint32_t next = ports[p]->device;
-                if (next == dst || (is_switch(t, next) && dist[next] != unreachable && dist[next] + 1 == dist[s]))
-                    best.push_back(p);
+                if (next == dst || (is_switch(t, next) && dist[next] != unreachable && dist[next] + 1 == dist[s])) best.push_back(p);
             }
             if (best.empty()) continue;
             std::uint16_t chosen = best.front();
@@ -148,12 +147,14 @@ std::vector<PortRef> trace(const Topology& t, const Routing& r, std::uint32_t sr
     std::uint32_t at = first->device;
     for (std::size_t hops = 0; at != dst; ++hops) {
         if (hops > t.devices().size()) throw RoutingError(describe() + ": routing loop through " + t.device(at).name, at, lid);
-        if (!is_switch(t, at)) throw RoutingError(describe() + ": delivered to the wrong host " + t.device(at).name, path.back().device, lid);
+        if (!is_switch(t, at))
+            throw RoutingError(describe() + ": delivered to the wrong host " + t.device(at).name, path.back().device, lid);
         std::uint16_t out = lid < r.lft[at].size() ? r.lft[at][lid] : no_port;
         if (out == no_port) throw RoutingError(describe() + ": unreachable, no LFT entry on " + t.device(at).name, at, lid);
         auto next = out < t.device(at).ports.size() ? t.device(at).ports[out] : std::nullopt;
         if (!next)
-            throw RoutingError(describe() + ": LFT of " + t.device(at).name + " points to empty port " + std::to_string(ib_port(t.device(at), out)),
+            throw RoutingError(describe() + ": LFT of " + t.device(at).name + " points to empty port " +
+                                   std::to_string(ib_port(t.device(at), out)),
                                at, lid);
         path.push_back({at, out});
         at = next->device;
@@ -171,7 +172,7 @@ void check_all_pairs(const Topology& t, const Routing& r) {
         const auto& cable = t.device(a).ports.at(0);
         if (!cable) {
             for (auto b : t.hosts())
-                if (b != a) trace(t, r, a, b);   // names the uncabled source
+                if (b != a) trace(t, r, a, b); // names the uncabled source
             continue;
         }
         if (first_of[cable->device] == UINT32_MAX) {

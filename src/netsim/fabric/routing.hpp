@@ -11,14 +11,14 @@
 namespace evb::netsim {
 
 constexpr std::uint16_t no_port = 0xFFFF;
-using Lft = std::vector<std::uint16_t>;   // index: destination LID
+using Lft = std::vector<std::uint16_t>; // index: destination LID
 
 struct Routing {
-    std::vector<Lft> lft;   // per device index; empty for hosts
+    std::vector<Lft> lft; // per device index; empty for hosts
 };
 
 enum class RoutingEngine { ftree, minhop, updn, random };
-RoutingEngine parse_routing_engine(const std::string& name);   // throws std::invalid_argument
+RoutingEngine parse_routing_engine(const std::string& name); // throws std::invalid_argument
 std::string to_string(RoutingEngine e);
 
 // A pair that cannot be routed, a loop, or an LFT that points to an empty port.

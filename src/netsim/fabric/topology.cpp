@@ -14,7 +14,7 @@ std::uint32_t Topology::add_device(DeviceKind kind, std::string name, std::uint3
     Device d;
     d.kind = kind;
     d.name = std::move(name);
-    d.guid = 0x0002c90300000000ull + (std::uint64_t{index} + 1) * 16;   // room for port GUIDs (node GUID + port)
+    d.guid = 0x0002c90300000000ull + (std::uint64_t{index} + 1) * 16; // room for port GUIDs (node GUID + port)
     d.level = level;
     d.ports.resize(ports);
     d.link_kinds.resize(ports);
@@ -49,14 +49,16 @@ void Topology::assign_lids(std::uint64_t shuffle_seed) {
 void Topology::index_lids() {
     max_lid_ = 0;
     for (const auto& d : devices_) {
-        if (d.lid == 0 || d.lid >= 0xC000) throw std::invalid_argument(d.name + " has no valid unicast LID (" + std::to_string(d.lid) + ")");
+        if (d.lid == 0 || d.lid >= 0xC000)
+            throw std::invalid_argument(d.name + " has no valid unicast LID (" + std::to_string(d.lid) + ")");
         max_lid_ = std::max(max_lid_, d.lid);
     }
     by_lid_.assign(max_lid_ + 1, UINT32_MAX);
     for (std::uint32_t i = 0; i < devices_.size(); ++i) {
         auto& slot = by_lid_[devices_[i].lid];
         if (slot != UINT32_MAX)
-            throw std::invalid_argument("LID " + std::to_string(devices_[i].lid) + " is used by both " + devices_[slot].name + " and " + devices_[i].name);
+            throw std::invalid_argument("LID " + std::to_string(devices_[i].lid) + " is used by both " + devices_[slot].name + " and " +
+                                        devices_[i].name);
         slot = i;
     }
 }
@@ -71,7 +73,8 @@ void Topology::assign_levels() {
     std::vector<std::uint32_t> level(devices_.size(), unknown);
     std::deque<std::uint32_t> queue;
     for (auto h : hosts_)
-        if (auto leaf = devices_[h].ports.at(0); leaf && devices_[leaf->device].kind == DeviceKind::switch_ && level[leaf->device] == unknown) {
+        if (auto leaf = devices_[h].ports.at(0);
+            leaf && devices_[leaf->device].kind == DeviceKind::switch_ && level[leaf->device] == unknown) {
             level[leaf->device] = 0;
             queue.push_back(leaf->device);
         }

@@ -21,18 +21,16 @@ struct Device {
     std::string name;
     std::uint64_t guid = 0;
     std::uint32_t lid = 0;
-    std::uint32_t level = 0;                     // switches: 0 leaf, 1 spine, 2 core
-    std::vector<std::optional<PortRef>> ports;   // hosts have one port; switch port i is IB port i + 1
-    std::vector<std::string> link_kinds;         // per port, "4xEDR" as a dump gives it; empty: unknown
+    std::uint32_t level = 0; // switches: 0 leaf, 1 spine, 2 core
+    std::vector<std::optional<PortRef>> ports; // hosts have one port; switch port i is IB port i + 1
+    std::vector<std::string> link_kinds; // per port, "4xEDR" as a dump gives it; empty: unknown
     // Hosts: which port of its adapter the host's port is, and the adapter's port count.
     std::uint32_t adapter_port = 1, adapter_ports = 1;
 };
 
 // The InfiniBand port number of port index `port` of `d` (switches count from 1, port 0 being
 // the switch itself; a host's one port is its adapter's cabled port).
-inline std::uint32_t ib_port(const Device& d, std::uint32_t port) {
-    return d.kind == DeviceKind::host ? d.adapter_port : port + 1;
-}
+inline std::uint32_t ib_port(const Device& d, std::uint32_t port) { return d.kind == DeviceKind::host ? d.adapter_port : port + 1; }
 
 class Topology {
 public:
@@ -57,7 +55,7 @@ public:
 
     const std::vector<Device>& devices() const { return devices_; }
     const Device& device(std::uint32_t i) const { return devices_.at(i); }
-    const std::vector<std::uint32_t>& hosts() const { return hosts_; }         // in creation order
+    const std::vector<std::uint32_t>& hosts() const { return hosts_; } // in creation order
     const std::vector<std::uint32_t>& switches() const { return switches_; }
     std::optional<std::uint32_t> device_by_lid(std::uint32_t lid) const;
     std::optional<PortRef> peer(PortRef p) const { return devices_.at(p.device).ports.at(p.port); }
