@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <regex>
 
 using namespace evb::test;
@@ -56,7 +57,14 @@ TEST(Verbs, EventBuildingOnSoftRoceBuildsAndVerifiesEveryEvent) {
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     const auto progress = r.out.find("===progress"), json = r.out.find("===json");
     ASSERT_TRUE(progress != std::string::npos && json != std::string::npos && progress < json) << r.out;
-    expect_last_progress_line_agrees_with_the_table(r.out.substr(progress, json - progress), nlohmann::json::parse(r.out.substr(json + 7)));
+    const auto doc = nlohmann::json::parse(r.out.substr(json + 7));
+    expect_last_progress_line_agrees_with_the_table(r.out.substr(progress, json - progress), doc);
+    expect_every_progress_line_true(r.out.substr(progress, json - progress), doc, 0, 1,
+                                    4 * doc["results"]["system"]["per_node_in_gbps"].get<double>() + 1, false);
+    // verbs' result follows the shipped schema too (tests/test_result_schema.cpp runs the other transports).
+    const std::string verbs_json = temp_path("verbs_progress.json");
+    std::ofstream(verbs_json) << doc.dump();
+    expect_result_follows_the_schema(verbs_json, "verbs on soft-RoCE");
     const std::string counted = r.out.substr(0, progress); // the runs before the timed one
     EXPECT_EQ(count(counted, "# system: 300 events built in"), 5u) << r.out;
     EXPECT_EQ(count(counted, "errors: none"), 5u) << r.out;
