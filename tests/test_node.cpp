@@ -172,6 +172,39 @@ TEST(Node, APostThatFailsBeforeTheLossNoticeEndsTheRunWithTheLostConnectionLine)
     EXPECT_EQ(*node.failure(), "lost connection to rank 2: posting failed: connection to rank 2: disconnected");
 }
 
+// A driver's peer_lost says "rank N: why"; the line names the rank itself. Before, a silent EM over
+// ofi read "lost the event manager (rank 0: rank 0: sent nothing for 1 s (--heartbeat))".
+TEST(Node, ALossLineNamesTheRankOnce) {
+    for (const bool em_lost : {false, true}) {
+        ScriptedTransport transport;
+        transport.self = 1; // rank 1 hears of rank 0 (the EM's) or rank 2
+        UnitsOfRank units;
+        units.pools.push_back(std::make_unique<MemoryPool>(4096, 1));
+        units.units.push_back({{Role::builder, 0}, std::make_unique<CountingWriter>(*units.pools.back())});
+        Layout layout(3, 1, true, EmPlacement::rank0); // the EM on rank 0
+        Node node(std::move(units), layout, transport, logger("test"));
+        node.survive_failures(true);
+        Reactor reactor;
+        reactor.add(node);
+        node.start();
+        Completion lost;
+        lost.kind = Completion::Kind::peer_lost;
+        lost.peer = em_lost ? 0 : 2;
+        const std::string error = "rank " + std::to_string(lost.peer) + ": sent nothing for 1 s (--heartbeat)";
+        lost.error = error.c_str();
+        transport.script = {lost};
+        reactor.run_once(1_us);
+        if (em_lost) {
+            ASSERT_TRUE(node.failure());
+            EXPECT_EQ(*node.failure(),
+                      "lost the event manager (rank 0: sent nothing for 1 s (--heartbeat)); the run cannot go on without it");
+        } else {
+            ASSERT_EQ(node.stats().losses.size(), 1u);
+            EXPECT_EQ(node.stats().losses[0].how, "sent nothing for 1 s (--heartbeat)");
+        }
+    }
+}
+
 TEST(Node, HostsAnyListOfUnitsAndRoutesTheirCompletions) {
     Layout layout(2, 1, false, EmPlacement::rank0);
     auto transports = LocalDriver().make_all(2);

@@ -130,6 +130,14 @@ std::size_t Node::deliver_dropped() {
     return n;
 }
 
+// What a peer_lost completion says went wrong, without the "rank N: " a driver puts first (the
+// line that reports it names the rank itself: "lost connection to rank 5: rank 5: ..." before).
+std::string Node::loss_reason(const Completion& c) {
+    if (!c.error) return "connection closed";
+    const std::string error = c.error, prefix = "rank " + std::to_string(c.peer) + ": ";
+    return error.rfind(prefix, 0) == 0 ? error.substr(prefix.size()) : error;
+}
+
 std::string Node::lost_connection_line(std::uint32_t rank, const std::string& how) {
     return "lost connection to rank " + std::to_string(rank) + ": " + how;
 }
@@ -255,7 +263,7 @@ void Node::dispatch(const Completion& c) {
         hosted_.units[write_target_].unit->on_completion(*contexts_[write_target_], arrived);
         return;
     }
-    case Completion::Kind::peer_lost: lose_rank(c.peer, c.error ? c.error : "connection closed"); return;
+    case Completion::Kind::peer_lost: lose_rank(c.peer, loss_reason(c)); return;
     }
 }
 

@@ -61,6 +61,8 @@ public:
     // The one line for a rank lost to a run that cannot survive it, whoever noticed first: its
     // transport (lose_rank) or the control plane (its control connection, its heartbeat).
     static std::string lost_connection_line(std::uint32_t rank, const std::string& how);
+    // A peer_lost completion's reason without the rank its driver put first: the lines name it.
+    static std::string loss_reason(const Completion& c);
     bool is_lost(std::uint32_t rank) const;
     // The simulator's injected failure of this rank: it takes and posts nothing more, counts as
     // finished, and its statistics die with it.
