@@ -96,6 +96,14 @@ CommandResult run_command(const std::string& command, double hang_guard_s) {
     return r;
 }
 
+std::vector<std::string> csv_cells(const std::string& line) {
+    std::vector<std::string> cells;
+    std::istringstream in(line);
+    for (std::string cell; std::getline(in, cell, ',');) cells.push_back(cell);
+    if (!line.empty() && line.back() == ',') cells.emplace_back();
+    return cells;
+}
+
 nlohmann::json run_evbench_json(const std::string& args, const std::string& name, double hang_guard_s) {
     std::string report;
     return run_evbench_json(args, name, report, hang_guard_s);

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace evb::test {
 
@@ -20,6 +21,9 @@ std::string temp_path(const std::string& name);
 // port derived from a process id can be an ephemeral port another connection holds.
 int free_port();
 std::string read_file(const std::string& path); // empty if missing
+// The cells of one line of the tools' CSV (evbench --format csv, tools/aggregate.py), which quote
+// no cell; an empty last cell (a run's point outside a scan) is a cell.
+std::vector<std::string> csv_cells(const std::string& line);
 // The output of a gtest run inside a test (the conformance suite in the VM), fit to print in a
 // failure message: gtest's SKIPPED marker in it would make ctest report the failed test as
 // skipped (gtest_discover_tests' SKIP_REGULAR_EXPRESSION matches any output), so it is lowered.

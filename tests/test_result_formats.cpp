@@ -16,14 +16,6 @@ using namespace evb::test;
 
 namespace {
 
-std::vector<std::string> cells(const std::string& line) {
-    std::vector<std::string> out;
-    std::istringstream in(line);
-    for (std::string c; std::getline(in, c, ',');) out.push_back(c);
-    if (!line.empty() && line.back() == ',') out.emplace_back();
-    return out;
-}
-
 // Header and row as a map; fails unless there are exactly two lines.
 std::map<std::string, std::string> csv_row(const std::string& text) {
     std::istringstream in(text);
@@ -31,7 +23,7 @@ std::map<std::string, std::string> csv_row(const std::string& text) {
     std::getline(in, header);
     std::getline(in, row);
     EXPECT_FALSE(std::getline(in, more)) << "more than a header and a row:\n" << text;
-    const auto names = cells(header), values = cells(row);
+    const auto names = csv_cells(header), values = csv_cells(row);
     EXPECT_EQ(names.size(), values.size()) << text;
     std::map<std::string, std::string> m;
     for (std::size_t i = 0; i < std::min(names.size(), values.size()); ++i) m[names[i]] = values[i];

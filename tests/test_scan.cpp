@@ -146,17 +146,10 @@ TEST(Scan, AggregateReadsJsonFilesAndScanLinesAndNamesBadLinesOnStandardError) {
     ASSERT_EQ(csv.exit_code, 0) << csv.err;
     EXPECT_EQ(csv.out.find("not a JSON line"), std::string::npos) << csv.out;
     EXPECT_NE(csv.err.find(lines + ":1: not a JSON line (skipped)"), std::string::npos) << csv.err;
-    auto fields = [](const std::string& line) {
-        std::vector<std::string> f;
-        std::istringstream cells(line);
-        for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
-        if (!line.empty() && line.back() == ',') f.emplace_back(); // an empty last cell (the point of a run outside a scan)
-        return f;
-    };
     std::istringstream in(csv.out);
     std::string line;
     std::getline(in, line);
-    const auto header = fields(line);
+    const auto header = csv_cells(line);
     auto column = [&](const std::string& name) {
         return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
     };
@@ -164,7 +157,7 @@ TEST(Scan, AggregateReadsJsonFilesAndScanLinesAndNamesBadLinesOnStandardError) {
     int rows = 0;
     while (std::getline(in, line)) {
         ++rows;
-        const auto row = fields(line);
+        const auto row = csv_cells(line);
         ASSERT_EQ(row.size(), header.size()) << line;
         EXPECT_EQ(row[column("transport")], "sim");
         EXPECT_DOUBLE_EQ(std::stod(row[column("window_s")]), parsed["results"]["window_s"].get<double>()) << line;
@@ -220,8 +213,7 @@ TEST(Scan, APointWhoseWindowHoldsTheStartUpIsMarkedInItsLineTheCsvAndEveryPlot) 
     std::istringstream in(csv.out);
     std::string header_line, line;
     std::getline(in, header_line);
-    std::vector<std::string> header;
-    for (std::istringstream h(header_line); std::getline(h, line, ',');) header.push_back(line);
+    const std::vector<std::string> header = csv_cells(header_line);
     for (const char* column : {"start_up", "idle_builders", "built_gbps", "event_rate_hz", "latency_avg_us", "latency_p99_us"})
         EXPECT_NE(std::find(header.begin(), header.end(), column), header.end()) << column << " in " << header_line;
     auto at = [&](const std::vector<std::string>& row, const std::string& name) {
@@ -229,8 +221,7 @@ TEST(Scan, APointWhoseWindowHoldsTheStartUpIsMarkedInItsLineTheCsvAndEveryPlot) 
     };
     int rows = 0;
     while (std::getline(in, line)) {
-        std::vector<std::string> row;
-        for (std::istringstream cells(line); std::getline(cells, header_line, ',');) row.push_back(header_line);
+        const std::vector<std::string> row = csv_cells(line);
         ASSERT_GE(row.size(), header.size() - 1) << line; // the last cell, the point, may be empty
         const bool sixteen = at(row, "credits") == "16";
         EXPECT_EQ(at(row, "start_up"), sixteen ? "yes" : "no") << line;

@@ -19,7 +19,7 @@ struct PeerLoss {
     // one thread per peer.
     bool mark(std::uint32_t peer, const std::string& why) {
         if (lost.load(std::memory_order_relaxed)) return false;
-        reason = "rank " + std::to_string(peer) + ": " + why;
+        reason = peer_loss_prefix(peer) + why;
         lost.store(true, std::memory_order_release);
         return true;
     }

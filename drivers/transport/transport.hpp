@@ -31,7 +31,7 @@ struct Completion {
         write_done, // a post_write of ours finished; its buffer may be reused
         message, // a control command arrived (command)
         write_arrived, // a peer's write landed in one of our regions (imm, offset, length)
-        peer_lost, // a connection broke; `error` names why
+        peer_lost, // a connection broke; `error` names why, after peer_loss_prefix(peer)
     };
     Kind kind{};
     std::uint32_t peer = 0;
@@ -55,6 +55,9 @@ struct Capabilities {
     // nothing of a peer that stopped, or went away while idle (the others' connections do).
     bool beats = false;
 };
+
+// How a peer_lost completion's error begins, the peer named: "rank 3: ".
+inline std::string peer_loss_prefix(std::uint32_t peer) { return "rank " + std::to_string(peer) + ": "; }
 
 // The reason every driver gives for a post to a rank that does not exist.
 inline std::string no_such_rank(std::uint32_t peer, std::uint32_t size) {

@@ -56,7 +56,7 @@ public:
         const bool was_away = now - last_look_ > Picoseconds(timeout_.count() / 2);
         last_look_ = now;
         if (was_away) {
-            for (auto& t : last_heard_) t = std::max(t, now);
+            std::fill(last_heard_.begin(), last_heard_.end(), now);
             return;
         }
         for (std::uint32_t peer = 0; peer < watched_.size(); ++peer)

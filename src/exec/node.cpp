@@ -130,11 +130,11 @@ std::size_t Node::deliver_dropped() {
     return n;
 }
 
-// What a peer_lost completion says went wrong, without the "rank N: " a driver puts first (the
-// line that reports it names the rank itself: "lost connection to rank 5: rank 5: ..." before).
+// What a peer_lost completion says went wrong, without the peer_loss_prefix a driver puts first:
+// the lines that report a loss name the rank themselves.
 std::string Node::loss_reason(const Completion& c) {
     if (!c.error) return "connection closed";
-    const std::string error = c.error, prefix = "rank " + std::to_string(c.peer) + ": ";
+    const std::string error = c.error, prefix = peer_loss_prefix(c.peer);
     return error.rfind(prefix, 0) == 0 ? error.substr(prefix.size()) : error;
 }
 

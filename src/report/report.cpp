@@ -170,14 +170,14 @@ std::vector<std::size_t> table_rows(const Config& c, const RunResult& r) {
 std::uint32_t idle_builders(const Config& c, const RunResult& r) {
     if (c.is_micro_benchmark()) return 0;
     const Layout layout = Layout::from_config(c);
-    std::vector<bool> lost(r.nodes.size(), false);
-    for (const auto& loss : r.system().losses)
-        if (loss.rank < layout.ranks() && layout.units_on(loss.rank).builder && layout.node_of(loss.rank) < lost.size())
-            lost[layout.node_of(loss.rank)] = true;
-    const std::size_t first_builder = c.layout == NodeLayout::split ? std::min<std::size_t>(c.readout_nodes, r.nodes.size()) : 0;
+    const std::vector<NodeLoss> losses = r.system().losses;
     std::uint32_t idle = 0;
-    for (std::size_t i = first_builder; i < r.nodes.size(); ++i)
-        if (!lost[i] && r.nodes[i].events_built == 0) ++idle;
+    for (std::uint32_t rank = 0; rank < layout.ranks(); ++rank) {
+        const std::uint32_t node = layout.node_of(rank);
+        if (!layout.units_on(rank).builder || node >= r.nodes.size()) continue;
+        const bool lost = std::ranges::any_of(losses, [rank](const NodeLoss& l) { return l.rank == rank; });
+        if (!lost && r.nodes[node].events_built == 0) ++idle;
+    }
     return idle;
 }
 

@@ -32,18 +32,17 @@ ResultRow result_row(const nlohmann::json& doc, const std::string& commit) {
     const auto& results = at(doc, "results");
     const auto& system = at(results, "system");
     const auto& network = at(results, "network");
+    const auto& fabric = at(network, "fabric_rx_gbps"); // simulated: the per-packet fabric figure
     std::vector<double> per_node;
-    if (const auto& fabric = at(network, "fabric_rx_gbps"); fabric.is_object()) { // simulated: the per-packet fabric figure
+    if (fabric.is_object()) {
         for (const auto& v : at(fabric, "per_node")) per_node.push_back(v.get<double>());
     } else {
         for (const auto& n : at(results, "nodes")) per_node.push_back(at(n, "in_gbps").is_number() ? at(n, "in_gbps").get<double>() : 0.0);
     }
-    const nlohmann::json& avg =
-        at(network, "fabric_rx_gbps").is_object() ? at(at(network, "fabric_rx_gbps"), "avg") : at(system, "per_node_in_gbps");
+    const nlohmann::json& avg = fabric.is_object() ? at(fabric, "avg") : at(system, "per_node_in_gbps");
     const bool start_up = at(network, "start_up_in_window") == true ||
         (at(system, "idle_builders").is_number() && at(system, "idle_builders").get<double>() > 0);
     const auto& latency = at(system, "latency_us");
-    const nlohmann::json none;
     return {
         {"transport", cell(at(config, "transport"))},
         {"protocol", cell(at(results, "baseline").is_null() ? at(config, "protocol") : at(results, "baseline"))},
