@@ -24,17 +24,7 @@ hosts=(h1 h2 h3 h4)
 [ "$RATE" = 5 ] || for h in "${hosts[@]}"; do $bed shape "$h" "${RATE}gbit"; done
 
 # iperf3 ring: h1 -> h2 -> h3 -> h4 -> h1, all at once; the mean of the four receivers.
-for i in 0 1 2 3; do $bed exec "${hosts[$i]}" iperf3 -s -1 -D -p 5401 >/dev/null; done
-sleep 0.5
-pids=()
-for i in 0 1 2 3; do
-  next=${hosts[$(((i + 1) % 4))]}
-  $bed exec "${hosts[$i]}" iperf3 -c "$next" -p 5401 -t "$T" -J >"$OUT/netns_iperf3_$i.json" & pids+=($!)
-done
-wait "${pids[@]}"
-iperf=$(python3 -c "
-import sys; sys.path.insert(0, 'bench'); import peer_output
-print(sum(peer_output.iperf3(open('$OUT/netns_iperf3_%d.json' % i).read()) for i in range(4)) / 4)")
+iperf=$(bed_iperf3_ring "$T" netns_iperf3)
 
 # evbench under mpirun across the four hosts: Gb/s per node that crossed the network inbound.
 # MCA: mpirun options of a point.

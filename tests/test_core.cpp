@@ -7,10 +7,13 @@
 #include "units/layout.hpp"
 #include "core/memory_pool.hpp"
 #include "core/quantity.hpp"
+#include "core/socket_util.hpp"
 
 #include <gtest/gtest.h>
 
+#include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -297,4 +300,22 @@ TEST(MemoryPool, OnDemandPagesAreBackedOnlyOnceLoanedAndWritten) {
     EXPECT_EQ(resident(), 0);
     for (int i = 0; i < 3; ++i) std::memset(pool.block(*pool.acquire()), 1, page);
     EXPECT_EQ(resident(), 3);
+}
+
+// A DSCP is the traffic class's upper six bits, on IPv4 (IP_TOS) and IPv6 (IPV6_TCLASS) alike.
+TEST(SetDscp, MarksIPv4AndIPv6SocketsAndRefusesWhatIsNoDscp) {
+    for (const int family : {AF_INET, AF_INET6}) {
+        const int fd = socket(family, SOCK_STREAM, 0);
+        if (fd < 0 && family == AF_INET6) continue; // a host without IPv6
+        ASSERT_GE(fd, 0);
+        ClosesFd closes(fd);
+        set_dscp(fd, 46);
+        int traffic_class = 0;
+        socklen_t len = sizeof traffic_class;
+        ASSERT_EQ(
+            getsockopt(fd, family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6, family == AF_INET ? IP_TOS : IPV6_TCLASS, &traffic_class, &len),
+            0);
+        EXPECT_EQ(traffic_class, 46 << 2);
+        EXPECT_THROW(set_dscp(fd, 64), std::invalid_argument);
+    }
 }

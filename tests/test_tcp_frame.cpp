@@ -108,3 +108,13 @@ TEST(TcpFrameReader, MalformedHeadersAreOneReason) {
     EXPECT_TRUE(r.arrived_.empty());
     EXPECT_TRUE(r.untouched());
 }
+
+// tcp sends commands and writes on connections of their own: each refuses the other's frames.
+TEST(TcpFrameReader, AConnectionForOneKindRefusesTheOther) {
+    Rank r;
+    EXPECT_EQ(TcpFrameReader(tcp_frame_message).take(frame({tcp_frame_write, 0, 1, 0, 16}, 16), r), "a write on its command connection");
+    EXPECT_EQ(TcpFrameReader(tcp_frame_write).take(frame({tcp_frame_message, 0, 0, 0, command_bytes}, command_bytes), r),
+              "a command on its write connection");
+    EXPECT_EQ(TcpFrameReader(tcp_frame_write).take(frame({tcp_frame_write, 0, 1, 0, 16}, 16), r), "");
+    EXPECT_EQ(TcpFrameReader(tcp_frame_message).take(frame({tcp_frame_message, 0, 0, 0, command_bytes}, command_bytes), r), "");
+}

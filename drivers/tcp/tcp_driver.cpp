@@ -14,14 +14,20 @@ void TcpDriver::declare_options(OptionSet& options) {
     options.whole("tcp-threads", threads_, "K",
                   "`tcp`: I/O threads per rank, each owning the sockets of peers p mod K, so one rank spends up to K cores on "
                   "the kernel's copies (1: the rank's own thread drives every socket)");
+    options.whole("tcp-command-dscp", command_dscp_, "D",
+                  "`tcp`: the DSCP (1..63) of the connections that carry commands (PULL's requests, credits), for switches "
+                  "configured to serve it first (0: unmarked)");
 }
 
 void TcpDriver::preflight() const {
     if (threads_ == 0) throw ConfigError("--tcp-threads must be at least 1");
+    if (command_dscp_ > 63) throw ConfigError("--tcp-command-dscp " + std::to_string(command_dscp_) + ": a DSCP is 0..63");
 }
 
+TcpTransport::Options TcpDriver::transport_options() const { return {read_chunk_, threads_, command_dscp_}; }
+
 std::unique_ptr<Transport> TcpDriver::make_one(std::uint32_t rank, std::uint32_t ranks, const std::string& listen_host) const {
-    return std::make_unique<TcpTransport>(rank, ranks, listen_host, run_key(), read_chunk_, static_cast<std::uint32_t>(threads_));
+    return std::make_unique<TcpTransport>(rank, ranks, listen_host, run_key(), transport_options());
 }
 
 void TcpDriver::preflight_rail(const std::string& nic) const {
@@ -31,7 +37,7 @@ void TcpDriver::preflight_rail(const std::string& nic) const {
 std::unique_ptr<Transport> TcpDriver::make_rail(std::uint32_t rank, std::uint32_t ranks, const std::string& nic) const {
     preflight_rail(nic);
     const std::string address = ipv4_of_interface(nic);
-    return std::make_unique<TcpTransport>(rank, ranks, address, run_key(), read_chunk_, static_cast<std::uint32_t>(threads_));
+    return std::make_unique<TcpTransport>(rank, ranks, address, run_key(), transport_options());
 }
 
 } // namespace evb

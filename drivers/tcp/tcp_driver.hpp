@@ -1,6 +1,7 @@
-// Registry entry of the TCP transport: one process per rank, listening on --listen-host; its one
-// option forces small reads (tests of the framing).
+// Registry entry of the TCP transport: one process per rank, listening on --listen-host; its
+// options: I/O threads, the commands' DSCP, and small reads (tests of the framing).
 #pragma once
+#include "drivers/tcp/tcp_transport.hpp"
 #include "drivers/transport/driver.hpp"
 
 namespace evb {
@@ -22,8 +23,10 @@ public:
     std::unique_ptr<Transport> make_rail(std::uint32_t rank, std::uint32_t ranks, const std::string& nic) const override;
 
 private:
+    TcpTransport::Options transport_options() const;
     std::uint64_t read_chunk_ = 0;
     std::uint32_t threads_ = 1;
+    std::uint32_t command_dscp_ = 0;
 };
 
 } // namespace evb

@@ -11,6 +11,8 @@ std::string TcpFrameReader::start_frame(Sink& sink) {
     std::memcpy(&current_, header_bytes_, sizeof current_);
     header_have_ = 0;
     body_done_ = 0;
+    if (carries_ != tcp_frame_any && (current_.kind == tcp_frame_message || current_.kind == tcp_frame_write) && current_.kind != carries_)
+        return current_.kind == tcp_frame_write ? "a write on its command connection" : "a command on its write connection";
     if (current_.kind == tcp_frame_message) {
         if (current_.length != command_bytes)
             return fmt::format("a message frame of {} B (commands are {} B)", current_.length, command_bytes);

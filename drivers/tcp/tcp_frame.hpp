@@ -21,9 +21,12 @@ struct TcpFrameHeader {
 static_assert(sizeof(TcpFrameHeader) == 32);
 inline constexpr std::uint32_t tcp_frame_message = 1;
 inline constexpr std::uint32_t tcp_frame_write = 2;
+inline constexpr std::uint32_t tcp_frame_any = 0; // a reader that takes both kinds
 
 class TcpFrameReader {
 public:
+    // A connection that carries frames of one kind refuses the other.
+    explicit TcpFrameReader(std::uint32_t carries = tcp_frame_any) : carries_(carries) {}
     // Where frames go: the rank's regions (looked up for every piece of a body, so they may grow
     // between pieces) and its completions.
     class Sink {
@@ -45,6 +48,7 @@ private:
     std::string start_frame(Sink& sink);
     void finish_frame(Sink& sink);
 
+    std::uint32_t carries_;
     std::byte header_bytes_[sizeof(TcpFrameHeader)]{};
     std::size_t header_have_ = 0;
     bool in_body_ = false;

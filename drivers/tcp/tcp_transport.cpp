@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <linux/pkt_sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -20,17 +21,29 @@
 namespace evb {
 namespace {
 constexpr std::size_t staging_size = 256 * 1024;
+constexpr std::size_t command_staging_size = 64 * (sizeof(TcpFrameHeader) + command_bytes);
 constexpr std::size_t max_queued_ops = 4096;
 const Picoseconds proof_time = Picoseconds::from_seconds(10); // for one connection's proof of the run key
 constexpr std::size_t receive_budget = 8u << 20; // bytes per peer per progress call: fairness
 constexpr std::uint32_t wake_marker = ~0u; // epoll data of a lane's wake-up eventfd
+
+// The command connection's traffic class: its DSCP (0: unmarked) for the switches, and the
+// interactive priority for this host's queueing disciplines (set after the DSCP, which would
+// set a priority of its own). Best effort: a host that refuses either still runs.
+void mark_as_commands(int fd, std::uint32_t dscp) {
+    if (dscp) set_dscp(fd, dscp);
+    int priority = TC_PRIO_INTERACTIVE;
+    setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &priority, sizeof priority);
+}
 } // namespace
 
 TcpTransport::TcpTransport(std::uint32_t rank, std::uint32_t size, const std::string& listen_host, const RunKey& key,
-                           std::size_t read_chunk, std::uint32_t threads)
-    : PeerTransport(rank, size), host_(listen_host), key_(key), peers_(size), read_chunk_(read_chunk) {
+                           const Options& options)
+    : PeerTransport(rank, size), host_(listen_host), key_(key), peers_(size), read_chunk_(options.read_chunk),
+      command_dscp_(options.command_dscp) {
+    const std::uint32_t threads = options.threads;
     if (threads == 0) throw std::invalid_argument("--tcp-threads must be at least 1");
-    listen_fd_ = listen_on(listen_host, 0, static_cast<int>(size) + 16);
+    listen_fd_ = listen_on(listen_host, 0, static_cast<int>(size * channels) + 16);
     for (std::uint32_t t = 0; t < std::max(1u, std::min(threads, size)); ++t) {
         auto lane = std::make_unique<Lane>();
         lane->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -61,7 +74,8 @@ TcpTransport::~TcpTransport() {
         if (lane->thread.joinable()) lane->thread.join();
     }
     for (auto& p : peers_)
-        if (p.fd >= 0) close(p.fd);
+        for (auto& c : p.connections)
+            if (c.fd >= 0) close(c.fd);
     if (listen_fd_ >= 0) close(listen_fd_);
     for (auto& lane : lanes_) {
         if (lane->epoll_fd >= 0) close(lane->epoll_fd);
@@ -74,52 +88,63 @@ std::string TcpTransport::local_address() { return host_ + ":" + std::to_string(
 
 void TcpTransport::connect(const std::vector<std::string>& addresses, Picoseconds timeout) {
     if (addresses.size() != size_) throw std::runtime_error("address table has the wrong size");
-    // Lower ranks accept, higher ranks connect: every pair gets exactly one connection.
+    // Lower ranks accept, higher ranks connect: every pair gets exactly one connection per
+    // channel. A connection's id in the key's proof names its rank and channel.
     for (std::uint32_t peer = 0; peer < rank_; ++peer) {
         auto [host, port] = split_host_port(addresses[peer]);
-        int fd = -1;
-        try {
-            fd = connect_to(host, port, timeout);
-        } catch (const std::exception& e) {
-            throw std::runtime_error("tcp: rank " + std::to_string(peer) + ": " + e.what());
+        for (std::uint32_t channel = 0; channel < channels; ++channel) {
+            int fd = -1;
+            try {
+                fd = connect_to(host, port, timeout);
+            } catch (const std::exception& e) {
+                throw std::runtime_error("tcp: rank " + std::to_string(peer) + ": " + e.what());
+            }
+            if (std::string why = prove_run_key(fd, key_, "tcp", rank_ * channels + channel, std::min(timeout, proof_time)); !why.empty()) {
+                close(fd);
+                throw std::runtime_error("tcp: rank " + std::to_string(peer) + " at " + addresses[peer] + ": " + why);
+            }
+            peers_[peer].connections[channel].fd = fd;
         }
-        if (std::string why = prove_run_key(fd, key_, "tcp", rank_, std::min(timeout, proof_time)); !why.empty()) {
-            close(fd);
-            throw std::runtime_error("tcp: rank " + std::to_string(peer) + " at " + addresses[peer] + ": " + why);
-        }
-        peers_[peer].fd = fd;
     }
     {
-        KeyedAcceptor acceptor(listen_fd_, key_, "tcp", proof_time, [this](std::uint32_t who) -> std::string {
+        KeyedAcceptor acceptor(listen_fd_, key_, "tcp", proof_time, [this](std::uint32_t id) -> std::string {
+            const std::uint32_t who = id / channels;
             if (who <= rank_ || who >= size_)
                 return "it proved the run key but claims rank " + std::to_string(who) + ", not one that connects to rank " +
                     std::to_string(rank_);
-            if (peers_[who].fd >= 0) return "it claims rank " + std::to_string(who) + ", which connected already";
+            if (peers_[who].connections[id % channels].fd >= 0)
+                return "it claims rank " + std::to_string(who) + ", which connected already";
             return "";
         });
         const Picoseconds deadline = steady_now() + timeout;
-        for (std::uint32_t accepted = 0; accepted < size_ - 1 - rank_; ++accepted) {
+        const std::uint32_t expected = (size_ - 1 - rank_) * channels;
+        for (std::uint32_t accepted = 0; accepted < expected; ++accepted) {
             auto a = acceptor.next(deadline);
             if (!a)
-                throw std::runtime_error("tcp: only " + std::to_string(accepted) + " of " + std::to_string(size_ - 1 - rank_) +
+                throw std::runtime_error("tcp: only " + std::to_string(accepted / channels) + " of " + std::to_string(size_ - 1 - rank_) +
                                          " higher ranks connected in time");
-            peers_[a->id].fd = a->fd;
+            peers_[a->id / channels].connections[a->id % channels].fd = a->fd;
         }
     }
     for (std::uint32_t peer = 0; peer < size_; ++peer) {
-        Peer& p = peers_[peer];
         if (peer == rank_) continue;
-        set_nonblocking(p.fd, true);
-        set_nodelay(p.fd);
-        int buf = 4 << 20;
-        setsockopt(p.fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof buf);
-        setsockopt(p.fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof buf);
-        p.staging.resize(staging_size);
-        epoll_event ev{};
-        ev.events = EPOLLIN | EPOLLRDHUP;
-        ev.data.u32 = peer;
-        if (epoll_ctl(lane_of(peer).epoll_fd, EPOLL_CTL_ADD, p.fd, &ev) != 0)
-            throw std::runtime_error("tcp: rank " + std::to_string(peer) + ": epoll_ctl: " + errno_text());
+        for (std::uint32_t channel = 0; channel < channels; ++channel) {
+            Connection& c = peers_[peer].connections[channel];
+            set_nonblocking(c.fd, true);
+            set_nodelay(c.fd);
+            if (channel == writes) {
+                int buf = 4 << 20;
+                setsockopt(c.fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof buf);
+                setsockopt(c.fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof buf);
+            }
+            if (channel == commands) mark_as_commands(c.fd, command_dscp_);
+            c.staging.resize(channel == writes ? staging_size : command_staging_size);
+            epoll_event ev{};
+            ev.events = EPOLLIN | EPOLLRDHUP;
+            ev.data.u32 = peer * channels + channel;
+            if (epoll_ctl(lane_of(peer).epoll_fd, EPOLL_CTL_ADD, c.fd, &ev) != 0)
+                throw std::runtime_error("tcp: rank " + std::to_string(peer) + ": epoll_ctl: " + errno_text());
+        }
     }
     close(listen_fd_);
     listen_fd_ = -1;
@@ -170,7 +195,7 @@ PostStatus TcpTransport::enqueue(std::uint32_t peer, const SendOp& op) {
 // In the peer's lane (its thread, or the caller's with one lane).
 void TcpTransport::queue_in_lane(std::uint32_t peer, const SendOp& op) {
     Peer& p = peers_[peer];
-    p.sendq.push(op);
+    p.connections[op.header.kind == tcp_frame_write ? writes : commands].sendq.push(op);
     if (!p.dirty) {
         p.dirty = true;
         lane_of(peer).dirty.push_back(peer);
@@ -203,14 +228,21 @@ PostStatus TcpTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
     return enqueue(peer, op);
 }
 
-// Sends as much of the peer's queue as the socket takes, several frames per sendmsg.
+// Commands first: they are what the peer waits for to ask or send more.
 void TcpTransport::flush(std::uint32_t peer) {
+    flush(peer, commands);
+    flush(peer, writes);
+}
+
+// Sends as much of the connection's queue as its socket takes, several frames per sendmsg.
+void TcpTransport::flush(std::uint32_t peer, Channel channel) {
     Peer& p = peers_[peer];
+    Connection& c = p.connections[channel];
     auto& iov = lane_of(peer).iov;
-    while (!lost(peer) && !p.sendq.empty()) {
+    while (!lost(peer) && !c.sendq.empty()) {
         // Gather iovecs across queued frames, starting inside the first one.
         std::size_t iovs = 0;
-        RingQueue<SendOp>& q = p.sendq;
+        RingQueue<SendOp>& q = c.sendq;
         // RingQueue has no random access; we send from the front op and peek further by index.
         for (std::size_t i = 0; i < q.size() && iovs + 2 <= iov.size(); ++i) {
             SendOp& op = q.at(i);
@@ -227,13 +259,13 @@ void TcpTransport::flush(std::uint32_t peer) {
         msghdr mh{};
         mh.msg_iov = iov.data();
         mh.msg_iovlen = iovs;
-        ssize_t n = sendmsg(p.fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+        ssize_t n = sendmsg(c.fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n < 0) {
             if (errno == EINTR) continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                if (!p.want_out) {
-                    p.want_out = true;
-                    update_events(peer);
+                if (!c.want_out) {
+                    c.want_out = true;
+                    update_events(peer, channel);
                 }
                 return;
             }
@@ -261,17 +293,18 @@ void TcpTransport::flush(std::uint32_t peer) {
             }
         }
     }
-    if (p.want_out && p.sendq.empty()) {
-        p.want_out = false;
-        update_events(peer);
+    if (c.want_out && c.sendq.empty()) {
+        c.want_out = false;
+        update_events(peer, channel);
     }
 }
 
-void TcpTransport::update_events(std::uint32_t peer) {
+void TcpTransport::update_events(std::uint32_t peer, Channel channel) {
+    const Connection& c = peers_[peer].connections[channel];
     epoll_event ev{};
-    ev.events = EPOLLIN | EPOLLRDHUP | (peers_[peer].want_out ? EPOLLOUT : 0u);
-    ev.data.u32 = peer;
-    if (epoll_ctl(lane_of(peer).epoll_fd, EPOLL_CTL_MOD, peers_[peer].fd, &ev) != 0) lose(peer, "epoll_ctl: " + errno_text());
+    ev.events = EPOLLIN | EPOLLRDHUP | (c.want_out ? EPOLLOUT : 0u);
+    ev.data.u32 = peer * channels + channel;
+    if (epoll_ctl(lane_of(peer).epoll_fd, EPOLL_CTL_MOD, c.fd, &ev) != 0) lose(peer, "epoll_ctl: " + errno_text());
 }
 
 class TcpTransport::Landing final : public TcpFrameReader::Sink {
@@ -296,19 +329,20 @@ void TcpTransport::fence(std::uint32_t peer) {
     if (peer < size_ && peer != rank_) peers_[peer].fenced = true;
 }
 
-void TcpTransport::receive(std::uint32_t peer) {
+void TcpTransport::receive(std::uint32_t peer, Channel channel) {
     Peer& p = peers_[peer];
+    Connection& c = p.connections[channel];
     if (p.fenced) return lose(peer, "it was declared lost: nothing more from it is taken");
     Landing landing(*this, peer);
     std::size_t budget = receive_budget;
     while (!lost(peer) && budget) {
-        const std::span<std::byte> body = p.reader.body_room(landing); // an open write body: straight into its region
-        std::byte* into = body.empty() ? p.staging.data() : body.data();
-        ssize_t n = recv(p.fd, into, read_size(body.empty() ? p.staging.size() : body.size()), MSG_DONTWAIT);
+        const std::span<std::byte> body = c.reader.body_room(landing); // an open write body: straight into its region
+        std::byte* into = body.empty() ? c.staging.data() : body.data();
+        ssize_t n = recv(c.fd, into, read_size(body.empty() ? c.staging.size() : body.size()), MSG_DONTWAIT);
         if (n > 0) {
             const auto got = static_cast<std::size_t>(n);
             budget -= std::min(budget, got);
-            std::string refused = body.empty() ? p.reader.take({p.staging.data(), got}, landing) : p.reader.landed(got, landing);
+            std::string refused = body.empty() ? c.reader.take({c.staging.data(), got}, landing) : c.reader.landed(got, landing);
             if (!refused.empty()) return lose(peer, "it sent " + refused);
             if (read_chunk_) return; // one read per peer per poll: peers interleave
             continue;
@@ -324,7 +358,8 @@ std::size_t TcpTransport::read_size(std::size_t room) const { return read_chunk_
 
 void TcpTransport::lose(std::uint32_t peer, const std::string& why) {
     if (!losses_[peer].mark(peer, why)) return;
-    epoll_ctl(lane_of(peer).epoll_fd, EPOLL_CTL_DEL, peers_[peer].fd, nullptr); // best effort: the socket is not read again either way
+    for (const Connection& c : peers_[peer].connections) // best effort: the sockets are not read again either way
+        epoll_ctl(lane_of(peer).epoll_fd, EPOLL_CTL_DEL, c.fd, nullptr);
     complete(losses_[peer].completion(peer));
 }
 
@@ -345,15 +380,17 @@ void TcpTransport::progress(Lane& lane, int timeout_ms) {
     epoll_event events[64];
     int n = epoll_wait(lane.epoll_fd, events, 64, timeout_ms);
     for (int i = 0; i < n; ++i) {
-        std::uint32_t peer = events[i].data.u32;
-        if (peer == wake_marker) {
+        const std::uint32_t id = events[i].data.u32;
+        if (id == wake_marker) {
             std::uint64_t count = 0;
             if (read(lane.wake_fd, &count, sizeof count) < 0) { // EAGAIN: another pass drained it
             }
             continue;
         }
-        if (events[i].events & EPOLLOUT) flush(peer);
-        if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) receive(peer);
+        const std::uint32_t peer = id / channels;
+        const auto channel = static_cast<Channel>(id % channels);
+        if (events[i].events & EPOLLOUT) flush(peer, channel);
+        if (events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) receive(peer, channel);
     }
 }
 

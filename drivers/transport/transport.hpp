@@ -101,6 +101,10 @@ public:
     virtual std::vector<RailBytes> rail_bytes() const { return {}; }
 
     // Posting never blocks. Commands are copied at post time (inline) and produce no completion.
+    // Commands to a peer arrive in the order posted, and so do writes; a command may arrive
+    // before a write posted ahead of it (tcp sends them on connections of their own, so that a
+    // request does not wait behind data): what a receiver needs of a write, it learns from the
+    // write's own completion.
     virtual PostStatus post_send(std::uint32_t peer, const CommandBytes& command) = 0;
     // Writes length bytes from a registered local region into the peer's region `remote_key` at
     // remote_offset; the peer sees a write_arrived carrying imm, we see a write_done with cookie.

@@ -132,6 +132,17 @@ void set_nodelay(int fd) {
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
+void set_dscp(int fd, unsigned dscp) {
+    if (dscp > 63) throw std::invalid_argument("a DSCP is 0..63, not " + std::to_string(dscp));
+    sockaddr_storage self{};
+    socklen_t len = sizeof self;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&self), &len) != 0) throw std::runtime_error("getsockname: " + errno_text());
+    const int traffic_class = static_cast<int>(dscp << 2); // the ECN bits stay the kernel's
+    const bool v6 = self.ss_family == AF_INET6;
+    if (setsockopt(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP, v6 ? IPV6_TCLASS : IP_TOS, &traffic_class, sizeof traffic_class) != 0)
+        throw std::runtime_error("setting DSCP " + std::to_string(dscp) + ": " + errno_text());
+}
+
 bool send_all(int fd, const void* data, std::size_t len) {
     const auto* p = static_cast<const char*>(data);
     while (len) {

@@ -31,6 +31,8 @@ int connect_to(const std::string& host, int port, Picoseconds timeout);
 int accept_within(int listen_fd, Picoseconds timeout);
 void set_nonblocking(int fd, bool on);
 void set_nodelay(int fd);
+// Marks what the socket sends with a DSCP (0..63; IPv4 or IPv6); throws naming the error.
+void set_dscp(int fd, unsigned dscp);
 // Blocking send/receive of exactly len bytes (MSG_NOSIGNAL); false on EOF or error.
 bool send_all(int fd, const void* data, std::size_t len);
 bool recv_all(int fd, void* data, std::size_t len, Picoseconds timeout);

@@ -9,10 +9,14 @@
 
 #include <gtest/gtest.h>
 
+#include <linux/pkt_sched.h>
+#include <netinet/in.h>
 #include <poll.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <random>
@@ -51,6 +55,8 @@ const std::vector<DriverCase> kDrivers = {
     {"tcp_small_reads", "tcp", {"--tcp-read-chunk", "7"}, "", "", "7-byte reads move 64 MiB in minutes; plain tcp covers the volume"},
     // Two I/O threads per rank, each owning the sockets of half the peers (--tcp-threads).
     {"tcp_threads", "tcp", {"--tcp-threads", "2"}, "", "", ""},
+    // Its commands marked with a DSCP (--tcp-command-dscp).
+    {"tcp_dscp", "tcp", {"--tcp-command-dscp", "46"}, "", "", ""},
     // Two rails (--rails) on loopback: every region registered on both, keys by registration card,
     // writes to a peer alternating between the rails.
     {"tcp_rails", "tcp", {"--rails", "lo,lo"}, "", "", ""},
@@ -611,5 +617,52 @@ TEST_P(Conformance, AnArmedRankIsWokenByThePeersNextCommand) {
 
 INSTANTIATE_TEST_SUITE_P(EveryDriver, Conformance, ::testing::ValuesIn(kDrivers),
                          [](const ::testing::TestParamInfo<DriverCase>& i) { return i.param.label; });
+
+// tcp's commands have a connection of their own: a PULL request does not wait behind fragment
+// data queued towards the same peer. The write is larger than both sockets' buffers together,
+// so it cannot be in before rank 1 has read most of it, while the command posted after it is
+// sent at once.
+TEST(TcpCommands, ACommandPostedAfterALargeWriteToTheSamePeerArrivesFirst) {
+    std::string why_not;
+    auto w = TransportWorld::make("tcp", 2, {}, why_not);
+    ASSERT_TRUE(w) << why_not;
+    const std::size_t len = std::size_t{64} << 20;
+    Region src(w->at(0), len, std::byte{0x5A}), dst(w->at(1), len, guard);
+    ASSERT_EQ(w->at(0).post_write(1, src.mr, 0, dst.mr.key, 0, len, 7, 77), PostStatus::ok) << w->at(0).last_error();
+    ASSERT_EQ(w->at(0).post_send(1, command(0, 1, 1)), PostStatus::ok) << w->at(0).last_error();
+    ASSERT_TRUE(w->drive([&] { return count(w->got[1], Completion::Kind::write_arrived) == 1; }));
+    ASSERT_EQ(w->got[1].size(), 2u);
+    EXPECT_EQ(w->got[1][0].completion.kind, Completion::Kind::message);
+    EXPECT_EQ(w->got[1][0].completion.command, command(0, 1, 1));
+    EXPECT_EQ(w->got[1][1].completion.kind, Completion::Kind::write_arrived);
+}
+
+// The command connections carry their traffic class: the DSCP asked for, and the interactive
+// priority that a host's priority queueing sends first; the write connections neither.
+TEST(TcpCommands, TheirConnectionsCarryTheTrafficClassAndTheWritesDoNot) {
+    std::string why_not;
+    auto w = TransportWorld::make("tcp", 3, {"--tcp-command-dscp", "46"}, why_not);
+    ASSERT_TRUE(w) << why_not;
+    std::size_t commands = 0, writes = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+        const int fd = std::stoi(entry.path().filename().string());
+        int type = 0, listening = 0, tos = 0, priority = 0;
+        socklen_t len = sizeof type;
+        sockaddr_storage peer{};
+        socklen_t peer_len = sizeof peer;
+        if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_STREAM) continue;
+        len = sizeof listening;
+        if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || listening) continue;
+        if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_len) != 0 || peer.ss_family != AF_INET) continue;
+        len = sizeof tos;
+        ASSERT_EQ(getsockopt(fd, IPPROTO_IP, IP_TOS, &tos, &len), 0);
+        len = sizeof priority;
+        ASSERT_EQ(getsockopt(fd, SOL_SOCKET, SO_PRIORITY, &priority, &len), 0);
+        if (tos == 46 << 2 && priority == TC_PRIO_INTERACTIVE) ++commands;
+        if (tos == 0 && priority == 0) ++writes;
+    }
+    EXPECT_EQ(commands, 6u) << "both ends of one command connection per pair of 3 ranks";
+    EXPECT_GE(writes, 6u) << "both ends of one write connection per pair, unmarked";
+}
 
 } // namespace

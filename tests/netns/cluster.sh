@@ -1,6 +1,7 @@
 #!/bin/bash
 # A cluster in a box: hosts in network namespaces joined by Linux bridges (the switches), every
-# link a veth pair shaped each way with tc (a token bucket at the link's rate). Root only; every
+# link a veth pair shaped each way with tc (a token bucket at the link's rate; a host's side also
+# sends a socket of higher priority first, as pfifo_fast, Linux's own default, does). Root only; every
 # address is in 10.77.0.0/24 inside the namespaces this script makes, nothing outside them.
 #
 #   tests/netns/cluster.sh up FABRIC      make the hosts and switches a fabric file describes
@@ -65,7 +66,14 @@ shape() {
     m = (u ~ /^k/) ? 1e3 : (u ~ /^m/) ? 1e6 : (u ~ /^g/) ? 1e9 : 1; printf "%d", v * m }')
   local burst=$((bits / 8 / 500))
   [ "$burst" -ge 262144 ] || burst=262144
-  tc -n "$ns" qdisc replace dev "$dev" root tbf rate "$rate" burst "$burst" latency 20ms
+  tc -n "$ns" qdisc replace dev "$dev" root handle 1: tbf rate "$rate" burst "$burst" latency 20ms
+}
+
+# A host's NIC: shaped as a link, and queued as Linux queues by default, a socket of higher
+# priority (SO_PRIORITY) sent first: pfifo_fast's three bands under the token bucket.
+shape_host_nic() {
+  shape "$1" "$2" "$3"
+  tc -n "$1" qdisc replace dev "$2" parent 1:1 handle 10: pfifo_fast
 }
 
 up() {
@@ -99,7 +107,7 @@ up() {
       ip -n "$fabric_ns" link set "$a" master "$b" up
       ip -n "evb-$a" addr add "$(address_of "$a")/24" dev eth0
       ip -n "evb-$a" link set eth0 up
-      shape "evb-$a" eth0 "$rate"
+      shape_host_nic "evb-$a" eth0 "$rate"
       shape "$fabric_ns" "$a" "$rate"
     elif is_switch "$a" && is_switch "$b"; then
       ip -n "$fabric_ns" link add "$a-$b" type veth peer name "$b-$a"
@@ -207,7 +215,7 @@ case "${1:-}" in
   cut | mend) [ $# = 2 ] || die "usage: $0 $1 HOST"; up_host "$2"
     ip -n "$fabric_ns" link set "$2" "$([ "$1" = cut ] && echo down || echo up)" ;;
   shape) [ $# = 3 ] || die "usage: $0 shape HOST RATE"; up_host "$2"
-    shape "$fabric_ns" "$2" "$3"; shape "evb-$2" eth0 "$3" ;;
+    shape "$fabric_ns" "$2" "$3"; shape_host_nic "evb-$2" eth0 "$3" ;;
   kill) [ $# = 2 ] || die "usage: $0 kill HOST"; up_host "$2"
     ip netns pids "evb-$2" | xargs -r kill -KILL ;;
   up) [ $# = 2 ] || die "usage: $0 up FABRIC"; up "$2" ;;
