@@ -19,13 +19,11 @@ inline RunOutcome run_one_local_rank(Config c, const std::function<std::unique_p
     std::ostringstream out;
     ConsoleReport console(out, c, false);
     const RunKey key = RunKey::random();
-    return run_distributed(
-        c, world, "fingerprint", key,
-        [&](const std::string&, std::uint32_t, std::uint32_t) {
-            auto all = LocalDriver().make_all(1);
-            return wrap(std::move(all.front()));
-        },
-        console);
+    return run_distributed(c, world, "fingerprint", key, {[&](const std::string&, std::uint32_t, std::uint32_t) {
+                               auto all = LocalDriver().make_all(1);
+                               return wrap(std::move(all.front()));
+                           }},
+                           console);
 }
 
 } // namespace evb::test

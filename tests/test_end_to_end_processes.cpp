@@ -216,3 +216,21 @@ TEST(Ucx, OverSharedMemoryTheStartPrintsNoErrorAndTheTransportLineSaysHowADeadPe
     }
 }
 #endif
+
+// --poll adaptive spins only where each reactor thread of the host has a CPU: two ranks held to
+// one CPU (taskset) sleep at once, and the header says so; with CPUs enough, or --poll spin asked
+// for, nothing changes and nothing is said.
+TEST(SharedHost, AdaptivePollSleepsAtOnceWhereRanksOutnumberTheCpus) {
+    const std::string run = " --transport tcp --launch-local 2 --events 200";
+    auto one_cpu = run_command("taskset -c 0 " + evbench_binary() + run, 120);
+    ASSERT_EQ(one_cpu.exit_code, 0) << one_cpu.out << one_cpu.err;
+    EXPECT_NE(one_cpu.out.find("# poll: adaptive without its spin: 2 reactor threads on 1 cpus here"), std::string::npos) << one_cpu.out;
+    auto spin = run_command("taskset -c 0 " + evbench_binary() + run + " --poll spin", 120);
+    ASSERT_EQ(spin.exit_code, 0) << spin.out << spin.err;
+    EXPECT_EQ(spin.out.find("# poll:"), std::string::npos) << spin.out;
+    if (std::thread::hardware_concurrency() >= 2) {
+        auto two_cpus = run_command("taskset -c 0,1 " + evbench_binary() + run, 120);
+        ASSERT_EQ(two_cpus.exit_code, 0) << two_cpus.out << two_cpus.err;
+        EXPECT_EQ(two_cpus.out.find("# poll:"), std::string::npos) << two_cpus.out;
+    }
+}

@@ -1,5 +1,7 @@
 // The one loop of the real executors (src/exec/run_loop.hpp): tasks after every pass in the order
-// they were added, periodic tasks when due, and an end that skips the rest of its pass.
+// they were added, periodic tasks when due, and an end that skips the rest of its pass; and what
+// --poll becomes on a host with more reactor threads than CPUs.
+#include "exec/poll_mode.hpp"
 #include "exec/run_loop.hpp"
 
 #include <gtest/gtest.h>
@@ -57,3 +59,13 @@ TEST(RunLoop, RunAgainAfterAnEndGoesOnUntilTheTasksEndItAgain) {
 }
 
 } // namespace
+
+// --poll adaptive gives up its spin where a host's reactor threads outnumber its CPUs; what the
+// user chose otherwise stands.
+TEST(PollOnHost, AdaptiveSleepsAtOnceOnlyWhereThreadsOutnumberCpus) {
+    EXPECT_EQ(poll_on_host(PollMode::adaptive, 5, 2), PollMode::event);
+    EXPECT_EQ(poll_on_host(PollMode::adaptive, 2, 2), PollMode::adaptive);
+    EXPECT_EQ(poll_on_host(PollMode::adaptive, 1, 64), PollMode::adaptive);
+    EXPECT_EQ(poll_on_host(PollMode::spin, 5, 2), PollMode::spin);
+    EXPECT_EQ(poll_on_host(PollMode::event, 1, 2), PollMode::event);
+}

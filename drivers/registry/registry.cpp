@@ -51,10 +51,11 @@ DriverEntry per_rank_entry(std::unique_ptr<Driver> driver) {
         d->use_heartbeat(c.heartbeat);
         return run_distributed(
             c, w, ctx.fingerprint, *ctx.key,
-            [&](const std::string& host, std::uint32_t endpoint, std::uint32_t endpoints) -> std::unique_ptr<Transport> {
-                if (c.rails.empty()) return d->make_one(endpoint, endpoints, host);
-                return RailsTransport::make(*d, endpoint, endpoints, c.rails);
-            },
+            {[&](const std::string& host, std::uint32_t endpoint, std::uint32_t endpoints) -> std::unique_ptr<Transport> {
+                 if (c.rails.empty()) return d->make_one(endpoint, endpoints, host);
+                 return RailsTransport::make(*d, endpoint, endpoints, c.rails);
+             },
+             !*d->no_wait_object()},
             ctx.observer);
     };
     return e;

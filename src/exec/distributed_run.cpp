@@ -60,7 +60,7 @@ void read_setup_part(const std::string& text, std::size_t rank, const char* what
 class DistributedRank {
 public:
     DistributedRank(const Config& config, const World& world, const std::string& fingerprint, const RunKey& key,
-                    const RankTransportFactory& make_transport, RunObserver& observer);
+                    const RankTransports& transports, RunObserver& observer);
     void make_endpoints();
     void exchange_addresses_and_connect();
     void exchange_registration_cards();
@@ -81,7 +81,7 @@ private:
     std::unique_ptr<RunUnits> units_;
     const Layout& layout_;
     const std::string listen_host_;
-    const RankTransportFactory& make_transport_;
+    const RankTransports& transports_;
     const RunKey& key_;
     Bootstrap boot_;
     // Pools first, so they outlive every transport: closing may still land data in the pools a
@@ -102,6 +102,8 @@ private:
     std::vector<std::string> addresses_;
     std::vector<RankPlacement> placements_;
     std::vector<RankOrigin> origins_;
+    std::size_t cpus_here_ = 0, threads_here_ = 0; // this host's CPUs for the run, and its ranks' reactor threads
+    PollMode poll_ = PollMode::adaptive; // --poll as this host runs it
     std::optional<RankEndpoints> endpoints_;
     std::optional<RankControl> control_;
     Picoseconds now_{};
@@ -124,21 +126,24 @@ std::unique_ptr<RunUnits> units_for(const Config& config, const World& world) {
 }
 
 DistributedRank::DistributedRank(const Config& config, const World& world, const std::string& fingerprint, const RunKey& key,
-                                 const RankTransportFactory& make_transport, RunObserver& observer)
+                                 const RankTransports& transports, RunObserver& observer)
     : config_(config), world_(world), fingerprint_(fingerprint), observer_(observer), log_(logger("evb")), units_(units_for(config, world)),
       layout_(units_->layout()), listen_host_(config.listen_host.empty() ? auto_listen_host(world) : config.listen_host),
-      make_transport_(make_transport), key_(key),
+      transports_(transports), key_(key),
       boot_(world, bootstrap_endpoint(config.bootstrap, world), inherited_bootstrap_fd(world), key, setup_timeout),
       first_endpoint_(layout_.first_endpoint_of(world.rank)) {}
 
 // The transport of each endpoint, this thread placed near its NIC, the pools born there.
 void DistributedRank::make_endpoints() {
-    transport_ = make_transport_(listen_host_, first_endpoint_, layout_.endpoints());
+    transport_ = transports_.make(listen_host_, first_endpoint_, layout_.endpoints());
     // Placement before the pools exist, so their pages are born on the chosen node; every rank's
     // read-back travels with its address to rank 0, for the header.
     nic_ = transport_->nic();
     if (nic_.empty()) nic_.interface = interface_with_address(listen_host_);
     const ThreadSlot slot = thread_slot(layout_, world_.rank, world_.local_rank, world_.local_ranks, first_endpoint_);
+    cpus_here_ = current_thread_cpus().size(); // before this thread is pinned: what the host gives the run
+    threads_here_ = slot.slots;
+    poll_ = transports_.sleep ? poll_on_host(config_.poll, threads_here_, cpus_here_) : config_.poll;
     const PlacementPlan plan = place_this_thread(config_, slot.slot, slot.slots, nic_);
     UnitsOfRank mine = units_->units_of(world_.rank, pool_memory(config_, plan));
     pools_ = std::move(mine.pools);
@@ -147,9 +152,10 @@ void DistributedRank::make_endpoints() {
     for (std::uint32_t e = first_endpoint_ + 1; e < first_endpoint_ + layout_.endpoints_of(world_.rank); ++e) {
         const RankUnits which = layout_.units_on_endpoint(e);
         EndpointThread::Setup setup{
-            config_, layout_, log_, thread_slot(layout_, world_.rank, world_.local_rank, world_.local_ranks, e), nic_, units_text(which)};
+            config_, layout_,           log_, thread_slot(layout_, world_.rank, world_.local_rank, world_.local_ranks, e),
+            nic_,    units_text(which), poll_};
         threads_.push_back(
-            std::make_unique<EndpointThread>(setup, make_transport_(listen_host_, e, layout_.endpoints()), take_units(mine, which)));
+            std::make_unique<EndpointThread>(setup, transports_.make(listen_host_, e, layout_.endpoints()), take_units(mine, which)));
     }
     placed_ = read_back_placement(world_.rank, plan, nic_, pools_of(first_units_), transport_->capabilities().pins_memory);
     if (per_unit) placed_.units = units_text(layout_.units_on_endpoint(first_endpoint_));
@@ -210,6 +216,9 @@ void DistributedRank::announce() {
         std::vector<std::string> details;
         if (std::string d = transport_->describe(); !d.empty()) details.push_back("# transport: " + d);
         details.push_back("# run key: " + key_.origin());
+        if (poll_ != config_.poll)
+            details.push_back(fmt::format("# poll: {} without its spin: {} reactor threads on {} cpus here would take each other's cores",
+                                          to_string(config_.poll), threads_here_, cpus_here_));
         // Ranks on several hosts: each line says which, and where its transport listens.
         if (std::any_of(origins_.begin(), origins_.end(), [&](const RankOrigin& o) { return o.host != origins_.front().host; })) {
             std::size_t listening = 0; // placements and addresses: one per endpoint, in rank order
@@ -231,7 +240,7 @@ void DistributedRank::announce() {
 // completion. After the finish the loop only completes that, before the statistics are taken;
 // the control plane is left to the gather.
 void DistributedRank::run() {
-    Reactor reactor(config_.poll);
+    Reactor reactor(poll_);
     reactor.add(*node_);
     endpoints_.emplace(*node_, threads_, layout_);
     control_.emplace(config_, world_, boot_, observer_, *endpoints_);
@@ -366,8 +375,8 @@ RunOutcome DistributedRank::gather_statistics(const NodeStats& stats, std::vecto
 } // namespace
 
 RunOutcome run_distributed(const Config& config, const World& world, const std::string& fingerprint, const RunKey& key,
-                           const RankTransportFactory& make_transport, RunObserver& observer) {
-    DistributedRank rank(config, world, fingerprint, key, make_transport, observer);
+                           const RankTransports& transports, RunObserver& observer) {
+    DistributedRank rank(config, world, fingerprint, key, transports, observer);
     rank.make_endpoints();
     rank.exchange_addresses_and_connect();
     rank.exchange_registration_cards();

@@ -19,10 +19,17 @@ namespace evb {
 // listen_host is --listen-host, or the one chosen for this world.
 using RankTransportFactory =
     std::function<std::unique_ptr<Transport>(const std::string& listen_host, std::uint32_t endpoint, std::uint32_t endpoints)>;
+struct RankTransports {
+    RankTransportFactory make;
+    // Its transports have a wait object (Driver::no_wait_object): an idle rank sleeps until there
+    // is work, so --poll adaptive drops its spin on a host with more ranks' threads than CPUs.
+    // Without one (mpi) the spin is what catches the next arrival, and stays.
+    bool sleep = true;
+};
 
 // fingerprint: the configuration every rank must share (checked at the bootstrap); key: the
 // secret every bootstrap connection proves.
 RunOutcome run_distributed(const Config& config, const World& world, const std::string& fingerprint, const RunKey& key,
-                           const RankTransportFactory& make_transport, RunObserver& observer);
+                           const RankTransports& transports, RunObserver& observer);
 
 } // namespace evb

@@ -45,7 +45,7 @@ std::vector<MemoryPool*> pools_of(const UnitsOfRank& units) {
 }
 
 EndpointThread::EndpointThread(Setup setup, std::unique_ptr<Transport> transport, UnitsOfRank units)
-    : setup_(std::move(setup)), transport_(std::move(transport)), units_(std::move(units)), reactor_(setup_.config.poll) {
+    : setup_(std::move(setup)), transport_(std::move(transport)), units_(std::move(units)), reactor_(setup_.poll) {
     placed_future_ = placed_.get_future();
     connected_future_ = connected_.get_future();
     thread_ = std::thread([this] {

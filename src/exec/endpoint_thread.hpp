@@ -35,6 +35,7 @@ public:
         ThreadSlot slot;
         NicName nic;
         std::string units; // for the placement line: "BU 0"
+        PollMode poll; // --poll as this host runs it (poll_on_host)
     };
     EndpointThread(Setup setup, std::unique_ptr<Transport> transport, UnitsOfRank units);
     ~EndpointThread(); // stops and joins, whatever step it is at

@@ -94,7 +94,8 @@ void declare_placement_options(OptionSet& o, Config& c) {
     o.choice("poll", c.poll, {{"spin", PollMode::spin}, {"adaptive", PollMode::adaptive}, {"event", PollMode::event}},
              "when a rank finds nothing to do: spin (poll again, a core per rank), event (sleep on the transport's wait object "
              "at once), adaptive (spin 20 us, then sleep; leaves the core to a neighbour; a transport with no wait object naps "
-             "50 us at a time while nothing of its own is in flight). See docs/performance.md")
+             "50 us at a time while nothing of its own is in flight; where a host has more ranks' threads than CPUs, sleep at "
+             "once). See docs/performance.md")
         .applies_when("a multi-process transport (the in-process ones have no threads that wait)",
                       [&c] { return c.transport != "local" && c.transport != "sim"; })
         .per_rank();
