@@ -24,10 +24,7 @@ public:
     void learn_registrations(const std::vector<std::string>& cards) override { inner_->learn_registrations(cards); }
     std::vector<RailBytes> rail_bytes() const override { return inner_->rail_bytes(); }
     PostStatus post_send(std::uint32_t peer, const CommandBytes& c) override { return inner_->post_send(peer, c); }
-    PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t key, std::uint64_t offset,
-                          std::size_t length, std::uint32_t imm, std::uint64_t cookie) override {
-        return inner_->post_write(peer, local, local_offset, key, offset, length, imm, cookie);
-    }
+    PostStatus post_write(std::uint32_t peer, const WriteRequest& w) override { return inner_->post_write(peer, w); }
     std::string last_error() const override { return inner_->last_error(); }
     std::size_t poll(std::span<Completion> out) override { return inner_->poll(out); }
     WaitPlan prepare_wait(std::vector<int>& fds) override { return inner_->prepare_wait(fds); }

@@ -25,9 +25,8 @@ public:
         msg.to = to.role;
         sent.push_back({to, msg});
     }
-    void write(UnitAddress to, const MemoryPool&, std::uint32_t block, std::uint64_t block_offset, std::uint32_t length, std::uint64_t rkey,
-               std::uint64_t offset, std::uint32_t imm, std::uint64_t cookie) override {
-        writes.push_back({to, block, block_offset, length, rkey, offset, imm, cookie});
+    void write(UnitAddress to, const PoolWrite& w) override {
+        writes.push_back({to, w.block, w.block_offset, w.length, w.rkey, w.remote_offset, w.imm, w.cookie});
     }
     void arm_timer(Picoseconds at, TimerId id) override { timers.push_back({at, id}); }
     NodeStats& stats() override { return stats_; }

@@ -19,10 +19,9 @@ public:
     void connect(const std::vector<std::string>&, Picoseconds) override {}
     MemoryRegion register_memory(std::byte* base, std::size_t length) override { return {base, length, 1}; }
     PostStatus post_send(std::uint32_t, const CommandBytes&) override { return PostStatus::ok; }
-    PostStatus post_write(std::uint32_t peer, const MemoryRegion&, std::size_t, std::uint64_t, std::uint64_t, std::size_t, std::uint32_t,
-                          std::uint64_t cookie) override {
+    PostStatus post_write(std::uint32_t peer, const WriteRequest& w) override {
         if (peer == refused) return PostStatus::error;
-        writes.emplace_back(peer, cookie);
+        writes.emplace_back(peer, w.cookie);
         return PostStatus::ok;
     }
     std::string last_error() const override { return "connection to rank " + std::to_string(refused) + ": disconnected"; }

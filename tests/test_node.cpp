@@ -38,7 +38,14 @@ public:
         ++messages;
         from = m.from_index;
         std::memset(pool_.block(1), 0xA5, pool_.block_size());
-        ctx.write({Role::builder, 1}, pool_, 1, 0, 100, m.rkey, m.offset + 8, 0x12345, cookie_sent);
+        ctx.write({Role::builder, 1},
+                  {.pool = pool_,
+                   .block = 1,
+                   .length = 100,
+                   .rkey = m.rkey,
+                   .remote_offset = m.offset + 8,
+                   .imm = 0x12345,
+                   .cookie = cookie_sent});
     }
     void on_completion(Context&, const WriteCompletion& c) override {
         if (c.kind == WriteCompletion::Kind::write_done) {
@@ -71,8 +78,10 @@ private:
 class CountingWriter final : public Unit {
 public:
     explicit CountingWriter(MemoryPool& pool) : pool_(pool) {}
-    void on_start(Context& ctx) override { ctx.write({Role::builder, 1}, pool_, 0, 0, 64, 1, 0, 0, 42); }
-    void on_message(Context& ctx, const Message&) override { ctx.write({Role::builder, 2}, pool_, 0, 0, 64, 1, 0, 0, 43); }
+    void on_start(Context& ctx) override { ctx.write({Role::builder, 1}, {.pool = pool_, .length = 64, .rkey = 1, .cookie = 42}); }
+    void on_message(Context& ctx, const Message&) override {
+        ctx.write({Role::builder, 2}, {.pool = pool_, .length = 64, .rkey = 1, .cookie = 43});
+    }
     void on_completion(Context&, const WriteCompletion& c) override {
         ++completions[c.cookie];
         if (c.dropped) ++dropped[c.cookie];
@@ -246,7 +255,8 @@ class FloodUnit final : public Unit {
 public:
     FloodUnit(MemoryPool& pool, std::uint64_t rank1_key) : pool_(pool), key_(rank1_key) {}
     void on_start(Context& ctx) override {
-        for (std::uint32_t i = 0; i < 6000; ++i) ctx.write({Role::builder, 1}, pool_, 0, 0, 64 * 1024, key_, 0, i, i);
+        for (std::uint32_t i = 0; i < 6000; ++i)
+            ctx.write({Role::builder, 1}, {.pool = pool_, .length = 64 * 1024, .rkey = key_, .imm = i, .cookie = i});
         Message m{};
         m.type = MessageType::end;
         ctx.send({Role::builder, 2}, m);

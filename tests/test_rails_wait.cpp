@@ -24,10 +24,7 @@ public:
     void connect(const std::vector<std::string>&, Picoseconds) override {}
     MemoryRegion register_memory(std::byte*, std::size_t) override { return {}; }
     PostStatus post_send(std::uint32_t, const CommandBytes&) override { return PostStatus::ok; }
-    PostStatus post_write(std::uint32_t, const MemoryRegion&, std::size_t, std::uint64_t, std::uint64_t, std::size_t, std::uint32_t,
-                          std::uint64_t) override {
-        return PostStatus::ok;
-    }
+    PostStatus post_write(std::uint32_t, const WriteRequest&) override { return PostStatus::ok; }
     std::size_t poll(std::span<Completion>) override { return 0; }
     WaitPlan prepare_wait(std::vector<int>& fds) override {
         if (plan_ == WaitPlan::sleep && fd_ >= 0) fds.push_back(fd_);

@@ -32,8 +32,15 @@ void FragmentWriter::write(Context& ctx, UnitAddress to, std::uint32_t block, st
     to_own_node_[block] = config_.same_node(source_, to.index);
     for (std::uint32_t p = 0; p < mix_.pieces(); ++p) {
         Piece piece = mix_.piece(p, size);
-        ctx.write(to, pool_, block, piece.offset, piece.length, rkey, remote_offset + piece.offset, WriteImm::encode(slot, p, source_),
-                  (std::uint64_t{piece.length} << 32) | block);
+        ctx.write(to,
+                  {.pool = pool_,
+                   .block = block,
+                   .block_offset = piece.offset,
+                   .length = piece.length,
+                   .rkey = rkey,
+                   .remote_offset = remote_offset + piece.offset,
+                   .imm = WriteImm::encode(slot, p, source_),
+                   .cookie = (std::uint64_t{piece.length} << 32) | block});
     }
 }
 

@@ -21,15 +21,13 @@ PostStatus LocalTransport::post_send(std::uint32_t peer, const CommandBytes& com
     return PostStatus::ok;
 }
 
-PostStatus LocalTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
-                                      std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
+PostStatus LocalTransport::post_write(std::uint32_t peer, const WriteRequest& w) {
     if (peer >= size()) {
         last_error_ = no_such_rank(peer, size());
         return PostStatus::error;
     }
     auto& target = fabric_.endpoint(peer);
-    last_error_ = deliver_write({rank_, fabric_.endpoint(rank_).inbound}, {peer, target.inbound}, target.regions, local, local_offset,
-                                remote_key, remote_offset, length, imm, cookie);
+    last_error_ = deliver_write({rank_, fabric_.endpoint(rank_).inbound}, {peer, target.inbound}, target.regions, w);
     return last_error_.empty() ? PostStatus::ok : PostStatus::error;
 }
 

@@ -199,8 +199,7 @@ PostStatus MpiTransport::resolve(std::uint32_t peer, std::uint64_t key, std::uin
     return PostStatus::no_resource;
 }
 
-PostStatus MpiTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
-                                    std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
+PostStatus MpiTransport::post_write(std::uint32_t peer, const WriteRequest& w) {
     if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
     const int target = static_cast<int>(peer);
     Peer& p = peers_[peer];
@@ -208,29 +207,29 @@ PostStatus MpiTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
         // Put now; a flush in poll() makes every put of the batch visible, then each gets its
         // notice: the target never sees a notice before the data.
         MPI_Aint at = 0;
-        if (PostStatus s = resolve(peer, remote_key, remote_offset, length, at); s != PostStatus::ok) return s;
-        int code =
-            MPI_Put(local.base + local_offset, static_cast<int>(length), MPI_BYTE, target, at, static_cast<int>(length), MPI_BYTE, window_);
+        if (PostStatus s = resolve(peer, w.remote_key, w.remote_offset, w.length, at); s != PostStatus::ok) return s;
+        int code = MPI_Put(w.local.base + w.local_offset, static_cast<int>(w.length), MPI_BYTE, target, at, static_cast<int>(w.length),
+                           MPI_BYTE, window_);
         if (code != MPI_SUCCESS) {
             fail("MPI_Put to rank " + std::to_string(peer), code);
             return PostStatus::error;
         }
         if (p.unflushed.empty()) unflushed_peers_.push_back(peer);
-        p.unflushed.push_back({imm, remote_key, remote_offset, length, cookie});
+        p.unflushed.push_back({w.imm, w.remote_key, w.remote_offset, w.length, w.cookie});
         ++p.in_flight;
         return PostStatus::ok;
     }
     const int tag = first_data_tag + static_cast<int>(p.writes++ % data_tags);
-    if (PostStatus s = send_control(peer, Control{Control::write_header, imm, remote_key, remote_offset, length, tag, {}});
+    if (PostStatus s = send_control(peer, Control{Control::write_header, w.imm, w.remote_key, w.remote_offset, w.length, tag, {}});
         s != PostStatus::ok)
         return s;
     MPI_Request request;
-    int code = MPI_Isend(local.base + local_offset, static_cast<int>(length), MPI_BYTE, target, tag, comm_, &request);
+    int code = MPI_Isend(w.local.base + w.local_offset, static_cast<int>(w.length), MPI_BYTE, target, tag, comm_, &request);
     if (code != MPI_SUCCESS) {
-        fail("MPI_Isend of " + std::to_string(length) + " B to rank " + std::to_string(peer), code);
+        fail("MPI_Isend of " + std::to_string(w.length) + " B to rank " + std::to_string(peer), code);
         return PostStatus::error;
     }
-    track(request, {Op::data_send, 0, peer, imm, remote_offset, length, cookie});
+    track(request, {Op::data_send, 0, peer, w.imm, w.remote_offset, w.length, w.cookie});
     ++p.in_flight;
     return PostStatus::ok;
 }

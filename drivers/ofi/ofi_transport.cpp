@@ -337,19 +337,18 @@ PostStatus OfiTransport::post_send(std::uint32_t peer, const CommandBytes& comma
     return inject(peer, command.data(), command.size(), kind_command);
 }
 
-PostStatus OfiTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
-                                    std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
+PostStatus OfiTransport::post_write(std::uint32_t peer, const WriteRequest& w) {
     if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
-    if (peer == rank_) return write_to_self(regions_, local, local_offset, remote_key, remote_offset, length, imm, cookie);
+    if (peer == rank_) return write_to_self(regions_, w);
     Peer& p = peers_[peer];
-    const std::size_t local_index = local.key;
+    const std::size_t local_index = w.local.key;
     if (local_index == 0 || local_index > mrs_.size()) {
         last_error_ = "write from an unregistered buffer";
         return PostStatus::error;
     }
     if (p.writes_in_flight >= per_peer_limit_ || free_writes_.empty()) return PostStatus::no_resource;
     RegionEntry target;
-    switch (directory_.find(peer, remote_key, remote_offset, length, target)) {
+    switch (directory_.find(peer, w.remote_key, w.remote_offset, w.length, target)) {
     case RegionDirectory::Lookup::found: break;
     case RegionDirectory::Lookup::wait: return PostStatus::no_resource;
     case RegionDirectory::Lookup::refused: last_error_ = directory_.why(); return PostStatus::error;
@@ -359,12 +358,12 @@ PostStatus OfiTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
     Operation& op = write_ops_[slot];
     op.kind = Operation::Kind::write;
     op.index = slot;
-    write_slots_[slot] = {peer, cookie};
+    write_slots_[slot] = {peer, w.cookie};
     // Complete when the data is at the target: a peer that does not progress then holds at most
     // its share of the endpoint's queue, never all of it.
-    iovec iov{local.base + local_offset, length};
+    iovec iov{w.local.base + w.local_offset, w.length};
     void* desc = fi_mr_desc(mrs_[local_index - 1]);
-    fi_rma_iov rma{target.base + remote_offset, length, target.fabric_key};
+    fi_rma_iov rma{target.base + w.remote_offset, w.length, target.fabric_key};
     fi_msg_rma msg{};
     msg.msg_iov = &iov;
     msg.desc = &desc;
@@ -383,7 +382,7 @@ PostStatus OfiTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
     ++p.writes_in_flight;
     // Send after write: the target sees the notice once the data is in place. If the queue is
     // full the notice waits here, and so does everything after it to that peer (poll retries).
-    p.notices.push(Notice{remote_offset, length, imm, 0});
+    p.notices.push(Notice{w.remote_offset, w.length, w.imm, 0});
     send_notices(peer);
     return PostStatus::ok;
 }

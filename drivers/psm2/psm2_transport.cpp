@@ -184,25 +184,24 @@ PostStatus Psm2Transport::post_send(std::uint32_t peer, const CommandBytes& comm
     return send_control(peer, c);
 }
 
-PostStatus Psm2Transport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
-                                     std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
+PostStatus Psm2Transport::post_write(std::uint32_t peer, const WriteRequest& w) {
     if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
-    if (peer == rank_) return write_to_self(regions_, local, local_offset, remote_key, remote_offset, length, imm, cookie);
+    if (peer == rank_) return write_to_self(regions_, w);
     Peer& p = peers_[peer];
     if (p.in_flight + 2 > sends_per_peer || free_sends_.empty()) return PostStatus::no_resource; // header and data
     Control c{};
     c.kind = Control::write_header;
-    c.imm = imm;
-    c.key = remote_key;
-    c.offset = remote_offset;
-    c.length = length;
+    c.imm = w.imm;
+    c.key = w.remote_key;
+    c.offset = w.remote_offset;
+    c.length = w.length;
     c.data_sequence = p.data_sequence;
     if (PostStatus s = send_control(peer, c); s != PostStatus::ok) return s;
     psm2_mq_tag_t tag = make_tag(tag_data, rank_, p.data_sequence++);
-    const std::uint32_t i = pending_.add(Pending{Pending::Op::data_send, 0, peer, imm, remote_offset, length, cookie});
+    const std::uint32_t i = pending_.add(Pending{Pending::Op::data_send, 0, peer, w.imm, w.remote_offset, w.length, w.cookie});
     psm2_mq_req_t request;
-    const psm2_error_t e =
-        psm2_mq_isend2(mq_, p.address, 0, &tag, local.base + local_offset, static_cast<std::uint32_t>(length), context_of(i), &request);
+    const psm2_error_t e = psm2_mq_isend2(mq_, p.address, 0, &tag, w.local.base + w.local_offset, static_cast<std::uint32_t>(w.length),
+                                          context_of(i), &request);
     if (e != PSM2_OK) {
         pending_.release(i);
         lose(peer, "psm2_mq_isend2 of a write's data failed: " + psm2_text(e)); // its header is already on the way

@@ -44,27 +44,25 @@ std::string SimNetwork::send(std::uint32_t from, std::uint32_t to, const Command
     return {};
 }
 
-std::string SimNetwork::write(std::uint32_t from, std::uint32_t to, const MemoryRegion& local, std::size_t local_offset, std::uint64_t rkey,
-                              std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
+std::string SimNetwork::write(std::uint32_t from, std::uint32_t to, const WriteRequest& w) {
     if (to >= ranks()) return no_such_rank(to, ranks());
     const auto& target = regions_[to];
-    const std::size_t copy = std::min(length, copy_bytes_);
+    const std::size_t copy = std::min(w.length, copy_bytes_);
     // Only the bytes the simulator copies (the first copy_bytes_ of a write) must fit.
-    if (const WriteTarget dst = write_target(target, rkey, remote_offset, copy); !dst.at)
+    if (const WriteTarget dst = write_target(target, w.remote_key, w.remote_offset, copy); !dst.at)
         return "rank " + std::to_string(to) + " refused " + dst.why;
-    if (std::string why = local_source_error(local, local_offset, copy); !why.empty()) return why;
+    if (std::string why = local_source_error(w.local, w.local_offset, copy); !why.empty()) return why;
     Transfer t;
     t.is_write = true;
     t.from = from;
     t.to = to;
-    t.local = &local;
-    t.local_offset = local_offset;
-    t.length = length;
-    t.rkey = rkey;
-    t.remote_offset = remote_offset;
-    t.cookie = cookie;
-    t.imm = imm;
-    start(t, length);
+    t.source = w.local.base + w.local_offset;
+    t.length = w.length;
+    t.rkey = w.remote_key;
+    t.remote_offset = w.remote_offset;
+    t.cookie = w.cookie;
+    t.imm = w.imm;
+    start(t, w.length);
     return {};
 }
 
@@ -111,9 +109,9 @@ void SimNetwork::land(const Transfer& t) {
     const std::size_t copy = std::min(t.length, copy_bytes_);
     if (heads_only_[t.to][t.rkey - 1]) {
         c.head_bytes = static_cast<std::uint8_t>(std::min(copy, c.command.size()));
-        std::memcpy(c.command.data(), t.local->base + t.local_offset, c.head_bytes);
+        std::memcpy(c.command.data(), t.source, c.head_bytes);
     } else {
-        std::memcpy(target.base + t.remote_offset, t.local->base + t.local_offset, copy);
+        std::memcpy(target.base + t.remote_offset, t.source, copy);
     }
     c.kind = Completion::Kind::write_arrived;
     c.imm = t.imm;

@@ -30,8 +30,7 @@ public:
     // Returns an empty string, or why the command is refused (no such rank).
     std::string send(std::uint32_t from, std::uint32_t to, const CommandBytes& command);
     // Returns an empty string, or why the write is refused (unknown key, out of bounds).
-    std::string write(std::uint32_t from, std::uint32_t to, const MemoryRegion& local, std::size_t local_offset, std::uint64_t rkey,
-                      std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie);
+    std::string write(std::uint32_t from, std::uint32_t to, const WriteRequest& w);
 
     // The last byte of a fabric message arrived: land it and queue the completions.
     void delivered(const netsim::SimMessage& m);
@@ -53,8 +52,8 @@ private:
         bool is_write = false;
         std::uint32_t from = 0, to = 0;
         CommandBytes command{};
-        const MemoryRegion* local = nullptr;
-        std::size_t local_offset = 0, length = 0;
+        const std::byte* source = nullptr; // a write's bytes, in the writer's registered region
+        std::size_t length = 0;
         std::uint64_t rkey = 0, remote_offset = 0, cookie = 0;
         std::uint32_t imm = 0;
         std::uint32_t next_free = UINT32_MAX;

@@ -21,9 +21,8 @@ public:
         last_error_ = network_.send(rank_, peer, command);
         return last_error_.empty() ? PostStatus::ok : PostStatus::error;
     }
-    PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
-                          std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override {
-        last_error_ = network_.write(rank_, peer, local, local_offset, remote_key, remote_offset, length, imm, cookie);
+    PostStatus post_write(std::uint32_t peer, const WriteRequest& w) override {
+        last_error_ = network_.write(rank_, peer, w);
         return last_error_.empty() ? PostStatus::ok : PostStatus::error;
     }
     std::string last_error() const override { return last_error_; }

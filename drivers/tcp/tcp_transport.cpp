@@ -209,22 +209,20 @@ void TcpTransport::complete(const Completion& c) {
         done_.push(c);
 }
 
-PostStatus TcpTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
-                                    std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
+PostStatus TcpTransport::post_write(std::uint32_t peer, const WriteRequest& w) {
     if (check_post(peer) != PostStatus::ok) return PostStatus::error;
-    if (std::string why = local_source_error(local, local_offset, length); !why.empty()) {
+    if (std::string why = local_source_error(w.local, w.local_offset, w.length); !why.empty()) {
         last_error_ = why;
         return PostStatus::error;
     }
     if (peer == rank_) {
-        last_error_ =
-            deliver_write({rank_, done_}, {rank_, done_}, regions_, local, local_offset, remote_key, remote_offset, length, imm, cookie);
+        last_error_ = deliver_write({rank_, done_}, {rank_, done_}, regions_, w);
         return last_error_.empty() ? PostStatus::ok : PostStatus::error;
     }
     SendOp op;
-    op.header = {tcp_frame_write, imm, remote_key, remote_offset, length};
-    op.payload = local.base + local_offset;
-    op.cookie = cookie;
+    op.header = {tcp_frame_write, w.imm, w.remote_key, w.remote_offset, w.length};
+    op.payload = w.local.base + w.local_offset;
+    op.cookie = w.cookie;
     return enqueue(peer, op);
 }
 

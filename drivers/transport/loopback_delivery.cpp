@@ -15,26 +15,25 @@ void deliver_message(const LoopbackEnd& from, const LoopbackEnd& to, const Comma
 }
 
 std::string deliver_write(const LoopbackEnd& from, const LoopbackEnd& to, std::span<const MemoryRegion> target_regions,
-                          const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key, std::uint64_t remote_offset,
-                          std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
-    const WriteTarget dst = write_target(target_regions, remote_key, remote_offset, length);
+                          const WriteRequest& w) {
+    const WriteTarget dst = write_target(target_regions, w.remote_key, w.remote_offset, w.length);
     if (!dst.at) return "rank " + std::to_string(to.rank) + " refused " + dst.why;
-    if (std::string why = local_source_error(local, local_offset, length); !why.empty()) return why;
-    std::memcpy(dst.at, local.base + local_offset, length);
+    if (std::string why = local_source_error(w.local, w.local_offset, w.length); !why.empty()) return why;
+    std::memcpy(dst.at, w.local.base + w.local_offset, w.length);
 
     Completion arrived;
     arrived.kind = Completion::Kind::write_arrived;
     arrived.peer = from.rank;
-    arrived.imm = imm;
-    arrived.offset = remote_offset;
-    arrived.length = length;
+    arrived.imm = w.imm;
+    arrived.offset = w.remote_offset;
+    arrived.length = w.length;
     to.completions.push(arrived);
 
     Completion done;
     done.kind = Completion::Kind::write_done;
     done.peer = to.rank;
-    done.cookie = cookie;
-    done.length = length;
+    done.cookie = w.cookie;
+    done.length = w.length;
     from.completions.push(done);
     return {};
 }

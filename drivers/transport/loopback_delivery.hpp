@@ -19,7 +19,6 @@ void deliver_message(const LoopbackEnd& from, const LoopbackEnd& to, const Comma
 
 // Returns an empty string on success, else why the write is refused (bad key or bounds).
 std::string deliver_write(const LoopbackEnd& from, const LoopbackEnd& to, std::span<const MemoryRegion> target_regions,
-                          const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key, std::uint64_t remote_offset,
-                          std::size_t length, std::uint32_t imm, std::uint64_t cookie);
+                          const WriteRequest& w);
 
 } // namespace evb

@@ -53,10 +53,8 @@ protected:
         deliver_message({rank_, ready_}, {rank_, ready_}, command);
         return PostStatus::ok;
     }
-    PostStatus write_to_self(std::span<const MemoryRegion> regions, const MemoryRegion& local, std::size_t local_offset, std::uint64_t key,
-                             std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
-        last_error_ =
-            deliver_write({rank_, ready_}, {rank_, ready_}, regions, local, local_offset, key, remote_offset, length, imm, cookie);
+    PostStatus write_to_self(std::span<const MemoryRegion> regions, const WriteRequest& w) {
+        last_error_ = deliver_write({rank_, ready_}, {rank_, ready_}, regions, w);
         return last_error_.empty() ? PostStatus::ok : PostStatus::error;
     }
 

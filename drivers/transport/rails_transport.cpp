@@ -93,26 +93,27 @@ PostStatus RailsTransport::post_send(std::uint32_t peer, const CommandBytes& com
     return s;
 }
 
-PostStatus RailsTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
-                                      std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
+PostStatus RailsTransport::post_write(std::uint32_t peer, const WriteRequest& w) {
     if (peer >= size()) {
         last_error_ = no_such_rank(peer, size());
         return PostStatus::error;
     }
-    if (local.key == 0 || local.key > regions_.size()) {
+    if (w.local.key == 0 || w.local.key > regions_.size()) {
         last_error_ = "a write from memory not registered with this transport";
         return PostStatus::error;
     }
-    if (peer >= peer_keys_.size() || remote_key == 0 || remote_key > peer_keys_[peer].size()) {
-        last_error_ = "rank " + std::to_string(peer) + " has no region with key " + std::to_string(remote_key);
+    if (peer >= peer_keys_.size() || w.remote_key == 0 || w.remote_key > peer_keys_[peer].size()) {
+        last_error_ = "rank " + std::to_string(peer) + " has no region with key " + std::to_string(w.remote_key);
         return PostStatus::error;
     }
     // The next rail in turn; a full one passes its turn to the others.
     for (std::size_t tries = 0; tries < rails_.size(); ++tries) {
         const std::size_t i = next_rail_[peer]++ % rails_.size();
-        const PostStatus s = rails_[i]->post_write(peer, regions_[local.key - 1][i], local_offset, peer_keys_[peer][remote_key - 1][i],
-                                                   remote_offset, length, imm, cookie);
-        if (s == PostStatus::ok && peer != rank()) bytes_[i] += length; // a write to itself never reaches the NIC
+        WriteRequest on_rail = w; // the rail's registration of the source, and the peer's key on that rail
+        on_rail.local = regions_[w.local.key - 1][i];
+        on_rail.remote_key = peer_keys_[peer][w.remote_key - 1][i];
+        const PostStatus s = rails_[i]->post_write(peer, on_rail);
+        if (s == PostStatus::ok && peer != rank()) bytes_[i] += w.length; // a write to itself never reaches the NIC
         if (s == PostStatus::error) last_error_ = rails_[i]->last_error();
         if (s != PostStatus::no_resource) return s;
     }

@@ -41,8 +41,7 @@ public:
     void learn_registrations(const std::vector<std::string>& cards) override;
 
     PostStatus post_send(std::uint32_t peer, const CommandBytes& command) override;
-    PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
-                          std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
+    PostStatus post_write(std::uint32_t peer, const WriteRequest& w) override;
     std::string last_error() const override { return last_error_; }
     std::size_t poll(std::span<Completion> out) override;
     // Sleeps when every rail can, woken by any; a rail with no wait object (it offers none) makes

@@ -26,6 +26,19 @@ struct MemoryRegion {
 
 enum class PostStatus { ok, no_resource, error };
 
+// One write: `length` bytes at `local_offset` of the registered region `local`, into the peer's
+// region `remote_key` at `remote_offset`; the peer sees a write_arrived carrying `imm`, the
+// writer a write_done with `cookie`.
+struct WriteRequest {
+    MemoryRegion local;
+    std::size_t local_offset = 0;
+    std::uint64_t remote_key = 0;
+    std::uint64_t remote_offset = 0;
+    std::size_t length = 0;
+    std::uint32_t imm = 0;
+    std::uint64_t cookie = 0;
+};
+
 struct Completion {
     enum class Kind : std::uint8_t {
         write_done, // a post_write of ours finished; its buffer may be reused
@@ -106,10 +119,7 @@ public:
     // request does not wait behind data): what a receiver needs of a write, it learns from the
     // write's own completion.
     virtual PostStatus post_send(std::uint32_t peer, const CommandBytes& command) = 0;
-    // Writes length bytes from a registered local region into the peer's region `remote_key` at
-    // remote_offset; the peer sees a write_arrived carrying imm, we see a write_done with cookie.
-    virtual PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
-                                  std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) = 0;
+    virtual PostStatus post_write(std::uint32_t peer, const WriteRequest& w) = 0;
 
     // Why the last post returned PostStatus::error ("connection to rank 3 lost: ...").
     virtual std::string last_error() const { return "transport error"; }

@@ -356,31 +356,35 @@ PostStatus UcxTransport::post_send(std::uint32_t peer, const CommandBytes& comma
     return PostStatus::ok;
 }
 
-PostStatus UcxTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
-                                    std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
+PostStatus UcxTransport::post_write(std::uint32_t peer, const WriteRequest& w) {
     if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
-    if (peer == rank_) return write_to_self(regions_, local, local_offset, remote_key, remote_offset, length, imm, cookie);
-    if (local.key == 0 || local.key > memhs_.size()) {
+    if (peer == rank_) return write_to_self(regions_, w);
+    if (w.local.key == 0 || w.local.key > memhs_.size()) {
         last_error_ = "write from an unregistered buffer";
         return PostStatus::error;
     }
     Peer& p = peers_[peer];
     if (p.writes >= writes_per_peer || free_writes_.empty() || queued(peer) != PostStatus::ok) return PostStatus::no_resource;
     if (!put_) { // an active message carrying the data, checked and placed by the target
-        const std::uint32_t w = free_writes_.back();
+        const std::uint32_t slot = free_writes_.back();
         free_writes_.pop_back();
-        write_slots_[w] = {peer,      cookie, Notice{remote_offset, length, imm, 0}, true, local.base + local_offset, memhs_[local.key - 1],
-                           remote_key};
+        write_slots_[slot] = {peer,
+                              w.cookie,
+                              Notice{w.remote_offset, w.length, w.imm, 0},
+                              true,
+                              w.local.base + w.local_offset,
+                              memhs_[w.local.key - 1],
+                              w.remote_key};
         ++p.writes;
         Outgoing o;
         o.kind = Outgoing::Kind::write;
-        o.write = w;
+        o.write = slot;
         p.queue.push(o);
         send_queued(peer);
         return PostStatus::ok;
     }
     RegionEntry target;
-    switch (directory_.find(peer, remote_key, remote_offset, length, target)) {
+    switch (directory_.find(peer, w.remote_key, w.remote_offset, w.length, target)) {
     case RegionDirectory::Lookup::found: break;
     case RegionDirectory::Lookup::wait: return PostStatus::no_resource;
     case RegionDirectory::Lookup::refused: last_error_ = directory_.why(); return PostStatus::error;
@@ -397,23 +401,23 @@ PostStatus UcxTransport::post_write(std::uint32_t peer, const MemoryRegion& loca
     }
     ucp_request_param_t param{};
     param.op_attr_mask = UCP_OP_ATTR_FIELD_MEMH | UCP_OP_ATTR_FIELD_MEMORY_TYPE;
-    param.memh = memhs_[local.key - 1];
+    param.memh = memhs_[w.local.key - 1];
     param.memory_type = UCS_MEMORY_TYPE_HOST;
     const ucs_status_ptr_t r =
-        ucp_put_nbx(p.ep, local.base + local_offset, length, target.base + remote_offset, p.rkeys[remote_key - 1], &param);
+        ucp_put_nbx(p.ep, w.local.base + w.local_offset, w.length, target.base + w.remote_offset, p.rkeys[w.remote_key - 1], &param);
     if (UCS_PTR_IS_ERR(r)) {
         last_error_ = "ucp_put_nbx to rank " + std::to_string(peer) + ": " + status_text(UCS_PTR_STATUS(r));
         return PostStatus::error;
     }
     if (r) ucp_request_free(r); // the flush that follows tells when it is done
-    const std::uint32_t w = free_writes_.back();
+    const std::uint32_t slot = free_writes_.back();
     free_writes_.pop_back();
-    write_slots_[w] = {peer, cookie, Notice{remote_offset, length, imm, 0}, false, nullptr, nullptr, remote_key};
+    write_slots_[slot] = {peer, w.cookie, Notice{w.remote_offset, w.length, w.imm, 0}, false, nullptr, nullptr, w.remote_key};
     ++p.writes;
-    p.unflushed.push_back(w);
+    p.unflushed.push_back(slot);
     Outgoing o;
     o.kind = Outgoing::Kind::notice;
-    o.write = w;
+    o.write = slot;
     p.queue.push(o);
     return PostStatus::ok; // the flush starts at the next poll, covering every put posted till then
 }

@@ -369,25 +369,26 @@ PostStatus VerbsTransport::post_send(std::uint32_t peer, const CommandBytes& com
     return PostStatus::ok;
 }
 
-PostStatus VerbsTransport::post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
-                                      std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) {
+PostStatus VerbsTransport::post_write(std::uint32_t peer, const WriteRequest& w) {
     if (peer >= size_) {
         last_error_ = no_such_rank(peer, size_);
         return PostStatus::error;
     }
     if (peer == rank_) { // to ourselves: a copy, with the completions the adapter would give
         // The key must be one of ours, as the adapter would check its rkey.
-        const std::size_t index1 = key_index(remote_key);
-        if (index1 == 0 || index1 > mrs_.size() || regions_[index1 - 1].key != remote_key) {
-            last_error_ = "no registered region with key " + std::to_string(remote_key) + " here: a write outside the registered regions";
+        const std::size_t index1 = key_index(w.remote_key);
+        if (index1 == 0 || index1 > mrs_.size() || regions_[index1 - 1].key != w.remote_key) {
+            last_error_ = "no registered region with key " + std::to_string(w.remote_key) + " here: a write outside the registered regions";
             return PostStatus::error;
         }
-        return write_to_self(regions_, local, local_offset, key_index(remote_key), remote_offset, length, imm, cookie);
+        WriteRequest own = w; // its region as this rank's table names it
+        own.remote_key = index1;
+        return write_to_self(regions_, own);
     }
     if (PostStatus s = can_post(peer); s != PostStatus::ok) return s;
     Peer& p = peers_[peer];
     if (p.sends_outstanding + 2 > send_depth) return PostStatus::no_resource; // the write and its notice
-    const std::size_t local_index = key_index(local.key);
+    const std::size_t local_index = key_index(w.local.key);
     if (local_index == 0 || local_index > mrs_.size()) {
         last_error_ = "write from an unregistered buffer";
         return PostStatus::error;
@@ -402,25 +403,25 @@ PostStatus VerbsTransport::post_write(std::uint32_t peer, const MemoryRegion& lo
     }
     // The notice is signalled: its completion means the data is in place and retires the
     // write, the notice and the unsignalled work requests before them.
-    write_slots_[slot] = {cookie, p.unsignalled + 2};
-    // Zero-based region: local addresses are offsets too.
-    ibv_sge data{key_page_offset(local.key) + local_offset, static_cast<std::uint32_t>(length), mrs_[local_index - 1]->lkey};
-    const std::uint64_t where[2] = {remote_offset, length};
+    write_slots_[slot] = {w.cookie, p.unsignalled + 2};
+    // Zero-based region: w.local addresses are offsets too.
+    ibv_sge data{key_page_offset(w.local.key) + w.local_offset, static_cast<std::uint32_t>(w.length), mrs_[local_index - 1]->lkey};
+    const std::uint64_t where[2] = {w.remote_offset, w.length};
     ibv_sge notice_sge{reinterpret_cast<std::uintptr_t>(where), sizeof where, 0};
     ibv_send_wr write{}, notice{};
     write.wr_id = wr_id(kind_write_data, peer, slot);
     write.sg_list = &data;
     write.num_sge = 1;
     write.opcode = IBV_WR_RDMA_WRITE;
-    write.wr.rdma.remote_addr = key_page_offset(remote_key) + remote_offset;
-    write.wr.rdma.rkey = key_rkey(remote_key);
+    write.wr.rdma.remote_addr = key_page_offset(w.remote_key) + w.remote_offset;
+    write.wr.rdma.rkey = key_rkey(w.remote_key);
     write.next = &notice;
     notice.wr_id = wr_id(kind_write, peer, slot);
     notice.sg_list = &notice_sge;
     notice.num_sge = 1;
     notice.opcode = IBV_WR_SEND_WITH_IMM;
     notice.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
-    notice.imm_data = htonl(imm);
+    notice.imm_data = htonl(w.imm);
     ibv_send_wr* bad = nullptr;
     if (ibv_post_send(p.qp, &write, &bad)) {
         free_cookies_.push_back(slot);

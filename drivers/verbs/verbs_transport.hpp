@@ -46,8 +46,7 @@ public:
     void connect(const std::vector<std::string>& addresses, Picoseconds timeout) override;
     MemoryRegion register_memory(std::byte* base, std::size_t length) override;
     PostStatus post_send(std::uint32_t peer, const CommandBytes& command) override;
-    PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t remote_key,
-                          std::uint64_t remote_offset, std::size_t length, std::uint32_t imm, std::uint64_t cookie) override;
+    PostStatus post_write(std::uint32_t peer, const WriteRequest& w) override;
     std::size_t poll(std::span<Completion> out) override;
     WaitPlan prepare_wait(std::vector<int>& fds) override;
 

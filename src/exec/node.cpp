@@ -33,18 +33,17 @@ public:
         std::memcpy(p.command.data(), &msg, sizeof msg);
         node_.post(p);
     }
-    void write(UnitAddress to, const MemoryPool& pool, std::uint32_t block, std::uint64_t block_offset, std::uint32_t length,
-               std::uint64_t rkey, std::uint64_t remote_offset, std::uint32_t imm, std::uint64_t cookie) override {
+    void write(UnitAddress to, const PoolWrite& w) override {
         PendingPost p;
         p.is_write = true;
         p.peer = node_.layout_.endpoint_of(to);
-        p.local = &node_.region_of(pool);
-        p.local_offset = pool.offset_of(block) + block_offset;
-        p.rkey = rkey;
-        p.remote_offset = remote_offset;
-        p.length = length;
-        p.imm = imm;
-        p.cookie = node_.track_write(unit_, p.peer, cookie);
+        p.write = {.local = node_.region_of(w.pool),
+                   .local_offset = w.pool.offset_of(w.block) + w.block_offset,
+                   .remote_key = w.rkey,
+                   .remote_offset = w.remote_offset,
+                   .length = w.length,
+                   .imm = w.imm,
+                   .cookie = node_.track_write(unit_, p.peer, w.cookie)};
         node_.post(p);
     }
     void arm_timer(Picoseconds at, TimerId id) override { node_.timers_.push_back({at, unit_, id}); }
@@ -164,7 +163,7 @@ void Node::lose_rank(std::uint32_t rank, const std::string& how, Picoseconds fai
     for (std::size_t i = 0; i < backlogs_.size(); ++i) {
         if (backlogs_[i].peer != rank) continue;
         for (RingQueue<PendingPost>& queue = backlogs_[i].posts; !queue.empty(); queue.pop())
-            if (queue.front().is_write) retire_write(queue.front().cookie);
+            if (queue.front().is_write) retire_write(queue.front().write.cookie);
         remove_backlog(i);
         break;
     }
@@ -287,11 +286,10 @@ Picoseconds Node::next_timer() const {
 
 bool Node::try_post(const PendingPost& p) {
     if (!lost_.empty() && is_lost(p.peer)) { // posted before the unit heard of the loss
-        if (p.is_write) retire_write(p.cookie);
+        if (p.is_write) retire_write(p.write.cookie);
         return true;
     }
-    PostStatus s = p.is_write ? transport_.post_write(p.peer, *p.local, p.local_offset, p.rkey, p.remote_offset, p.length, p.imm, p.cookie)
-                              : transport_.post_send(p.peer, p.command);
+    PostStatus s = p.is_write ? transport_.post_write(p.peer, p.write) : transport_.post_send(p.peer, p.command);
     if (s == PostStatus::error) {
         const std::string how = "posting failed: " + transport_.last_error();
         // A post can fail on a dead peer before the transport's notice of the loss is handled (in
@@ -303,7 +301,7 @@ bool Node::try_post(const PendingPost& p) {
                 lose_rank(p.peer, how);
         } else {
             // Declared after the retry loop: losing a rank rewrites the backlogs it walks.
-            if (p.is_write) retire_write(p.cookie);
+            if (p.is_write) retire_write(p.write.cookie);
             failed_peers_.emplace_back(p.peer, how);
         }
         return true;

@@ -81,12 +81,7 @@ private:
         bool is_write = false;
         std::uint32_t peer = 0;
         CommandBytes command{};
-        const MemoryRegion* local = nullptr;
-        std::size_t local_offset = 0;
-        std::uint64_t rkey = 0, remote_offset = 0;
-        std::size_t length = 0;
-        std::uint32_t imm = 0;
-        std::uint64_t cookie = 0; // the node's write id (see writes_)
+        WriteRequest write; // its cookie is the node's write id (see writes_)
     };
     struct Timer {
         Picoseconds at;

@@ -210,9 +210,10 @@ TEST_P(Conformance, WritesLandExactlyWhereAskedAndNowhereElse) {
             for (std::uint32_t dst = 0; dst < n; ++dst) {
                 ASSERT_EQ(post_until_taken(*w,
                                            [&] {
-                                               return w->at(src).post_write(dst, source[src]->mr, 5, keys[dst], offset_of(src),
-                                                                            length_of(src, dst), 0xC0000000u | (src << 8) | dst,
-                                                                            0xABCD000000000000ull | (src << 16) | dst);
+                                               return w->at(src).post_write(dst,
+                                                                            {source[src]->mr, 5, keys[dst], offset_of(src),
+                                                                             length_of(src, dst), 0xC0000000u | (src << 8) | dst,
+                                                                             0xABCD000000000000ull | (src << 16) | dst});
                                            }),
                           PostStatus::ok)
                     << w->at(src).last_error();
@@ -281,7 +282,11 @@ TEST_P(Conformance, TheLargestAdvertisedWriteArrivesWhole) {
     }
     const std::uint64_t key = w->gather([&](std::uint32_t r) { return r == 1 ? dst->mr.key : 0; })[1];
     if (w->mine(0)) {
-        ASSERT_EQ(post_until_taken(*w, [&] { return w->at(0).post_write(1, src->mr, 0, key, 64, len, 42, 4242); }), PostStatus::ok)
+        ASSERT_EQ(post_until_taken(*w,
+                                   [&] {
+                                       return w->at(0).post_write(1, {src->mr, 0, key, 64, len, 42, 4242});
+                                   }),
+                  PostStatus::ok)
             << w->at(0).last_error();
     }
     ASSERT_TRUE(w->drive(
@@ -336,8 +341,9 @@ TEST_P(Conformance, AWriteOutsideTheTargetRegionIsRefusedNeverPerformed) {
             const std::uint64_t key = w->gather([&](std::uint32_t r) { return r == target_rank ? dst->mr.key : 0; })[target_rank];
             std::vector<std::string> errors; // every reason this process heard
             if (w->mine(0)) {
-                PostStatus s = post_until_taken(
-                    *w, [&] { return w->at(0).post_write(target_rank, src->mr, 0, key + bad.key_delta, bad.offset, bad.length, 1, 1); });
+                PostStatus s = post_until_taken(*w, [&] {
+                    return w->at(0).post_write(target_rank, {src->mr, 0, key + bad.key_delta, bad.offset, bad.length, 1, 1});
+                });
                 if (s == PostStatus::error) errors.push_back(w->at(0).last_error());
             }
             // Refused at post, or at the target: the connection carrying it is dropped, and some
@@ -369,7 +375,7 @@ TEST_P(Conformance, APostToARankThatDoesNotExistFailsWithAReason) {
     }
     if (w->mine(1)) {
         Region src(w->at(1), 4096, std::byte{1});
-        EXPECT_EQ(w->at(1).post_write(7, src.mr, 0, 1, 0, 64, 0, 0), PostStatus::error);
+        EXPECT_EQ(w->at(1).post_write(7, {src.mr, 0, 1, 0, 64, 0, 0}), PostStatus::error);
         EXPECT_NE(w->at(1).last_error().find("no rank 7"), std::string::npos) << "'" << w->at(1).last_error() << "'";
     }
 }
@@ -389,10 +395,10 @@ TEST_P(Conformance, AFullPeerQueueMeetsNoResourceWithoutBlockingOthers) {
     for (std::uint64_t i = 0; i < 1'000'000 && !full; ++i) {
         bool full_here = false;
         if (w->mine(0)) {
-            PostStatus s = w->at(0).post_write(1, src->mr, 0, key, 0, len, 7, i);
+            PostStatus s = w->at(0).post_write(1, {src->mr, 0, key, 0, len, 7, i});
             // The first no_resource may be a driver learning the target (mpi_rma reads its region directory).
             if (s == PostStatus::no_resource && !warmed_up && ok == 0)
-                s = post_until_taken(*w, [&] { return w->at(0).post_write(1, src->mr, 0, key, 0, len, 7, i); });
+                s = post_until_taken(*w, [&] { return w->at(0).post_write(1, {src->mr, 0, key, 0, len, 7, i}); });
             warmed_up = true;
             if (s == PostStatus::no_resource)
                 full_here = true;
@@ -427,7 +433,7 @@ TEST_P(Conformance, AFullPeerQueueMeetsNoResourceWithoutBlockingOthers) {
         120));
     // And the queue takes posts again (completed before the regions go away).
     if (w->mine(0)) {
-        EXPECT_EQ(w->at(0).post_write(1, src->mr, 0, key, 0, len, 7, 0), PostStatus::ok);
+        EXPECT_EQ(w->at(0).post_write(1, {src->mr, 0, key, 0, len, 7, 0}), PostStatus::ok);
     }
     ASSERT_TRUE(w->drive(
         [&] {
@@ -520,8 +526,9 @@ TEST_P(Conformance, StressManyPeersRandomSizesEveryByteVerified) {
         const std::uint32_t src = pending[order() % pending.size()];
         const Op& op = plan[src][next[src]];
         PostStatus s = op.write
-            ? w->at(src).post_write(op.dst, source[src]->mr, op.local, keys[op.dst], (std::size_t{src} * ops + op.seq) * max_len, op.length,
-                                    (src << 16) | op.seq, (std::uint64_t{src} << 32) | op.seq)
+            ? w->at(src).post_write(op.dst,
+                                    {source[src]->mr, op.local, keys[op.dst], (std::size_t{src} * ops + op.seq) * max_len, op.length,
+                                     (src << 16) | op.seq, (std::uint64_t{src} << 32) | op.seq})
             : w->at(src).post_send(op.dst, command(src, op.dst, op.seq));
         ASSERT_NE(s, PostStatus::error) << w->at(src).last_error();
         if (s == PostStatus::ok)
@@ -628,7 +635,7 @@ TEST(TcpCommands, ACommandPostedAfterALargeWriteToTheSamePeerArrivesFirst) {
     ASSERT_TRUE(w) << why_not;
     const std::size_t len = std::size_t{64} << 20;
     Region src(w->at(0), len, std::byte{0x5A}), dst(w->at(1), len, guard);
-    ASSERT_EQ(w->at(0).post_write(1, src.mr, 0, dst.mr.key, 0, len, 7, 77), PostStatus::ok) << w->at(0).last_error();
+    ASSERT_EQ(w->at(0).post_write(1, {src.mr, 0, dst.mr.key, 0, len, 7, 77}), PostStatus::ok) << w->at(0).last_error();
     ASSERT_EQ(w->at(0).post_send(1, command(0, 1, 1)), PostStatus::ok) << w->at(0).last_error();
     ASSERT_TRUE(w->drive([&] { return count(w->got[1], Completion::Kind::write_arrived) == 1; }));
     ASSERT_EQ(w->got[1].size(), 2u);

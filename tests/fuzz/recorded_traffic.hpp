@@ -66,17 +66,16 @@ public:
         }
         return s;
     }
-    PostStatus post_write(std::uint32_t peer, const MemoryRegion& local, std::size_t local_offset, std::uint64_t key, std::uint64_t offset,
-                          std::size_t length, std::uint32_t imm, std::uint64_t cookie) override {
-        PostStatus s = ForwardingTransport::post_write(peer, local, local_offset, key, offset, length, imm, cookie);
+    PostStatus post_write(std::uint32_t peer, const WriteRequest& w) override {
+        PostStatus s = ForwardingTransport::post_write(peer, w);
         if (s == PostStatus::ok) {
             Received r;
             r.from = rank();
             r.is_write = true;
-            r.imm = imm;
-            r.key = key;
-            r.offset = offset;
-            r.bytes.assign(local.base + local_offset, local.base + local_offset + length);
+            r.imm = w.imm;
+            r.key = w.remote_key;
+            r.offset = w.remote_offset;
+            r.bytes.assign(w.local.base + w.local_offset, w.local.base + w.local_offset + w.length);
             all_[peer].received.push_back(std::move(r));
         }
         return s;
