@@ -2,7 +2,7 @@
 
 #include "core/keyed_handshake.hpp"
 #include "core/log.hpp"
-#include "drivers/transport/loopback_delivery.hpp"
+#include "drivers/transport/hand_out.hpp"
 #include "core/socket_util.hpp"
 #include "drivers/transport/write_target.hpp"
 
@@ -39,7 +39,7 @@ void mark_as_commands(int fd, std::uint32_t dscp) {
 
 TcpTransport::TcpTransport(std::uint32_t rank, std::uint32_t size, const std::string& listen_host, const RunKey& key,
                            const Options& options)
-    : PeerTransport(rank, size), host_(listen_host), key_(key), peers_(size), read_chunk_(options.read_chunk),
+    : PeerTransport(rank, size, 4096), host_(listen_host), key_(key), peers_(size), read_chunk_(options.read_chunk),
       command_dscp_(options.command_dscp) {
     const std::uint32_t threads = options.threads;
     if (threads == 0) throw std::invalid_argument("--tcp-threads must be at least 1");
@@ -159,10 +159,7 @@ MemoryRegion TcpTransport::register_memory(std::byte* base, std::size_t length) 
 
 PostStatus TcpTransport::post_send(std::uint32_t peer, const CommandBytes& command) {
     if (check_post(peer) != PostStatus::ok) return PostStatus::error;
-    if (peer == rank_) {
-        deliver_message({rank_, done_}, {rank_, done_}, command);
-        return PostStatus::ok;
-    }
+    if (peer == rank_) return send_to_self(command);
     SendOp op;
     op.header = {tcp_frame_message, 0, 0, 0, command_bytes};
     op.command = command;
@@ -206,7 +203,7 @@ void TcpTransport::complete(const Completion& c) {
     if (threaded() && c.peer != rank_)
         lane_of(c.peer).pending.push_back(c);
     else
-        done_.push(c);
+        ready_.push(c);
 }
 
 PostStatus TcpTransport::post_write(std::uint32_t peer, const WriteRequest& w) {
@@ -215,10 +212,7 @@ PostStatus TcpTransport::post_write(std::uint32_t peer, const WriteRequest& w) {
         last_error_ = why;
         return PostStatus::error;
     }
-    if (peer == rank_) {
-        last_error_ = deliver_write({rank_, done_}, {rank_, done_}, regions_, w);
-        return last_error_.empty() ? PostStatus::ok : PostStatus::error;
-    }
+    if (peer == rank_) return write_to_self(regions_, w);
     SendOp op;
     op.header = {tcp_frame_write, w.imm, w.remote_key, w.remote_offset, w.length};
     op.payload = w.local.base + w.local_offset;
@@ -267,7 +261,7 @@ void TcpTransport::flush(std::uint32_t peer, Channel channel) {
                 }
                 return;
             }
-            lose(peer, errno_text());
+            lose_in_lane(peer, errno_text());
             return;
         }
         auto left = static_cast<std::size_t>(n);
@@ -302,7 +296,7 @@ void TcpTransport::update_events(std::uint32_t peer, Channel channel) {
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP | (c.want_out ? EPOLLOUT : 0u);
     ev.data.u32 = peer * channels + channel;
-    if (epoll_ctl(lane_of(peer).epoll_fd, EPOLL_CTL_MOD, c.fd, &ev) != 0) lose(peer, "epoll_ctl: " + errno_text());
+    if (epoll_ctl(lane_of(peer).epoll_fd, EPOLL_CTL_MOD, c.fd, &ev) != 0) lose_in_lane(peer, "epoll_ctl: " + errno_text());
 }
 
 class TcpTransport::Landing final : public TcpFrameReader::Sink {
@@ -330,7 +324,7 @@ void TcpTransport::fence(std::uint32_t peer) {
 void TcpTransport::receive(std::uint32_t peer, Channel channel) {
     Peer& p = peers_[peer];
     Connection& c = p.connections[channel];
-    if (p.fenced) return lose(peer, "it was declared lost: nothing more from it is taken");
+    if (p.fenced) return lose_in_lane(peer, "it was declared lost: nothing more from it is taken");
     Landing landing(*this, peer);
     std::size_t budget = receive_budget;
     while (!lost(peer) && budget) {
@@ -341,20 +335,20 @@ void TcpTransport::receive(std::uint32_t peer, Channel channel) {
             const auto got = static_cast<std::size_t>(n);
             budget -= std::min(budget, got);
             std::string refused = body.empty() ? c.reader.take({c.staging.data(), got}, landing) : c.reader.landed(got, landing);
-            if (!refused.empty()) return lose(peer, "it sent " + refused);
+            if (!refused.empty()) return lose_in_lane(peer, "it sent " + refused);
             if (read_chunk_) return; // one read per peer per poll: peers interleave
             continue;
         }
-        if (n == 0) return lose(peer, "peer closed the connection");
+        if (n == 0) return lose_in_lane(peer, "peer closed the connection");
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) return;
-        return lose(peer, errno_text());
+        return lose_in_lane(peer, errno_text());
     }
 }
 
 std::size_t TcpTransport::read_size(std::size_t room) const { return read_chunk_ ? std::min(room, read_chunk_) : room; }
 
-void TcpTransport::lose(std::uint32_t peer, const std::string& why) {
+void TcpTransport::lose_in_lane(std::uint32_t peer, const std::string& why) {
     if (!losses_[peer].mark(peer, why)) return;
     for (const Connection& c : peers_[peer].connections) // best effort: the sockets are not read again either way
         epoll_ctl(lane_of(peer).epoll_fd, EPOLL_CTL_DEL, c.fd, nullptr);
@@ -420,7 +414,7 @@ void TcpTransport::collect_outboxes() {
             std::lock_guard lock(lane->mutex);
             collected_.swap(lane->outbox);
         }
-        for (const auto& c : collected_) done_.push(c);
+        for (const auto& c : collected_) ready_.push(c);
         collected_.clear();
     }
 }
@@ -428,18 +422,13 @@ void TcpTransport::collect_outboxes() {
 std::size_t TcpTransport::poll(std::span<Completion> out) {
     if (threaded())
         collect_outboxes();
-    else if (done_.size() < out.size())
+    else if (ready_.size() < out.size())
         progress(*lanes_[0], 0);
-    std::size_t n = 0;
-    while (n < out.size() && !done_.empty()) {
-        out[n++] = done_.front();
-        done_.pop();
-    }
-    return n;
+    return hand_out(ready_, out, 0);
 }
 
 Transport::WaitPlan TcpTransport::prepare_wait(std::vector<int>& fds) {
-    if (!done_.empty()) return WaitPlan::poll_again;
+    if (!ready_.empty()) return WaitPlan::poll_again;
     if (!threaded()) {
         if (!lanes_[0]->dirty.empty()) return WaitPlan::poll_again; // writes to flush: the next poll does it
         fds.push_back(lanes_[0]->epoll_fd); // readable while a socket has an event

@@ -109,9 +109,10 @@ private:
     void flush(std::uint32_t peer, Channel channel);
     void receive(std::uint32_t peer, Channel channel);
     class Landing; // a peer's frames into this rank's regions and completions
-    // Not PeerTransport's: the peer's lane marks the loss (read by the posting thread) and hands
-    // the completion on through complete(), which the I/O threads share.
-    void lose(std::uint32_t peer, const std::string& why);
+    // PeerTransport::lose queues the peer_lost completion in ready_, which only the caller's
+    // thread may touch: the peer's lane marks the loss in the same record (read by the posting
+    // thread) and hands the completion on through complete(), which the I/O threads share.
+    void lose_in_lane(std::uint32_t peer, const std::string& why);
     std::size_t read_size(std::size_t room) const;
     void update_events(std::uint32_t peer, Channel channel);
     void complete(const Completion& c);
@@ -127,7 +128,6 @@ private:
     std::atomic<bool> stop_{false};
     int ready_fd_ = -1; // eventfd: a lane published completions (prepare_wait offers it)
     std::vector<Completion> collected_; // an outbox taken by poll() (swapped, so no allocation per poll)
-    RingQueue<Completion> done_{4096};
     std::size_t read_chunk_ = 0;
     std::uint32_t command_dscp_ = 0;
 };
