@@ -28,7 +28,7 @@ struct Rank final : TcpFrameReader::Sink {
     }
 };
 
-std::vector<std::byte> frame(TcpFrameHeader h, std::size_t body_bytes, std::byte fill = std::byte{0x5A}) {
+std::vector<std::byte> frame(WriteHeader h, std::size_t body_bytes, std::byte fill = std::byte{0x5A}) {
     std::vector<std::byte> out(sizeof h + body_bytes, fill);
     std::memcpy(out.data(), &h, sizeof h);
     return out;

@@ -174,7 +174,7 @@ PostStatus MpiTransport::send_control(std::uint32_t peer, const Control& control
 
 PostStatus MpiTransport::post_send(std::uint32_t peer, const CommandBytes& command) {
     if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
-    return send_control(peer, Control{Control::command, 0, 0, 0, 0, 0, command});
+    return send_control(peer, Control{{Control::command, 0, 0, 0, 0}, 0, command});
 }
 
 PostStatus MpiTransport::resolve(std::uint32_t peer, std::uint64_t key, std::uint64_t offset, std::size_t length, MPI_Aint& target) {
@@ -215,12 +215,12 @@ PostStatus MpiTransport::post_write(std::uint32_t peer, const WriteRequest& w) {
             return PostStatus::error;
         }
         if (p.unflushed.empty()) unflushed_peers_.push_back(peer);
-        p.unflushed.push_back({w.imm, w.remote_key, w.remote_offset, w.length, w.cookie});
+        p.unflushed.push_back({{Control::write_notice, w.imm, w.remote_key, w.remote_offset, w.length}, w.cookie});
         ++p.in_flight;
         return PostStatus::ok;
     }
     const int tag = first_data_tag + static_cast<int>(p.writes++ % data_tags);
-    if (PostStatus s = send_control(peer, Control{Control::write_header, w.imm, w.remote_key, w.remote_offset, w.length, tag, {}});
+    if (PostStatus s = send_control(peer, Control{{Control::write_header, w.imm, w.remote_key, w.remote_offset, w.length}, tag, {}});
         s != PostStatus::ok)
         return s;
     MPI_Request request;
@@ -252,7 +252,7 @@ void MpiTransport::flush_puts(std::span<Completion> out, std::size_t& n) {
                 lose(peer, "MPI_Win_flush_all failed: " + mpi_error(code));
                 break;
             }
-            if (send_control(peer, Control{Control::write_notice, put.imm, put.key, put.offset, put.length, 0, {}}) != PostStatus::ok) {
+            if (send_control(peer, Control{put.notice, 0, {}}) != PostStatus::ok) {
                 lose(peer, "MPI_Isend of a write notice failed: " + last_error_);
                 break;
             }
@@ -298,13 +298,7 @@ std::size_t MpiTransport::poll(std::span<Completion> out) {
             c.peer = p.peer;
             c.cookie = p.cookie;
             break;
-        case Op::data_recv:
-            c.kind = Completion::Kind::write_arrived;
-            c.peer = p.peer;
-            c.imm = p.imm;
-            c.offset = p.offset;
-            c.length = p.length;
-            break;
+        case Op::data_recv: c = write_arrived(p.peer, p.imm, p.offset, p.length); break;
         case Op::control_recv: control_source_[p.slot] = source; continue;
         }
         emit(c, out, n);
@@ -324,21 +318,19 @@ void MpiTransport::handle_control(std::uint32_t slot, int source, std::span<Comp
     Completion c;
     c.peer = static_cast<std::uint32_t>(source);
     post_control_recv(slot); // keep the receive posted before acting on the packet
-    if (copy.kind == Control::command) {
+    const WriteHeader& h = copy.head;
+    if (h.word == Control::command) {
         c.kind = Completion::Kind::message;
         c.command = copy.payload;
-    } else if (copy.kind == Control::write_notice) { // a put that has landed
-        c.kind = Completion::Kind::write_arrived;
-        c.imm = copy.imm;
-        c.offset = copy.offset;
-        c.length = copy.length;
-    } else if (const WriteTarget target = write_target(regions_, copy.key, copy.offset, copy.length); !target.at) {
+    } else if (h.word == Control::write_notice) { // a put that has landed
+        c = write_arrived(c.peer, h.imm, h.offset, h.length);
+    } else if (const WriteTarget target = write_target(regions_, h.key, h.offset, h.length); !target.at) {
         return lose(c.peer, "it sent " + target.why);
     } else { // a write header: its data lands at region `key` + offset
         MPI_Request request;
-        int rc = MPI_Irecv(target.at, static_cast<int>(copy.length), MPI_BYTE, source, copy.data_tag, comm_, &request);
+        int rc = MPI_Irecv(target.at, static_cast<int>(h.length), MPI_BYTE, source, copy.data_tag, comm_, &request);
         if (rc == MPI_SUCCESS) {
-            track(request, {Op::data_recv, 0, c.peer, copy.imm, copy.offset, copy.length, 0});
+            track(request, {Op::data_recv, 0, c.peer, h.imm, h.offset, h.length, 0});
             return;
         }
         return lose(c.peer, "MPI_Irecv of a write's data failed: " + mpi_error(rc));

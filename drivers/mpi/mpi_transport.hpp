@@ -8,6 +8,7 @@
 #include "drivers/transport/peer_loss.hpp"
 #include "drivers/transport/peer_transport.hpp"
 #include "drivers/transport/region_directory.hpp"
+#include "drivers/transport/write_wire.hpp"
 #include "core/ring_queue.hpp"
 
 #include <mpi.h>
@@ -57,9 +58,8 @@ private:
     // One control packet: a command, or the announcement of a write (its data follows, or with
     // RMA has landed already).
     struct Control {
-        enum Kind : std::uint32_t { command = 1, write_header = 2, write_notice = 3 } kind;
-        std::uint32_t imm;
-        std::uint64_t key, offset, length;
+        enum Kind : std::uint32_t { command = 1, write_header = 2, write_notice = 3 };
+        WriteHeader head; // its word: the Kind
         std::int32_t data_tag; // send/receive mode: the tag its data travels with
         CommandBytes payload;
     };
@@ -71,8 +71,8 @@ private:
         std::uint64_t offset = 0, length = 0, cookie = 0;
     };
     struct Put {
-        std::uint32_t imm;
-        std::uint64_t key, offset, length, cookie;
+        WriteHeader notice; // what its write_notice will say
+        std::uint64_t cookie;
     };
     struct Peer {
         std::uint32_t in_flight = 0; // requests and unflushed puts

@@ -382,7 +382,7 @@ PostStatus OfiTransport::post_write(std::uint32_t peer, const WriteRequest& w) {
     ++p.writes_in_flight;
     // Send after write: the target sees the notice once the data is in place. If the queue is
     // full the notice waits here, and so does everything after it to that peer (poll retries).
-    p.notices.push(Notice{w.remote_offset, w.length, w.imm, 0});
+    p.notices.push(WriteNotice{w.remote_offset, w.length, w.imm, 0});
     send_notices(peer);
     return PostStatus::ok;
 }
@@ -417,7 +417,7 @@ void OfiTransport::release_table_read(std::uint32_t peer) {
 void OfiTransport::send_notices(std::uint32_t peer) {
     Peer& p = peers_[peer];
     while (!p.notices.empty()) {
-        PostStatus s = inject(peer, &p.notices.front(), sizeof(Notice), kind_notice);
+        PostStatus s = inject(peer, &p.notices.front(), sizeof(WriteNotice), kind_notice);
         if (s == PostStatus::no_resource) {
             if (!p.notices_waiting) peers_with_notices_.push_back(peer);
             p.notices_waiting = true;
@@ -510,13 +510,10 @@ std::size_t OfiTransport::poll(std::span<Completion> out) {
             post_receive(slot);
             continue;
         }
-        if ((e.data >> 30) == kind_notice && e.len == sizeof(Notice)) {
-            Notice notice;
+        if ((e.data >> 30) == kind_notice && e.len == sizeof(WriteNotice)) {
+            WriteNotice notice;
             std::memcpy(&notice, receive_buffers_[slot].data(), sizeof notice);
-            c.kind = Completion::Kind::write_arrived;
-            c.imm = notice.imm;
-            c.offset = notice.offset;
-            c.length = notice.length;
+            c = write_arrived(c.peer, notice.imm, notice.offset, notice.length);
         } else {
             c.kind = Completion::Kind::message;
             c.command = receive_buffers_[slot];

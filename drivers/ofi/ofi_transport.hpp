@@ -10,6 +10,7 @@
 #include "drivers/transport/peer_loss.hpp"
 #include "drivers/transport/peer_transport.hpp"
 #include "drivers/transport/region_directory.hpp"
+#include "drivers/transport/write_wire.hpp"
 #include "core/ring_queue.hpp"
 
 #include <rdma/fabric.h>
@@ -70,14 +71,9 @@ private:
         std::uint32_t peer = 0;
         std::uint64_t cookie = 0;
     };
-    // A write's notice: where its data landed, and the writer's immediate.
-    struct Notice {
-        std::uint64_t offset, length;
-        std::uint32_t imm, pad;
-    };
     struct Peer {
         std::uint32_t writes_in_flight = 0;
-        RingQueue<Notice> notices{0}; // written, notice not yet taken by the provider
+        RingQueue<WriteNotice> notices{0}; // written, notice not yet taken by the provider
         bool notices_waiting = false;
     };
     void beat_unless_closing();

@@ -179,7 +179,7 @@ PostStatus Psm2Transport::post_send(std::uint32_t peer, const CommandBytes& comm
     if (PostStatus s = check_peer(peer); s != PostStatus::ok) return s;
     if (peer == rank_) return send_to_self(command);
     Control c{};
-    c.kind = Control::command;
+    c.head.word = Control::command;
     c.payload = command;
     return send_control(peer, c);
 }
@@ -190,11 +190,7 @@ PostStatus Psm2Transport::post_write(std::uint32_t peer, const WriteRequest& w) 
     Peer& p = peers_[peer];
     if (p.in_flight + 2 > sends_per_peer || free_sends_.empty()) return PostStatus::no_resource; // header and data
     Control c{};
-    c.kind = Control::write_header;
-    c.imm = w.imm;
-    c.key = w.remote_key;
-    c.offset = w.remote_offset;
-    c.length = w.length;
+    c.head = {Control::write_header, w.imm, w.remote_key, w.remote_offset, w.length};
     c.data_sequence = p.data_sequence;
     if (PostStatus s = send_control(peer, c); s != PostStatus::ok) return s;
     psm2_mq_tag_t tag = make_tag(tag_data, rank_, p.data_sequence++);
@@ -219,23 +215,24 @@ void Psm2Transport::handle_control(std::uint32_t slot, std::uint32_t source) {
     heard_from(source);
     Completion c;
     c.peer = source;
-    if (copy.kind == Control::heartbeat) return;
-    if (copy.kind == Control::command) {
+    const WriteHeader& h = copy.head;
+    if (h.word == Control::heartbeat) return;
+    if (h.word == Control::command) {
         c.kind = Completion::Kind::message;
         c.command = copy.payload;
         ready_.push(c);
         return;
     }
-    const WriteTarget target = write_target(regions_, copy.key, copy.offset, copy.length);
+    const WriteTarget target = write_target(regions_, h.key, h.offset, h.length);
     if (!target.at) {
         lose(source, "it sent " + target.why);
         return;
     }
     // A write header: its data lands at region `key` + offset, on the tag of its sequence.
     psm2_mq_tag_t tag = make_tag(tag_data, source, copy.data_sequence), select = make_tag(0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF);
-    const std::uint32_t i = pending_.add(Pending{Pending::Op::data_recv, 0, source, copy.imm, copy.offset, copy.length});
+    const std::uint32_t i = pending_.add(Pending{Pending::Op::data_recv, 0, source, h.imm, h.offset, h.length});
     psm2_mq_req_t request;
-    const psm2_error_t e = psm2_mq_irecv2(mq_, peers_[source].address, &tag, &select, 0, target.at, static_cast<std::uint32_t>(copy.length),
+    const psm2_error_t e = psm2_mq_irecv2(mq_, peers_[source].address, &tag, &select, 0, target.at, static_cast<std::uint32_t>(h.length),
                                           context_of(i), &request);
     if (e != PSM2_OK) {
         pending_.release(i);
@@ -250,7 +247,7 @@ std::size_t Psm2Transport::poll(std::span<Completion> out) {
         [&](std::uint32_t peer) {
             if (lost(peer)) return;
             Control beat{};
-            beat.kind = Control::heartbeat;
+            beat.head.word = Control::heartbeat;
             (void)send_control(peer, beat); // a full queue skips one beat
         },
         [&](std::uint32_t peer, const std::string& why) { lose(peer, why); });
@@ -281,12 +278,7 @@ std::size_t Psm2Transport::poll(std::span<Completion> out) {
             c.kind = Completion::Kind::write_done;
             c.cookie = p.cookie;
             break;
-        case Pending::Op::data_recv:
-            c.kind = Completion::Kind::write_arrived;
-            c.imm = p.imm;
-            c.offset = p.offset;
-            c.length = p.length;
-            break;
+        case Pending::Op::data_recv: c = write_arrived(c.peer, p.imm, p.offset, p.length); break;
         }
         ready_.push(c);
     }

@@ -10,6 +10,7 @@
 #include "core/index_pool.hpp"
 #include "drivers/transport/peer_loss.hpp"
 #include "drivers/transport/peer_transport.hpp"
+#include "drivers/transport/write_wire.hpp"
 #include "core/ring_queue.hpp"
 
 #include <psm2.h>
@@ -58,9 +59,8 @@ public:
 private:
     // One control packet: a command, a heartbeat, or the header of a write whose data follows.
     struct Control {
-        enum Kind : std::uint32_t { command = 1, write_header = 2, heartbeat = 3 } kind;
-        std::uint32_t imm;
-        std::uint64_t key, offset, length;
+        enum Kind : std::uint32_t { command = 1, write_header = 2, heartbeat = 3 };
+        WriteHeader head; // its word: the Kind
         std::uint32_t data_sequence, pad;
         CommandBytes payload;
     };

@@ -97,14 +97,15 @@ void SimNetwork::loopback_done(std::uint64_t tag) {
 
 void SimNetwork::land(const Transfer& t) {
     if (halted_[t.to]) return;
-    Completion c;
-    c.peer = t.from;
     if (!t.is_write) {
+        Completion c;
+        c.peer = t.from;
         c.kind = Completion::Kind::message;
         c.command = t.command;
         push(t.to, c);
         return;
     }
+    Completion c = write_arrived(t.from, t.imm, t.remote_offset, t.length);
     const MemoryRegion& target = regions_[t.to][t.rkey - 1];
     const std::size_t copy = std::min(t.length, copy_bytes_);
     if (heads_only_[t.to][t.rkey - 1]) {
@@ -113,10 +114,6 @@ void SimNetwork::land(const Transfer& t) {
     } else {
         std::memcpy(target.base + t.remote_offset, t.source, copy);
     }
-    c.kind = Completion::Kind::write_arrived;
-    c.imm = t.imm;
-    c.offset = t.remote_offset;
-    c.length = t.length;
     push(t.to, c);
     // RC: the sender learns of completion when the data is at the target (no ACK latency modelled).
     Completion done;

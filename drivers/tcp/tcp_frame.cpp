@@ -11,16 +11,16 @@ std::string TcpFrameReader::start_frame(Sink& sink) {
     std::memcpy(&current_, header_bytes_, sizeof current_);
     header_have_ = 0;
     body_done_ = 0;
-    if (carries_ != tcp_frame_any && (current_.kind == tcp_frame_message || current_.kind == tcp_frame_write) && current_.kind != carries_)
-        return current_.kind == tcp_frame_write ? "a write on its command connection" : "a command on its write connection";
-    if (current_.kind == tcp_frame_message) {
+    if (carries_ != tcp_frame_any && (current_.word == tcp_frame_message || current_.word == tcp_frame_write) && current_.word != carries_)
+        return current_.word == tcp_frame_write ? "a write on its command connection" : "a command on its write connection";
+    if (current_.word == tcp_frame_message) {
         if (current_.length != command_bytes)
             return fmt::format("a message frame of {} B (commands are {} B)", current_.length, command_bytes);
-    } else if (current_.kind == tcp_frame_write) {
+    } else if (current_.word == tcp_frame_write) {
         WriteTarget t = sink.target(current_.key, current_.offset, current_.length);
         if (!t.at) return t.why;
     } else {
-        return fmt::format("a frame of unknown kind {}", current_.kind);
+        return fmt::format("a frame of unknown kind {}", current_.word);
     }
     in_body_ = true;
     return {};
@@ -28,16 +28,10 @@ std::string TcpFrameReader::start_frame(Sink& sink) {
 
 void TcpFrameReader::finish_frame(Sink& sink) {
     in_body_ = false;
+    if (current_.word == tcp_frame_write) return sink.arrived(write_arrived(0, current_.imm, current_.offset, current_.length));
     Completion c;
-    if (current_.kind == tcp_frame_message) {
-        c.kind = Completion::Kind::message;
-        c.command = command_;
-    } else {
-        c.kind = Completion::Kind::write_arrived;
-        c.imm = current_.imm;
-        c.offset = current_.offset;
-        c.length = current_.length;
-    }
+    c.kind = Completion::Kind::message;
+    c.command = command_;
     sink.arrived(c);
 }
 
@@ -54,7 +48,7 @@ std::string TcpFrameReader::take(std::span<const std::byte> bytes, Sink& sink) {
         const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(current_.length - body_done_, bytes.size()));
         if (n > 0) {
             std::byte* at = command_.data();
-            if (current_.kind == tcp_frame_write) {
+            if (current_.word == tcp_frame_write) {
                 WriteTarget t = sink.target(current_.key, current_.offset, current_.length);
                 if (!t.at) return t.why;
                 at = t.at;
@@ -69,14 +63,14 @@ std::string TcpFrameReader::take(std::span<const std::byte> bytes, Sink& sink) {
 }
 
 std::span<std::byte> TcpFrameReader::body_room(Sink& sink) {
-    if (!in_body_ || current_.kind != tcp_frame_write || body_done_ == current_.length) return {};
+    if (!in_body_ || current_.word != tcp_frame_write || body_done_ == current_.length) return {};
     WriteTarget t = sink.target(current_.key, current_.offset, current_.length);
     if (!t.at) return {}; // take() refuses the bytes with the reason
     return {t.at + body_done_, static_cast<std::size_t>(current_.length - body_done_)};
 }
 
 std::string TcpFrameReader::landed(std::size_t bytes, Sink& sink) {
-    if (!in_body_ || current_.kind != tcp_frame_write || bytes > current_.length - body_done_)
+    if (!in_body_ || current_.word != tcp_frame_write || bytes > current_.length - body_done_)
         return "more bytes than its write's body holds"; // a caller's error: body_room bounds every receive
     body_done_ += bytes;
     if (body_done_ == current_.length) finish_frame(sink);

@@ -4,6 +4,7 @@
 #pragma once
 #include "drivers/transport/transport.hpp"
 #include "drivers/transport/write_target.hpp"
+#include "drivers/transport/write_wire.hpp"
 
 #include <cstdint>
 #include <span>
@@ -11,14 +12,7 @@
 
 namespace evb {
 
-struct TcpFrameHeader {
-    std::uint32_t kind; // tcp_frame_message or tcp_frame_write
-    std::uint32_t imm;
-    std::uint64_t key;
-    std::uint64_t offset;
-    std::uint64_t length;
-};
-static_assert(sizeof(TcpFrameHeader) == 32);
+// A frame's header is the drivers' WriteHeader, its word the frame's kind.
 inline constexpr std::uint32_t tcp_frame_message = 1;
 inline constexpr std::uint32_t tcp_frame_write = 2;
 inline constexpr std::uint32_t tcp_frame_any = 0; // a reader that takes both kinds
@@ -49,10 +43,10 @@ private:
     void finish_frame(Sink& sink);
 
     std::uint32_t carries_;
-    std::byte header_bytes_[sizeof(TcpFrameHeader)]{};
+    std::byte header_bytes_[sizeof(WriteHeader)]{};
     std::size_t header_have_ = 0;
     bool in_body_ = false;
-    TcpFrameHeader current_{};
+    WriteHeader current_{};
     std::uint64_t body_done_ = 0;
     CommandBytes command_{}; // a command being received
 };

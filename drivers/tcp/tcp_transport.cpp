@@ -21,7 +21,7 @@
 namespace evb {
 namespace {
 constexpr std::size_t staging_size = 256 * 1024;
-constexpr std::size_t command_staging_size = 64 * (sizeof(TcpFrameHeader) + command_bytes);
+constexpr std::size_t command_staging_size = 64 * (sizeof(WriteHeader) + command_bytes);
 constexpr std::size_t max_queued_ops = 4096;
 const Picoseconds proof_time = Picoseconds::from_seconds(10); // for one connection's proof of the run key
 constexpr std::size_t receive_budget = 8u << 20; // bytes per peer per progress call: fairness
@@ -192,7 +192,7 @@ PostStatus TcpTransport::enqueue(std::uint32_t peer, const SendOp& op) {
 // In the peer's lane (its thread, or the caller's with one lane).
 void TcpTransport::queue_in_lane(std::uint32_t peer, const SendOp& op) {
     Peer& p = peers_[peer];
-    p.connections[op.header.kind == tcp_frame_write ? writes : commands].sendq.push(op);
+    p.connections[op.header.word == tcp_frame_write ? writes : commands].sendq.push(op);
     if (!p.dirty) {
         p.dirty = true;
         lane_of(peer).dirty.push_back(peer);
@@ -238,13 +238,13 @@ void TcpTransport::flush(std::uint32_t peer, Channel channel) {
         // RingQueue has no random access; we send from the front op and peek further by index.
         for (std::size_t i = 0; i < q.size() && iovs + 2 <= iov.size(); ++i) {
             SendOp& op = q.at(i);
-            const std::byte* body = op.header.kind == tcp_frame_message ? op.command.data() : op.payload;
+            const std::byte* body = op.header.word == tcp_frame_message ? op.command.data() : op.payload;
             std::size_t skip = op.sent;
-            if (skip < sizeof(TcpFrameHeader)) {
-                iov[iovs++] = {reinterpret_cast<std::byte*>(&op.header) + skip, sizeof(TcpFrameHeader) - skip};
+            if (skip < sizeof(WriteHeader)) {
+                iov[iovs++] = {reinterpret_cast<std::byte*>(&op.header) + skip, sizeof(WriteHeader) - skip};
                 skip = 0;
             } else {
-                skip -= sizeof(TcpFrameHeader);
+                skip -= sizeof(WriteHeader);
             }
             if (op.header.length > skip) iov[iovs++] = {const_cast<std::byte*>(body) + skip, op.header.length - skip};
         }
@@ -267,12 +267,12 @@ void TcpTransport::flush(std::uint32_t peer, Channel channel) {
         auto left = static_cast<std::size_t>(n);
         while (left && !q.empty()) {
             SendOp& op = q.front();
-            std::size_t total = sizeof(TcpFrameHeader) + op.header.length;
+            std::size_t total = sizeof(WriteHeader) + op.header.length;
             std::size_t take = std::min(left, total - op.sent);
             op.sent += take;
             left -= take;
             if (op.sent == total) {
-                if (op.header.kind == tcp_frame_write) {
+                if (op.header.word == tcp_frame_write) {
                     Completion done;
                     done.kind = Completion::Kind::write_done;
                     done.peer = peer;

@@ -54,7 +54,7 @@ public:
 
 private:
     struct SendOp {
-        TcpFrameHeader header{};
+        WriteHeader header{};
         CommandBytes command{};
         const std::byte* payload = nullptr; // write: registered memory; message: the command
         std::size_t sent = 0; // bytes of header + body already on the wire

@@ -21,13 +21,7 @@ std::string deliver_write(const LoopbackEnd& from, const LoopbackEnd& to, std::s
     if (std::string why = local_source_error(w.local, w.local_offset, w.length); !why.empty()) return why;
     std::memcpy(dst.at, w.local.base + w.local_offset, w.length);
 
-    Completion arrived;
-    arrived.kind = Completion::Kind::write_arrived;
-    arrived.peer = from.rank;
-    arrived.imm = w.imm;
-    arrived.offset = w.remote_offset;
-    arrived.length = w.length;
-    to.completions.push(arrived);
+    to.completions.push(write_arrived(from.rank, w.imm, w.remote_offset, w.length));
 
     Completion done;
     done.kind = Completion::Kind::write_done;

@@ -59,6 +59,17 @@ struct Completion {
     std::uint8_t head_bytes = 0;
 };
 
+// The completion of a peer's write that landed in one of this rank's regions.
+inline Completion write_arrived(std::uint32_t peer, std::uint32_t imm, std::uint64_t offset, std::uint64_t length) {
+    Completion c;
+    c.kind = Completion::Kind::write_arrived;
+    c.peer = peer;
+    c.imm = imm;
+    c.offset = offset;
+    c.length = length;
+    return c;
+}
+
 struct Capabilities {
     bool native_rma = false; // true: writes land without the target's CPU
     std::size_t max_message = 0; // largest single write

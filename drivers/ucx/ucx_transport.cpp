@@ -70,7 +70,7 @@ ucs_status_t on_active_message(void* arg, const void* header, std::size_t header
                                const ucp_am_recv_param_t* param) {
     // Every message is sent eager (UCP_AM_SEND_FLAG_EAGER), so its data is here whole.
     if (header_length < UcxTransport::short_header || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) return UCS_OK;
-    std::uint32_t rank; // the header's first field
+    std::uint32_t rank; // the header's word
     std::memcpy(&rank, header, sizeof rank);
     static_cast<UcxTransport*>(arg)->on_message(Id, rank, data, length);
     return UCS_OK;
@@ -78,8 +78,8 @@ ucs_status_t on_active_message(void* arg, const void* header, std::size_t header
 
 ucs_status_t on_write_message(void* arg, const void* header, std::size_t header_length, void* data, std::size_t length,
                               const ucp_am_recv_param_t* param) {
-    if (header_length < sizeof(UcxTransport::Header)) return UCS_OK;
-    UcxTransport::Header h;
+    if (header_length < sizeof(WriteHeader)) return UCS_OK;
+    WriteHeader h;
     std::memcpy(&h, header, sizeof h);
     return static_cast<UcxTransport*>(arg)->on_write(h, data, length, (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0);
 }
@@ -317,7 +317,7 @@ bool UcxTransport::send(SendSlot& slot, unsigned id, const void* body, std::size
     }
     param.cb.send = on_send_done;
     param.user_data = &slot;
-    slot.header.rank = rank_;
+    slot.header.word = rank_;
     const ucs_status_ptr_t r = ucp_am_send_nbx(peers_[slot.peer].ep, id, &slot.header, header_length, body, length, &param);
     if (r == nullptr)
         on_sent(slot, UCS_OK);
@@ -370,7 +370,7 @@ PostStatus UcxTransport::post_write(std::uint32_t peer, const WriteRequest& w) {
         free_writes_.pop_back();
         write_slots_[slot] = {peer,
                               w.cookie,
-                              Notice{w.remote_offset, w.length, w.imm, 0},
+                              WriteNotice{w.remote_offset, w.length, w.imm, 0},
                               true,
                               w.local.base + w.local_offset,
                               memhs_[w.local.key - 1],
@@ -412,7 +412,7 @@ PostStatus UcxTransport::post_write(std::uint32_t peer, const WriteRequest& w) {
     if (r) ucp_request_free(r); // the flush that follows tells when it is done
     const std::uint32_t slot = free_writes_.back();
     free_writes_.pop_back();
-    write_slots_[slot] = {peer, w.cookie, Notice{w.remote_offset, w.length, w.imm, 0}, false, nullptr, nullptr, w.remote_key};
+    write_slots_[slot] = {peer, w.cookie, WriteNotice{w.remote_offset, w.length, w.imm, 0}, false, nullptr, nullptr, w.remote_key};
     ++p.writes;
     p.unflushed.push_back(slot);
     Outgoing o;
@@ -470,8 +470,8 @@ void UcxTransport::send_queued(std::uint32_t peer) {
             sent = send(*s, am_command, s->body.data(), command_bytes);
         } else if (o.kind == Outgoing::Kind::notice) {
             s->write = o.write;
-            std::memcpy(s->body.data(), &write_slots_[o.write].notice, sizeof(Notice));
-            sent = send(*s, am_notice, s->body.data(), sizeof(Notice));
+            std::memcpy(s->body.data(), &write_slots_[o.write].notice, sizeof(WriteNotice));
+            sent = send(*s, am_notice, s->body.data(), sizeof(WriteNotice));
         } else {
             const WriteSlot& w = write_slots_[o.write];
             s->write = o.write;
@@ -479,7 +479,7 @@ void UcxTransport::send_queued(std::uint32_t peer) {
             s->header.key = w.key;
             s->header.offset = w.notice.offset;
             s->header.length = w.notice.length;
-            sent = send(*s, am_write, w.data, w.notice.length, sizeof(Header), w.memh);
+            sent = send(*s, am_write, w.data, w.notice.length, sizeof(WriteHeader), w.memh);
         }
         if (!sent) return;
     }
@@ -498,14 +498,10 @@ void UcxTransport::on_message(unsigned id, std::uint32_t from, const void* data,
         ready_.push(c);
         return;
     case am_notice: {
-        if (length != sizeof(Notice)) return;
-        Notice n;
+        if (length != sizeof(WriteNotice)) return;
+        WriteNotice n;
         std::memcpy(&n, data, sizeof n);
-        c.kind = Completion::Kind::write_arrived;
-        c.imm = n.imm;
-        c.offset = n.offset;
-        c.length = n.length;
-        ready_.push(c);
+        ready_.push(write_arrived(c.peer, n.imm, n.offset, n.length));
         return;
     }
     case am_table_request: table_requests_.push_back(from); return;
@@ -519,8 +515,8 @@ void UcxTransport::on_message(unsigned id, std::uint32_t from, const void* data,
     }
 }
 
-ucs_status_t UcxTransport::on_write(const Header& h, void* data, std::size_t length, bool rendezvous) {
-    const std::uint32_t from = h.rank;
+ucs_status_t UcxTransport::on_write(const WriteHeader& h, void* data, std::size_t length, bool rendezvous) {
+    const std::uint32_t from = h.word;
     if (from >= size_ || from == rank_) return UCS_OK;
     heard_from(from);
     WriteTarget t = write_target(regions_, h.key, h.offset, h.length);
@@ -531,12 +527,7 @@ ucs_status_t UcxTransport::on_write(const Header& h, void* data, std::size_t len
         return rendezvous ? UCS_ERR_INVALID_PARAM : UCS_OK; // the data is dropped, never placed
     }
     std::byte* target = t.at;
-    auto* a = new Arrival{this, {}};
-    a->completion.kind = Completion::Kind::write_arrived;
-    a->completion.peer = from;
-    a->completion.imm = h.imm;
-    a->completion.offset = h.offset;
-    a->completion.length = h.length;
+    auto* a = new Arrival{this, write_arrived(from, h.imm, h.offset, h.length)};
     if (!rendezvous) { // eager: the data is here, valid during this call
         std::memcpy(target, data, length);
         on_arrived(a, UCS_OK);

@@ -10,6 +10,7 @@
 // perform a put anywhere in the target). UCX_TLS and UCX_NET_DEVICES are respected, or set by
 // --ucx-tls and --ucx-devices.
 #pragma once
+#include "drivers/transport/write_wire.hpp"
 #include "drivers/transport/peer_loss.hpp"
 #include "drivers/transport/peer_transport.hpp"
 #include "drivers/transport/region_directory.hpp"
@@ -59,22 +60,14 @@ public:
 
     // Active message ids.
     enum : unsigned { am_command = 1, am_notice, am_heartbeat, am_table_request, am_table_reply, am_write };
-    // What every active message carries in its header; a write's (--ucx-write am) adds where it lands.
-    struct Header {
-        std::uint32_t rank = 0, imm = 0;
-        std::uint64_t key = 0, offset = 0, length = 0;
-    };
-    static constexpr std::size_t short_header = 8; // rank and imm: all but a write's
-    // A write's notice: where its data landed, and the writer's immediate.
-    struct Notice {
-        std::uint64_t offset = 0, length = 0;
-        std::uint32_t imm = 0, pad = 0;
-    };
+    // Every active message's header is a WriteHeader whose word is the sender's rank; all but a
+    // write's (--ucx-write am) send only its first 8 B (rank and imm).
+    static constexpr std::size_t short_header = 8;
 
     // Called by UCX from ucp_worker_progress.
     void on_message(unsigned id, std::uint32_t from, const void* data, std::size_t length);
     // A write's active message: its data lands in the region now (eager) or by rendezvous.
-    ucs_status_t on_write(const Header& h, void* data, std::size_t length, bool rendezvous);
+    ucs_status_t on_write(const WriteHeader& h, void* data, std::size_t length, bool rendezvous);
     struct Arrival {
         UcxTransport* owner;
         Completion completion; // write_arrived, once the data is in
@@ -88,7 +81,7 @@ public:
     // A send in flight: its header and body live here until UCX is done with them.
     struct SendSlot {
         UcxTransport* owner = nullptr;
-        Header header;
+        WriteHeader header;
         CommandBytes body{};
         std::vector<std::byte> large; // a region table reply
         std::uint32_t peer = 0;
@@ -106,7 +99,7 @@ private:
     struct WriteSlot {
         std::uint32_t peer = 0;
         std::uint64_t cookie = 0;
-        Notice notice;
+        WriteNotice notice;
         bool flushed = false;
         const std::byte* data = nullptr; // --ucx-write am: the local bytes, and their region
         ucp_mem_h memh = nullptr;

@@ -478,10 +478,7 @@ void VerbsTransport::take(const ibv_wc& wc, std::span<Completion> out, std::size
         if (wc.wc_flags & IBV_WC_WITH_IMM) { // a write's notice: its data is in place
             std::uint64_t where[2];
             std::memcpy(where, p.recv_buffers[slot].data(), sizeof where);
-            c.kind = Completion::Kind::write_arrived;
-            c.imm = ntohl(wc.imm_data);
-            c.offset = where[0];
-            c.length = where[1];
+            c = write_arrived(c.peer, ntohl(wc.imm_data), where[0], where[1]);
         } else {
             c.kind = Completion::Kind::message;
             c.command = p.recv_buffers[slot];

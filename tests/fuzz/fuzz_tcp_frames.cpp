@@ -86,7 +86,7 @@ void write_seeds() {
                 seed.push_back(static_cast<char>(written * 37));
                 for (const fuzz::Received& r : traffic[to].received) {
                     if (r.from != from || seed.size() > (64u << 10)) continue;
-                    TcpFrameHeader h{};
+                    WriteHeader h{};
                     if (r.is_write) {
                         h = {tcp_frame_write, r.imm, r.key, r.offset, r.bytes.size()};
                         fuzz::append_bytes(seed, h);
