@@ -58,6 +58,10 @@ std::vector<BadInput> cases() {
         {"MetaSegmentsTooSmall", "--meta-segments 2 --meta-size 16", "--meta-size must be at least 64 B with --meta-segments (got 16 B)"},
         {"MetaSizeNotWords", "--meta-segments 2 --meta-size 100", "--meta-size must be a multiple of 8 B"},
         {"UnknownBenchmark", "--benchmark all-to-all", "--benchmark: unknown value 'all-to-all'"},
+        // The baseline replaces the event builder: the options it does not read are refused, not ignored.
+        {"FormatWithTheBaseline", "--baseline alltoall --format csv", "--format: does not apply to --baseline alltoall"},
+        {"CreditsWithTheBaseline", "--baseline alltoall --credits 4", "--credits: does not apply to --baseline alltoall"},
+        {"AnotherTransportWithTheBaseline", "--baseline alltoall --transport tcp", "--transport: does not apply to --baseline alltoall"},
         {"ShiftNotBelowN", "--benchmark one-to-one --nodes 4 --shift 4", "--shift 4 must be below --nodes (4)"},
         {"InFlightZero", "--benchmark gather --in-flight 0", "--in-flight must be within 1..32 (got 0)"},
         {"InFlightTooMany", "--benchmark gather --in-flight 33", "--in-flight must be within 1..32 (got 33)"},

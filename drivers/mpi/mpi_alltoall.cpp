@@ -47,8 +47,9 @@ int run_alltoall_baseline(const AlltoallRun& run, std::ostream& out) {
         // fragments of an event: the two rates of docs/output.md.
         const double built = static_cast<double>(iterations) * block * size, network = built - static_cast<double>(iterations) * block;
         const double per_node = slowest > 0 ? network * 8 / slowest / 1e9 : 0, built_per_node = slowest > 0 ? built * 8 / slowest / 1e9 : 0;
-        fmt::print(out, "# evbench alltoall baseline: {} ranks, {} B per rank pair, {} iterations in {:.3f} s\n", size, block, iterations,
-                   slowest);
+        if (!run.quiet)
+            fmt::print(out, "# evbench alltoall baseline: {} ranks, {} B per rank pair, {} iterations in {:.3f} s\n", size, block,
+                       iterations, slowest);
         fmt::print(out,
                    "# system: {:.2f} Gb/s aggregate, {:.2f} Gb/s per node over the network ((N - 1) f bytes in per iteration); "
                    "built {:.2f} Gb/s per node (N f, as a BU per event)\n",

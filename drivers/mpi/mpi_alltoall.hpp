@@ -19,6 +19,7 @@ struct AlltoallRun {
     std::uint32_t launched_ranks = 0; // what the launcher started, which MPI must see too
     std::string json_file; // --json: written by rank 0 with `config_echo`
     nlohmann::json config_echo;
+    bool quiet = false; // --quiet: the summary line alone
 };
 
 // Runs on every rank of an mpirun / srun job; rank 0 prints (and writes the JSON). Returns the

@@ -26,6 +26,8 @@
 #include "drivers/psm2/psm2_driver.hpp"
 #endif
 
+#include <set>
+
 namespace evb {
 namespace {
 
@@ -99,15 +101,22 @@ DriverRegistry::DriverRegistry() {
     // communicator per endpoint pair, which is no longer the MPI the user measures.
     mpi_entry.per_unit_refusal = "an MPI rank is a process (endpoints per thread would need MPI_THREAD_MULTIPLE): use --ppn 2";
     mpi_entry.launch_local_refusal = "MPI's ranks are started by its own launcher: mpirun -np N evbench --transport mpi, or srun";
-    mpi_entry.instead = [m](Config& c, const std::optional<World>& world, const std::function<nlohmann::json()>& echo,
-                            std::ostream& out) -> std::optional<int> {
+    mpi_entry.instead = [m](Config& c, const OptionSet& options, const std::optional<World>& world,
+                            const std::function<nlohmann::json()>& echo, std::ostream& out) -> std::optional<int> {
         const std::string& baseline = m->options().baseline;
         if (baseline.empty()) return std::nullopt;
         if (baseline != "alltoall") throw ConfigError("--baseline: unknown baseline '" + baseline + "' (choose alltoall)");
+        // It replaces the event builder: every other option would be ignored.
+        const std::set<std::string> reads{"baseline", "fragment-size", "events", "duration", "quiet", "json", "config", "log-level"};
+        for (const std::string& name : options.given_names())
+            if (!reads.contains(name) && !(name == "transport" && c.transport == "mpi"))
+                throw ConfigError("--" + name +
+                                  ": does not apply to --baseline alltoall, which reads only --fragment-size, --events, "
+                                  "--duration, --quiet and --json");
         if (!world || world->launcher == "evbench --launch-local")
             throw ConfigError("--baseline alltoall runs under mpirun or srun --mpi=pmix");
         if (c.nodes == 0) c.nodes = world->size;
-        return run_alltoall_baseline({c.fragment_size, c.events, c.duration.seconds(), world->size, c.json_file, echo()}, out);
+        return run_alltoall_baseline({c.fragment_size, c.events, c.duration.seconds(), world->size, c.json_file, echo(), c.quiet}, out);
     };
     // Paper 003 sec. 2.3: why DAQPIPE is not built on MPI collectives. Open MPI aborts the whole
     // job when a rank dies, so surviving is refused up front rather than promised.

@@ -42,9 +42,9 @@ struct DriverEntry {
     // Completes the configuration with this driver's defaults (after the command line).
     std::function<void(Config&, const OptionSet&)> complete = nullptr;
     // A measurement this driver runs instead of the event builder when asked (mpi: --baseline);
-    // returns the exit code, or nothing when not asked.
-    std::function<std::optional<int>(Config&, const std::optional<World>&, const std::function<nlohmann::json()>& config_echo,
-                                     std::ostream&)>
+    // returns the exit code, or nothing when not asked. It refuses the options given that it does not read.
+    std::function<std::optional<int>(Config&, const OptionSet&, const std::optional<World>&,
+                                     const std::function<nlohmann::json()>& config_echo, std::ostream&)>
         instead = nullptr;
 };
 

@@ -71,7 +71,7 @@ int run(int argc, const char* const* argv) {
     for (const auto& e : cl.drivers.entries())
         if (e.instead)
             if (auto code = e.instead(
-                    config, world, [&] { return cl.echo(); }, std::cout))
+                    config, cl.options, world, [&] { return cl.echo(); }, std::cout))
                 return *code;
 
     const bool one_per_rank = driver.processes() == Driver::Processes::one_per_rank;

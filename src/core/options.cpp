@@ -417,6 +417,13 @@ std::vector<std::string> OptionSet::given_in(const std::string& group) const {
     return names;
 }
 
+std::vector<std::string> OptionSet::given_names() const {
+    std::vector<std::string> names;
+    for (const auto& o : options_)
+        if (o.given) names.push_back(o.name);
+    return names;
+}
+
 const Option* OptionSet::find(const std::string& name) const {
     for (const auto& o : options_)
         if (o.name == name) return &o;

@@ -133,6 +133,8 @@ public:
     // The options of `group` given on the command line or in the config file (but those declared
     // whatever_the_transport).
     std::vector<std::string> given_in(const std::string& group) const;
+    // Every option given, by flag name (output files included).
+    std::vector<std::string> given_names() const;
 
     // Every option given (but the files the run writes), by flag name, as given: what a result
     // records, and what `--config RESULT.json` gives again.
