@@ -61,6 +61,12 @@ std::vector<BadInput> cases() {
         // The baseline replaces the event builder: the options it does not read are refused, not ignored.
         {"FormatWithTheBaseline", "--baseline alltoall --format csv", "--format: does not apply to --baseline alltoall"},
         {"CreditsWithTheBaseline", "--baseline alltoall --credits 4", "--credits: does not apply to --baseline alltoall"},
+        {"UntilSteadyOnARealTransport", "--until steady --transport tcp --launch-local 4", "--until needs --transport sim"},
+        {"TargetWithoutUntilSteady", "--transport sim --target 80", "--target needs --until steady"},
+        {"UntilSteadyWithEvents", "--transport sim --until steady --events 100",
+         "--until steady stops when the rate is known: not with --events"},
+        {"SteadyBoundOutOfRange", "--transport sim --until steady --steady-bound 0",
+         "--steady-bound 0: give a half-width between 0 and 50 %"},
         {"AnotherTransportWithTheBaseline", "--baseline alltoall --transport tcp", "--transport: does not apply to --baseline alltoall"},
         {"ShiftNotBelowN", "--benchmark one-to-one --nodes 4 --shift 4", "--shift 4 must be below --nodes (4)"},
         {"InFlightZero", "--benchmark gather --in-flight 0", "--in-flight must be within 1..32 (got 0)"},

@@ -64,6 +64,7 @@ double PhaseFlow::gbps() const {
 void NodeStats::begin_window(Picoseconds at) {
     counted_from = at;
     network_bytes_in_before_window += network_bytes_in();
+    bytes_in_before_window += bytes_in;
     network_bytes_out_before_window += network_bytes_out();
     events_before_window += events_built;
     bytes_out = fragments_out = writes_out = 0;
@@ -100,6 +101,7 @@ void NodeStats::merge(const NodeStats& o) {
     bytes_in_local += o.bytes_in_local;
     fragments_in += o.fragments_in;
     network_bytes_in_before_window += o.network_bytes_in_before_window;
+    bytes_in_before_window += o.bytes_in_before_window;
     network_bytes_out_before_window += o.network_bytes_out_before_window;
     events_before_window += o.events_before_window;
     events_assigned += o.events_assigned;

@@ -79,6 +79,7 @@ struct NodeStats {
     // What the window's start set aside (begin_window): a node's counts since the run's start are
     // these plus the window's. Progress lines count intervals across the warm-up's end with them.
     std::uint64_t network_bytes_in_before_window = 0, network_bytes_out_before_window = 0, events_before_window = 0;
+    std::uint64_t bytes_in_before_window = 0; // local fragments included: what the BU built
 
     std::uint64_t network_bytes_in() const { return bytes_in - bytes_in_local; }
     std::uint64_t network_bytes_out() const { return bytes_out - bytes_out_local; }

@@ -6,12 +6,15 @@
 namespace evb {
 
 void SimDriver::complete(Config& c, const OptionSet& given) {
-    if (!c.events && !given.given("duration")) c.duration = Picoseconds::from_seconds(1e-3);
+    // --until steady stops when the rate is known; --duration is then its cap.
+    const bool steady = c.until == Until::steady;
+    if (!c.events && !given.given("duration")) c.duration = Picoseconds::from_seconds(steady ? 10 : 1e-3);
     // Counted from the start unless asked: the report says when that window holds the start-up
     // (sim_run.cpp) and which --warmup leaves it out.
     if (!given.given("warmup")) c.warmup = Picoseconds(0);
     if (!given.given("progress-interval"))
-        c.progress_interval = c.duration > Picoseconds(0) ? Picoseconds(c.duration.count() / 10) : Picoseconds::from_seconds(1e-3);
+        c.progress_interval = c.duration > Picoseconds(0) && !steady ? Picoseconds(c.duration.count() / 10)
+                                                                     : Picoseconds::from_seconds(steady ? 10e-3 : 1e-3);
     c.fragment_memory = 64; // headers in memory; the rest exists on the simulated wire only
     // The event builder on 4 traffic VLs: what reproduces the thesis' fig. 3.17 and 3.18 (> 80 Gb/s
     // at 64 and 128 nodes, 16 credits; bench/barrel_start_and_vls.sh, README).

@@ -5,6 +5,8 @@
 #include "core/log.hpp"
 #include "core/options.hpp"
 #include "core/quantity.hpp"
+#include "exec/steady_report.hpp"
+#include "exec/steady_state.hpp"
 #include "exec/reactor.hpp"
 #include "exec/run_deadline.hpp"
 #include "drivers/sim/sim_network.hpp"
@@ -22,12 +24,15 @@
 namespace evb {
 namespace {
 
-constexpr std::uint64_t progress_tag = UINT64_MAX, warmup_tag = UINT64_MAX - 1;
+constexpr std::uint64_t progress_tag = UINT64_MAX, warmup_tag = UINT64_MAX - 1, steady_tag = UINT64_MAX - 2;
 // Simulated time between two looks for an interrupt: well under a second of wall time even at
 // thousands of nodes, and a negligible cost for small fabrics.
 constexpr Picoseconds interrupt_slice = Picoseconds::from_seconds(100e-6);
+// --until steady samples every BU this often at first (SteadyState doubles it as the run grows).
+constexpr Picoseconds steady_sample = Picoseconds::from_seconds(10e-6);
 // Injected failure i stops its ranks at failure_tag(i) and is detected at failure_tag(i) - 1.
-constexpr std::uint64_t failure_tag(std::size_t i) { return UINT64_MAX - 2 - 2 * std::uint64_t{i}; }
+constexpr std::uint64_t first_failure_tag = UINT64_MAX - 3;
+constexpr std::uint64_t failure_tag(std::size_t i) { return first_failure_tag - 2 * std::uint64_t{i}; }
 
 // Calls the nodes' entry points whenever the fabric delivers something or a timer is due, at
 // the simulated time of that moment.
@@ -38,6 +43,15 @@ public:
         : network_(network), nodes_(nodes), reactor_(reactor), config_(config), warmup_(warmup), failures_(failures), observer_(observer),
           armed_(nodes.size(), Picoseconds::max()) {}
 
+    // --until steady: sample the BUs on these ranks (by BU index) and stop once the rate is known.
+    void watch_for_steady(std::vector<std::uint32_t> builder_ranks) {
+        builder_ranks_ = std::move(builder_ranks);
+        steady_.emplace(SteadyRule{.bound = config_.steady_bound_percent / 100}, static_cast<std::uint32_t>(builder_ranks_.size()));
+        samples_.resize(builder_ranks_.size());
+    }
+    bool steady_reached() const { return steady_reached_; }
+    std::optional<SteadyVerdict> steady_verdict() const { return steady_ ? std::optional(steady_->verdict()) : std::nullopt; }
+
     void start(netsim::FabricSim& sim) override {
         for (auto& node : nodes_) {
             node->set_now(sim.now());
@@ -47,6 +61,7 @@ public:
         drain(sim);
         sim.set_timer(config_.progress_interval, 0, progress_tag); // printed unless --quiet; the failure report reads them too
         if (warmup_ > Picoseconds(0)) sim.set_timer(warmup_, 0, warmup_tag);
+        if (steady_) sim.set_timer(steady_->next_due(steady_sample), 0, steady_tag);
         for (std::size_t i = 0; i < failures_.size(); ++i) sim.set_timer(failures_[i].at, 0, failure_tag(i));
     }
 
@@ -61,12 +76,19 @@ public:
             if (!reactor_.all_finished() && !reactor_.failure()) sim.set_timer(sim.now() + config_.progress_interval, 0, progress_tag);
             return;
         }
+        if (tag == steady_tag) {
+            for (std::size_t b = 0; b < builder_ranks_.size(); ++b) samples_[b] = BuilderSample::of(nodes_[builder_ranks_[b]]->stats());
+            steady_->add(sim.now(), samples_);
+            steady_reached_ = steady_->verdict().steady;
+            if (!steady_reached_) sim.set_timer(steady_->next_due(steady_sample), 0, steady_tag);
+            return;
+        }
         if (tag == warmup_tag) { // the nodes open their own window (Node::set_now); the links' counters are the fabric's
             link_baseline_ = sim.host_stats();
             return;
         }
         if (tag > failure_tag(failures_.size())) {
-            const std::size_t i = (UINT64_MAX - 2 - tag) / 2;
+            const std::size_t i = (first_failure_tag - tag) / 2;
             if (tag == failure_tag(i)) {
                 fail(i);
                 if (failures_[i].detected_at > sim.now()) {
@@ -166,6 +188,10 @@ private:
     std::array<Completion, 64> completions_{};
     Picoseconds last_activity_{};
     std::vector<netsim::SimHostStats> link_baseline_;
+    std::optional<SteadyState> steady_;
+    std::vector<std::uint32_t> builder_ranks_;
+    std::vector<BuilderSample> samples_;
+    bool steady_reached_ = false;
 };
 
 // Payload that crossed each of the first `hosts` hosts' links over the window, counted per
@@ -268,6 +294,17 @@ void SimRunOptions::resolve(std::uint64_t seed, bool k_given, bool levels_given)
 
 namespace {
 
+// The rank of each BU, by BU index.
+std::vector<std::uint32_t> builder_ranks(const Layout& layout) {
+    std::vector<std::uint32_t> ranks;
+    for (std::uint32_t r = 0; r < layout.ranks(); ++r)
+        if (const auto bu = layout.units_on(r).builder) {
+            if (*bu >= ranks.size()) ranks.resize(*bu + 1);
+            ranks[*bu] = r;
+        }
+    return ranks;
+}
+
 // Node i is host i; an EM with its own rank gets host N; a split layout's BU j is node R + j.
 std::vector<std::uint32_t> hosts_of_ranks(const Layout& layout) {
     std::vector<std::uint32_t> host_of_rank(layout.ranks());
@@ -308,6 +345,7 @@ Picoseconds counted_from(const Config& config, const SimExecutor& executor) {
 // How the engine's run went: how long it took, and whether a signal cut it.
 struct EngineRun {
     bool timed = false; // cut at --duration, not run until every unit finished
+    bool steady = false; // --until steady: stopped once the rate was known
     Picoseconds until{};
     int interrupted = 0;
     double wall_seconds = 0;
@@ -327,6 +365,7 @@ EngineRun run_engine(netsim::FabricSim& sim, SimExecutor& executor, const Config
     for (;;) {
         sim.run(executor, std::min(e.until, sim.now() + interrupt_slice));
         if (sim.now() >= e.until || sim.idle()) break;
+        if ((e.steady = executor.steady_reached())) break;
         if ((e.interrupted = interrupt_signal())) break;
     }
     e.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -350,7 +389,7 @@ RunResult collect_result(const Config& config, const EngineRun& e, const netsim:
     }
     r.interrupted = e.interrupted;
     r.cut = (e.timed || e.interrupted) && !finished;
-    const Picoseconds cut_at = e.interrupted ? sim.now() : config.duration;
+    const Picoseconds cut_at = e.interrupted || e.steady ? sim.now() : config.duration;
     r.link_bytes = link_bytes(sim, executor.link_baseline(), hosts_needed);
     for (auto& node : nodes) {
         if (node->halted()) continue; // a failed rank's counts die with it, as in a real run
@@ -405,7 +444,7 @@ void report_network(RunOutcome& outcome, const Config& config, const SimRunOptio
     // 30 ms). Rates counted from before then are not the steady state's.
     const double from = window_from.seconds();
     const bool start_up_in_window = r.cut && from < first_event_s;
-    if (start_up_in_window)
+    if (start_up_in_window && config.until != Until::steady) // the steady verdict says where the start-up ended
         outcome.extra_text += fmt::format(
             "# the byte rates count from {:g} s, before the first events are built (about {:.3g} s): they include the start-up, "
             "every credit begun at once, not the steady state; --warmup {} or more leaves it out\n",
@@ -459,10 +498,15 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
                      ib.mtu, model.host_latency)});
 
     SimExecutor executor(network, nodes, reactor, config, config.warmup, failures, observer);
+    if (config.until == Until::steady) executor.watch_for_steady(builder_ranks(layout));
     const EngineRun e = run_engine(sim, executor, config);
     RunOutcome outcome;
     outcome.result = collect_result(config, e, sim, executor, nodes, reactor, hosts_needed);
     report_network(outcome, config, options, fabric, sim, network, counted_from(config, executor));
+    if (const auto verdict = executor.steady_verdict()) {
+        outcome.extra_text += steady_text(*verdict, config);
+        outcome.extra_results["steady"] = steady_json(*verdict, config);
+    }
     return outcome;
 }
 

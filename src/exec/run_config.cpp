@@ -7,6 +7,8 @@
 #include "core/socket_util.hpp"
 #include "units/config_options.hpp"
 
+#include <fmt/format.h>
+
 #include <stdexcept>
 #include <string>
 
@@ -33,6 +35,14 @@ void check_run_control(const Config& c) {
                               ": port 0 is no port the ranks can find; give one, or leave --bootstrap out and the launcher picks one");
     }
     if (c.heartbeat < Picoseconds(0)) throw ConfigError("--heartbeat cannot be negative");
+    if (c.until == Until::steady) {
+        if (c.events) throw ConfigError("--until steady stops when the rate is known: not with --events");
+        if (c.is_micro_benchmark()) throw ConfigError("--until steady: for event building, not --benchmark " + to_string(c.benchmark));
+        if (c.survives_failures()) throw ConfigError("--until steady: not with --on-failure continue (a loss moves the rate)");
+        if (!(c.steady_bound_percent > 0 && c.steady_bound_percent <= 50))
+            throw ConfigError(fmt::format("--steady-bound {:g}: give a half-width between 0 and 50 %", c.steady_bound_percent));
+        if (c.target_gbps < 0) throw ConfigError("--target cannot be negative");
+    }
     // A run ends within its duration plus the grace, in which the last writes drain and rank 0
     // gathers every rank's statistics: below this, a healthy run would end as a failure.
     if (c.grace < Picoseconds::from_seconds(0.1))
@@ -66,6 +76,15 @@ void declare_run_control_options(OptionSet& o, Config& c) {
         .shown_default("0: off");
     o.duration("grace", c.grace, "time to drain and gather after the duration before the run fails");
     o.duration("progress-interval", c.progress_interval, "time between progress lines");
+    o.choice("until", c.until, {{"duration", Until::duration}, {"steady", Until::steady}},
+             "duration: stop at --duration; steady: stop once every BU has built events past the start-up and the built rate per "
+             "node is known within --steady-bound (batch means), --duration the cap (docs/simulator.md, \"A steady-state verdict\")")
+        .applies_when("--transport sim (the real transports: not yet)", [&c] { return c.transport == "sim"; });
+    o.real("steady-bound", c.steady_bound_percent, "PCT", "--until steady: the 95 % half-width of the built rate, in % of it")
+        .applies_when("--until steady", [&c] { return c.until == Until::steady; });
+    o.real("target", c.target_gbps, "Gb/s", "--until steady: the built rate per node the detector must carry; the verdict says met or not")
+        .shown_default("none")
+        .applies_when("--until steady", [&c] { return c.until == Until::steady; });
 }
 
 // Placement on a real node: pools, threads, NICs, polling.

@@ -19,6 +19,8 @@ enum class TableRows { automatic, all };
 // What standard output carries at the end: the table (table); for scripts, only the run as a CSV
 // header and row (csv) or as one key=value line (kv), the rest going to standard error.
 enum class ReportFormat { table, csv, kv };
+// When a timed run stops: at --duration, or once its built rate is known (--duration the cap).
+enum class Until { duration, steady };
 constexpr std::uint32_t table_rows_in_full = 32;
 
 struct Config : UnitConfig {
@@ -28,6 +30,9 @@ struct Config : UnitConfig {
     // A rank that sends nothing on the control channel for this long is declared lost (0: off):
     // the only way to tell a stopped or hung process from a slow one.
     Picoseconds heartbeat{};
+    Until until = Until::duration;
+    double steady_bound_percent = 1; // --until steady: the half-width, in % of the rate
+    double target_gbps = 0; // built Gb/s per node the verdict is held against (0: none)
     std::string json_file;
     std::string bootstrap; // host:port of rank 0's bootstrap service
     std::string run_key_file; // the secret every connection between ranks proves (else $EVBENCH_RUN_KEY)

@@ -68,7 +68,9 @@ void print_header(std::ostream& out, const Config& c, std::uint32_t ranks, const
                       format_size(c.bu_slots() * c.ru_count() * c.wire_fragment_stride()))
         : fmt::format("buffer per unit {} (eq. 3.1: m={} N c f = {})", format_size(c.effective_memory()), c.safety_margin,
                       format_size(c.required_memory()));
-    fmt::print(out, "# stop after {}{}{}  {}  machine: {}\n", c.events ? std::to_string(c.events) + " events or " : "",
+    const std::string steady =
+        c.until == Until::steady ? fmt::format("when steady (+-{:g} %, --until steady) or ", c.steady_bound_percent) : "";
+    fmt::print(out, "# stop {}after {}{}{}  {}  machine: {}\n", steady, c.events ? std::to_string(c.events) + " events or " : "",
                fmt::format("{:g} s", c.duration.seconds()), warmup_text(c), memory, describe_topology());
     if (c.scheduling == Scheduling::a2a) {
         fmt::print(out,
