@@ -13,8 +13,10 @@ points this process runs:
 Points already in the output file with exit code 0 are skipped, so an interrupted scan resumes
 where it stopped and failed points run again.
 Each line holds "point" (the point's arguments), "exit_code", "start_up_in_window" (true: a BU
-built no event in the point's window or, simulated, it opened before the first events could be
-built: its rates are start-up figures, not the steady state) and evbench's --json document.
+built no event in the point's window, or its first: its rates are start-up figures, not the
+steady state; under --until steady, the rate was not known by the cap) and evbench's --json
+document. With --until steady among the common arguments every point runs until its rate is known
+(its line says the rate and half-width, results.steady has them).
 """
 import argparse
 import fcntl
@@ -149,7 +151,7 @@ def run_point(binary, common, point, out, timeout):
         if code != 0:
             record["error"] = err.splitlines()[-1] if err else "failed"
         append(out, record)
-        return code, record["start_up_in_window"]
+        return code, record
 
 
 def main():
@@ -184,12 +186,18 @@ def main():
     lock = threading.Lock()
 
     def run_and_say(point):
-        code, start_up = run_point(args.binary, common, point, args.out, args.timeout)
+        code, record = run_point(args.binary, common, point, args.out, args.timeout)
+        steady = (record.get("results") or {}).get("steady")
         with lock:
             finished[0] += 1
             said = "ok" if code == 0 else f"exit code {code}"
-            if start_up:
-                said += " (start-up in its window: a BU built no event, or none could be built yet; lengthen --duration or --warmup)"
+            if steady and steady.get("reached"):
+                said += (f" (steady: {steady['per_node_built_gbps']:.2f} +- {steady['half_width_gbps']:.2f} Gb/s per node built, "
+                         f"from {steady['began_s']:g} s)")
+            elif steady:
+                said += f" (not steady by the cap: {steady.get('why_not')})"
+            elif record["start_up_in_window"]:
+                said += " (start-up in its window: a BU built no event, or its first; lengthen --duration or --warmup, or --until steady)"
             print(f"scan.py: [{finished[0]}/{len(todo)}] {' '.join(point)}: {said}", flush=True)
         return code
 

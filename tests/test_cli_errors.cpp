@@ -65,6 +65,7 @@ std::vector<BadInput> cases() {
         {"TargetWithoutUntilSteady", "--transport sim --target 80", "--target needs --until steady"},
         {"UntilSteadyWithEvents", "--transport sim --until steady --events 100",
          "--until steady stops when the rate is known: not with --events"},
+        {"SteadyEventsZero", "--transport sim --until steady --steady-events 0", "--steady-events"},
         {"SteadyBoundOutOfRange", "--transport sim --until steady --steady-bound 0",
          "--steady-bound 0: give a half-width between 0 and 50 %"},
         {"AnotherTransportWithTheBaseline", "--baseline alltoall --transport tcp", "--transport: does not apply to --baseline alltoall"},

@@ -2,11 +2,13 @@
 // runs what is missing, and array tasks or ranks each take their share of the points.
 #include "run_command.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -243,6 +245,61 @@ TEST(Scan, APointWhoseWindowHoldsTheStartUpIsMarkedInItsLineTheCsvAndEveryPlot) 
         EXPECT_NE(svg->find("transport sim"), std::string::npos);
         EXPECT_NE(svg->find("0.0004 s simulated, counted from 0.0001 s"), std::string::npos);
         EXPECT_NE(svg->find("1 start-up (hatched): not steady"), std::string::npos);
+    }
+}
+
+// Every point until steady (issue "A steady-state verdict"): each line says its rate and
+// half-width, the CSV carries the verdict, the rate and the half-width, and the plots show the
+// steady window's rate with its half-width and say so.
+TEST(Scan, EveryPointUntilSteadyCarriesItsVerdictAndHalfWidthIntoTheCsvAndThePlots) {
+    const std::string out = temp_path("steady.jsonl");
+    auto r = run_command(scan + " --jobs 1 --out " + out +
+                             " --param credits=1,2 -- --transport sim --nodes 32 --fragment-size 64KiB --until steady --duration 0.5s",
+                         300);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::map<std::string, nlohmann::json> steady;
+    for (const auto& line : lines_of(out)) {
+        const auto& s = line["results"]["steady"];
+        ASSERT_TRUE(s["reached"].get<bool>()) << line["point"];
+        EXPECT_EQ(line["start_up_in_window"], false) << line["point"];
+        steady[line["point"][1].get<std::string>()] = s;
+        EXPECT_NE(
+            r.out.find(fmt::format("--credits {}: ok (steady: {:.2f} +- {:.2f} Gb/s per node built", line["point"][1].get<std::string>(),
+                                   s["per_node_built_gbps"].get<double>(), s["half_width_gbps"].get<double>())),
+            std::string::npos)
+            << r.out;
+    }
+    ASSERT_EQ(steady.size(), 2u);
+    auto csv = run_command("python3 " + std::string(EVBENCH_SOURCE_DIR) + "/tools/aggregate.py " + out, 60);
+    ASSERT_EQ(csv.exit_code, 0) << csv.err;
+    std::istringstream in(csv.out);
+    std::string header_line, line;
+    std::getline(in, header_line);
+    const std::vector<std::string> header = csv_cells(header_line);
+    auto at = [&](const std::vector<std::string>& row, const std::string& name) {
+        const auto it = std::find(header.begin(), header.end(), name);
+        EXPECT_NE(it, header.end()) << name << " in " << header_line;
+        return it == header.end() ? std::string() : row[static_cast<std::size_t>(it - header.begin())];
+    };
+    int rows = 0;
+    while (std::getline(in, line)) {
+        const std::vector<std::string> row = csv_cells(line);
+        const auto& s = steady.at(at(row, "credits"));
+        EXPECT_EQ(at(row, "steady"), "yes") << line;
+        EXPECT_EQ(at(row, "start_up"), "no") << line;
+        EXPECT_NEAR(std::stod(at(row, "steady_gbps")), s["per_node_built_gbps"].get<double>(), 1e-4) << line;
+        EXPECT_NEAR(std::stod(at(row, "half_width_gbps")), s["half_width_gbps"].get<double>(), 1e-4) << line;
+        ++rows;
+    }
+    EXPECT_EQ(rows, 2);
+    const std::string dir = temp_path("steady_plots");
+    auto plot = run_command("/usr/bin/python3 " + std::string(EVBENCH_SOURCE_DIR) + "/tools/plot_scan.py " + out + " --out " + dir, 120);
+    ASSERT_EQ(plot.exit_code, 0) << plot.err;
+    const std::string map = read_file(dir + "/heatmap_nodes32.svg"), bars = read_file(dir + "/per_node.svg");
+    EXPECT_EQ(count(map, fmt::format(">+-{:.2f}<", steady.at("1")["half_width_gbps"].get<double>())), 1u) << "each cell its half-width";
+    for (const std::string* svg : {&map, &bars}) {
+        EXPECT_NE(svg->find("built over each run's steady window (--until steady), +- 95 % half-width"), std::string::npos);
+        EXPECT_NE(svg->find("until steady or 0.5 s simulated"), std::string::npos);
     }
 }
 

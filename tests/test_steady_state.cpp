@@ -108,6 +108,18 @@ TEST(SteadyState, BatchMeansThatFollowOneAnotherAreNotTakenAsIndependent) {
     EXPECT_NE(v.why_not.find("the batch means are correlated"), std::string::npos) << v.why_not;
 }
 
+TEST(SteadyState, ARateThatStillFallsIsNotSteady) {
+    SteadyState s(SteadyRule{}, 4);
+    Series series(4);
+    std::mt19937 noise(3);
+    std::normal_distribution<double> jitter(0, 1);
+    // From 80 down to 60 Gb/s over the run, evenly: no part of it is the steady state.
+    series.feed(s, 0, 1000, [&](std::uint32_t, int i) { return 80.0 - 20.0 * i / 1000 + jitter(noise); });
+    const auto v = s.verdict();
+    EXPECT_FALSE(v.steady);
+    EXPECT_NE(v.why_not.find("the rate still drifts"), std::string::npos) << v.why_not;
+}
+
 TEST(SteadyState, ThinningKeepsTheNewestSampleAndDoublesTheSpacing) {
     SteadyRule rule;
     rule.max_samples = 100;

@@ -4,8 +4,10 @@
   tools/aggregate.py scan.jsonl [more.jsonl ...] > scan.csv
 Columns: transport, protocol (or the baseline), scheduling, nodes, ppn, credits, parallel,
 fragment_size (B), exit_code, events_built, errors, start_up (yes: the window holds the start-up,
-a BU built no event in it or, simulated, it opened before the first events: not a steady figure),
-idle_builders (BUs that built no event in the window), per_node_gbps (average receive rate per
+a BU built no event in it or its first one: not a steady figure), idle_builders (BUs that built no
+event in the window), steady (--until steady: yes when the rate was known within its bound, no
+when the cap came first; empty without it), steady_gbps and half_width_gbps (its built rate per
+node over the steady window and the 95 % half-width), per_node_gbps (average receive rate per
 node over the network; the fabric's per-packet figure for --transport sim), min/max_node_gbps,
 built_gbps (every fragment byte into a BU, its own node's included, per node), event_rate_hz
 (events built per second, all BUs), latency_avg_us and latency_p99_us (event building), window_s

@@ -45,15 +45,34 @@ COLOUR_UNIT = "Gb/s per node"
 START_UP_HATCH = "////"
 
 
+def steady_of(r):
+    """(rate, half-width) of a run under --until steady that reached its verdict's batches, else None."""
+    return (r["steady_gbps"], r["half_width_gbps"]) if r.get("steady_gbps", "") != "" else None
+
+
+def shown_rate(r):
+    """What a plot shows of a run: the steady window's built rate under --until steady, else the
+    average receive rate."""
+    steady = steady_of(r)
+    return steady[0] if steady else r["per_node_gbps"]
+
+
 def what_is_shown(runs):
     """The line under every plot's title: which rate, over which transports, for how long."""
     transports = sorted({str(r["transport"]) for r, _ in runs})
     simulated = "sim" in transports
     rate = "received over the network" + (" (simulator: per packet on the host links)" if simulated else "")
+    steady = sum(1 for r, _ in runs if steady_of(r))
+    if steady == len(runs):
+        rate = "built over each run's steady window (--until steady), +- 95 % half-width"
+    elif steady:
+        rate += f";\n{steady} runs under --until steady: built over the steady window, +- 95 % half-width"
     spans = sorted({(r["duration_s"], r["warmup_s"]) for r, _ in runs}, key=str)
     if len(spans) == 1:
         duration, warmup = spans[0]
         span = f"{duration:g} s" + (" simulated" if transports == ["sim"] else "") if isinstance(duration, (int, float)) else "?"
+        if steady:
+            span = "until steady or " + span
         if isinstance(warmup, (int, float)) and warmup > 0:
             span += f", counted from {warmup:g} s"
     else:
@@ -127,8 +146,10 @@ def heatmaps(runs, out):
         ys = sorted({r[y_dim] for r in sel})
         grid = [[float("nan")] * len(xs) for _ in ys]
         start_up = [[False] * len(xs) for _ in ys]
+        half_width = [[None] * len(xs) for _ in ys]
         for r in sel:
-            grid[ys.index(r[y_dim])][xs.index(r[x_dim])] = r["per_node_gbps"]
+            grid[ys.index(r[y_dim])][xs.index(r[x_dim])] = shown_rate(r)
+            half_width[ys.index(r[y_dim])][xs.index(r[x_dim])] = (steady_of(r) or (None, None))[1]
             start_up[ys.index(r[y_dim])][xs.index(r[x_dim])] = r["start_up"] == "yes"
         fig, ax = plt.subplots(figsize=(1.6 + 0.9 * len(xs), 1.2 + 0.7 * len(ys)))
         im = ax.imshow(grid, origin="lower", cmap="viridis", aspect="auto")
@@ -141,7 +162,9 @@ def heatmaps(runs, out):
         for y, row in enumerate(grid):
             for x, v in enumerate(row):
                 if v == v:
-                    ax.text(x, y, f"{v:.1f}" + ("\nstart-up" if start_up[y][x] else ""), ha="center", va="center", color="white", fontsize=8)
+                    hw = f"\n+-{half_width[y][x]:.2f}" if half_width[y][x] is not None else ""
+                    ax.text(x, y, f"{v:.1f}" + hw + ("\nstart-up" if start_up[y][x] else ""), ha="center", va="center", color="white",
+                            fontsize=8)
                 if start_up[y][x]:
                     ax.add_patch(matplotlib.patches.Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, hatch=START_UP_HATCH, edgecolor="white",
                                                               linewidth=0))
@@ -157,7 +180,7 @@ def versus_nodes(runs, out):
     fig, ax = plt.subplots(figsize=(6, 4))
     others = [d for d in varied(runs) if d != "nodes"] or ["credits", "parallel"]
     for i, key in enumerate(sorted({tuple(r[d] for d in others) for r, _ in runs}, key=str)):
-        pts = sorted((r["nodes"], r["per_node_gbps"], r["start_up"] == "yes") for r, _ in runs if tuple(r[d] for d in others) == key)
+        pts = sorted((r["nodes"], shown_rate(r), r["start_up"] == "yes") for r, _ in runs if tuple(r[d] for d in others) == key)
         style = series_style(i)
         ax.plot([p[0] for p in pts], [p[1] for p in pts], label=", ".join(f"{d.replace('_', ' ')} {value_text(d, v)}" for d, v in zip(others, key)),
                 **style)
@@ -180,10 +203,11 @@ def per_node_bars(runs, out):
     labels, avgs, lows, highs = [], [], [], []
     for r, per_node in runs:
         labels.append(label(r, dims))
-        avg = r["per_node_gbps"]
+        steady = steady_of(r)
+        avg = shown_rate(r)
         avgs.append(avg)
-        lows.append(avg - (min(per_node) if per_node else avg))
-        highs.append((max(per_node) if per_node else avg) - avg)
+        lows.append(steady[1] if steady else avg - (min(per_node) if per_node else avg))
+        highs.append(steady[1] if steady else (max(per_node) if per_node else avg) - avg)
     bars = ax.bar(range(len(runs)), avgs, yerr=[lows, highs], capsize=3, color="tab:blue")
     for bar, (r, _) in zip(bars, runs):
         if r["start_up"] == "yes":
@@ -191,7 +215,7 @@ def per_node_bars(runs, out):
             bar.set_facecolor("none")
             bar.set_edgecolor("tab:blue")
     ax.set_xticks(range(len(runs)), labels, rotation=60, ha="right", fontsize=7)
-    ax.set_ylabel(f"{COLOUR_UNIT} (bar: avg, whiskers: min..max)")
+    ax.set_ylabel(f"{COLOUR_UNIT} (avg; min..max or +- half-width)", fontsize=8)
     ax.set_title(what_is_shown(runs), fontsize=8)
     return save(fig, out, "per_node")
 

@@ -4,7 +4,7 @@ import json
 import sys
 
 COLUMNS = ["transport", "protocol", "scheduling", "nodes", "ppn", "credits", "parallel", "fragment_size", "exit_code",
-           "events_built", "errors", "start_up", "idle_builders", "per_node_gbps", "min_node_gbps", "max_node_gbps",
+           "events_built", "errors", "start_up", "idle_builders", "steady", "steady_gbps", "half_width_gbps", "per_node_gbps", "min_node_gbps", "max_node_gbps",
            "built_gbps", "event_rate_hz", "latency_avg_us", "latency_p99_us", "window_s", "duration_s", "warmup_s", "seed",
            "commit", "point"]
 
@@ -16,11 +16,15 @@ def idle_builders_of(doc):
 
 
 def start_up_of(doc):
-    """Whether a run's window holds its start-up: a BU built no event in it, or (the simulator)
-    its window opened before the first events could be built."""
+    """Whether a run's window holds its start-up: a BU built no event in it or its first one, as
+    evbench's own row says (src/report/result_row.cpp); under --until steady, whether the rate
+    was not known by the cap."""
     results = doc.get("results") or {}
+    if results.get("steady"):
+        return not results["steady"].get("reached")
     network = results.get("network") or {}
-    return bool(network.get("start_up_in_window")) or (idle_builders_of(doc) or 0) > 0
+    first_events = results.get("system", {}).get("first_events_in_window") or 0
+    return bool(network.get("start_up_in_window")) or (idle_builders_of(doc) or 0) > 0 or first_events > 0
 
 
 def documents_of(path):
@@ -70,6 +74,8 @@ def flatten(doc):
         avg = network["fabric_rx_gbps"]["avg"]
     latency = system.get("latency_us") or {}
     idle = idle_builders_of(doc)
+    steady = results.get("steady")   # --until steady: its verdict, and its rate when it has batches
+    steady_rate = bool(steady) and steady.get("batches", 0) > 0
 
     def rounded(v):
         return round(v, 4) if isinstance(v, (int, float)) else ""
@@ -87,6 +93,9 @@ def flatten(doc):
         "errors": system.get("errors", 0),
         "start_up": "yes" if start_up_of(doc) else "no",
         "idle_builders": "" if idle is None else idle,
+        "steady": ("yes" if steady.get("reached") else "no") if steady else "",
+        "steady_gbps": rounded(steady.get("per_node_built_gbps")) if steady_rate else "",
+        "half_width_gbps": rounded(steady.get("half_width_gbps")) if steady_rate else "",
         "per_node_gbps": round(avg, 4),
         "min_node_gbps": round(min(per_node), 4) if per_node else "",
         "max_node_gbps": round(max(per_node), 4) if per_node else "",

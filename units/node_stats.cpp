@@ -137,6 +137,7 @@ nlohmann::json NodeStats::to_json() const {
                         {"bytes_in_local", bytes_in_local},
                         {"fragments_in", fragments_in},
                         {"events_built", events_built},
+                        {"events_before_window", events_before_window},
                         {"events_assigned", events_assigned},
                         {"in_flight", in_flight},
                         {"peak_ru_bytes", peak_ru_bytes},
@@ -177,6 +178,7 @@ NodeStats NodeStats::from_json(const nlohmann::json& j) {
     NodeStats s;
     s.node = whole_field_as<std::uint32_t>(j, "node");
     s.bytes_out = whole_field(j, "bytes_out");
+    s.events_before_window = whole_field(j, "events_before_window");
     s.fragments_out = whole_field(j, "fragments_out");
     s.writes_out = whole_field(j, "writes_out");
     s.writes_in = whole_field(j, "writes_in");

@@ -46,7 +46,8 @@ public:
     // --until steady: sample the BUs on these ranks (by BU index) and stop once the rate is known.
     void watch_for_steady(std::vector<std::uint32_t> builder_ranks) {
         builder_ranks_ = std::move(builder_ranks);
-        steady_.emplace(SteadyRule{.bound = config_.steady_bound_percent / 100}, static_cast<std::uint32_t>(builder_ranks_.size()));
+        steady_.emplace(SteadyRule{.bound = config_.steady_bound_percent / 100, .min_events = config_.steady_events},
+                        static_cast<std::uint32_t>(builder_ranks_.size()));
         samples_.resize(builder_ranks_.size());
     }
     bool steady_reached() const { return steady_reached_; }
@@ -415,7 +416,7 @@ RunResult collect_result(const Config& config, const EngineRun& e, const netsim:
 // rates as text, what the window holds of the start-up, and the same in --json's
 // results.network.
 void report_network(RunOutcome& outcome, const Config& config, const SimRunOptions& options, const netsim::Fabric& fabric,
-                    const netsim::FabricSim& sim, const SimNetwork& network, Picoseconds window_from) {
+                    const netsim::FabricSim& sim, const SimNetwork& network) {
     const RunResult& r = *outcome.result;
     const auto& ib = sim.options().ib;
     const bool split = config.layout == NodeLayout::split;
@@ -435,20 +436,15 @@ void report_network(RunOutcome& outcome, const Config& config, const SimRunOptio
     if (r.cut && r.system().events_built == 0)
         outcome.extra_text += fmt::format(
             "# no event was built in the {:.6f} s window: each BU fills its {} credits with {} fragments of {} at once, so "
-            "its first event is in after about c N f / b_eff = {:.3g} s simulated; run --duration {} or longer for event figures\n",
+            "its first event is in after about c N f / b_eff = {:.3g} s simulated; run --duration {} or longer for event figures, "
+            "or --until steady\n",
             r.window().seconds(), config.credits, config.ru_count(), format_size(config.fragment_size), first_event_s,
             round_up_duration(2 * first_event_s + config.warmup.seconds()));
     // Until the first events are built and their credits come back, every BU walks all its credits
     // in step from the start: that traffic is the start-up's, and the links settle well below it
-    // (README, "Start-up and steady state": 97 Gb/s per node in the first 10 ms at 512 nodes, 73 by
-    // 30 ms). Rates counted from before then are not the steady state's.
-    const double from = window_from.seconds();
-    const bool start_up_in_window = r.cut && from < first_event_s;
-    if (start_up_in_window && config.until != Until::steady) // the steady verdict says where the start-up ended
-        outcome.extra_text += fmt::format(
-            "# the byte rates count from {:g} s, before the first events are built (about {:.3g} s): they include the start-up, "
-            "every credit begun at once, not the steady state; --warmup {} or more leaves it out\n",
-            from, first_event_s, round_up_duration(first_event_s));
+    // (docs/simulator.md, "Start-up and steady state"). What the run saw says whether the window
+    // holds it: a BU that built nothing in it, or its first event (the report's line says which).
+    const bool start_up_in_window = r.cut && start_up_builders(config, r).any();
     nlohmann::json network_results = network_json(fabric.topology, sim, r.wall_seconds, fabric.routing_name);
     network_results["first_event_estimate_s"] = first_event_s;
     network_results["start_up_in_window"] = start_up_in_window;
@@ -502,10 +498,11 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
     const EngineRun e = run_engine(sim, executor, config);
     RunOutcome outcome;
     outcome.result = collect_result(config, e, sim, executor, nodes, reactor, hosts_needed);
-    report_network(outcome, config, options, fabric, sim, network, counted_from(config, executor));
+    report_network(outcome, config, options, fabric, sim, network);
     if (const auto verdict = executor.steady_verdict()) {
         outcome.extra_text += steady_text(*verdict, config);
         outcome.extra_results["steady"] = steady_json(*verdict, config);
+        outcome.extra_results["network"]["start_up_in_window"] = !verdict->steady; // the verdict knows where it ended
     }
     return outcome;
 }

@@ -82,6 +82,9 @@ void declare_run_control_options(OptionSet& o, Config& c) {
         .applies_when("--transport sim (the real transports: not yet)", [&c] { return c.transport == "sim"; });
     o.real("steady-bound", c.steady_bound_percent, "PCT", "--until steady: the 95 % half-width of the built rate, in % of it")
         .applies_when("--until steady", [&c] { return c.until == Until::steady; });
+    o.whole("steady-events", c.steady_events, "N", "--until steady: the events every BU must build in the steady window")
+        .above_zero()
+        .applies_when("--until steady", [&c] { return c.until == Until::steady; });
     o.real("target", c.target_gbps, "Gb/s", "--until steady: the built rate per node the detector must carry; the verdict says met or not")
         .shown_default("none")
         .applies_when("--until steady", [&c] { return c.until == Until::steady; });

@@ -1,6 +1,9 @@
 #include "exec/run_result.hpp"
 
 #include "core/interrupt.hpp"
+#include "units/layout.hpp"
+
+#include <algorithm>
 
 namespace evb {
 
@@ -11,6 +14,22 @@ RunResult make_result(const Config& config) {
     r.manager.node = config.nodes;
     r.window_start = config.warmup; // each node counts from then on (Node::set_now)
     return r;
+}
+
+StartUpBuilders start_up_builders(const Config& c, const RunResult& r) {
+    StartUpBuilders b;
+    if (c.is_micro_benchmark()) return b;
+    const Layout layout = Layout::from_config(c);
+    const std::vector<NodeLoss> losses = r.system().losses;
+    for (std::uint32_t rank = 0; rank < layout.ranks(); ++rank) {
+        const std::uint32_t node = layout.node_of(rank);
+        if (!layout.units_on(rank).builder || node >= r.nodes.size()) continue;
+        if (std::ranges::any_of(losses, [rank](const NodeLoss& l) { return l.rank == rank; })) continue;
+        const NodeStats& s = r.nodes[node];
+        b.idle += s.events_built == 0;
+        b.first_in_window += s.events_built > 0 && s.events_before_window == 0 && !c.events; // --events counts every one
+    }
+    return b;
 }
 
 void RunResult::add(const NodeStats& s) {

@@ -78,6 +78,15 @@ struct RunResult {
 
 RunResult make_result(const Config& config);
 
+// The BUs (not lost) whose window holds the start-up, as the run saw it: those that built no
+// event in it, and those whose first event lies in it (a timed run's: a run of --events counts
+// every event on purpose). Zero for a micro-benchmark.
+struct StartUpBuilders {
+    std::uint32_t idle = 0, first_in_window = 0;
+    bool any() const { return idle || first_in_window; }
+};
+StartUpBuilders start_up_builders(const Config& config, const RunResult& r);
+
 // What an executor hands back. The rank that reports (rank 0, or the one process) has the
 // result; another rank has only whether it failed.
 struct RunOutcome {

@@ -60,10 +60,10 @@ double SteadyState::rate_gbps(std::size_t from, std::size_t to) const {
     return static_cast<double>(samples_[to].bytes - samples_[from].bytes) * 8 / seconds / builders_ / 1e9;
 }
 
-std::size_t SteadyState::truncation(std::size_t first) const {
+SteadyState::Truncation SteadyState::truncation(std::size_t first) const {
     constexpr std::size_t group = 5;
     const std::size_t groups = (samples_.size() - 1 - first) / group;
-    if (groups < 2) return first;
+    if (groups < 4) return {first, false};
     std::vector<double> z(groups);
     for (std::size_t j = 0; j < groups; ++j) z[j] = rate_gbps(first + j * group, first + (j + 1) * group);
     // MSER(d) = sum over j >= d of (z_j - mean_d)^2 / (groups - d)^2, from suffix sums.
@@ -74,12 +74,14 @@ std::size_t SteadyState::truncation(std::size_t first) const {
         squares += z[d] * z[d];
         const double k = static_cast<double>(groups - d);
         const double mser = (squares - sum * sum / k) / (k * k);
-        if (d <= groups / 2 && mser <= best) {
+        // Searched up to the last quarter (below, a handful of groups make the statistic vanish):
+        // a minimum past the middle says the rate still drifts (White's rule: the run is too short).
+        if (d < groups - groups / 4 && mser <= best) {
             best = mser;
             best_d = d;
         }
     }
-    return first + best_d * group;
+    return {first + best_d * group, best_d > groups / 2};
 }
 
 SteadyVerdict SteadyState::verdict() const {
@@ -98,7 +100,8 @@ SteadyVerdict SteadyState::verdict() const {
         return v;
     }
     const std::size_t end = samples_.size() - 1;
-    const std::size_t intervals = end - truncation(first), per_batch = intervals / rule_.batches;
+    const Truncation cut = truncation(first);
+    const std::size_t intervals = end - cut.start, per_batch = intervals / rule_.batches;
     if (per_batch == 0) {
         v.began = samples_[first].at;
         v.why_not = fmt::format("every BU has built an event since {:.6g} s: too short a window for {} batches yet", v.began.seconds(),
@@ -134,6 +137,10 @@ SteadyVerdict SteadyState::verdict() const {
     if (v.short_builders)
         v.why_not = fmt::format("{} of {} BUs built fewer than {} events in the window ({} none)", v.short_builders, builders_,
                                 rule_.min_events, v.idle_builders);
+    else if (cut.drifting)
+        v.why_not = fmt::format("the rate still drifts: MSER puts the start-up's end at {:.6g} s, past the middle of the run since every "
+                                "BU's first event",
+                                samples_[cut.start].at.seconds());
     else if (v.lag1 > rule_.max_lag1)
         v.why_not =
             fmt::format("the batch means are correlated (lag-1 {:.2f} above {:g}): the batches are too short yet", v.lag1, rule_.max_lag1);

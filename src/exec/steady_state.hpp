@@ -3,7 +3,7 @@
 //
 // The start-up ends when every BU has built its first event and the rate stops drifting: MSER-5
 // truncation (White 1997) of the per-BU built rate after that point picks where the steady window
-// begins. The rate over the window is then known by batch means: the window cut into `batches`
+// begins, and a truncation past the middle of that stretch means the rate still drifts. The rate over the window is then known by batch means: the window cut into `batches`
 // equal batches, their mean rates' 95 % confidence half-width (Student's t) against `bound` of the
 // window's rate. A window is never called steady while a BU has built fewer than `min_events`
 // events in it. docs/simulator.md, "A steady-state verdict".
@@ -66,8 +66,13 @@ private:
     void thin();
     std::uint64_t bytes_at(std::size_t sample, std::uint32_t bu) const { return per_bu_[sample * builders_ + bu].bytes; }
     std::uint64_t events_at(std::size_t sample, std::uint32_t bu) const { return per_bu_[sample * builders_ + bu].events; }
-    // The sample the steady window starts at, from `first` (every BU has an event): MSER-5.
-    std::size_t truncation(std::size_t first) const;
+    // The sample the steady window starts at, from `first` (every BU has an event): MSER-5, and
+    // whether its minimum lies past the middle (the rate still drifts).
+    struct Truncation {
+        std::size_t start;
+        bool drifting;
+    };
+    Truncation truncation(std::size_t first) const;
     double rate_gbps(std::size_t from, std::size_t to) const; // per BU
 
     SteadyRule rule_;

@@ -169,18 +169,22 @@ std::vector<std::size_t> table_rows(const Config& c, const RunResult& r) {
     return shown;
 }
 
-std::uint32_t idle_builders(const Config& c, const RunResult& r) {
-    if (c.is_micro_benchmark()) return 0;
-    const Layout layout = Layout::from_config(c);
-    const std::vector<NodeLoss> losses = r.system().losses;
-    std::uint32_t idle = 0;
-    for (std::uint32_t rank = 0; rank < layout.ranks(); ++rank) {
-        const std::uint32_t node = layout.node_of(rank);
-        if (!layout.units_on(rank).builder || node >= r.nodes.size()) continue;
-        const bool lost = std::ranges::any_of(losses, [rank](const NodeLoss& l) { return l.rank == rank; });
-        if (!lost && r.nodes[node].events_built == 0) ++idle;
-    }
-    return idle;
+// The line that says a window holds the start-up, from what the run saw (under --until steady the
+// verdict's lines say where it ended).
+void print_start_up(std::ostream& out, const Config& c, const RunResult& r) {
+    const StartUpBuilders b = start_up_builders(c, r);
+    if (c.until == Until::steady || !b.any()) return;
+    if (b.idle)
+        fmt::print(out,
+                   "# {} of {} BUs built no event in the window from {:g} s{}: its rates hold the start-up, not the steady state "
+                   "(--until steady, a longer --duration or a later --warmup leaves it out)\n",
+                   b.idle, c.bu_count(), r.window_start.seconds(),
+                   b.first_in_window ? fmt::format(", {} built their first in it", b.first_in_window) : "");
+    else
+        fmt::print(out,
+                   "# {} of {} BUs built their first event in the window from {:g} s: its rates hold the start-up, not the steady "
+                   "state (--until steady, or a later --warmup, leaves it out)\n",
+                   b.first_in_window, c.bu_count(), r.window_start.seconds());
 }
 
 void print_table(std::ostream& out, const Config& c, const RunResult& r, const std::vector<ProgressSample>& samples) {
@@ -205,11 +209,7 @@ void print_table(std::ostream& out, const Config& c, const RunResult& r, const s
                    signal_name(r.interrupted), r.elapsed.seconds());
     if (r.window_start < c.warmup)
         fmt::print(out, "# the run ended within its warm-up ({:g} s): its counts are from the start\n", c.warmup.seconds());
-    if (const std::uint32_t idle = idle_builders(c, r))
-        fmt::print(out,
-                   "# {} of {} BUs built no event in the window from {:g} s: its rates hold the start-up, not the steady state "
-                   "(a longer --duration, or a later --warmup, leaves it out)\n",
-                   idle, c.bu_count(), r.window_start.seconds());
+    print_start_up(out, c, r);
     print_cpu(out, r); // before the system line: scripts take that one with tail -1
     print_rails(out, r);
     fmt::print(out, "# system: {} events built in {:.3f} s, {:.2f} Gb/s aggregate, {:.2f} Gb/s per {}; errors: {}\n", sys.events_built,
@@ -300,7 +300,9 @@ nlohmann::json result_json(const nlohmann::json& config_echo, const nlohmann::js
     system["per_node_built_gbps"] = gbps(built_in, window) / c.bu_count();
     system["per_node_out_gbps"] = gbps(sys.bytes_out, bytes) / c.ru_count(); // per RU
     system["events_assigned"] = sys.events_assigned;
-    system["idle_builders"] = idle_builders(c, r); // BUs that built no event in the window: a start-up figure while above 0
+    const StartUpBuilders start_up = start_up_builders(c, r); // a start-up figure while either is above 0
+    system["idle_builders"] = start_up.idle;
+    system["first_events_in_window"] = start_up.first_in_window;
     system["error_kinds"] = sys.to_json()["errors"];
     nlohmann::json doc = {{"schema", result_schema_version},
                           {"config", config_echo},

@@ -40,8 +40,13 @@ ResultRow result_row(const nlohmann::json& doc, const std::string& commit) {
         for (const auto& n : at(results, "nodes")) per_node.push_back(at(n, "in_gbps").is_number() ? at(n, "in_gbps").get<double>() : 0.0);
     }
     const nlohmann::json& avg = fabric.is_object() ? at(fabric, "avg") : at(system, "per_node_in_gbps");
-    const bool start_up = at(network, "start_up_in_window") == true ||
-        (at(system, "idle_builders").is_number() && at(system, "idle_builders").get<double>() > 0);
+    const auto& steady = at(results, "steady"); // --until steady: its verdict, and its rate when it has batches
+    const bool steady_rate = at(steady, "batches").is_number() && at(steady, "batches").get<double>() > 0;
+    // Under --until steady the verdict says it (its table counts from --warmup, start-up and all).
+    const bool start_up = steady.is_object() ? at(steady, "reached") != true
+                                             : at(network, "start_up_in_window") == true ||
+            (at(system, "idle_builders").is_number() && at(system, "idle_builders").get<double>() > 0) ||
+            (at(system, "first_events_in_window").is_number() && at(system, "first_events_in_window").get<double>() > 0);
     const auto& latency = at(system, "latency_us");
     return {
         {"transport", cell(at(config, "transport"))},
@@ -57,6 +62,9 @@ ResultRow result_row(const nlohmann::json& doc, const std::string& commit) {
         {"errors", cell(at(system, "errors").is_null() ? nlohmann::json(0) : at(system, "errors"))},
         {"start_up", start_up ? "yes" : "no"},
         {"idle_builders", cell(at(system, "idle_builders"))},
+        {"steady", steady.is_object() ? (at(steady, "reached") == true ? "yes" : "no") : ""},
+        {"steady_gbps", steady_rate ? cell(at(steady, "per_node_built_gbps"), true) : ""},
+        {"half_width_gbps", steady_rate ? cell(at(steady, "half_width_gbps"), true) : ""},
         {"per_node_gbps", cell(avg, true)},
         {"min_node_gbps", per_node.empty() ? "" : cell(*std::min_element(per_node.begin(), per_node.end()), true)},
         {"max_node_gbps", per_node.empty() ? "" : cell(*std::max_element(per_node.begin(), per_node.end()), true)},
