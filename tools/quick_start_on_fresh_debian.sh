@@ -2,7 +2,7 @@
 # README's quick-start times on a fresh Debian 12: a minimal bookworm made by debootstrap from the
 # Debian archive (nothing of this machine's packages in it), a clone of this repository's HEAD,
 # then the two quick-start commands one after the other, each timed with the packages it installs.
-# Usage (root, the archive reachable): bash bench/quick_start_on_fresh_debian.sh [DIR]
+# Usage (root, the archive reachable): bash tools/quick_start_on_fresh_debian.sh [DIR]
 # DIR (default /srv/evbench-fresh) is made anew and left behind for a look; its mounts are undone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
