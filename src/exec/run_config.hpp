@@ -32,7 +32,7 @@ struct Config : UnitConfig {
     Picoseconds heartbeat{};
     Until until = Until::duration;
     double steady_bound_percent = 1; // --until steady: the half-width, in % of the rate
-    std::uint32_t steady_events = 3; // --until steady: events every BU builds in the steady window
+    std::uint32_t steady_events = 10; // --until steady: events every BU builds in the steady window
     double target_gbps = 0; // built Gb/s per node the verdict is held against (0: none)
     std::string json_file;
     std::string bootstrap; // host:port of rank 0's bootstrap service

@@ -20,7 +20,7 @@ namespace evb {
 
 struct SteadyRule {
     double bound = 0.01; // the half-width, a fraction of the rate
-    std::uint64_t min_events = 3; // events every BU builds in the window
+    std::uint64_t min_events = 10; // events every BU builds in the window
     std::uint32_t batches = 20;
     double max_lag1 = 0.2; // the batch means' lag-1 autocorrelation above which they are not independent enough
     std::uint32_t max_samples = 1024; // beyond, every other sample is dropped (the spacing doubles)
