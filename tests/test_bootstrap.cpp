@@ -42,7 +42,8 @@ void idle_root_then_one_frame() {
     Bootstrap root(World{0, ranks, "test", true, ""}, endpoint, listener, key, timeout);
     for (auto& t : threads) t.join();
     for (int i = 0; i < idle_polls; ++i) ASSERT_TRUE(root.poll().empty());
-    others[7]->send_to_root(ControlType::progress, {{"bytes_in", 1}, {"bytes_out", 2}, {"events", 42}, {"in_flight", 0}});
+    others[7]->send_to_root(ControlType::progress,
+                            {{"bytes_in", 1}, {"bytes_out", 2}, {"events", 42}, {"in_flight", 0}, {"built_bytes", 0}, {"period", 1}});
     for (int i = 0; i < 100000; ++i) {
         auto got = root.poll();
         if (got.empty()) continue;
@@ -270,10 +271,11 @@ TEST(BootstrapMessages, AMalformedFrameIsOneLineNamingTheRankAndItsLinkCloses) {
     // Found by fuzz_control_frames: nlohmann throws out_of_range, not parse_error, on a number beyond a double; it ended the process.
     EXPECT_NE(root_hears(frame(5, R"({"bytes_in":134985E3000})")).find("its progress message holds a number out of range"),
               std::string::npos);
-    EXPECT_NE(root_hears(frame(5, R"({"bytes_in":"x","bytes_out":0,"events":0,"in_flight":0})"))
+    EXPECT_NE(root_hears(frame(5, R"({"bytes_in":"x","bytes_out":0,"events":0,"in_flight":0,"built_bytes":0,"period":1})"))
                   .find("field 'bytes_in' is not an unsigned integer"),
               std::string::npos);
-    EXPECT_NE(root_hears(frame(5, R"({"bytes_in":1,"bytes_out":0,"events":0,"in_flight":0,"evil":1})")).find("a field 'evil'"),
+    EXPECT_NE(root_hears(frame(5, R"({"bytes_in":1,"bytes_out":0,"events":0,"in_flight":0,"built_bytes":0,"period":1,"evil":1})"))
+                  .find("a field 'evil'"),
               std::string::npos);
     EXPECT_NE(root_hears(frame(6, R"({"losses":-1})")).find("field 'losses' is not an unsigned 32-bit integer"), std::string::npos);
     std::string huge(4, '\xff');

@@ -61,7 +61,8 @@ std::vector<BadInput> cases() {
         // The baseline replaces the event builder: the options it does not read are refused, not ignored.
         {"FormatWithTheBaseline", "--baseline alltoall --format csv", "--format: does not apply to --baseline alltoall"},
         {"CreditsWithTheBaseline", "--baseline alltoall --credits 4", "--credits: does not apply to --baseline alltoall"},
-        {"UntilSteadyOnARealTransport", "--until steady --transport tcp --launch-local 4", "--until needs --transport sim"},
+        {"UntilSteadyWithAMicroBenchmark", "--until steady --transport tcp --launch-local 4 --benchmark one-to-one",
+         "--until steady: for event building, not --benchmark one-to-one"},
         {"TargetWithoutUntilSteady", "--transport sim --target 80", "--target needs --until steady"},
         {"UntilSteadyWithEvents", "--transport sim --until steady --events 100",
          "--until steady stops when the rate is known: not with --events"},

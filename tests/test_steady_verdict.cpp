@@ -1,5 +1,6 @@
-// --until steady on the simulator (issue "A steady-state verdict"): a window in which BUs built
-// nothing is never called steady, and the rate it gives holds for a run twice as long.
+// --until steady (issue "A steady-state verdict"): on the simulator, a window in which BUs built
+// nothing is never called steady, and the rate it gives holds for a run twice as long; a real run
+// stops once its rate is known.
 #include "run_command.hpp"
 
 #include <gtest/gtest.h>
@@ -55,4 +56,40 @@ TEST(SteadyVerdict, ARunTwiceAsLongLandsWithinTheHalfWidthAndTheTargetIsJudged) 
                                    "steady_64_twice");
     ASSERT_FALSE(longer.is_null());
     EXPECT_NEAR(longer["results"]["system"]["per_node_built_gbps"].get<double>(), rate, half_width);
+}
+
+namespace {
+
+// A real run under --until steady (a loose bound, so that a loaded machine gets there well before
+// the cap): it stops once its rate is known, within the grace, with the verdict's lines and JSON.
+void expect_a_run_that_stops_once_its_rate_is_known(const std::string& args, const std::string& name) {
+    std::string out;
+    auto doc = run_evbench_json(args + " --until steady --steady-bound 10 --duration 120s", name, out);
+    ASSERT_FALSE(doc.is_null()) << out;
+    const auto& r = doc["results"];
+    const auto& s = r["steady"];
+    ASSERT_TRUE(s["reached"].get<bool>()) << s["why_not"] << "\n" << out;
+    const double rate = s["per_node_built_gbps"].get<double>(), until = s["until_s"].get<double>();
+    EXPECT_GT(rate, 0.0);
+    EXPECT_LE(s["half_width_gbps"].get<double>(), 0.1 * rate);
+    EXPECT_EQ(s["idle_builders"], 0);
+    EXPECT_EQ(s["short_builders"], 0);
+    EXPECT_LT(s["began_s"].get<double>(), until);
+    // Ended by the verdict, not by a signal nor the cap: what was under way drained within the grace.
+    EXPECT_TRUE(r["interrupted"].is_null()) << r["interrupted"];
+    EXPECT_GE(r["elapsed_s"].get<double>(), until);
+    EXPECT_LE(r["elapsed_s"].get<double>(), until + 10);
+    EXPECT_EQ(r["counted_from_s"], 0.0); // no --warmup: the verdict finds the start-up's end
+    EXPECT_NE(out.find(fmt::format("# steady state (--until steady, +-10 %): reached at {:.6g} s", until)), std::string::npos) << out;
+}
+
+} // namespace
+
+// Rank 0 assembles every BU's counts from the ranks' progress records and tells every rank to end.
+TEST(SteadyVerdict, ATcpRunStopsOnceItsRateIsKnown) {
+    expect_a_run_that_stops_once_its_rate_is_known("--transport tcp --launch-local 4", "steady_tcp");
+}
+
+TEST(SteadyVerdict, AnInProcessRunStopsOnceItsRateIsKnown) {
+    expect_a_run_that_stops_once_its_rate_is_known("--transport local --nodes 4", "steady_local");
 }

@@ -93,7 +93,8 @@ void declare_run_length_and_checks_options(OptionSet& o, UnitConfig& c) {
     o.duration("duration", c.duration, "stop assigning events after this time");
     o.duration("warmup", c.warmup,
                "bytes, events and latencies count from this time on (wall time, or simulated): rates leave the start-up out")
-        .shown_default("a tenth of --duration on real transports; 0 with --events, --on-failure continue and --transport sim")
+        .shown_default(
+            "a tenth of --duration on real transports; 0 with --events, --on-failure continue, --until steady and --transport sim")
         .applies_when("a run that is not a shift scan (its phases measure their own steady part)",
                       [&c] { return c.benchmark != Benchmark::shift_scan; });
     o.choice("verify", c.verify, {{"header", Verify::header}, {"full", Verify::full}},

@@ -6,7 +6,7 @@
 #include "core/options.hpp"
 #include "core/quantity.hpp"
 #include "exec/steady_report.hpp"
-#include "exec/steady_state.hpp"
+#include "exec/steady_watch.hpp"
 #include "exec/reactor.hpp"
 #include "exec/run_deadline.hpp"
 #include "drivers/sim/sim_network.hpp"
@@ -43,14 +43,9 @@ public:
         : network_(network), nodes_(nodes), reactor_(reactor), config_(config), warmup_(warmup), failures_(failures), observer_(observer),
           armed_(nodes.size(), Picoseconds::max()) {}
 
-    // --until steady: sample the BUs on these ranks (by BU index) and stop once the rate is known.
-    void watch_for_steady(std::vector<std::uint32_t> builder_ranks) {
-        builder_ranks_ = std::move(builder_ranks);
-        steady_.emplace(SteadyRule{.bound = config_.steady_bound_percent / 100, .min_events = config_.steady_events},
-                        static_cast<std::uint32_t>(builder_ranks_.size()));
-        samples_.resize(builder_ranks_.size());
-    }
-    bool steady_reached() const { return steady_reached_; }
+    // --until steady: sample the BUs and stop once the rate is known.
+    void watch_for_steady(const Layout& layout) { steady_.emplace(config_, layout, nodes_); }
+    bool steady_reached() const { return steady_ && steady_->reached(); }
     std::optional<SteadyVerdict> steady_verdict() const { return steady_ ? std::optional(steady_->verdict()) : std::nullopt; }
 
     void start(netsim::FabricSim& sim) override {
@@ -78,10 +73,7 @@ public:
             return;
         }
         if (tag == steady_tag) {
-            for (std::size_t b = 0; b < builder_ranks_.size(); ++b) samples_[b] = BuilderSample::of(nodes_[builder_ranks_[b]]->stats());
-            steady_->add(sim.now(), samples_);
-            steady_reached_ = steady_->verdict().steady;
-            if (!steady_reached_) sim.set_timer(steady_->next_due(steady_sample), 0, steady_tag);
+            if (!steady_->sample(sim.now())) sim.set_timer(steady_->next_due(steady_sample), 0, steady_tag);
             return;
         }
         if (tag == warmup_tag) { // the nodes open their own window (Node::set_now); the links' counters are the fabric's
@@ -189,10 +181,7 @@ private:
     std::array<Completion, 64> completions_{};
     Picoseconds last_activity_{};
     std::vector<netsim::SimHostStats> link_baseline_;
-    std::optional<SteadyState> steady_;
-    std::vector<std::uint32_t> builder_ranks_;
-    std::vector<BuilderSample> samples_;
-    bool steady_reached_ = false;
+    std::optional<SteadyWatch> steady_;
 };
 
 // Payload that crossed each of the first `hosts` hosts' links over the window, counted per
@@ -294,17 +283,6 @@ void SimRunOptions::resolve(std::uint64_t seed, bool k_given, bool levels_given)
 }
 
 namespace {
-
-// The rank of each BU, by BU index.
-std::vector<std::uint32_t> builder_ranks(const Layout& layout) {
-    std::vector<std::uint32_t> ranks;
-    for (std::uint32_t r = 0; r < layout.ranks(); ++r)
-        if (const auto bu = layout.units_on(r).builder) {
-            if (*bu >= ranks.size()) ranks.resize(*bu + 1);
-            ranks[*bu] = r;
-        }
-    return ranks;
-}
 
 // Node i is host i; an EM with its own rank gets host N; a split layout's BU j is node R + j.
 std::vector<std::uint32_t> hosts_of_ranks(const Layout& layout) {
@@ -494,14 +472,13 @@ RunOutcome run_simulated(const Config& config, const SimRunOptions& options, Run
                      ib.mtu, model.host_latency)});
 
     SimExecutor executor(network, nodes, reactor, config, config.warmup, failures, observer);
-    if (config.until == Until::steady) executor.watch_for_steady(builder_ranks(layout));
+    if (config.until == Until::steady) executor.watch_for_steady(layout);
     const EngineRun e = run_engine(sim, executor, config);
     RunOutcome outcome;
     outcome.result = collect_result(config, e, sim, executor, nodes, reactor, hosts_needed);
     report_network(outcome, config, options, fabric, sim, network);
     if (const auto verdict = executor.steady_verdict()) {
-        outcome.extra_text += steady_text(*verdict, config);
-        outcome.extra_results["steady"] = steady_json(*verdict, config);
+        add_steady_report(outcome, *verdict, config);
         outcome.extra_results["network"]["start_up_in_window"] = !verdict->steady; // the verdict knows where it ended
     }
     return outcome;

@@ -102,6 +102,9 @@ void Bootstrap::watch_links() {
     if (epoll_fd_ < 0) throw std::runtime_error("bootstrap: epoll_create1: " + errno_text());
     for (std::uint32_t i = 0; i < links_.size(); ++i) {
         if (links_[i].fd < 0) continue;
+        // Control messages are small and each is due now: Nagle's algorithm held a second one
+        // back until the first was acknowledged (up to a delayed ACK's 40 ms).
+        set_nodelay(links_[i].fd);
         epoll_event ev{};
         ev.events = EPOLLIN | EPOLLRDHUP;
         ev.data.u32 = i;

@@ -41,7 +41,12 @@ const std::vector<Schema>& schemas() {
         {ControlType::go, "go", {}, small},
         {ControlType::progress,
          "progress",
-         {{"bytes_in", Kind::count}, {"bytes_out", Kind::count}, {"events", Kind::count}, {"in_flight", Kind::count}},
+         {{"bytes_in", Kind::count},
+          {"bytes_out", Kind::count},
+          {"events", Kind::count},
+          {"in_flight", Kind::count},
+          {"built_bytes", Kind::count},
+          {"period", Kind::count}},
          small},
         {ControlType::done, "done", {{"losses", Kind::rank}}, small},
         {ControlType::beat, "beat", {}, small},
@@ -54,6 +59,7 @@ const std::vector<Schema>& schemas() {
          statistics},
         {ControlType::bye, "bye", {}, small},
         {ControlType::end_now, "end_now", {{"signal", Kind::rank}}, small},
+        {ControlType::steady, "steady", {}, small},
         {ControlType::link_lost, "link_lost", {{"error", Kind::text}}, with_text},
     };
     return all;

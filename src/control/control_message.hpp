@@ -19,7 +19,7 @@ enum class ControlType : std::uint8_t {
     table, // 0 -> ranks, its answer: {values: one string per rank}
     ready, // rank -> 0 at the barrier: {}
     go, // 0 -> ranks: {}
-    progress, // rank -> 0: {bytes_in, bytes_out, events, in_flight}
+    progress, // rank -> 0: {bytes_in, bytes_out, events, in_flight, built_bytes, period: the record's number}
     done, // rank -> 0, its units finished: {losses: the losses it had heard of}
     beat, // either way, with --heartbeat: {}
     lost_rank, // 0 -> ranks: {rank, how}
@@ -28,6 +28,7 @@ enum class ControlType : std::uint8_t {
     stats, // rank -> 0 at the end: {stats, started_unix_s, rails, cpu}
     bye, // 0 -> ranks, every statistic gathered: {}
     end_now, // either way: a rank was interrupted (rank -> 0), so the run ends as at its duration (0 -> ranks): {signal}
+    steady, // 0 -> ranks: the built rate is known (--until steady), so the run ends as at its duration: {}
     // Never on the wire: what Bootstrap::poll reports of a link that closed or sent a malformed
     // frame: {error}.
     link_lost = 255,

@@ -13,6 +13,7 @@
 #include "exec/reactor.hpp"
 #include "exec/run_loop.hpp"
 #include "exec/stall_watchdog.hpp"
+#include "exec/steady_report.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -369,6 +370,7 @@ RunOutcome DistributedRank::gather_statistics(const NodeStats& stats, std::vecto
     result.placement = std::move(placements_);
     result.origins = std::move(origins_);
     outcome.result = std::move(result);
+    if (const auto verdict = control_->steady_verdict()) add_steady_report(outcome, *verdict, config_);
     return outcome;
 }
 

@@ -97,6 +97,7 @@ void EndpointThread::publish() {
     bytes_out_.store(p.bytes_out, std::memory_order_relaxed);
     events_.store(p.events, std::memory_order_relaxed);
     in_flight_.store(p.in_flight, std::memory_order_relaxed);
+    built_bytes_.store(p.built_bytes, std::memory_order_relaxed);
     if (node_->failure() && !failed_.load(std::memory_order_relaxed)) {
         std::lock_guard lock(failure_mutex_);
         failure_ = node_->failure();
@@ -127,7 +128,7 @@ std::optional<std::string> EndpointThread::failure() const {
 
 ProgressCounts EndpointThread::progress() const {
     return {bytes_in_.load(std::memory_order_relaxed), bytes_out_.load(std::memory_order_relaxed), events_.load(std::memory_order_relaxed),
-            in_flight_.load(std::memory_order_relaxed)};
+            in_flight_.load(std::memory_order_relaxed), built_bytes_.load(std::memory_order_relaxed)};
 }
 
 void EndpointThread::stop() {

@@ -77,7 +77,7 @@ private:
     std::future<RankPlacement> placed_future_;
     std::future<void> connected_future_;
     std::atomic<bool> finished_{false}, stopping_{false}, failed_{false}, end_now_{false};
-    std::atomic<std::uint64_t> bytes_in_{0}, bytes_out_{0}, events_{0}, in_flight_{0};
+    std::atomic<std::uint64_t> bytes_in_{0}, bytes_out_{0}, events_{0}, in_flight_{0}, built_bytes_{0};
     mutable std::mutex failure_mutex_;
     std::optional<std::string> failure_;
     std::thread thread_;

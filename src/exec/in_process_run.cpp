@@ -5,6 +5,8 @@
 #include "exec/reactor.hpp"
 #include "exec/run_loop.hpp"
 #include "exec/run_deadline.hpp"
+#include "exec/steady_report.hpp"
+#include "exec/steady_watch.hpp"
 
 #include <fmt/format.h>
 
@@ -32,6 +34,11 @@ RunOutcome run_in_process(const Config& config, std::vector<std::unique_ptr<Tran
 
     Picoseconds deadline = run_deadline(config);
     Picoseconds next_progress = config.progress_interval;
+    // --until steady: every BU sampled at a tenth of the progress interval, as ranks report theirs.
+    const Picoseconds steady_spacing(config.progress_interval.count() / 10);
+    std::optional<SteadyWatch> steady;
+    if (config.until == Until::steady) steady.emplace(config, units->layout(), nodes);
+    bool ending = false;
     const Picoseconds origin = steady_now();
     const CpuTime cpu_at_start = process_cpu_time();
     for (auto& n : nodes) n->start();
@@ -46,11 +53,17 @@ RunOutcome run_in_process(const Config& config, std::vector<std::unique_ptr<Tran
         }
         // Checking the clock costs little next to a poll pass; check completion only now and then.
         if ((pass++ & 63) == 0 && reactor.all_finished()) return loop.end();
-        if (!result.interrupted && interrupt_signal()) { // as at --duration's end, now: what is under way finishes
-            result.interrupted = interrupt_signal();
+        // Interrupted, or the rate is known: as at --duration's end, now: what is under way finishes.
+        auto end_now = [&] {
+            ending = true;
             for (auto& n : nodes) n->end_now();
             deadline = std::min(deadline, now + config.grace);
+        };
+        if (!result.interrupted && interrupt_signal()) {
+            result.interrupted = interrupt_signal();
+            if (!ending) end_now();
         }
+        if (steady && !ending && now >= steady->next_due(steady_spacing) && steady->sample(now)) end_now();
         if (now >= next_progress) {
             observer.progress(now, reactor.progress());
             next_progress += config.progress_interval;
@@ -74,6 +87,7 @@ RunOutcome run_in_process(const Config& config, std::vector<std::unique_ptr<Tran
     result.wall_seconds = now.seconds();
     RunOutcome outcome;
     outcome.result = std::move(result);
+    if (steady) add_steady_report(outcome, steady->verdict(), config);
     return outcome;
 }
 

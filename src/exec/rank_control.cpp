@@ -43,8 +43,9 @@ void RankEndpoints::end_now() {
 RankControl::RankControl(const Config& config, const World& world, Bootstrap& boot, RunObserver& observer, RankEndpoints& rank)
     : config_(config), world_(world), boot_(boot), observer_(observer), rank_(rank), root_(world.rank == 0), board_(world.size),
       done_(world.size, false), lost_(world.size, false), heartbeat_(config.heartbeat), deadline_(run_deadline(config)),
-      progress_period_(root_ ? config.progress_interval : Picoseconds(config.progress_interval.count() / 10)),
-      next_progress_(progress_period_) {
+      record_period_(std::max(Picoseconds(1), Picoseconds(config.progress_interval.count() / 10))), next_record_(record_period_),
+      next_line_(config.progress_interval) {
+    if (root_ && config.until == Until::steady) steady_.emplace(config, rank.layout(), record_period_);
     heartbeat_.start(world.size, Picoseconds(0));
     for (std::uint32_t r = 0; r < world.size; ++r)
         if (root_ ? r == 0 : r != 0) heartbeat_.forget(r); // a rank other than 0 hears only rank 0
@@ -125,7 +126,13 @@ void RankControl::handle(const Bootstrap::Incoming& in, Picoseconds now) {
     case ControlType::done:
         if (body.at("losses").get<std::uint32_t>() == lost_count_) mark_done(in.from);
         break;
-    case ControlType::progress: board_[in.from] = ProgressCounts::from_json(body); break;
+    case ControlType::progress: {
+        board_[in.from] = ProgressCounts::from_json(body);
+        if (!steady_) break;
+        if (auto refused = steady_->take(in.from, body.at("period").get<std::uint64_t>(), board_[in.from], now))
+            rank_lost(in.from, *refused);
+        break;
+    }
     case ControlType::finish: finish_ = true; break;
     case ControlType::end_now: {
         const auto sig = body.at("signal").get<std::uint32_t>();
@@ -136,6 +143,12 @@ void RankControl::handle(const Bootstrap::Incoming& in, Picoseconds now) {
         end_now(static_cast<int>(sig), now, root_); // rank 0 passes it on to every rank
         break;
     }
+    case ControlType::steady:
+        if (root_)
+            rank_lost(in.from, "it sent a steady message, which only rank 0 sends");
+        else
+            wind_down(now);
+        break;
     case ControlType::beat: break;
     default:
         if (root_ && in.from != 0)
@@ -155,29 +168,49 @@ void RankControl::find_the_silent(Picoseconds now) {
 }
 
 void RankControl::report_progress(Picoseconds now) {
-    if (now < next_progress_) return;
-    next_progress_ += progress_period_;
-    if (root_) {
-        board_[0] = rank_.progress();
-        ProgressCounts sum;
-        for (const auto& r : board_) sum += r;
-        observer_.progress(now, sum);
-    } else {
-        boot_.send_to_root(ControlType::progress, rank_.progress().to_json());
+    if (now < next_record_) return;
+    // A loop late by periods sends one record, of the period it is in.
+    const std::uint64_t period = static_cast<std::uint64_t>(now.count() / record_period_.count());
+    next_record_ = Picoseconds(static_cast<std::int64_t>(period + 1) * record_period_.count());
+    const ProgressCounts mine = rank_.progress();
+    if (!root_) {
+        nlohmann::json record = mine.to_json();
+        record["period"] = period;
+        boot_.send_to_root(ControlType::progress, record);
+        return;
     }
+    board_[0] = mine;
+    if (steady_) {
+        if (auto broken = steady_->take(0, period, mine, now)) failure_ = "rank 0's own progress record: " + *broken;
+        if (steady_->reached() && !winding_down_) {
+            wind_down(now);
+            boot_.broadcast(ControlType::steady);
+        }
+    }
+    if (now < next_line_) return;
+    while (next_line_ <= now) next_line_ += config_.progress_interval;
+    ProgressCounts sum;
+    for (const auto& r : board_) sum += r;
+    observer_.progress(now, sum);
 }
 
 void RankControl::end_now(int signal, Picoseconds now, bool tell) {
     if (interrupted_) return;
     interrupted_ = signal;
     note_interrupt(signal);
-    rank_.end_now();
-    deadline_ = std::min(deadline_, now + config_.grace);
+    wind_down(now);
     if (!tell) return;
     if (root_)
         boot_.broadcast(ControlType::end_now, {{"signal", signal}});
     else
         boot_.send_to_root(ControlType::end_now, {{"signal", signal}});
+}
+
+void RankControl::wind_down(Picoseconds now) {
+    if (winding_down_) return;
+    winding_down_ = true;
+    rank_.end_now();
+    deadline_ = std::min(deadline_, now + config_.grace);
 }
 
 void RankControl::rank_lost(std::uint32_t r, const std::string& how, Picoseconds failed_at) {

@@ -1,8 +1,8 @@
 // The run's control plane, as one rank of a distributed run sees it between the start and the
 // finish (src/control carries its messages): each rank says when it is done, rank 0 finishes the
 // run once every rank is, beats and losses go round (--heartbeat, --on-failure continue), the
-// progress lines are summed at rank 0, an interrupt reaches every rank, and the deadline ends a
-// run that does not finish. `tick` is one turn of it; the run loop calls it every millisecond.
+// progress lines are summed at rank 0, an interrupt reaches every rank, rank 0 ends the run once
+// its rate is known (--until steady), and the deadline ends a run that does not finish. `tick` is one turn of it; the run loop calls it every millisecond.
 #pragma once
 #include "control/bootstrap.hpp"
 #include "exec/run_config.hpp"
@@ -11,6 +11,7 @@
 #include "exec/node.hpp"
 #include "exec/progress_counts.hpp"
 #include "exec/run_observer.hpp"
+#include "exec/steady_ranks.hpp"
 #include "control/world.hpp"
 
 #include <memory>
@@ -32,6 +33,7 @@ public:
     // A lost rank is each of its endpoints lost. failed_at: when it fell silent (-1: unknown).
     void lose_rank(std::uint32_t rank, const std::string& how, Picoseconds failed_at = Picoseconds(-1), LossNews news = LossNews::seen);
     void end_now();
+    const Layout& layout() const { return layout_; }
 
 private:
     Node& node_;
@@ -50,6 +52,8 @@ public:
     // every rank, another rank to rank 0).
     void end_now(int signal, Picoseconds now, bool tell);
     void fail(std::string why) { failure_ = std::move(why); }
+    // --until steady, at rank 0: what the ranks' counts say of the rate.
+    std::optional<SteadyVerdict> steady_verdict() const { return steady_ ? std::optional(steady_->verdict()) : std::nullopt; }
 
     bool finish() const { return finish_; } // every rank done (rank 0 said so)
     const std::optional<std::string>& failure() const { return failure_; }
@@ -64,6 +68,8 @@ private:
     void say_done_and_beat(Picoseconds now);
     void find_the_silent(Picoseconds now);
     void report_progress(Picoseconds now);
+    // The units start nothing new, as at --duration's end, and the run drains within the grace period.
+    void wind_down(Picoseconds now);
     // Rank 0 learned that rank r is gone: it no longer waits for it, and tells every survivor
     // (a heartbeat loss is seen by no transport). Without --on-failure continue the run ends.
     void rank_lost(std::uint32_t r, const std::string& how, Picoseconds failed_at = Picoseconds(-1));
@@ -92,11 +98,14 @@ private:
     std::optional<std::string> failure_;
     bool fenced_ = false; // it ends at once and says nothing more
     int interrupted_ = 0;
+    bool winding_down_ = false; // interrupted or steady: nothing new starts
     Picoseconds deadline_;
-    // Rank 0 prints a line every interval; the other ranks send it their counts ten times as
-    // often, so that a line counts every rank's work up to a tenth of an interval before its time.
-    const Picoseconds progress_period_;
-    Picoseconds next_progress_;
+    // Rank 0 prints a line every interval; every rank takes its counts ten times as often, as the
+    // record of that period (numbered from the start): the others send theirs to rank 0, so that
+    // a line counts every rank's work up to a tenth of an interval before its time.
+    const Picoseconds record_period_;
+    Picoseconds next_record_, next_line_;
+    std::optional<SteadyRanks> steady_; // rank 0, --until steady
 };
 
 } // namespace evb

@@ -78,8 +78,7 @@ void declare_run_control_options(OptionSet& o, Config& c) {
     o.duration("progress-interval", c.progress_interval, "time between progress lines");
     o.choice("until", c.until, {{"duration", Until::duration}, {"steady", Until::steady}},
              "duration: stop at --duration; steady: stop once every BU has built events past the start-up and the built rate per "
-             "node is known within --steady-bound (batch means), --duration the cap (docs/simulator.md, \"A steady-state verdict\")")
-        .applies_when("--transport sim (the real transports: not yet)", [&c] { return c.transport == "sim"; });
+             "node is known within --steady-bound (batch means), --duration the cap (default 60 s, simulated 10 s; docs/steady-state.md)");
     o.real("steady-bound", c.steady_bound_percent, "PCT", "--until steady: the 95 % half-width of the built rate, in % of it")
         .applies_when("--until steady", [&c] { return c.until == Until::steady; });
     o.whole("steady-events", c.steady_events, "N", "--until steady: the events every BU must build in the steady window")
@@ -161,7 +160,14 @@ void declare_config_options(OptionSet& o, Config& c) {
     declare_launch_options(o, c);
 }
 
-void derive_config_defaults(Config& c, const OptionSet& o) { derive_unit_defaults(c, o); }
+void derive_config_defaults(Config& c, const OptionSet& o) {
+    derive_unit_defaults(c, o);
+    // --until steady finds the start-up's end itself, and --duration is only its cap.
+    if (c.until == Until::steady) {
+        if (!o.given("warmup")) c.warmup = Picoseconds(0);
+        if (!o.given("duration")) c.duration = Picoseconds::from_seconds(60);
+    }
+}
 
 void validate(const Config& c) {
     validate(static_cast<const UnitConfig&>(c));

@@ -72,4 +72,9 @@ nlohmann::json steady_json(const SteadyVerdict& v, const Config& c) {
     return j;
 }
 
+void add_steady_report(RunOutcome& outcome, const SteadyVerdict& v, const Config& c) {
+    outcome.extra_text += steady_text(v, c);
+    outcome.extra_results["steady"] = steady_json(v, c);
+}
+
 } // namespace evb

@@ -2,6 +2,7 @@
 // results.steady in --json, with the target's verdict when --target is given.
 #pragma once
 #include "exec/run_config.hpp"
+#include "exec/run_result.hpp"
 #include "exec/steady_state.hpp"
 
 #include <nlohmann/json.hpp>
@@ -20,5 +21,7 @@ TargetVerdict target_verdict(const SteadyVerdict& v, double target_gbps);
 
 std::string steady_text(const SteadyVerdict& v, const Config& c);
 nlohmann::json steady_json(const SteadyVerdict& v, const Config& c);
+// Both, added to a run's outcome.
+void add_steady_report(RunOutcome& outcome, const SteadyVerdict& v, const Config& c);
 
 } // namespace evb

@@ -58,7 +58,8 @@ void write_seeds() {
         {ControlType::table, {{"values", {"127.0.0.1:40211", "127.0.0.1:40213", "127.0.0.1:40217"}}}},
         {ControlType::ready, nlohmann::json::object()},
         {ControlType::go, nlohmann::json::object()},
-        {ControlType::progress, {{"bytes_in", 1u << 20}, {"bytes_out", 1u << 20}, {"events", 24}, {"in_flight", 2}}},
+        {ControlType::progress,
+         {{"bytes_in", 1u << 20}, {"bytes_out", 1u << 20}, {"events", 24}, {"in_flight", 2}, {"built_bytes", 3u << 20}, {"period", 7}}},
         {ControlType::beat, nlohmann::json::object()},
         {ControlType::lost_rank, {{"rank", 2}, {"how", "missed its heartbeat for 300 ms"}}},
         {ControlType::done, {{"losses", 1}}},
@@ -66,6 +67,7 @@ void write_seeds() {
         {ControlType::stats, rank_statistics_body(stats, 1.8e9, {{"mlx5_0", 1u << 20}}, {0.25, 0.5})},
         {ControlType::abort, {{"error", "rank 1: tcp: peer closed the connection"}}},
         {ControlType::bye, nlohmann::json::object()},
+        {ControlType::steady, nlohmann::json::object()},
     };
     std::string all;
     for (std::size_t i = 0; i < conversation.size(); ++i) {
