@@ -96,3 +96,14 @@ TEST(SteadyRanks, ARecordBackInTimeOrCountsOrFromBeyondRankZerosClockIsRefused) 
     EXPECT_EQ(steady.take(1, UINT64_MAX, built(150), end_of(4)),
               "it sent a progress record for period 18446744073709551615 of 0.1 s while rank 0's clock is in period 4");
 }
+
+// The slowest BU is named by its node, the table's row: in a split layout BU j is node R + j.
+TEST(SteadyRanks, TheSlowestBuilderIsNamedByItsNode) {
+    const Layout layout(5, 1, false, EmPlacement::rank0, 3);
+    ASSERT_EQ(layout.units_on(4).builder, 1u);
+    SteadyRanks steady(steady_config(), layout, period);
+    for (std::uint64_t k = 1; k <= 400 && !steady.reached(); ++k)
+        for (std::uint32_t r = 0; r < layout.ranks(); ++r) ASSERT_FALSE(steady.take(r, k, built((r == 4 ? 90 : 100) * k), end_of(k)));
+    ASSERT_TRUE(steady.reached()) << steady.verdict().why_not;
+    EXPECT_EQ(steady.verdict().slowest, 4u);
+}

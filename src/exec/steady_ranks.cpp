@@ -19,7 +19,7 @@ constexpr std::size_t max_waiting = 1024;
 } // namespace
 
 SteadyRanks::SteadyRanks(const Config& c, const Layout& layout, Picoseconds period)
-    : period_(period), builder_of_rank_(layout.ranks()), records_(builder_ranks(layout).size()), last_(records_.size()),
+    : layout_(layout), period_(period), builder_of_rank_(layout.ranks()), records_(builder_ranks(layout).size()), last_(records_.size()),
       state_(steady_rule(c), static_cast<std::uint32_t>(records_.size())), samples_(records_.size()) {
     if (period <= Picoseconds(0)) throw std::invalid_argument("SteadyRanks: the period must be positive");
     for (std::uint32_t r = 0; r < layout.ranks(); ++r) builder_of_rank_[r] = layout.units_on(r).builder;

@@ -7,6 +7,7 @@
 #include "exec/progress_counts.hpp"
 #include "exec/run_config.hpp"
 #include "exec/steady_state.hpp"
+#include "exec/steady_watch.hpp"
 #include "units/layout.hpp"
 
 #include <deque>
@@ -23,7 +24,7 @@ public:
     // record breaks the protocol, or nothing.
     std::optional<std::string> take(std::uint32_t rank, std::uint64_t period, const ProgressCounts& counts, Picoseconds now);
     bool reached() const { return reached_; }
-    SteadyVerdict verdict() const { return state_.verdict(); }
+    SteadyVerdict verdict() const { return in_nodes(state_.verdict(), layout_); }
 
 private:
     struct Record {
@@ -32,6 +33,7 @@ private:
     };
     void assemble();
 
+    const Layout& layout_;
     const Picoseconds period_;
     std::vector<std::optional<std::uint32_t>> builder_of_rank_;
     std::vector<std::deque<Record>> records_; // per BU, oldest first

@@ -42,7 +42,7 @@ struct SteadyVerdict {
     double lag1 = 0; // the batch means' lag-1 autocorrelation
     std::uint32_t idle_builders = 0; // built no event in the window
     std::uint32_t short_builders = 0; // built fewer than min_events in it (the idle ones included)
-    std::uint32_t slowest = 0; // the BU (index) that built least in the window
+    std::uint32_t slowest = 0; // the BU (index) that built least in the window; its node once the layout is known (in_nodes)
     double slowest_gbps = 0;
 };
 

@@ -14,9 +14,15 @@ std::vector<std::uint32_t> builder_ranks(const Layout& layout) {
     return ranks;
 }
 
+SteadyVerdict in_nodes(SteadyVerdict v, const Layout& layout) {
+    const std::vector<std::uint32_t> ranks = builder_ranks(layout);
+    if (v.slowest < ranks.size()) v.slowest = layout.node_of(ranks[v.slowest]);
+    return v;
+}
+
 SteadyWatch::SteadyWatch(const Config& c, const Layout& layout, const std::vector<std::unique_ptr<Node>>& nodes)
-    : nodes_(nodes), builder_ranks_(builder_ranks(layout)), state_(steady_rule(c), static_cast<std::uint32_t>(builder_ranks_.size())),
-      samples_(builder_ranks_.size()) {}
+    : layout_(layout), nodes_(nodes), builder_ranks_(builder_ranks(layout)),
+      state_(steady_rule(c), static_cast<std::uint32_t>(builder_ranks_.size())), samples_(builder_ranks_.size()) {}
 
 bool SteadyWatch::sample(Picoseconds at) {
     for (std::size_t b = 0; b < builder_ranks_.size(); ++b) samples_[b] = BuilderSample::of(nodes_.at(builder_ranks_[b])->stats());

@@ -16,6 +16,9 @@ SteadyRule steady_rule(const Config& c);
 
 // The rank of each BU, by BU index.
 std::vector<std::uint32_t> builder_ranks(const Layout& layout);
+// The verdict with its slowest BU as the node it runs on (the table's row: in a split layout BU j
+// is node R + j).
+SteadyVerdict in_nodes(SteadyVerdict v, const Layout& layout);
 
 class SteadyWatch {
 public:
@@ -26,9 +29,10 @@ public:
     // When the next sample is due, at `spacing` from the last (doubled by each thinning).
     Picoseconds next_due(Picoseconds spacing) const { return state_.next_due(spacing); }
     bool reached() const { return reached_; }
-    SteadyVerdict verdict() const { return state_.verdict(); }
+    SteadyVerdict verdict() const { return in_nodes(state_.verdict(), layout_); }
 
 private:
+    const Layout& layout_;
     const std::vector<std::unique_ptr<Node>>& nodes_;
     const std::vector<std::uint32_t> builder_ranks_;
     SteadyState state_;
