@@ -253,6 +253,12 @@ void FabricSim::dispatch(const SimEvent& e) {
         on_arrive(x.in, x.packet, x.hop, x.chunk);
         break;
     }
+    case enter: { // chunk: the time from here until the packet's first flit is in and switched
+        const Arrival x = arrivals_.take(e.a);
+        occupancy_change(queue_index(x.in, packets_[x.packet].vl), packets_[x.packet].blocks);
+        enqueue(x.in, x.packet, x.hop, now_ + x.chunk);
+        break;
+    }
     case tx_done: on_tx_done<G>(e.a); break;
     case wake:
         // A wake that an earlier one replaced finds what that one found: nothing to do.
@@ -702,11 +708,11 @@ void FabricSim::send_packet(std::uint32_t out) {
         deliver_at(o.cur_packet, done + link_ps_);
         o.free_when_sent = !p.last_of_message;
     } else {
-        // The packet joins the next switch's input queue now, behind those sent on this link
-        // before it, and may be arbitrated once its first flit is in: an event only if it is the
-        // head by then (make_head_ready).
-        occupancy_change(queue_index(o.peer, p.vl), p.blocks); // its credits are taken
-        enqueue(o.peer, o.cur_packet, o.cur_hop, now_ + (p.wire >= timing_.flit_bytes() ? l.flit_ps : wire) + link_ps_ + switch_ps_);
+        // The packet enters the next switch a link's latency from now (an event: the switch may
+        // lie in another part of the fabric), joins its input queue behind those sent on this
+        // link before it, and may be arbitrated once its first flit is in (`after` then).
+        const std::int64_t after = (p.wire >= timing_.flit_bytes() ? l.flit_ps : wire) + switch_ps_;
+        queue_.push(now_ + link_ps_, enter, arrivals_.add(Arrival{o.peer, o.cur_packet, o.cur_hop, static_cast<std::uint32_t>(after)}));
     }
     if (o.cur_queue != none) {
         // Each flit leaves the input buffer as it is sent: credits return as a per-flit ramp.

@@ -7,9 +7,9 @@
 //               only once all of it has arrived, credits return per chunk);
 //   packet      one event per packet per hop with the flit-exact cut-through timing computed
 //               (VCT never stalls a started packet, so its flits stream at line rate) and credits
-//               returned as per-flit ramps. A packet joins the next switch's input queue when it
-//               is sent (a link keeps its order), with an event only if it is the head when its
-//               first flit is in; only a message's last packet has an event at its host.
+//               returned as per-flit ramps. A packet enters the next switch by an event, a
+//               link's latency after it starts (a link keeps its order), and joins its input
+//               queue there; only a message's last packet has an event at its host.
 #pragma once
 #include "netsim/engine/adapter_flows.hpp"
 #include "netsim/engine/event_queue.hpp"
@@ -150,7 +150,9 @@ private:
     static constexpr std::uint32_t none = UINT32_MAX;
     static constexpr std::uint32_t max_hops = 16;
     static constexpr std::uint32_t max_paces = 4;
-    enum Kind : std::uint8_t { arrive, tx_done, wake, head_ready, message_ready, deliver, timer_fired };
+    // enter: packet mode, a packet reaches the next switch (a link crossing is an event, so that the
+    // fabric can be cut into parts at links).
+    enum Kind : std::uint8_t { arrive, tx_done, wake, head_ready, message_ready, deliver, timer_fired, enter };
 
     // 16 B, four to a line. A new head asks its output from the entry alone: the output as a
     // port number on the queue's switch, and the packet's need (0: above 16 bits, read from the
