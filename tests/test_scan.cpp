@@ -34,6 +34,29 @@ std::set<std::string> points_of(const std::vector<nlohmann::json>& lines) {
     return s;
 }
 
+// A CSV of tools/aggregate.py: its header, and each line with its cells.
+struct Csv {
+    std::string header_line;
+    std::vector<std::string> header;
+    std::vector<std::pair<std::string, std::vector<std::string>>> rows;
+    // The cell of column `name` in `row`: a column the header lacks fails the test (and reads empty).
+    std::string at(const std::vector<std::string>& row, const std::string& name) const {
+        const auto it = std::find(header.begin(), header.end(), name);
+        EXPECT_NE(it, header.end()) << name << " in " << header_line;
+        const auto i = static_cast<std::size_t>(it - header.begin());
+        return i < row.size() ? row[i] : std::string();
+    }
+};
+
+Csv read_csv(const std::string& text) {
+    Csv csv;
+    std::istringstream in(text);
+    std::getline(in, csv.header_line);
+    csv.header = csv_cells(csv.header_line);
+    for (std::string line; std::getline(in, line);) csv.rows.emplace_back(line, csv_cells(line));
+    return csv;
+}
+
 } // namespace
 
 TEST(Scan, RunsEveryPointOnceAndResumes) {
@@ -210,27 +233,20 @@ TEST(Scan, APointWhoseWindowHoldsTheStartUpIsMarkedInItsLineTheCsvAndEveryPlot) 
         else
             EXPECT_EQ(line["results"]["system"]["idle_builders"], 0) << line["point"];
     }
-    auto csv = run_command("python3 " + std::string(EVBENCH_SOURCE_DIR) + "/tools/aggregate.py " + out, 60);
-    ASSERT_EQ(csv.exit_code, 0) << csv.err;
-    std::istringstream in(csv.out);
-    std::string header_line, line;
-    std::getline(in, header_line);
-    const std::vector<std::string> header = csv_cells(header_line);
+    auto aggregated = run_command("python3 " + std::string(EVBENCH_SOURCE_DIR) + "/tools/aggregate.py " + out, 60);
+    ASSERT_EQ(aggregated.exit_code, 0) << aggregated.err;
+    const Csv csv = read_csv(aggregated.out);
     for (const char* column : {"start_up", "idle_builders", "built_gbps", "event_rate_hz", "latency_avg_us", "latency_p99_us"})
-        EXPECT_NE(std::find(header.begin(), header.end(), column), header.end()) << column << " in " << header_line;
-    auto at = [&](const std::vector<std::string>& row, const std::string& name) {
-        return row[static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin())];
-    };
+        EXPECT_NE(std::find(csv.header.begin(), csv.header.end(), column), csv.header.end()) << column << " in " << csv.header_line;
     int rows = 0;
-    while (std::getline(in, line)) {
-        const std::vector<std::string> row = csv_cells(line);
-        ASSERT_GE(row.size(), header.size() - 1) << line; // the last cell, the point, may be empty
-        const bool sixteen = at(row, "credits") == "16";
-        EXPECT_EQ(at(row, "start_up"), sixteen ? "yes" : "no") << line;
+    for (const auto& [line, row] : csv.rows) {
+        ASSERT_GE(row.size(), csv.header.size() - 1) << line; // the last cell, the point, may be empty
+        const bool sixteen = csv.at(row, "credits") == "16";
+        EXPECT_EQ(csv.at(row, "start_up"), sixteen ? "yes" : "no") << line;
         if (!sixteen) {
-            EXPECT_GT(std::stod(at(row, "event_rate_hz")), 0) << line;
-            EXPECT_GT(std::stod(at(row, "built_gbps")), 0) << line;
-            EXPECT_GT(std::stod(at(row, "latency_avg_us")), 0) << line;
+            EXPECT_GT(std::stod(csv.at(row, "event_rate_hz")), 0) << line;
+            EXPECT_GT(std::stod(csv.at(row, "built_gbps")), 0) << line;
+            EXPECT_GT(std::stod(csv.at(row, "latency_avg_us")), 0) << line;
         }
         ++rows;
     }
@@ -270,25 +286,16 @@ TEST(Scan, EveryPointUntilSteadyCarriesItsVerdictAndHalfWidthIntoTheCsvAndThePlo
             << r.out;
     }
     ASSERT_EQ(steady.size(), 2u);
-    auto csv = run_command("python3 " + std::string(EVBENCH_SOURCE_DIR) + "/tools/aggregate.py " + out, 60);
-    ASSERT_EQ(csv.exit_code, 0) << csv.err;
-    std::istringstream in(csv.out);
-    std::string header_line, line;
-    std::getline(in, header_line);
-    const std::vector<std::string> header = csv_cells(header_line);
-    auto at = [&](const std::vector<std::string>& row, const std::string& name) {
-        const auto it = std::find(header.begin(), header.end(), name);
-        EXPECT_NE(it, header.end()) << name << " in " << header_line;
-        return it == header.end() ? std::string() : row[static_cast<std::size_t>(it - header.begin())];
-    };
+    auto aggregated = run_command("python3 " + std::string(EVBENCH_SOURCE_DIR) + "/tools/aggregate.py " + out, 60);
+    ASSERT_EQ(aggregated.exit_code, 0) << aggregated.err;
+    const Csv csv = read_csv(aggregated.out);
     int rows = 0;
-    while (std::getline(in, line)) {
-        const std::vector<std::string> row = csv_cells(line);
-        const auto& s = steady.at(at(row, "credits"));
-        EXPECT_EQ(at(row, "steady"), "yes") << line;
-        EXPECT_EQ(at(row, "start_up"), "no") << line;
-        EXPECT_NEAR(std::stod(at(row, "steady_gbps")), s["per_node_built_gbps"].get<double>(), 1e-4) << line;
-        EXPECT_NEAR(std::stod(at(row, "half_width_gbps")), s["half_width_gbps"].get<double>(), 1e-4) << line;
+    for (const auto& [line, row] : csv.rows) {
+        const auto& s = steady.at(csv.at(row, "credits"));
+        EXPECT_EQ(csv.at(row, "steady"), "yes") << line;
+        EXPECT_EQ(csv.at(row, "start_up"), "no") << line;
+        EXPECT_NEAR(std::stod(csv.at(row, "steady_gbps")), s["per_node_built_gbps"].get<double>(), 1e-4) << line;
+        EXPECT_NEAR(std::stod(csv.at(row, "half_width_gbps")), s["half_width_gbps"].get<double>(), 1e-4) << line;
         ++rows;
     }
     EXPECT_EQ(rows, 2);
