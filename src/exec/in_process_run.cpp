@@ -4,6 +4,7 @@
 #include "core/log.hpp"
 #include "exec/reactor.hpp"
 #include "exec/run_loop.hpp"
+#include "exec/progress_counts.hpp"
 #include "exec/run_deadline.hpp"
 #include "exec/steady_report.hpp"
 #include "exec/steady_watch.hpp"
@@ -34,8 +35,8 @@ RunOutcome run_in_process(const Config& config, std::vector<std::unique_ptr<Tran
 
     Picoseconds deadline = run_deadline(config);
     Picoseconds next_progress = config.progress_interval;
-    // --until steady: every BU sampled at a tenth of the progress interval, as ranks report theirs.
-    const Picoseconds steady_spacing(config.progress_interval.count() / 10);
+    // --until steady: every BU sampled as often as ranks take their counts.
+    const Picoseconds steady_spacing = progress_record_period(config.progress_interval);
     std::optional<SteadyWatch> steady;
     if (config.until == Until::steady) steady.emplace(config, units->layout(), nodes);
     bool ending = false;

@@ -5,13 +5,19 @@
 // over the ranks and what every executor hands its observer: one type, one sum, one record format.
 // built_bytes is what the BUs built from (their own RU's fragments included), for --until steady.
 #pragma once
+#include "core/time.hpp"
 #include "units/node_stats.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace evb {
+
+// Ranks take their counts ten times per progress interval (a line then counts every rank's work
+// up to a tenth of an interval before its time), and --until steady samples the BUs as often.
+inline Picoseconds progress_record_period(Picoseconds interval) { return std::max(Picoseconds(1), Picoseconds(interval.count() / 10)); }
 
 struct ProgressCounts {
     std::uint64_t bytes_in = 0, bytes_out = 0, events = 0, in_flight = 0, built_bytes = 0;

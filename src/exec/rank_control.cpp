@@ -43,8 +43,7 @@ void RankEndpoints::end_now() {
 RankControl::RankControl(const Config& config, const World& world, Bootstrap& boot, RunObserver& observer, RankEndpoints& rank)
     : config_(config), world_(world), boot_(boot), observer_(observer), rank_(rank), root_(world.rank == 0), board_(world.size),
       done_(world.size, false), lost_(world.size, false), heartbeat_(config.heartbeat), deadline_(run_deadline(config)),
-      record_period_(std::max(Picoseconds(1), Picoseconds(config.progress_interval.count() / 10))), next_record_(record_period_),
-      next_line_(config.progress_interval) {
+      record_period_(progress_record_period(config.progress_interval)), next_record_(record_period_), next_line_(config.progress_interval) {
     if (root_ && config.until == Until::steady) steady_.emplace(config, rank.layout(), record_period_);
     heartbeat_.start(world.size, Picoseconds(0));
     for (std::uint32_t r = 0; r < world.size; ++r)
