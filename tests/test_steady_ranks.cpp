@@ -88,6 +88,10 @@ TEST(SteadyRanks, ARecordBackInTimeOrCountsOrFromBeyondRankZerosClockIsRefused) 
     ASSERT_FALSE(steady.take(1, 3, built(30), end_of(3)));
     EXPECT_EQ(steady.take(1, 3, built(30), end_of(3)), "it sent a progress record for period 3 after one for period 3");
     EXPECT_EQ(steady.take(1, 2, built(40), end_of(3)), "it sent a progress record for period 2 after one for period 3");
+    ProgressCounts beyond = built(40);
+    beyond.built_bytes = UINT64_MAX / 2 + 1;
+    EXPECT_EQ(steady.take(1, 4, beyond, end_of(4)),
+              "its progress record for period 4 counts 9223372036854775808 bytes built, more than 2 BUs' counts can add up to");
     EXPECT_EQ(steady.take(1, 4, built(29), end_of(4)), "its progress record for period 4 counts fewer events or bytes than the one before");
     // Rank 0's clock in period 4: a rank may be ahead by its start's delay (1 s), not more.
     EXPECT_FALSE(steady.take(1, 14, built(140), end_of(4)));

@@ -35,6 +35,10 @@ std::optional<std::string> SteadyRanks::take(std::uint32_t rank, std::uint64_t p
     if (period > latest)
         return fmt::format("it sent a progress record for period {} of {:g} s while rank 0's clock is in period {}", period,
                            period_.seconds(), now.count() / period_.count());
+    // The verdict adds every BU's bytes: a count no sum of them can hold is no count.
+    if (sample.bytes > UINT64_MAX / records_.size())
+        return fmt::format("its progress record for period {} counts {} bytes built, more than {} BUs' counts can add up to", period,
+                           sample.bytes, records_.size());
     if (sample.events < last.sample.events || sample.bytes < last.sample.bytes)
         return fmt::format("its progress record for period {} counts fewer events or bytes than the one before", period);
     last_[bu] = {period, sample};
