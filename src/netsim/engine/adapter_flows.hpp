@@ -1,4 +1,4 @@
-// One host adapter's messages on one VL waiting to be cut into packets (FabricSim): a flow per
+// One host adapter's messages on one VL waiting to be cut into packets (HostAdapters): a flow per
 // destination, in destination order, each holding its messages in posting order (the caller
 // links them), the bytes of the head message not yet cut and the blocks of its next packet; and
 // the adapter's round robin over the flows: the destination granted last and the index of the

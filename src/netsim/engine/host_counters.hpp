@@ -1,4 +1,4 @@
-// What the fabric simulator (FabricSim) counts per host: payload its adapter started sending,
+// What the fabric simulator (HostAdapters) counts per host: payload its adapter started sending,
 // payload and messages that arrived, and the packets' and messages' latencies. In packet mode a
 // packet that is not its message's last has no event at its host: it waits here, per host in
 // arrival order, and is counted once its time has passed, in batches (counted one by one, each

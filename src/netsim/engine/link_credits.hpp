@@ -1,8 +1,8 @@
-// Link credits of the fabric simulator (FabricSim): per output and VL, the credits it holds for
+// Link credits of the fabric simulator (Links): per output and VL, the credits it holds for
 // its peer's input buffer, and the credits on their way back. A packet that leaves an input
 // buffer returns its blocks to the sending output as a ramp (block i at base + min((i + 1) step,
 // total), or all at base); the output may grant a packet once its credits cover the packet's
-// blocks. Indexed by FabricSim's (port, VL) index; inline, as it runs per packet and hop.
+// blocks. Indexed by SimPart::queue_index; inline, as it runs per packet and hop.
 #pragma once
 #include "core/huge_page_allocator.hpp"
 #include "core/inline_ring.hpp"
@@ -15,7 +15,7 @@ namespace evb::netsim {
 
 class LinkCredits {
 public:
-    // A ramp spans one packet on one link (FabricSim refuses links where that could pass 1 ms).
+    // A ramp spans one packet on one link (PacketTiming refuses links where that could pass 1 ms).
     struct Ramp {
         std::int64_t base;
         std::int32_t total, step;
@@ -30,20 +30,19 @@ public:
     // a ramp per flit, spills to the heap). In a ring of their own they would be a cache miss per
     // credit return.
     struct alignas(64) OutputVl {
-        std::int64_t credits = 0;
-        union {
-            std::uint32_t last_granted = UINT32_MAX; // a switch output: the input granted last (an adapter's round robin: AdapterFlows)
-            std::uint32_t short_flows; // an adapter: its flows on this VL whose next packet is below a full MTU
-        };
-        std::uint32_t least_need =
-            0; // while the port waits: its requesters' smallest need on this VL (an adapter: 0 from a change of its flows to the next scan)
+        std::int32_t credits = 0; // blocks: a buffer holds at most 2^24 (IbParams::validate)
+        std::uint32_t last_granted = UINT32_MAX; // a switch output: the input granted last (an adapter's round robin: AdapterFlows)
+        std::uint32_t short_flows = 0; // an adapter: its flows on this VL whose next packet is below a full MTU
+        // While the port waits: its requesters' smallest need on this VL (an adapter: 0 from a
+        // change of its flows to the next scan).
+        std::uint32_t least_need = 0;
         InlineRing<Ramp, ramps_inside> ramps;
     };
 
     // Every output full: `capacity` blocks of its peer's buffer.
     void reset(std::size_t outputs, std::int64_t capacity) {
         outputs_.resize(outputs);
-        for (auto& o : outputs_) o.credits = capacity;
+        for (auto& o : outputs_) o.credits = static_cast<std::int32_t>(capacity);
     }
     std::size_t size() const { return outputs_.size(); }
     OutputVl& operator[](std::size_t i) { return outputs_[i]; }
@@ -52,7 +51,8 @@ public:
     // Credits back whole by `t` (ramps complete by then folded into the counter).
     std::int64_t folded(std::size_t i, std::int64_t t) {
         OutputVl& o = outputs_[i];
-        for (; !o.ramps.empty() && o.ramps.front().base + o.ramps.front().total <= t; o.ramps.pop()) o.credits += o.ramps.front().blocks;
+        for (; !o.ramps.empty() && o.ramps.front().base + o.ramps.front().total <= t; o.ramps.pop())
+            o.credits += static_cast<std::int32_t>(o.ramps.front().blocks);
         return o.credits;
     }
     // The blocks of ramps still in progress at `t`.
@@ -92,17 +92,17 @@ public:
     // The counter after (below zero: the simulator lost track).
     std::int64_t take(std::size_t i, std::uint32_t blocks, std::int64_t now) {
         OutputVl& o = outputs_[i];
-        while (o.credits < blocks && !o.ramps.empty()) {
+        while (o.credits < std::int64_t{blocks} && !o.ramps.empty()) {
             Ramp& r = o.ramps.front();
             if (now < r.base + r.step) break;
             std::int64_t done = std::min<std::int64_t>(r.blocks - 1, (now - r.base) / r.step);
             if (done <= 0) break;
-            o.credits += done;
+            o.credits += static_cast<std::int32_t>(done);
             r.blocks -= static_cast<std::uint32_t>(done);
             r.base += done * r.step;
             r.total -= static_cast<std::int32_t>(done * r.step);
         }
-        o.credits -= blocks;
+        o.credits -= static_cast<std::int32_t>(blocks);
         return o.credits;
     }
     // Credits held and on their way: the buffer's capacity when nothing is in flight.

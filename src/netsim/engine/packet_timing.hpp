@@ -1,4 +1,4 @@
-// The fabric simulator's (FabricSim) packet geometry and times: how an adapter cuts a message
+// The fabric simulator's (Links, HostAdapters) packet geometry and times: how an adapter cuts a message
 // into MTU packets, what a packet takes on a link of each rate (the times of a full MTU are kept
 // per rate, as most packets are full), and the chunks the flit and aggregated modes send a packet
 // in (packet mode sends it whole: one chunk).
@@ -24,7 +24,7 @@ public:
     };
 
     // chunk_flits: flits per chunk (flit mode 1, aggregated k); 0: a chunk is the whole packet.
-    // The packet geometry is `ib`'s, which must outlive this (FabricSim's options).
+    // The packet geometry is `ib`'s, which must outlive this (the simulator's options).
     PacketTiming(const IbParams& ib, std::uint32_t chunk_flits)
         : ib_(&ib), chunk_flits_(chunk_flits), mtu_wire_(ib.wire_bytes(ib.mtu)), mtu_blocks_(ib.blocks(mtu_wire_)) {
         rates_.emplace_back(); // rate 0: not cabled

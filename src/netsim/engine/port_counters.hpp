@@ -1,4 +1,4 @@
-// What the fabric simulator (FabricSim) counts per port, as a switch's performance counters do:
+// What the fabric simulator (Links) counts per port, as a switch's performance counters do:
 // bytes, packets and flit blocks sent, and the time an output had a packet to send but no
 // credits (PortXmitWait), with the bit per port that says it waits now (the arbitration reads it
 // to wake a waiting port when credits come back).

@@ -1,4 +1,4 @@
-// What a switch's input ports ask of its outputs (FabricSim): per output port and VL, a bitset of
+// What a switch's input ports ask of its outputs (Switches): per output port and VL, a bitset of
 // the inputs whose head packet waits for that output, and each one's need (blocks of credit) and
 // packet side by side, so that a request writes one line, not two; and the output's round robin
 // over them, from the input after the one granted last. A host adapter's requesters are its flows

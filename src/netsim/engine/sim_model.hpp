@@ -1,0 +1,39 @@
+// The InfiniBand model's options for the fabric simulator: the link, credit and buffer
+// parameters, the granularity events are taken at, the host latency and the seed; and the error
+// a broken invariant of the model raises.
+#pragma once
+#include "netsim/engine/host_latency.hpp"
+#include "netsim/engine/ib_params.hpp"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace evb::netsim {
+
+enum class SimMode { flit, aggregated, packet };
+SimMode parse_sim_mode(const std::string& name); // throws std::invalid_argument
+std::string to_string(SimMode mode);
+
+struct SimOptions {
+    IbParams ib;
+    SimMode mode = SimMode::packet;
+    std::uint32_t aggregation = 16; // flits per event in aggregated mode
+    HostLatency host_latency; // before a posted message may be injected
+    std::uint64_t seed = 1;
+    bool checks = false; // conservation checks on every credit and buffer change
+    // Each link at the width and speed the topology gives ("4xHDR": 200 Gb/s), where it gives
+    // one; ib.link_gbps for the others, and for all links when false.
+    bool topology_rates = true;
+};
+
+// `options` with flit mode as aggregation 1; throws std::invalid_argument on bad parameters
+// (IbParams::validate, an aggregation outside 1..4096).
+SimOptions checked(SimOptions options);
+
+// A broken invariant of the model (credits below zero, a buffer over capacity, lost flits).
+struct SimCheckError : std::logic_error {
+    using std::logic_error::logic_error;
+};
+
+} // namespace evb::netsim
