@@ -9,46 +9,45 @@
 namespace evb::netsim {
 
 FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOptions options)
-    : topology_(topology), options_(checked(std::move(options))), part_(options_), links_(part_, packets_, switches_, adapters_),
-      switches_(part_, packets_, links_), adapters_(part_, packets_, links_) {
+    : topology_(topology), options_(checked(std::move(options))), fabric_(options_) {
     const auto& devices = topology.devices();
     std::vector<std::uint32_t> host_index(devices.size(), SimPart::none);
     for (std::uint32_t h = 0; h < topology.hosts().size(); ++h) host_index[topology.hosts()[h]] = h;
-    links_.build(topology, host_index);
-    adapters_.build(topology);
-    switches_.build(topology, routing);
+    links().build(topology, host_index);
+    adapters().build(topology);
+    switches().build(topology, routing);
 }
 
 // ---- running ----------------------------------------------------------------------------------
 
 void FabricSim::set_timer(Picoseconds at, std::uint32_t host, std::uint64_t tag) {
-    part_.queue.push(std::max(part_.now, at.count()), event::timer_fired, timers_.add(Timer{host, tag}));
+    part().queue.push(std::max(part().now, at.count()), event::timer_fired, timers_.add(Timer{host, tag}));
 }
 
 void FabricSim::run(SimApp& app, Picoseconds until) {
     app_ = &app;
-    part_.running = true;
+    part().running = true;
     if (!started_) app.start(*this);
     started_ = true;
     if (options_.mode == SimMode::packet)
         run_events<Granularity::packets>(until.count());
     else
         run_events<Granularity::chunks>(until.count());
-    part_.running = false;
-    if (!part_.queue.empty()) part_.now = until.count();
-    links_.close_waits();
+    part().running = false;
+    if (!part().queue.empty()) part().now = until.count();
+    links().close_waits();
     app_ = nullptr;
 }
 
 template <Granularity G>
 void FabricSim::run_events(std::int64_t until) {
-    for (SimEvent e; part_.queue.pop_due(until, e);) {
-        part_.now = e.time;
-        ++part_.events;
+    for (SimEvent e; part().queue.pop_due(until, e);) {
+        part().now = e.time;
+        ++part().events;
         dispatch<G>(e);
         // Outputs decide once everything that happens at this instant has happened, in port
         // order: the outcome of a tie never depends on the order events were scheduled in.
-        if (links_.has_dirty_ports() && !part_.queue.more_now()) links_.arbitrate_dirty_ports<G>();
+        if (links().has_dirty_ports() && !part().queue.more_now()) links().arbitrate_dirty_ports<G>();
     }
 }
 
@@ -56,22 +55,22 @@ template <Granularity G>
 void FabricSim::dispatch(const SimEvent& e) {
     switch (e.kind) {
     case event::arrive: { // flit and aggregated modes: a chunk is wholly in
-        const Links::Arrival x = links_.take_arrival(e.a);
-        if (links_.port(x.in).host == SimPart::none)
-            switches_.chunk_arrived(x.in, x.packet, x.hop, x.chunk);
-        else if (adapters_.sink_chunk(x.in, x.packet, x.chunk))
+        const Links::Arrival x = links().take_arrival(e.a);
+        if (links().port(x.in).host == SimPart::none)
+            switches().chunk_arrived(x.in, x.packet, x.hop, x.chunk);
+        else if (adapters().sink_chunk(x.in, x.packet, x.chunk))
             deliver<Granularity::chunks>(x.packet);
         break;
     }
     case event::enter: {
-        const Links::Arrival x = links_.take_arrival(e.a);
-        switches_.enter(x.in, x.packet, x.hop, x.chunk);
+        const Links::Arrival x = links().take_arrival(e.a);
+        switches().enter(x.in, x.packet, x.hop, x.chunk);
         break;
     }
-    case event::tx_done: links_.on_tx_done<G>(e.a); break;
-    case event::wake: links_.on_wake(e.a, e.time); break;
-    case event::head_ready: switches_.head_ready(e.a); break;
-    case event::message_ready: adapters_.message_ready(e.a); break;
+    case event::tx_done: links().on_tx_done<G>(e.a); break;
+    case event::wake: links().on_wake(e.a, e.time); break;
+    case event::head_ready: switches().head_ready(e.a); break;
+    case event::message_ready: adapters().message_ready(e.a); break;
     case event::deliver: deliver<G>(e.a); break;
     case event::timer_fired: {
         const Timer t = timers_.take(e.a);
@@ -83,25 +82,25 @@ void FabricSim::dispatch(const SimEvent& e) {
 
 template <Granularity G>
 void FabricSim::deliver(std::uint32_t pk) {
-    if (const SimMessage* done = adapters_.deliver<G>(pk)) app_->delivered(*this, *done);
+    if (const SimMessage* done = adapters().deliver<G>(pk)) app_->delivered(*this, *done);
 }
 
 // ---- what it counted --------------------------------------------------------------------------
 
 void FabricSim::verify_quiescent() const {
-    if (adapters_.messages_in_flight() || packets_.live())
-        part_.check_failed(std::to_string(adapters_.messages_in_flight()) + " messages and " + std::to_string(packets_.live()) +
-                           " packets still in flight");
-    links_.verify_credits();
+    if (adapters().messages_in_flight() || packets().live())
+        part().check_failed(std::to_string(adapters().messages_in_flight()) + " messages and " + std::to_string(packets().live()) +
+                            " packets still in flight");
+    links().verify_credits();
 }
 
 std::vector<SimPortStats> FabricSim::port_stats() const {
     std::vector<SimPortStats> out;
-    for (std::uint32_t i = 0; i < links_.port_count(); ++i) {
-        const Links::Port& p = links_.port(i);
-        const PortCounters::Sent c = links_.sent_counters(i);
+    for (std::uint32_t i = 0; i < links().port_count(); ++i) {
+        const Links::Port& p = links().port(i);
+        const PortCounters::Sent c = links().sent_counters(i);
         if (p.peer != SimPart::none)
-            out.push_back(SimPortStats{p.device, p.local, c.tx_bytes, c.tx_packets, c.tx_blocks, links_.xmit_wait_ps(i)});
+            out.push_back(SimPortStats{p.device, p.local, c.tx_bytes, c.tx_packets, c.tx_blocks, links().xmit_wait_ps(i)});
     }
     return out;
 }
@@ -114,7 +113,7 @@ double FabricSim::fastest_host_link_gbps() const {
 
 std::uint64_t FabricSim::flit_hops() const {
     std::uint64_t n = 0;
-    for (std::uint32_t i = 0; i < links_.port_count(); ++i) n += links_.sent_counters(i).tx_blocks;
+    for (std::uint32_t i = 0; i < links().port_count(); ++i) n += links().sent_counters(i).tx_blocks;
     return n;
 }
 

@@ -12,15 +12,12 @@
 //               queue there; only a message's last packet has an event at its host.
 // The fabric is elements, each owning its state in files of its own: the host adapters
 // (host_adapters), the switches (switches) and the links with their flow control (links), over
-// the packets in flight (sim_packets); they share a part's clock and event queue (fabric_part).
+// the packets in flight (sim_packets); they share a part's clock and event queue (fabric_part),
+// and are the parts of one object (fabric_elements).
 // FabricSim builds them, runs the events, and is what its callers see.
 #pragma once
-#include "netsim/engine/fabric_part.hpp"
-#include "netsim/engine/host_adapters.hpp"
-#include "netsim/engine/links.hpp"
+#include "netsim/engine/fabric_elements.hpp"
 #include "netsim/engine/sim_model.hpp"
-#include "netsim/engine/sim_packets.hpp"
-#include "netsim/engine/switches.hpp"
 #include "core/index_pool.hpp"
 #include "core/latency_histogram.hpp"
 #include "netsim/fabric/fabric_options.hpp"
@@ -75,48 +72,56 @@ public:
     FabricSim(const FabricSim&) = delete;
     FabricSim& operator=(const FabricSim&) = delete;
 
-    std::uint32_t hosts() const { return adapters_.count(); }
-    Picoseconds now() const { return Picoseconds(part_.now); }
+    std::uint32_t hosts() const { return adapters().count(); }
+    Picoseconds now() const { return Picoseconds(part().now); }
     const SimOptions& options() const { return options_; }
     const Topology& topology() const { return topology_; }
 
     // Queue `bytes` from host src to host dst now; injected after the host latency.
-    void post(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint64_t tag) { adapters_.post(src, dst, bytes, tag); }
+    void post(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes, std::uint64_t tag) { adapters().post(src, dst, bytes, tag); }
     void set_timer(Picoseconds at, std::uint32_t host, std::uint64_t tag);
 
     // Runs `app` (started on the first call) until no event is left or simulated time passes
     // `until`; call again with a later `until` to continue.
     void run(SimApp& app, Picoseconds until);
     // True when no event is left: run() has nothing more to do.
-    bool idle() const { return part_.queue.empty(); }
+    bool idle() const { return part().queue.empty(); }
     // Throws SimCheckError unless every credit is back, no packet or message is in flight.
     void verify_quiescent() const;
 
     // As of now: in a callback, what arrived before this instant; after run(), up to `until`.
-    const std::vector<SimHostStats>& host_stats() const { return adapters_.stats(part_.arrived_by()); }
+    const std::vector<SimHostStats>& host_stats() const { return adapters().stats(part().arrived_by()); }
     std::vector<SimPortStats> port_stats() const; // cabled ports only
-    const LatencyHistogram& packet_latency() const { return adapters_.packet_latency(part_.arrived_by()); }
-    const LatencyHistogram& message_latency() const { return adapters_.message_latency(); }
-    std::uint64_t events() const { return part_.events; }
+    const LatencyHistogram& packet_latency() const { return adapters().packet_latency(part().arrived_by()); }
+    const LatencyHistogram& message_latency() const { return adapters().message_latency(); }
+    std::uint64_t events() const { return part().events; }
     std::uint64_t flit_hops() const;
-    std::uint64_t messages_in_flight() const { return adapters_.messages_in_flight(); }
+    std::uint64_t messages_in_flight() const { return adapters().messages_in_flight(); }
     // The data rate of host `h`'s link, Gb/s; the fastest host link; the slowest link.
-    double host_link_gbps(std::uint32_t h) const { return links_.times(adapters_.port(h)).gbps; }
+    double host_link_gbps(std::uint32_t h) const { return links().times(adapters().port(h)).gbps; }
     double fastest_host_link_gbps() const;
-    double slowest_link_gbps() const { return links_.slowest_gbps(); }
+    double slowest_link_gbps() const { return links().slowest_gbps(); }
     // "100 Gb/s", or each rate with its cables: "100 Gb/s x 64, 200 Gb/s x 32".
-    std::string link_rates() const { return links_.rates(); }
+    std::string link_rates() const { return links().rates(); }
     // Credit ramps held for all links: bounded by the credits in flight, however long the run.
-    std::size_t ramp_entries() const { return links_.ramp_entries(); }
+    std::size_t ramp_entries() const { return links().ramp_entries(); }
     // Packets kept to be counted at their arrival (packet mode): bounded by those on host links,
     // and per host at most HostCounters::batch past ones.
-    std::size_t arriving_entries() const { return adapters_.arriving_entries(); }
+    std::size_t arriving_entries() const { return adapters().arriving_entries(); }
 
 private:
     struct Timer {
         std::uint32_t host;
         std::uint64_t tag;
     };
+    SimPart& part() { return fabric_; }
+    const SimPart& part() const { return fabric_; }
+    const SimPackets& packets() const { return fabric_; }
+    Links& links() { return fabric_; }
+    const Links& links() const { return fabric_; }
+    Switches& switches() { return fabric_; }
+    HostAdapters& adapters() { return fabric_; }
+    const HostAdapters& adapters() const { return fabric_; }
     template <Granularity G>
     void run_events(std::int64_t until);
     template <Granularity G>
@@ -126,11 +131,7 @@ private:
 
     const Topology& topology_;
     SimOptions options_;
-    SimPart part_;
-    SimPackets packets_;
-    Links links_;
-    Switches switches_;
-    HostAdapters adapters_;
+    FabricElements fabric_;
     IndexPool<Timer> timers_;
     SimApp* app_ = nullptr;
     bool started_ = false;

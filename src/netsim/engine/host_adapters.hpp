@@ -27,7 +27,8 @@ class HostAdapters {
 public:
     static constexpr std::uint32_t none = SimPart::none;
 
-    HostAdapters(SimPart& part, SimPackets& packets, Links& links);
+    // Host latencies drawn from a stream of `seed`.
+    explicit HostAdapters(std::uint64_t seed);
     // The hosts of `topology` in its order, after links.build; throws std::invalid_argument for
     // a host without a cable.
     void build(const Topology& topology);
@@ -67,6 +68,13 @@ public:
     std::uint64_t messages_in_flight() const { return live_messages_; }
 
 private:
+    // The other elements of its part of the fabric (FabricElements: one object, no references to follow).
+    SimPart& part();
+    const SimPart& part() const;
+    SimPackets& packets();
+    const SimPackets& packets() const;
+    Links& links();
+    const Links& links() const;
     struct Message {
         std::uint32_t src, dst, next = none;
         std::uint64_t bytes, tag, delivered = 0;
@@ -75,10 +83,10 @@ private:
     // After a grant on `vl`: adapter output `out`'s credit state on the VL it visits first next,
     // and the flow its round robin visits first there, asked from memory now.
     void prefetch_next_grant(std::uint32_t out, std::uint32_t vl) {
-        const std::uint32_t next_vl = links_.prefetch_next_vl(out, vl);
+        const std::uint32_t next_vl = links().prefetch_next_vl(out, vl);
         if (next_vl == Links::none) return;
-        __builtin_prefetch(&links_.output(out, next_vl));
-        const AdapterFlows& fl = flows(links_.port(out).host, next_vl);
+        __builtin_prefetch(&links().output(out, next_vl));
+        const AdapterFlows& fl = flows(links().port(out).host, next_vl);
         if (!fl.empty()) __builtin_prefetch(&fl.first_to_visit());
     }
     template <Granularity G>
@@ -86,13 +94,10 @@ private:
     // The payload of the packet host h's adapter is still sending: counted as it started (see
     // grant_flow), not yet sent.
     std::uint32_t in_flight_payload(std::uint32_t h) const;
-    AdapterFlows& flows(std::uint32_t host, std::uint32_t vl) { return flows_[std::size_t{host} * part_.vls + vl]; }
+    AdapterFlows& flows(std::uint32_t host, std::uint32_t vl) { return flows_[std::size_t{host} * part().vls + vl]; }
     // With checks: an adapter's count of short flows on `vl` is what its flows hold.
     void check_short_flows(std::uint32_t port, std::uint32_t vl);
 
-    SimPart& part_;
-    SimPackets& packets_;
-    Links& links_;
     std::vector<std::uint32_t> host_port_; // per host: its port
     std::vector<std::uint32_t> host_lid_;
     std::vector<AdapterFlows> flows_; // per (host, VL): destinations with messages

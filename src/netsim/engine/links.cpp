@@ -1,7 +1,6 @@
 #include "netsim/engine/links.hpp"
 
-#include "netsim/engine/host_adapters.hpp"
-#include "netsim/engine/switches.hpp"
+#include "netsim/engine/fabric_elements.hpp"
 #include "netsim/fabric/link_rate.hpp"
 
 #include <algorithm>
@@ -10,9 +9,7 @@
 
 namespace evb::netsim {
 
-Links::Links(SimPart& part, SimPackets& packets, Switches& switches, HostAdapters& adapters)
-    : part_(part), packets_(packets), switches_(switches), adapters_(adapters),
-      timing_(part.options.ib, part.options.mode == SimMode::packet ? 0 : part.options.aggregation) {}
+Links::Links(const SimOptions& options) : timing_(options.ib, options.mode == SimMode::packet ? 0 : options.aggregation) {}
 
 void Links::build(const Topology& topology, const std::vector<std::uint32_t>& host_index) {
     const auto& devices = topology.devices();
@@ -23,7 +20,7 @@ void Links::build(const Topology& topology, const std::vector<std::uint32_t>& ho
     }
     ports_.resize(total_ports);
     port_counters_.reset(total_ports);
-    part_.port_count = total_ports;
+    part().port_count = total_ports;
     dirty_.resize(total_ports); // a port is in it at most once (its dirty flag)
     dirty_batch_.resize(total_ports);
     for (std::uint32_t d = 0; d < devices.size(); ++d) {
@@ -36,9 +33,9 @@ void Links::build(const Topology& topology, const std::vector<std::uint32_t>& ho
             if (const auto& peer = devices[d].ports[p]) {
                 port.peer = port_base_[peer->device] + peer->port;
                 port.peer_host = host_index[peer->device];
-                double gbps = part_.options.ib.link_gbps;
+                double gbps = part().options.ib.link_gbps;
                 const std::string& kind = devices[d].link_kinds.empty() ? std::string() : devices[d].link_kinds[p];
-                if (part_.options.topology_rates && !kind.empty()) {
+                if (part().options.topology_rates && !kind.empty()) {
                     auto rate = link_data_gbps(kind);
                     if (!rate)
                         throw std::invalid_argument(devices[d].name + " port " + std::to_string(p + 1) + ": unknown link '" + kind + "'");
@@ -50,10 +47,10 @@ void Links::build(const Topology& topology, const std::vector<std::uint32_t>& ho
     }
     // Nearly every event lies within a full packet on the slowest link and a hop's latency.
     std::int64_t span = 0;
-    for (const LinkTimes& l : timing_.rates()) span = std::max(span, l.mtu_wire_ps + part_.link_ps + part_.switch_ps);
-    part_.queue.cover(span);
-    credits_.reset(std::size_t{total_ports} * part_.vls, part_.capacity);
-    occupancy_.assign(std::size_t{total_ports} * part_.vls, 0);
+    for (const LinkTimes& l : timing_.rates()) span = std::max(span, l.mtu_wire_ps + part().link_ps + part().switch_ps);
+    part().queue.cover(span);
+    credits_.reset(std::size_t{total_ports} * part().vls, part().capacity);
+    occupancy_.assign(std::size_t{total_ports} * part().vls, 0);
 }
 
 // ---- arbitration ------------------------------------------------------------------------------
@@ -66,11 +63,11 @@ void Links::arbitrate(std::uint32_t out) {
     if (o.asking) { // read at the end of the instant: its credit state, both lines (the ramps mostly in the second)
         static_assert(sizeof(OutputVl) == 128);
         const std::uint32_t vl = first_vl_after(o.asking, o.rr_vl);
-        const char* credits = reinterpret_cast<const char*>(&credits_[part_.queue_index(out, vl)]);
+        const char* credits = reinterpret_cast<const char*>(&credits_[part().queue_index(out, vl)]);
         __builtin_prefetch(credits);
         __builtin_prefetch(credits + 64);
         // and the next switch's input queue a grant sends into (behind the granted packet's line)
-        if (o.peer_host == none) switches_.prefetch_queue(part_.queue_index(o.peer, vl));
+        if (o.peer_host == none) switches().prefetch_queue(part().queue_index(o.peer, vl));
     }
 }
 
@@ -115,7 +112,7 @@ void Links::arbitrate_now(std::uint32_t out) {
             // The device offers its requesters on this VL, in its round robin order: one whose need
             // the credits cover is granted; else the smallest need, which sets the wake.
             std::uint32_t min_need = UINT32_MAX;
-            const bool granted = o.host != none ? adapters_.offer<G>(out, vl, min_need) : switches_.offer<G>(out, vl, min_need);
+            const bool granted = o.host != none ? adapters().offer<G>(out, vl, min_need) : switches().offer<G>(out, vl, min_need);
             if (granted) {
                 o.rr_vl = static_cast<std::uint8_t>(vl);
                 return;
@@ -123,10 +120,10 @@ void Links::arbitrate_now(std::uint32_t out) {
             const std::int64_t t = time_credits_reach(out, vl, min_need);
             if (t >= 0 && (earliest < 0 || t < earliest)) earliest = t;
         }
-    port_counters_.start_waiting(out, part_.now);
+    port_counters_.start_waiting(out, part().now);
     if (earliest >= 0 && (o.wake_at < 0 || earliest < o.wake_at)) {
         o.wake_at = earliest;
-        part_.queue.push(earliest, event::wake, out);
+        part().queue.push(earliest, event::wake, out);
     }
 }
 
@@ -135,7 +132,7 @@ void Links::arbitrate_now(std::uint32_t out) {
 template <Granularity G>
 void Links::start_packet(std::uint32_t out) {
     Port& o = ports_[out];
-    port_counters_.stop_waiting(out, part_.now);
+    port_counters_.stop_waiting(out, part().now);
     o.transmitting = true;
     o.waiting_chunk = false;
     o.next_chunk = 0;
@@ -152,16 +149,16 @@ void Links::on_tx_done(std::uint32_t out) {
     // Packet mode: the whole packet is one chunk, counted when it started (see sent_counters);
     // the packet itself is not looked at here (its line, written a packet's time ago, a miss).
     if constexpr (G == Granularity::chunks) {
-        SimPackets::Packet& p = packets_[o.cur_packet];
+        SimPackets::Packet& p = packets()[o.cur_packet];
         PortCounters::Sent& counters = port_counters_.sent(out);
         const std::uint32_t c = o.next_chunk;
         const std::uint32_t blocks = timing_.chunk_blocks(p.blocks, c);
         counters.tx_blocks += blocks;
         counters.tx_bytes += timing_.chunk_bytes(p.wire, p.blocks, c);
         if (o.cur_queue != none) {
-            const std::uint32_t in = part_.input_of(o.cur_queue, p.vl);
+            const std::uint32_t in = part().input_of(o.cur_queue, p.vl);
             occupancy_change(o.cur_queue, -static_cast<std::int64_t>(blocks));
-            return_credits(in, p.vl, part_.now + part_.credit_ps, blocks);
+            return_credits(in, p.vl, part().now + part().credit_ps, blocks);
         }
         if (++o.next_chunk < p.chunks) {
             send_chunk(out);
@@ -171,10 +168,10 @@ void Links::on_tx_done(std::uint32_t out) {
     o.transmitting = false;
     if (o.free_when_sent) { // see HostAdapters::deliver_at
         o.free_when_sent = false;
-        packets_.release(o.cur_packet);
+        packets().release(o.cur_packet);
     }
     o.cur_packet = none;
-    if (o.cur_queue != none) switches_.head_sent(o.cur_queue, o.behind_known ? &o.behind : nullptr);
+    if (o.cur_queue != none) switches().head_sent(o.cur_queue, o.behind_known ? &o.behind : nullptr);
     // An output without requesters would grant nothing; one that comes later asks it itself.
     if (o.asking) arbitrate(out);
 }
@@ -189,29 +186,29 @@ void Links::chunk_arrived(std::uint32_t out, std::uint32_t queue) {
 
 void Links::send_chunk(std::uint32_t out) {
     Port& o = ports_[out];
-    const SimPackets::Packet& p = packets_[o.cur_packet];
+    const SimPackets::Packet& p = packets()[o.cur_packet];
     const std::uint32_t c = o.next_chunk;
-    if (o.cur_queue != none && packets_.arrived(o.cur_packet)[o.cur_hop - 1] <= c) { // cut-through caught up with the tail
+    if (o.cur_queue != none && packets().arrived(o.cur_packet)[o.cur_hop - 1] <= c) { // cut-through caught up with the tail
         o.waiting_chunk = true;
         return;
     }
     const LinkTimes& l = times(out);
     const std::int64_t start = timing_.chunk_start_ps(l, p.blocks, c), end = timing_.chunk_end_ps(l, p.wire, p.blocks, c);
-    part_.queue.push(part_.now + end - start, event::tx_done, out);
+    part().queue.push(part().now + end - start, event::tx_done, out);
     // The next hop sees the chunk when all of it has arrived.
-    part_.queue.push(part_.now + end - start + part_.link_ps, event::arrive, arrivals_.add(Arrival{o.peer, o.cur_packet, o.cur_hop, c}));
+    part().queue.push(part().now + end - start + part().link_ps, event::arrive, arrivals_.add(Arrival{o.peer, o.cur_packet, o.cur_hop, c}));
 }
 
 void Links::send_packet(std::uint32_t out) {
     Port& o = ports_[out];
-    SimPackets::Packet& p = packets_[o.cur_packet];
+    SimPackets::Packet& p = packets()[o.cur_packet];
     const LinkTimes& l = times(out);
-    const std::int64_t now = part_.now;
+    const std::int64_t now = part().now;
     const auto [wire, last_flit] = timing_.packet_times(l, p.wire, p.blocks);
     const std::int64_t done = packet_done(out, o.cur_packet, wire, last_flit);
     // Flits leave the input buffer, and reach the next hop, at the link's pace or the packet's.
     const std::int64_t step = done == now + wire ? l.flit_ps : std::max(l.flit_ps, (done - now) / p.blocks);
-    part_.queue.push(done, event::tx_done, out);
+    part().queue.push(done, event::tx_done, out);
     PortCounters::Sent& counters = port_counters_.sent(out); // counted as it starts (see sent_counters)
     counters.tx_blocks += p.blocks;
     counters.tx_bytes += p.wire;
@@ -220,22 +217,22 @@ void Links::send_packet(std::uint32_t out) {
         // as it comes, so its credits come back as a ramp from then, and the packet is delivered
         // with its last flit. (Ramps of one link keep their order: this is its only source.)
         if (o.peer_host != p.dst_host)
-            part_.check_failed("packet for host " + std::to_string(p.dst_host) + " delivered to host " + std::to_string(o.peer_host));
-        return_credits(o.peer, p.vl, now + part_.link_ps + part_.credit_ps, p.blocks, done - now, step);
-        adapters_.deliver_at(o.cur_packet, done + part_.link_ps);
+            part().check_failed("packet for host " + std::to_string(p.dst_host) + " delivered to host " + std::to_string(o.peer_host));
+        return_credits(o.peer, p.vl, now + part().link_ps + part().credit_ps, p.blocks, done - now, step);
+        adapters().deliver_at(o.cur_packet, done + part().link_ps);
         o.free_when_sent = !p.last_of_message;
     } else {
         // The packet enters the next switch a link's latency from now (an event: the switch may
         // lie in another part of the fabric), joins its input queue behind those sent on this
         // link before it, and may be arbitrated once its first flit is in (`after` then).
-        const std::int64_t after = (p.wire >= timing_.flit_bytes() ? l.flit_ps : wire) + part_.switch_ps;
-        part_.queue.push(now + part_.link_ps, event::enter,
-                         arrivals_.add(Arrival{o.peer, o.cur_packet, o.cur_hop, static_cast<std::uint32_t>(after)}));
+        const std::int64_t after = (p.wire >= timing_.flit_bytes() ? l.flit_ps : wire) + part().switch_ps;
+        part().queue.push(now + part().link_ps, event::enter,
+                          arrivals_.add(Arrival{o.peer, o.cur_packet, o.cur_hop, static_cast<std::uint32_t>(after)}));
     }
     if (o.cur_queue != none) {
         // Each flit leaves the input buffer as it is sent: credits return as a per-flit ramp.
         occupancy_change(o.cur_queue, -static_cast<std::int64_t>(p.blocks));
-        return_credits(part_.input_of(o.cur_queue, p.vl), p.vl, now + part_.credit_ps, p.blocks, done - now, step);
+        return_credits(part().input_of(o.cur_queue, p.vl), p.vl, now + part().credit_ps, p.blocks, done - now, step);
     }
 }
 
@@ -250,8 +247,8 @@ std::int64_t Links::packet_done(std::uint32_t out, std::uint32_t pk, std::int64_
     using Pace = SimPackets::Pace;
     constexpr std::uint32_t max_paces = SimPackets::max_paces;
     const LinkTimes& l = times(out);
-    SimPackets::Packet& p = packets_[pk];
-    const std::int64_t now = part_.now, link_ps = part_.link_ps;
+    SimPackets::Packet& p = packets()[pk];
+    const std::int64_t now = part().now, link_ps = part().link_ps;
     if (p.pace_count == 1 && p.pace.gbps == l.gbps && p.wire == timing_.mtu_wire() && p.blocks >= 2) {
         // The common case, a full MTU after a link of this one's rate: the loop below, unrolled.
         const std::int64_t done = std::max({now + wire, p.last_in + last, p.pace.head + l.mtu_body_ps + l.flit_ps + last});
@@ -264,7 +261,7 @@ std::int64_t Links::packet_done(std::uint32_t out, std::uint32_t pk, std::int64_
     if (p.blocks >= 2) {
         done = std::max(done, p.last_in + last);
         for (std::uint32_t k = 0; k < p.pace_count; ++k) {
-            const Pace& in = packets_.pace(pk, k);
+            const Pace& in = packets().pace(pk, k);
             if (in.gbps > l.gbps) continue;
             // All but the last two flits at the pace's rate: for a full MTU at this link's own
             // rate, the port has that time.
@@ -284,7 +281,7 @@ std::int64_t Links::packet_done(std::uint32_t out, std::uint32_t pk, std::int64_
     std::uint32_t n = 0;
     next[n++] = {now + l.flit_ps + link_ps, l.gbps};
     for (std::uint32_t k = 0; k < p.pace_count; ++k) {
-        const Pace& in = packets_.pace(pk, k);
+        const Pace& in = packets().pace(pk, k);
         if (in.gbps < l.gbps) next[n++] = {in.head + l.flit_ps + link_ps, in.gbps};
     }
     std::uint8_t kept = 0;
@@ -293,7 +290,7 @@ std::int64_t Links::packet_done(std::uint32_t out, std::uint32_t pk, std::int64_
         for (std::uint32_t b = 0; b < n && !dominated; ++b)
             dominated = b != a && next[b].head >= next[a].head && next[b].gbps <= next[a].gbps &&
                 (next[b].head != next[a].head || next[b].gbps != next[a].gbps || b < a);
-        if (!dominated && kept < max_paces) packets_.pace(pk, kept++) = next[a];
+        if (!dominated && kept < max_paces) packets().pace(pk, kept++) = next[a];
     }
     p.pace_count = kept;
     p.last_in = done + link_ps;
@@ -305,15 +302,15 @@ std::int64_t Links::packet_done(std::uint32_t out, std::uint32_t pk, std::int64_
 void Links::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t base, std::uint32_t blocks, std::int64_t total,
                            std::int64_t step) {
     const std::uint32_t out = ports_[in].peer;
-    const std::size_t i = part_.queue_index(out, vl);
+    const std::size_t i = part().queue_index(out, vl);
     if (total > LinkCredits::max_ramp_ps || step > LinkCredits::max_ramp_ps)
-        part_.check_failed("a credit ramp of " + std::to_string(total) + " ps");
-    credits_.give_back(i, {base, static_cast<std::int32_t>(total), static_cast<std::int32_t>(step), blocks}, part_.now);
-    if (part_.checks) {
+        part().check_failed("a credit ramp of " + std::to_string(total) + " ps");
+    credits_.give_back(i, {base, static_cast<std::int32_t>(total), static_cast<std::int32_t>(step), blocks}, part().now);
+    if (part().checks) {
         const std::int64_t held = credits_.held(i);
-        if (held > part_.capacity)
-            part_.check_failed("port " + std::to_string(out) + " VL " + std::to_string(vl) + " would hold " + std::to_string(held) +
-                               " credits for a buffer of " + std::to_string(part_.capacity));
+        if (held > part().capacity)
+            part().check_failed("port " + std::to_string(out) + " VL " + std::to_string(vl) + " would hold " + std::to_string(held) +
+                                " credits for a buffer of " + std::to_string(part().capacity));
     }
     // Wakes the output if it waits for credits (a bit per port: the port's own line stays cold).
     if (is_waiting(out)) wake_earlier(out, vl);
@@ -326,43 +323,43 @@ void Links::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t base
 void Links::wake_earlier(std::uint32_t out, std::uint32_t vl) {
     Port& o = ports_[out];
     if (o.dirty || !(o.asking >> vl & 1)) return;
-    const std::int64_t t = time_credits_reach(out, vl, credits_[part_.queue_index(out, vl)].least_need);
+    const std::int64_t t = time_credits_reach(out, vl, credits_[part().queue_index(out, vl)].least_need);
     if (t >= 0 && (o.wake_at < 0 || t < o.wake_at)) {
         o.wake_at = t;
-        part_.queue.push(t, event::wake, out);
+        part().queue.push(t, event::wake, out);
     }
 }
 
 void Links::take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t blocks) {
-    if (credits_.take(part_.queue_index(out, vl), blocks, part_.now) < 0)
-        part_.check_failed("credits of port " + std::to_string(out) + " VL " + std::to_string(vl) + " below zero");
+    if (credits_.take(part().queue_index(out, vl), blocks, part().now) < 0)
+        part().check_failed("credits of port " + std::to_string(out) + " VL " + std::to_string(vl) + " below zero");
 }
 
 // ---- checks and counters ----------------------------------------------------------------------
 
 void Links::check_occupancy(std::uint32_t q, std::int64_t blocks) {
     occupancy_[q] += blocks;
-    if (occupancy_[q] > part_.capacity || occupancy_[q] < 0)
-        part_.check_failed("input buffer of port " + std::to_string(part_.port_of(q)) + " VL " + std::to_string(part_.vl_of(q)) +
-                           " holds " + std::to_string(occupancy_[q]) + " of " + std::to_string(part_.capacity) + " blocks");
+    if (occupancy_[q] > part().capacity || occupancy_[q] < 0)
+        part().check_failed("input buffer of port " + std::to_string(part().port_of(q)) + " VL " + std::to_string(part().vl_of(q)) +
+                            " holds " + std::to_string(occupancy_[q]) + " of " + std::to_string(part().capacity) + " blocks");
 }
 
 void Links::verify_credits() const {
     for (std::uint32_t i = 0; i < credits_.size(); ++i) {
-        if (ports_[part_.port_of(i)].peer == none) continue;
+        if (ports_[part().port_of(i)].peer == none) continue;
         const std::int64_t c = credits_.held(i);
-        if (c != part_.capacity)
-            part_.check_failed("port " + std::to_string(part_.port_of(i)) + " VL " + std::to_string(part_.vl_of(i)) + " ends with " +
-                               std::to_string(c) + " of " + std::to_string(part_.capacity) + " credits: flits lost or duplicated");
+        if (c != part().capacity)
+            part().check_failed("port " + std::to_string(part().port_of(i)) + " VL " + std::to_string(part().vl_of(i)) + " ends with " +
+                                std::to_string(c) + " of " + std::to_string(part().capacity) + " credits: flits lost or duplicated");
     }
 }
 
 PortCounters::Sent Links::sent_counters(std::uint32_t port) const {
     PortCounters::Sent c = port_counters_.sent(port);
     const Port& o = ports_[port];
-    if (part_.options.mode == SimMode::packet && o.transmitting) { // counted as it started, not yet sent
-        c.tx_blocks -= packets_[o.cur_packet].blocks;
-        c.tx_bytes -= packets_[o.cur_packet].wire;
+    if (part().options.mode == SimMode::packet && o.transmitting) { // counted as it started, not yet sent
+        c.tx_blocks -= packets()[o.cur_packet].blocks;
+        c.tx_bytes -= packets()[o.cur_packet].wire;
     }
     return c;
 }

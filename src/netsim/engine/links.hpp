@@ -71,7 +71,8 @@ public:
         std::uint32_t in, packet, hop, chunk;
     };
 
-    Links(SimPart& part, SimPackets& packets, Switches& switches, HostAdapters& adapters);
+    // Links whose packets are cut as `options` say (whole, or in chunks of its aggregation).
+    explicit Links(const SimOptions& options);
     // The ports of every device of `topology`, cabled as it says, at its rates where
     // `topology_rates`; host_index: per device, its host index or none. Throws
     // std::invalid_argument for a link rate the model cannot take.
@@ -83,7 +84,7 @@ public:
     const Port& port(std::uint32_t i) const { return ports_[i]; }
     const LinkTimes& times(std::uint32_t port) const { return timing_.times(ports_[port].rate); }
     const PacketTiming& timing() const { return timing_; }
-    OutputVl& output(std::uint32_t out, std::uint32_t vl) { return credits_[part_.queue_index(out, vl)]; }
+    OutputVl& output(std::uint32_t out, std::uint32_t vl) { return credits_[part().queue_index(out, vl)]; }
 
     // ---- arbitration: an output decides at the end of the instant, in port order ----
     void arbitrate(std::uint32_t out);
@@ -116,16 +117,16 @@ public:
         const Port& o = ports_[out];
         if (!o.asking) return none;
         const std::uint32_t next_vl = first_vl_after(o.asking, vl);
-        __builtin_prefetch(reinterpret_cast<const char*>(&credits_[part_.queue_index(out, next_vl)]) + 64);
+        __builtin_prefetch(reinterpret_cast<const char*>(&credits_[part().queue_index(out, next_vl)]) + 64);
         return next_vl;
     }
     // What an arrive or enter event carries, taken back.
     Arrival take_arrival(std::uint32_t a) { return arrivals_.take(a); }
 
     // ---- credits ----
-    LinkCredits::Cover credits_cover(std::uint32_t out, std::uint32_t vl) { return {credits_, part_.queue_index(out, vl), part_.now}; }
+    LinkCredits::Cover credits_cover(std::uint32_t out, std::uint32_t vl) { return {credits_, part().queue_index(out, vl), part().now}; }
     std::int64_t time_credits_reach(std::uint32_t out, std::uint32_t vl, std::int64_t need) const {
-        return credits_.time_reached(part_.queue_index(out, vl), need, part_.now);
+        return credits_.time_reached(part().queue_index(out, vl), need, part().now);
     }
     // After a credits_cover of (out, vl) at this instant, which folded the complete ramps.
     void take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t blocks);
@@ -138,7 +139,7 @@ public:
 
     // ---- checks: the blocks in each input buffer (inline: runs without checks pay a test) ----
     void occupancy_change(std::uint32_t queue, std::int64_t blocks) {
-        if (part_.checks) check_occupancy(queue, blocks);
+        if (part().checks) check_occupancy(queue, blocks);
     }
     // Throws SimCheckError unless every cabled output holds all its credits.
     void verify_credits() const;
@@ -147,12 +148,21 @@ public:
     // Packet mode counts a packet's bytes and blocks as it starts; this leaves out the packet still being sent.
     PortCounters::Sent sent_counters(std::uint32_t port) const;
     std::int64_t xmit_wait_ps(std::uint32_t port) const { return port_counters_.xmit_wait_ps(port); }
-    void close_waits() { port_counters_.close_waits(part_.now); }
+    void close_waits() { port_counters_.close_waits(part().now); }
     std::size_t ramp_entries() const { return credits_.ramp_entries(); }
     double slowest_gbps() const;
     std::string rates() const; // "100 Gb/s", or each rate with its cables
 
 private:
+    // The other elements of its part of the fabric (FabricElements: one object, no references to follow).
+    SimPart& part();
+    const SimPart& part() const;
+    SimPackets& packets();
+    const SimPackets& packets() const;
+    Switches& switches();
+    const Switches& switches() const;
+    HostAdapters& adapters();
+    const HostAdapters& adapters() const;
     template <Granularity G>
     void arbitrate_now(std::uint32_t out);
     // Credits on their way to output `out`, which waits for credits: only its wake may move earlier.
@@ -163,10 +173,6 @@ private:
     std::int64_t packet_done(std::uint32_t out, std::uint32_t packet, std::int64_t wire, std::int64_t last);
     void check_occupancy(std::uint32_t queue, std::int64_t blocks);
 
-    SimPart& part_;
-    SimPackets& packets_;
-    Switches& switches_;
-    HostAdapters& adapters_;
     std::vector<std::uint32_t> port_base_; // per device: first global port index
     HugePageVector<Port> ports_;
     PacketTiming timing_; // link times by rate, in the order first cabled; 0: none

@@ -20,7 +20,6 @@ class Switches {
 public:
     using QueueEntry = Links::QueueEntry;
 
-    Switches(SimPart& part, SimPackets& packets, Links& links) : part_(part), packets_(packets), links_(links) {}
     // The switches of `topology`, forwarding by `routing` (both outlive this), after links.build.
     // Throws std::invalid_argument when the tables do not match the topology.
     void build(const Topology& topology, const Routing& routing);
@@ -47,14 +46,21 @@ public:
             make_head_ready(q);
             return;
         }
-        if (part_.checks && iq.ring[iq.head].packet != behind->packet)
-            part_.check_failed("an output's copy of the next head is not its queue's");
+        if (part().checks && iq.ring[iq.head].packet != behind->packet)
+            part().check_failed("an output's copy of the next head is not its queue's");
         make_head_ready(q, iq, *behind);
     }
 
     void prefetch_queue(std::uint32_t q) const { __builtin_prefetch(&queues_[q]); }
 
 private:
+    // The other elements of its part of the fabric (FabricElements: one object, no references to follow).
+    SimPart& part();
+    const SimPart& part() const;
+    SimPackets& packets();
+    const SimPackets& packets() const;
+    Links& links();
+    const Links& links() const;
     struct alignas(32) InputQueue { // FIFO ring per (port, VL); its capacity is 0 or a power of two
         QueueEntry* ring = nullptr; // from arena_
         std::uint32_t capacity = 0, head = 0, size = 0;
@@ -78,13 +84,10 @@ private:
     template <Granularity G>
     void grant_input(std::uint32_t out, std::uint32_t vl, std::uint32_t requester, std::uint32_t need);
     SwitchRequests::Output requests(std::uint32_t out, std::uint32_t vl) {
-        const Links::Port& o = links_.port(out);
-        return requests_.output(o.device, o.local * part_.vls + vl);
+        const Links::Port& o = links().port(out);
+        return requests_.output(o.device, o.local * part().vls + vl);
     }
 
-    SimPart& part_;
-    SimPackets& packets_;
-    Links& links_;
     const Topology* topology_ = nullptr;
     const Routing* routing_ = nullptr;
     // The input queues' rings side by side in 2 MiB huge pages (declared before them: destroyed
