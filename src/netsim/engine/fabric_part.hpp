@@ -6,6 +6,7 @@
 #include "netsim/engine/event_queue.hpp"
 #include "netsim/engine/sim_model.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -27,12 +28,20 @@ struct SimPart {
     // `options` are checked (sim_model.hpp) and outlive the part.
     explicit SimPart(const SimOptions& o)
         : options(o), vls(o.ib.vls), link_ps(o.ib.link_latency.count()), credit_ps(o.ib.credit_latency.count()),
-          switch_ps(o.ib.switch_latency.count()), capacity(o.ib.buffer_blocks()), checks(o.checks) {}
+          switch_ps(o.ib.switch_latency.count()), capacity(o.ib.buffer_blocks()), checks(o.checks),
+          window_ps(std::min(link_ps, credit_ps)) {}
 
     const SimOptions& options;
     const std::uint32_t vls;
     const std::int64_t link_ps, credit_ps, switch_ps, capacity;
     const bool checks; // options.checks, read on the hot paths without going through the options
+    // Time runs in windows of this many picoseconds, on a fixed grid from 0 (none when 0): what
+    // crosses a link between switches in one window is known at the other end no earlier than its
+    // end (a packet enters a link's latency later; credits count a credit latency later), so the
+    // two ends may run apart within a window. Credits between switches are given at the end of
+    // the window they were returned in, in every run, whatever parts the fabric is cut into.
+    const std::int64_t window_ps;
+    std::int64_t window_end = 0; // of the window being run
     std::uint32_t port_count = 0; // all ports of the fabric: the stride between VLs in per (port, VL) state
 
     std::int64_t now = 0;

@@ -34,20 +34,30 @@ void FabricSim::run(SimApp& app, Picoseconds until) {
     else
         run_events<Granularity::chunks>(until.count());
     part().running = false;
-    if (!part().queue.empty()) part().now = until.count();
+    if (!idle()) part().now = until.count();
     links().close_waits();
     app_ = nullptr;
 }
 
 template <Granularity G>
 void FabricSim::run_events(std::int64_t until) {
-    for (SimEvent e; part().queue.pop_due(until, e);) {
-        part().now = e.time;
-        ++part().events;
+    SimPart& p = part();
+    for (;;) {
+        // Credits returned between switches in the window reach their outputs at its end, before
+        // any event of a later window (an event at or after `until` stays, and so do they).
+        if (links().credits_pending() && (p.queue.empty() || p.queue.top().time >= p.window_end)) {
+            if (p.window_end > until) return;
+            links().give_pending_credits();
+        }
+        SimEvent e;
+        if (!p.queue.pop_due(until, e)) return;
+        if (e.time >= p.window_end && p.window_ps > 0) p.window_end = (e.time / p.window_ps + 1) * p.window_ps;
+        p.now = e.time;
+        ++p.events;
         dispatch<G>(e);
         // Outputs decide once everything that happens at this instant has happened, in port
         // order: the outcome of a tie never depends on the order events were scheduled in.
-        if (links().has_dirty_ports() && !part().queue.more_now()) links().arbitrate_dirty_ports<G>();
+        if (links().has_dirty_ports() && !p.queue.more_now()) links().arbitrate_dirty_ports<G>();
     }
 }
 
@@ -64,7 +74,7 @@ void FabricSim::dispatch(const SimEvent& e) {
     }
     case event::enter: {
         const Links::Arrival x = links().take_arrival(e.a);
-        switches().enter(x.in, x.packet, x.hop, x.chunk);
+        switches().enter(x.in, x.packet, x.hop);
         break;
     }
     case event::tx_done: links().on_tx_done<G>(e.a); break;

@@ -7,9 +7,11 @@
 //               only once all of it has arrived, credits return per chunk);
 //   packet      one event per packet per hop with the flit-exact cut-through timing computed
 //               (VCT never stalls a started packet, so its flits stream at line rate) and credits
-//               returned as per-flit ramps. A packet enters the next switch by an event, a
-//               link's latency after it starts (a link keeps its order), and joins its input
-//               queue there; only a message's last packet has an event at its host.
+//               returned as per-flit ramps. A packet enters the next switch by an event once
+//               its first flit is in and switched, and joins its input queue there; only a
+//               message's last packet has an event at its host.
+// Time runs in windows of the smallest link or credit latency: what crosses a link between
+// switches is known at its other end by the window's end (SimPart::window_ps).
 // The fabric is elements, each owning its state in files of its own: the host adapters
 // (host_adapters), the switches (switches) and the links with their flow control (links), over
 // the packets in flight (sim_packets); they share a part's clock and event queue (fabric_part),
@@ -85,7 +87,7 @@ public:
     // `until`; call again with a later `until` to continue.
     void run(SimApp& app, Picoseconds until);
     // True when no event is left: run() has nothing more to do.
-    bool idle() const { return part().queue.empty(); }
+    bool idle() const { return part().queue.empty() && !links().credits_pending(); }
     // Throws SimCheckError unless every credit is back, no packet or message is in flight.
     void verify_quiescent() const;
 

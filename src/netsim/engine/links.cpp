@@ -222,12 +222,12 @@ void Links::send_packet(std::uint32_t out) {
         adapters().deliver_at(o.cur_packet, done + part().link_ps);
         o.free_when_sent = !p.last_of_message;
     } else {
-        // The packet enters the next switch a link's latency from now (an event: the switch may
-        // lie in another part of the fabric), joins its input queue behind those sent on this
-        // link before it, and may be arbitrated once its first flit is in (`after` then).
+        // The packet enters the next switch by an event (the switch may lie in another part of the
+        // fabric) once its first flit is in and switched, a link's latency and `after` from now,
+        // and joins its input queue there ready to ask its output. Entries keep the link's order:
+        // the next packet starts once this one is sent, and its first flit takes no longer.
         const std::int64_t after = (p.wire >= timing_.flit_bytes() ? l.flit_ps : wire) + part().switch_ps;
-        part().queue.push(now + part().link_ps, event::enter,
-                          arrivals_.add(Arrival{o.peer, o.cur_packet, o.cur_hop, static_cast<std::uint32_t>(after)}));
+        part().queue.push(now + part().link_ps + after, event::enter, arrivals_.add(Arrival{o.peer, o.cur_packet, o.cur_hop, 0}));
     }
     if (o.cur_queue != none) {
         // Each flit leaves the input buffer as it is sent: credits return as a per-flit ramp.
@@ -301,11 +301,27 @@ std::int64_t Links::packet_done(std::uint32_t out, std::uint32_t pk, std::int64_
 
 void Links::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t base, std::uint32_t blocks, std::int64_t total,
                            std::int64_t step) {
-    const std::uint32_t out = ports_[in].peer;
-    const std::size_t i = part().queue_index(out, vl);
     if (total > LinkCredits::max_ramp_ps || step > LinkCredits::max_ramp_ps)
         part().check_failed("a credit ramp of " + std::to_string(total) + " ps");
-    credits_.give_back(i, {base, static_cast<std::int32_t>(total), static_cast<std::int32_t>(step), blocks}, part().now);
+    const Port& input = ports_[in];
+    const LinkCredits::Ramp ramp{base, static_cast<std::int32_t>(total), static_cast<std::int32_t>(step), blocks};
+    if (input.host == none && input.peer_host == none && part().window_ps > 0) { // between two switches
+        pending_credits_.push_back(CreditReturn{input.peer, vl, ramp});
+        return;
+    }
+    give_credits(input.peer, vl, ramp);
+}
+
+// In the order returned: an output's credits come from one input, one packet after another, so
+// its ramps stay in time order; the wakes they set do not depend on the order between outputs.
+void Links::give_pending_credits() {
+    for (const CreditReturn& c : pending_credits_) give_credits(c.out, c.vl, c.ramp);
+    pending_credits_.clear();
+}
+
+void Links::give_credits(std::uint32_t out, std::uint32_t vl, const LinkCredits::Ramp& ramp) {
+    const std::size_t i = part().queue_index(out, vl);
+    credits_.give_back(i, ramp, part().now);
     if (part().checks) {
         const std::int64_t held = credits_.held(i);
         if (held > part().capacity)

@@ -65,8 +65,7 @@ public:
     using LinkTimes = PacketTiming::LinkTimes;
     using OutputVl = LinkCredits::OutputVl;
     // What an arrive event (flit and aggregated modes) and an enter event carry beyond the event's
-    // word: the input reached, the packet, the hop, and the chunk (enter: the time from then until
-    // the packet's first flit is in and switched).
+    // word: the input reached, the packet, the hop, and the chunk (arrive).
     struct Arrival {
         std::uint32_t in, packet, hop, chunk;
     };
@@ -131,9 +130,13 @@ public:
     // After a credits_cover of (out, vl) at this instant, which folded the complete ramps.
     void take_credits(std::uint32_t out, std::uint32_t vl, std::uint32_t blocks);
     // Credits for `blocks` of input `in`'s buffer go back to its peer: all at `base`, or the
-    // i-th at base + min((i + 1) step, total) when total > 0.
+    // i-th at base + min((i + 1) step, total) when total > 0; `base` is a credit latency from now.
+    // Between two switches they reach the output at the end of the window (SimPart::window_ps).
     void return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t base, std::uint32_t blocks, std::int64_t total = 0,
                         std::int64_t step = 1);
+    // At the end of a window: the credits returned between switches in it reach their outputs.
+    bool credits_pending() const { return !pending_credits_.empty(); }
+    void give_pending_credits();
     // Whether output `out` is idle with requesters, waiting for credits.
     bool is_waiting(std::size_t out) const { return port_counters_.is_waiting(out); }
 
@@ -165,6 +168,13 @@ private:
     const HostAdapters& adapters() const;
     template <Granularity G>
     void arbitrate_now(std::uint32_t out);
+    // Credits on their way between switches: the output, its VL, the credits coming back.
+    struct CreditReturn {
+        std::uint32_t out, vl;
+        LinkCredits::Ramp ramp;
+    };
+    // Credits on their way to output `out` from now on.
+    void give_credits(std::uint32_t out, std::uint32_t vl, const LinkCredits::Ramp& ramp);
     // Credits on their way to output `out`, which waits for credits: only its wake may move earlier.
     void wake_earlier(std::uint32_t out, std::uint32_t vl);
     void send_chunk(std::uint32_t out);
@@ -183,6 +193,7 @@ private:
     std::vector<std::uint32_t> dirty_batch_; // the batch deciding (both sized to all ports: no check per append)
     std::uint32_t dirty_count_ = 0;
     IndexPool<Arrival> arrivals_;
+    std::vector<CreditReturn> pending_credits_; // returned in this window, in the order returned
 };
 
 } // namespace evb::netsim
