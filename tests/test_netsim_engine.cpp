@@ -305,6 +305,31 @@ TEST(NetsimEngine, HostLatencyDistributions) {
         EXPECT_THROW(HostLatency::parse(bad), std::invalid_argument) << bad;
 }
 
+// A host's latencies are its own stream: what other hosts post, before or in between, does not
+// change them (so that hosts simulated apart draw the same as together). Hosts 0, 1 and 2, 3
+// share no link on a k = 4 tree.
+TEST(NetsimEngine, AHostsLatencyDrawsDoNotDependOnOtherHostsPosts) {
+    Fabric f = fat_tree(4);
+    SimOptions o = checked();
+    o.host_latency = HostLatency::parse("lognormal:1us:0.5");
+    auto arrivals_of_host0 = [&](bool others_post) {
+        FabricSim sim(f.topology, f.routing, o);
+        test::Recorder app;
+        for (int i = 0; i < 4; ++i) {
+            if (others_post) app.posts.emplace_back(2, 3, 5000);
+            app.posts.emplace_back(0, 1, 5000);
+        }
+        sim.run(app, Picoseconds::max());
+        std::vector<std::int64_t> arrivals;
+        for (const SimMessage& m : app.done)
+            if (m.src == 0) arrivals.push_back(m.delivered.count());
+        return arrivals;
+    };
+    const auto alone = arrivals_of_host0(false);
+    ASSERT_EQ(alone.size(), 4u);
+    EXPECT_EQ(arrivals_of_host0(true), alone);
+}
+
 TEST(NetsimEngine, ImpossibleModelParametersAreRefused) {
     Fabric f = back_to_back();
     auto refuse = [&](auto tweak) {

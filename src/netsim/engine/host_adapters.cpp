@@ -8,7 +8,7 @@
 
 namespace evb::netsim {
 
-HostAdapters::HostAdapters(std::uint64_t seed) : rng_state_(mix64(seed)) {}
+HostAdapters::HostAdapters(std::uint64_t seed) : seed_(mix64(seed)) {}
 
 void HostAdapters::build(const Topology& topology) {
     const auto& devices = topology.devices();
@@ -18,6 +18,7 @@ void HostAdapters::build(const Topology& topology) {
         host_lid_.push_back(devices[dev].lid);
     }
     flows_.resize(std::size_t{count()} * part().vls);
+    draws_.assign(count(), 0);
     counters_.reset(count());
 }
 
@@ -27,7 +28,9 @@ void HostAdapters::post(std::uint32_t src, std::uint32_t dst, std::uint64_t byte
     if (bytes == 0) throw std::invalid_argument("cannot post an empty message");
     const std::uint32_t m = messages_.add(Message{src, dst, none, bytes, tag, 0, part().now});
     ++live_messages_;
-    std::uint64_t h1 = mix64(rng_state_++), h2 = mix64(rng_state_++);
+    // The host's own stream: its draws do not depend on what other hosts posted in between.
+    const std::uint64_t n = draws_[src]++;
+    const std::uint64_t h1 = mix64(seed_, src, 2 * n), h2 = mix64(seed_, src, 2 * n + 1);
     Picoseconds delay = part().options.host_latency.draw(unit_interval(h1), unit_interval(h2));
     part().queue.push(part().now + std::max<std::int64_t>(0, delay.count()), event::message_ready, m);
 }

@@ -27,7 +27,7 @@ class HostAdapters {
 public:
     static constexpr std::uint32_t none = SimPart::none;
 
-    // Host latencies drawn from a stream of `seed`.
+    // Host latencies drawn from a stream of `seed` per host.
     explicit HostAdapters(std::uint64_t seed);
     // The hosts of `topology` in its order, after links.build; throws std::invalid_argument for
     // a host without a cable.
@@ -103,7 +103,8 @@ private:
     std::vector<AdapterFlows> flows_; // per (host, VL): destinations with messages
     IndexPool<Message> messages_;
     HostCounters counters_;
-    std::uint64_t rng_state_, live_messages_ = 0;
+    std::uint64_t seed_, live_messages_ = 0;
+    std::vector<std::uint64_t> draws_; // per host: host latencies drawn so far
     SimMessage done_; // what deliver returns
 };
 
