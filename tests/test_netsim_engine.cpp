@@ -330,6 +330,47 @@ TEST(NetsimEngine, AHostsLatencyDrawsDoNotDependOnOtherHostsPosts) {
     EXPECT_EQ(arrivals_of_host0(true), alone);
 }
 
+// RC: a message's sender has its ACK one unloaded crossing of the path back after the last byte
+// arrived: per link its latency and a flit's time, per switch its latency; only an app that asks
+// for ACKs gets them (each is an event).
+TEST(NetsimEngine, AnAckReachesTheSenderOneUnloadedPathBackAfterDelivery) {
+    struct Acks : test::Recorder {
+        bool wants = true;
+        std::vector<SimMessage> acked;
+        void acknowledged(FabricSim&, const SimMessage& m) override { acked.push_back(m); }
+        bool wants_acks() const override { return wants; }
+    };
+    const SimOptions o = checked();
+    const std::int64_t flit = serialisation_ps(64, 100), per_link = o.ib.link_latency.count() + flit;
+    struct Case {
+        Fabric fabric;
+        std::uint32_t src, dst, links;
+    };
+    Fabric tree = fat_tree(4);
+    const auto last = static_cast<std::uint32_t>(tree.topology.hosts().size() - 1);
+    for (Case c : {Case{back_to_back(), 0, 1, 1}, Case{tree, 0, 1, 2}, Case{tree, 0, last, 4}}) {
+        SCOPED_TRACE(c.links);
+        FabricSim sim(c.fabric.topology, c.fabric.routing, o);
+        Acks app;
+        app.posts.emplace_back(c.src, c.dst, 10000);
+        sim.run(app, Picoseconds::max());
+        ASSERT_EQ(app.done.size(), 1u);
+        ASSERT_EQ(app.acked.size(), 1u);
+        EXPECT_EQ(app.acked[0].tag, app.done[0].tag);
+        EXPECT_EQ(app.acked[0].delivered, app.done[0].delivered); // the message as delivered
+        EXPECT_EQ(sim.now().count() - app.done[0].delivered.count(), c.links * per_link + (c.links - 1) * o.ib.switch_latency.count());
+        sim.verify_quiescent();
+
+        FabricSim quiet(c.fabric.topology, c.fabric.routing, o);
+        Acks without;
+        without.wants = false;
+        without.posts = app.posts;
+        quiet.run(without, Picoseconds::max());
+        EXPECT_TRUE(without.acked.empty());
+        EXPECT_EQ(quiet.events() + 1, sim.events());
+    }
+}
+
 TEST(NetsimEngine, ImpossibleModelParametersAreRefused) {
     Fabric f = back_to_back();
     auto refuse = [&](auto tweak) {

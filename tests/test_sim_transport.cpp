@@ -177,8 +177,10 @@ TEST(SimTransport, ThroughputBoundedByEffectiveBandwidthAndMemoryByEquation31) {
 
 // PUSH with barrel order on a non-blocking tree (16 hosts on 2 leaves of 8 with 8 spines): every
 // RU waits at the BU under its cursor, so each step is a permutation and every BU link runs
-// near b_eff. When RUs passed BUs without work yet, all followed the BU assigned first and
-// every BU link ran at 0.37 to 0.43 of b_eff.
+// near b_eff, less the idle time of each write's ACK round trip with one write in flight
+// (--parallel 1: 0.85 of b_eff before the ACK was simulated, 0.845 since). When RUs passed BUs
+// without work yet, all followed the BU assigned first and every BU link ran at 0.37 to 0.43 of
+// b_eff.
 TEST(SimTransport, PushWithBarrelOrderKeepsEveryBuLinkNearEffectiveBandwidth) {
     auto doc =
         run_sim("--nodes 16 --k 8 --leaves 2 --credits 4 --protocol push --parallel 1 --fragment-size 256KiB --duration 3ms --warmup 1ms",
@@ -186,7 +188,7 @@ TEST(SimTransport, PushWithBarrelOrderKeepsEveryBuLinkNearEffectiveBandwidth) {
     ASSERT_FALSE(doc.is_null());
     const auto& network = doc["results"]["network"];
     const double b_eff = network["effective_gbps"];
-    EXPECT_GT(network["fabric_rx_gbps"]["min"].get<double>(), 0.85 * b_eff);
+    EXPECT_GT(network["fabric_rx_gbps"]["min"].get<double>(), 0.8 * b_eff);
     EXPECT_LE(network["fabric_rx_gbps"]["max"].get<double>(), b_eff * 1.0001);
     EXPECT_EQ(doc["results"]["system"]["errors"], 0);
 }

@@ -69,7 +69,7 @@ std::string SimNetwork::write(std::uint32_t from, std::uint32_t to, const WriteR
 void SimNetwork::start(const Transfer& t, std::uint64_t bytes) {
     const std::uint32_t host = host_of(t.from);
     if (host != host_of(t.to)) {
-        fabric_.post(host, host_of(t.to), bytes, store(t));
+        fabric_.post(host, host_of(t.to), bytes, store(t) | (t.is_write ? write_tag : 0));
         return;
     }
     local_bytes_ += bytes;
@@ -86,12 +86,22 @@ void SimNetwork::release(std::uint32_t i) {
 void SimNetwork::delivered(const netsim::SimMessage& m) {
     auto i = static_cast<std::uint32_t>(m.tag);
     land(transfers_[i]);
-    release(i);
+    if (!(m.tag & write_tag)) release(i); // a write is kept for its ACK
 }
 
+bool SimNetwork::acknowledged(const netsim::SimMessage& m) {
+    if (!(m.tag & write_tag)) return false;
+    auto i = static_cast<std::uint32_t>(m.tag);
+    write_done(transfers_[i]);
+    release(i);
+    return true;
+}
+
+// Within a host nothing crosses the network: a write is done when it has landed.
 void SimNetwork::loopback_done(std::uint64_t tag) {
     auto i = static_cast<std::uint32_t>(tag & ~loopback_tag);
     land(transfers_[i]);
+    if (transfers_[i].is_write) write_done(transfers_[i]);
     release(i);
 }
 
@@ -115,7 +125,12 @@ void SimNetwork::land(const Transfer& t) {
         std::memcpy(target.base + t.remote_offset, t.source, copy);
     }
     push(t.to, c);
-    // RC: the sender learns of completion when the data is at the target (no ACK latency modelled).
+}
+
+// RC: the writer learns of completion once the data is at the target and its ACK is back; a
+// target that failed acknowledges nothing.
+void SimNetwork::write_done(const Transfer& t) {
+    if (halted_[t.to]) return;
     Completion done;
     done.kind = Completion::Kind::write_done;
     done.peer = t.to;

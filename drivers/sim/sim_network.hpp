@@ -32,10 +32,15 @@ public:
     // Returns an empty string, or why the write is refused (unknown key, out of bounds).
     std::string write(std::uint32_t from, std::uint32_t to, const WriteRequest& w);
 
-    // The last byte of a fabric message arrived: land it and queue the completions.
+    // The last byte of a fabric message arrived: land it and queue the receiver's completion.
     void delivered(const netsim::SimMessage& m);
+    // Its ACK reached the sender: a write's completion for the writer (whether there was one).
+    bool acknowledged(const netsim::SimMessage& m);
     // Engine timers with this bit set in their tag are loopback transfers finishing.
     static constexpr std::uint64_t loopback_tag = std::uint64_t{1} << 62;
+    // Fabric messages with this bit set in their tag are writes, whose transfer waits for the ACK
+    // (a send's is free once delivered, and may hold a new transfer by the time its ACK is back).
+    static constexpr std::uint64_t write_tag = std::uint64_t{1} << 61;
     void loopback_done(std::uint64_t tag);
 
     RingQueue<Completion>& inbound(std::uint32_t rank) { return inbound_[rank]; }
@@ -61,7 +66,8 @@ private:
     std::uint32_t store(const Transfer& t);
     void start(const Transfer& t, std::uint64_t bytes);
     void release(std::uint32_t index);
-    void land(const Transfer& t);
+    void land(const Transfer& t); // at the receiver
+    void write_done(const Transfer& t); // at the writer
     void push(std::uint32_t rank, const Completion& c);
 
     netsim::FabricSim& fabric_;

@@ -66,6 +66,11 @@ public:
         drain(sim);
     }
 
+    void acknowledged(netsim::FabricSim& sim, const netsim::SimMessage& m) override {
+        if (network_.acknowledged(m)) drain(sim);
+    }
+    bool wants_acks() const override { return true; }
+
     void timer(netsim::FabricSim& sim, std::uint32_t, std::uint64_t tag) override {
         if (tag == progress_tag) {
             observer_.progress(sim.now(), with_fabric_bytes(reactor_.progress(), sim));

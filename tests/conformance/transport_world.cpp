@@ -40,6 +40,8 @@ public:
 private:
     void start(netsim::FabricSim&) override {}
     void delivered(netsim::FabricSim&, const netsim::SimMessage& m) override { network_->delivered(m); }
+    void acknowledged(netsim::FabricSim&, const netsim::SimMessage& m) override { network_->acknowledged(m); }
+    bool wants_acks() const override { return true; }
     void timer(netsim::FabricSim&, std::uint32_t, std::uint64_t tag) override {
         if (tag & SimNetwork::loopback_tag) network_->loopback_done(tag);
     }

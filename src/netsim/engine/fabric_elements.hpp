@@ -44,6 +44,7 @@ EVB_ELEMENT_REACHES(Switches, links, Links)
 EVB_ELEMENT_REACHES(HostAdapters, part, SimPart)
 EVB_ELEMENT_REACHES(HostAdapters, packets, SimPackets)
 EVB_ELEMENT_REACHES(HostAdapters, links, Links)
+EVB_ELEMENT_REACHES(HostAdapters, switches, Switches)
 #undef EVB_ELEMENT_REACHES
 
 } // namespace evb::netsim

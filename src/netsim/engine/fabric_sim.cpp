@@ -82,6 +82,11 @@ void FabricSim::dispatch(const SimEvent& e) {
     case event::head_ready: switches().head_ready(e.a); break;
     case event::message_ready: adapters().message_ready(e.a); break;
     case event::deliver: deliver<G>(e.a); break;
+    case event::ack: {
+        const SimMessage m = acks_.take(e.a);
+        app_->acknowledged(*this, m);
+        break;
+    }
     case event::timer_fired: {
         const Timer t = timers_.take(e.a);
         app_->timer(*this, t.host, t.tag);
@@ -92,7 +97,11 @@ void FabricSim::dispatch(const SimEvent& e) {
 
 template <Granularity G>
 void FabricSim::deliver(std::uint32_t pk) {
-    if (const SimMessage* done = adapters().deliver<G>(pk)) app_->delivered(*this, *done);
+    const SimMessage* done = adapters().deliver<G>(pk);
+    if (!done) return;
+    const SimMessage m = *done;
+    if (app_->wants_acks()) part().queue.push(part().now + adapters().ack_ps(m.dst, m.src), event::ack, acks_.add(m));
+    app_->delivered(*this, m);
 }
 
 // ---- what it counted --------------------------------------------------------------------------

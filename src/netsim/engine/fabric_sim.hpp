@@ -38,8 +38,14 @@ class SimApp {
 public:
     virtual ~SimApp() = default;
     virtual void start(FabricSim& sim) = 0;
-    // The last byte of `m` arrived at m.dst (RC semantics: the sender may reuse its buffer).
+    // The last byte of `m` arrived at m.dst.
     virtual void delivered(FabricSim& sim, const SimMessage& m) = 0;
+    // m.src's adapter has the ACK of `m` (RC: the sender may reuse its buffer): the ACK left m.dst
+    // at delivery and crossed the path back unloaded (HostAdapters::ack_ps; ACKs are small and
+    // not simulated as traffic).
+    virtual void acknowledged(FabricSim& /*sim*/, const SimMessage& /*m*/) {}
+    // Whether acknowledged is wanted (an ACK is an event: traffic injectors do without).
+    virtual bool wants_acks() const { return false; }
     virtual void timer(FabricSim& /*sim*/, std::uint32_t /*host*/, std::uint64_t /*tag*/) {}
 };
 
@@ -135,6 +141,7 @@ private:
     SimOptions options_;
     FabricElements fabric_;
     IndexPool<Timer> timers_;
+    IndexPool<SimMessage> acks_; // delivered, their ACK on its way
     SimApp* app_ = nullptr;
     bool started_ = false;
 };

@@ -176,6 +176,25 @@ const SimMessage* HostAdapters::deliver(std::uint32_t pk) {
     return &done_;
 }
 
+std::int64_t HostAdapters::ack_ps(std::uint32_t from, std::uint32_t to) const {
+    std::int64_t t = 0;
+    std::uint32_t port = host_port_[from];
+    for (std::uint32_t links_crossed = 0;; ++links_crossed) {
+        if (links_crossed == SimPackets::max_hops)
+            part().check_failed("no path of at most 16 links from host " + std::to_string(from) + " to host " + std::to_string(to));
+        t += part().link_ps + links().times(port).flit_ps;
+        const Links::Port& in = links().port(links().port(port).peer);
+        if (in.host != none) {
+            if (in.host != to) part().check_failed("the ACK for host " + std::to_string(to) + " reached host " + std::to_string(in.host));
+            return t;
+        }
+        t += part().switch_ps;
+        const std::uint32_t out = switches().route(in.device, host_lid_[to]);
+        if (out == none) part().check_failed("no route on switch device " + std::to_string(in.device) + " for host " + std::to_string(to));
+        port = links().first_port(in.device) + out;
+    }
+}
+
 std::uint32_t HostAdapters::in_flight_payload(std::uint32_t h) const {
     const Links::Port& o = links().port(host_port_[h]);
     return o.transmitting ? packets()[o.cur_packet].payload : 0;

@@ -58,6 +58,11 @@ public:
     template <Granularity G>
     const SimMessage* deliver(std::uint32_t pk);
 
+    // The time an ACK takes from host `from` back to host `to`, unloaded: per link crossed, its
+    // latency and a flit's time, and per switch its latency. At least a link's latency, so an ACK
+    // is known at its sender no earlier than the end of the window it left in.
+    std::int64_t ack_ps(std::uint32_t from, std::uint32_t to) const;
+
     // What the hosts counted, as of `until`; the payload host h's adapter is still sending.
     const std::vector<SimHostStats>& stats(std::int64_t until) const {
         return counters_.stats(until, [this](std::uint32_t h) { return in_flight_payload(h); });
@@ -75,6 +80,8 @@ private:
     const SimPackets& packets() const;
     Links& links();
     const Links& links() const;
+    Switches& switches();
+    const Switches& switches() const;
     struct Message {
         std::uint32_t src, dst, next = none;
         std::uint64_t bytes, tag, delivered = 0;

@@ -51,6 +51,12 @@ public:
         make_head_ready(q, iq, *behind);
     }
 
+    // The port (from 0) switch `device` forwards LID `lid` to; none without a route.
+    std::uint32_t route(std::uint32_t device, std::uint32_t lid) const {
+        const Lft& lft = routing_->lft[device];
+        return lid < lft.size() && lft[lid] != no_port ? lft[lid] : Links::none;
+    }
+
     void prefetch_queue(std::uint32_t q) const { __builtin_prefetch(&queues_[q]); }
 
 private:
