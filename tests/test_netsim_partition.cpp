@@ -15,14 +15,14 @@ using namespace evb::netsim;
 
 namespace {
 
-Topology tree(std::uint32_t k, std::uint32_t levels) {
+Topology generated_tree(std::uint32_t k, std::uint32_t levels) {
     FabricOptions o;
     o.tree.k = k;
     o.tree.levels = levels;
     return build_fabric(o).topology;
 }
 
-std::uint64_t ports_of(const Device& d) {
+std::uint64_t cabled_ports_of(const Device& d) {
     return static_cast<std::uint64_t>(std::count_if(d.ports.begin(), d.ports.end(), [](const auto& p) { return p.has_value(); }));
 }
 
@@ -35,8 +35,8 @@ void expect_a_sound_plan(const Topology& t, const FabricPartition& plan) {
     std::uint64_t cut = 0, heaviest_switch = 0;
     for (std::uint32_t d = 0; d < devices.size(); ++d) {
         ASSERT_LT(plan.part_of_device[d], plan.parts) << devices[d].name;
-        weight[plan.part_of_device[d]] += ports_of(devices[d]);
-        if (devices[d].kind != DeviceKind::host) heaviest_switch = std::max(heaviest_switch, ports_of(devices[d]));
+        weight[plan.part_of_device[d]] += cabled_ports_of(devices[d]);
+        if (devices[d].kind != DeviceKind::host) heaviest_switch = std::max(heaviest_switch, cabled_ports_of(devices[d]));
         for (const auto& peer : devices[d].ports) {
             if (!peer || plan.part_of_device[peer->device] == plan.part_of_device[d]) continue;
             EXPECT_NE(devices[d].kind, DeviceKind::host) << devices[d].name << " is cut from " << devices[peer->device].name;
@@ -52,7 +52,7 @@ void expect_a_sound_plan(const Topology& t, const FabricPartition& plan) {
 } // namespace
 
 TEST(FabricPartition, OnePartIsTheWholeFabricUncut) {
-    const Topology t = tree(8, 2);
+    const Topology t = generated_tree(8, 2);
     const FabricPartition plan = partition_fabric(t, 1);
     EXPECT_EQ(plan.parts, 1u);
     EXPECT_EQ(plan.cut_links, 0u);
@@ -61,7 +61,7 @@ TEST(FabricPartition, OnePartIsTheWholeFabricUncut) {
 }
 
 TEST(FabricPartition, ATwoLevelTreeIsCutBetweenItsLeavesAndSpinesAlone) {
-    const Topology t = tree(16, 2); // 512 hosts
+    const Topology t = generated_tree(16, 2); // 512 hosts
     for (std::uint32_t parts : {2u, 3u, 4u}) {
         SCOPED_TRACE(parts);
         const FabricPartition plan = partition_fabric(t, parts);
@@ -79,7 +79,7 @@ TEST(FabricPartition, ATwoLevelTreeIsCutBetweenItsLeavesAndSpinesAlone) {
 }
 
 TEST(FabricPartition, AThreeLevelTreeKeepsEachPodInOnePart) {
-    const Topology t = tree(4, 3);
+    const Topology t = generated_tree(4, 3);
     const FabricPartition plan = partition_fabric(t, 2);
     expect_a_sound_plan(t, plan);
     // A middle switch goes with the leaves below it: all its links down stay in its part.
@@ -94,7 +94,7 @@ TEST(FabricPartition, AThreeLevelTreeKeepsEachPodInOnePart) {
 }
 
 TEST(FabricPartition, AnImportedFabricIsCutAsTheTreeItWasWrittenFrom) {
-    const Topology built = tree(8, 2);
+    const Topology built = generated_tree(8, 2);
     std::ostringstream text;
     write_ibnetdiscover(built, text);
     std::istringstream in(text.str());
@@ -105,7 +105,7 @@ TEST(FabricPartition, AnImportedFabricIsCutAsTheTreeItWasWrittenFrom) {
 }
 
 TEST(FabricPartition, NoMorePartsThanLeavesAndHostsBackToBackAreOnePart) {
-    const Topology t = tree(4, 2);
+    const Topology t = generated_tree(4, 2);
     const auto leaves = static_cast<std::uint32_t>(
         std::count_if(t.switches().begin(), t.switches().end(), [&](std::uint32_t s) { return t.devices()[s].level == 0; }));
     const FabricPartition plan = partition_fabric(t, leaves + 5);

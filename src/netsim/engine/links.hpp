@@ -38,7 +38,8 @@ public:
     static_assert(sizeof(QueueEntry) == 16);
     // One cache line: what arbitration and sending a packet read. Its link's times are shared by
     // all links of its rate, its counters live beside (PortCounters): a second line would be a
-    // miss per packet.
+    // miss per packet. Its device writes two things here, in the line the link reads next: the
+    // VLs it has requesters on (`asking`), and at a grant the packet to send (cur_*, behind).
     struct alignas(64) Port {
         std::uint32_t device = 0;
         std::uint32_t peer = none; // global index of the cabled port
