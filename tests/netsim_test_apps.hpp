@@ -2,12 +2,23 @@
 // messages at the start and records when each arrives.
 #pragma once
 #include "netsim/engine/fabric_sim.hpp"
+#include "netsim/fabric/fabric_options.hpp"
 
 #include <cstdint>
+#include <string>
 #include <tuple>
 #include <vector>
 
 namespace evb::test {
+
+// A generated fat tree of `k`-port switches and `levels` levels, routed by `routing`.
+inline netsim::Fabric fat_tree(std::uint32_t k, std::uint32_t levels = 2, std::string routing = "ftree") {
+    netsim::FabricOptions o;
+    o.tree.k = k;
+    o.tree.levels = levels;
+    o.routing = std::move(routing);
+    return netsim::build_fabric(o);
+}
 
 inline netsim::SimOptions checked(netsim::SimMode mode = netsim::SimMode::packet) {
     netsim::SimOptions o;

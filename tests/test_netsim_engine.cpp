@@ -18,6 +18,7 @@ using namespace evb;
 using namespace evb::netsim;
 using namespace evb::literals;
 using evb::test::checked;
+using evb::test::fat_tree;
 using evb::test::Recorder;
 
 namespace {
@@ -31,14 +32,6 @@ Fabric back_to_back() {
     f.topology.assign_lids();
     f.routing.lft.resize(2);
     return f;
-}
-
-Fabric fat_tree(std::uint32_t k, std::uint32_t levels = 2, std::string routing = "ftree") {
-    FabricOptions o;
-    o.tree.k = k;
-    o.tree.levels = levels;
-    o.routing = std::move(routing);
-    return build_fabric(o);
 }
 
 constexpr SimMode all_modes[] = {SimMode::flit, SimMode::aggregated, SimMode::packet};

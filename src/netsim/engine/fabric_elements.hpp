@@ -30,21 +30,25 @@ public:
     const HostAdapters& adapters() const { return *this; }
 };
 
-// How an element reaches the others of its part: itself, as the whole it is a part of.
-#define EVB_ELEMENT_REACHES(Element, name, Type)                                                                                           \
-    inline Type& Element::name() { return static_cast<FabricElements&>(*this).name(); }                                                    \
-    inline const Type& Element::name() const { return static_cast<const FabricElements&>(*this).name(); }
-EVB_ELEMENT_REACHES(Links, part, SimPart)
-EVB_ELEMENT_REACHES(Links, packets, SimPackets)
-EVB_ELEMENT_REACHES(Links, switches, Switches)
-EVB_ELEMENT_REACHES(Links, adapters, HostAdapters)
-EVB_ELEMENT_REACHES(Switches, part, SimPart)
-EVB_ELEMENT_REACHES(Switches, packets, SimPackets)
-EVB_ELEMENT_REACHES(Switches, links, Links)
-EVB_ELEMENT_REACHES(HostAdapters, part, SimPart)
-EVB_ELEMENT_REACHES(HostAdapters, packets, SimPackets)
-EVB_ELEMENT_REACHES(HostAdapters, links, Links)
-EVB_ELEMENT_REACHES(HostAdapters, switches, Switches)
-#undef EVB_ELEMENT_REACHES
+template <class Self>
+FabricElements& FabricElement<Self>::whole() {
+    return static_cast<FabricElements&>(static_cast<Self&>(*this));
+}
+template <class Self>
+const FabricElements& FabricElement<Self>::whole() const {
+    return static_cast<const FabricElements&>(static_cast<const Self&>(*this));
+}
+// clang-format off
+template <class Self> SimPart& FabricElement<Self>::part() { return whole(); }
+template <class Self> const SimPart& FabricElement<Self>::part() const { return whole(); }
+template <class Self> SimPackets& FabricElement<Self>::packets() { return whole(); }
+template <class Self> const SimPackets& FabricElement<Self>::packets() const { return whole(); }
+template <class Self> Links& FabricElement<Self>::links() { return whole(); }
+template <class Self> const Links& FabricElement<Self>::links() const { return whole(); }
+template <class Self> Switches& FabricElement<Self>::switches() { return whole(); }
+template <class Self> const Switches& FabricElement<Self>::switches() const { return whole(); }
+template <class Self> HostAdapters& FabricElement<Self>::adapters() { return whole(); }
+template <class Self> const HostAdapters& FabricElement<Self>::adapters() const { return whole(); }
+// clang-format on
 
 } // namespace evb::netsim

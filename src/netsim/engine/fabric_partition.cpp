@@ -5,14 +5,6 @@
 
 namespace evb::netsim {
 
-namespace {
-
-std::uint64_t cabled_ports(const Device& d) {
-    return static_cast<std::uint64_t>(std::count_if(d.ports.begin(), d.ports.end(), [](const auto& p) { return p.has_value(); }));
-}
-
-} // namespace
-
 FabricPartition partition_fabric(const Topology& topology, std::uint32_t parts) {
     if (parts == 0) throw std::invalid_argument("a fabric is cut into at least one part");
     const auto& devices = topology.devices();

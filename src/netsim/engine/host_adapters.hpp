@@ -6,6 +6,7 @@
 #include "core/index_pool.hpp"
 #include "core/time.hpp"
 #include "netsim/engine/adapter_flows.hpp"
+#include "netsim/engine/fabric_element.hpp"
 #include "netsim/engine/fabric_part.hpp"
 #include "netsim/engine/host_counters.hpp"
 #include "netsim/engine/links.hpp"
@@ -23,7 +24,7 @@ struct SimMessage {
     Picoseconds posted{}, delivered{};
 };
 
-class HostAdapters {
+class HostAdapters : public FabricElement<HostAdapters> {
 public:
     static constexpr std::uint32_t none = SimPart::none;
 
@@ -73,15 +74,6 @@ public:
     std::uint64_t messages_in_flight() const { return live_messages_; }
 
 private:
-    // The other elements of its part of the fabric (FabricElements: one object, no references to follow).
-    SimPart& part();
-    const SimPart& part() const;
-    SimPackets& packets();
-    const SimPackets& packets() const;
-    Links& links();
-    const Links& links() const;
-    Switches& switches();
-    const Switches& switches() const;
     struct Message {
         std::uint32_t src, dst, next = none;
         std::uint64_t bytes, tag, delivered = 0;

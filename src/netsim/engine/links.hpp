@@ -5,6 +5,7 @@
 // counters. A packet is sent whole (packet mode) or in chunks (flit and aggregated modes).
 #pragma once
 #include "core/index_pool.hpp"
+#include "netsim/engine/fabric_element.hpp"
 #include "netsim/engine/fabric_part.hpp"
 #include "netsim/engine/link_credits.hpp"
 #include "netsim/engine/packet_timing.hpp"
@@ -19,10 +20,7 @@
 
 namespace evb::netsim {
 
-class Switches;
-class HostAdapters;
-
-class Links {
+class Links : public FabricElement<Links> {
 public:
     static constexpr std::uint32_t none = SimPart::none;
 
@@ -158,15 +156,6 @@ public:
     std::string rates() const; // "100 Gb/s", or each rate with its cables
 
 private:
-    // The other elements of its part of the fabric (FabricElements: one object, no references to follow).
-    SimPart& part();
-    const SimPart& part() const;
-    SimPackets& packets();
-    const SimPackets& packets() const;
-    Switches& switches();
-    const Switches& switches() const;
-    HostAdapters& adapters();
-    const HostAdapters& adapters() const;
     template <Granularity G>
     void arbitrate_now(std::uint32_t out);
     // Credits on their way between switches: the output, its VL, the credits coming back.

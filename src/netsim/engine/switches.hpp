@@ -5,6 +5,7 @@
 #pragma once
 #include "core/huge_page_allocator.hpp"
 #include "core/huge_page_arena.hpp"
+#include "netsim/engine/fabric_element.hpp"
 #include "netsim/engine/fabric_part.hpp"
 #include "netsim/engine/links.hpp"
 #include "netsim/engine/sim_packets.hpp"
@@ -16,7 +17,7 @@
 
 namespace evb::netsim {
 
-class Switches {
+class Switches : public FabricElement<Switches> {
 public:
     using QueueEntry = Links::QueueEntry;
 
@@ -60,13 +61,6 @@ public:
     void prefetch_queue(std::uint32_t q) const { __builtin_prefetch(&queues_[q]); }
 
 private:
-    // The other elements of its part of the fabric (FabricElements: one object, no references to follow).
-    SimPart& part();
-    const SimPart& part() const;
-    SimPackets& packets();
-    const SimPackets& packets() const;
-    Links& links();
-    const Links& links() const;
     struct alignas(32) InputQueue { // FIFO ring per (port, VL); its capacity is 0 or a power of two
         QueueEntry* ring = nullptr; // from arena_
         std::uint32_t capacity = 0, head = 0, size = 0;

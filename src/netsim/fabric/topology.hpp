@@ -1,6 +1,7 @@
 // A fabric as the simulator sees it: hosts (HCAs) and switches with numbered ports, each port
 // cabled to one peer port or left empty. Built by generators (fat_tree.hpp) or, later, importers.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -31,6 +32,11 @@ struct Device {
 // The InfiniBand port number of port index `port` of `d` (switches count from 1, port 0 being
 // the switch itself; a host's one port is its adapter's cabled port).
 inline std::uint32_t ib_port(const Device& d, std::uint32_t port) { return d.kind == DeviceKind::host ? d.adapter_port : port + 1; }
+
+// The ports of `d` with a cable.
+inline std::uint32_t cabled_ports(const Device& d) {
+    return static_cast<std::uint32_t>(std::count_if(d.ports.begin(), d.ports.end(), [](const auto& p) { return p.has_value(); }));
+}
 
 class Topology {
 public:
