@@ -204,7 +204,7 @@ std::vector<BadInput> cases() {
         {"UnknownFormat", "--format xml", "--format: unknown value 'xml' (choose table|csv|kv)"},
         {"BootstrapPortZero", "--transport tcp --launch-local 2 --bootstrap 127.0.0.1:0",
          "--bootstrap 127.0.0.1:0: port 0 is no port the ranks can find"}, // waited 30 s
-        {"NetsimTooManyHosts", "netsim --k 16 --levels 3 --sim-memory 16MiB",
+        {"NetsimTooManyHosts", "netsim --k 16 --levels 3 --sim-memory 16MiB --sim-threads 1",
          "simulating 8192 hosts and 1280 switches needs about 71.1MiB (the simulator's tables 71.1MiB, of which the routing tables (2 B "
          "per switch and LID) 23.1MiB), more than the 16MiB of --sim-memory"},
         // In evbench's words, not the parser's ("Could not convert: --credits = -1", "stoll",
@@ -253,8 +253,12 @@ std::vector<BadInput> cases() {
         {"LaunchLocalBootstrapNotHere", "--transport tcp --launch-local 2 --bootstrap 192.0.2.1:5000",
          "--bootstrap 192.0.2.1:5000: the local launcher cannot serve there"},
         // Refused before routing or reading tables (that took minutes on 8192 hosts).
-        {"NetsimTooManyHostsBeforeTheTables", "netsim --k 16 --levels 3 --sim-memory 16MiB --lfts /nonexistent/lfts.txt",
+        {"NetsimTooManyHostsBeforeTheTables", "netsim --k 16 --levels 3 --sim-memory 16MiB --sim-threads 1 --lfts /nonexistent/lfts.txt",
          "simulating 8192 hosts and 1280 switches needs about 71.1MiB"},
+        {"NetsimTooManyHostsInParts", "netsim --k 16 --levels 3 --sim-memory 16MiB --sim-threads 2",
+         "needs about 119.1MiB (the simulator's tables 119.1MiB in 2 parts, of which the routing tables"},
+        {"NetsimThreadsZero", "netsim --sim-threads 0", "--sim-threads must be within 1..256"},
+        {"NetsimThreadsInFlitMode", "netsim --sim-threads 2 --mode flit", "--sim-threads above 1 needs --mode packet"},
         {"SimTooManyHostsBeforeTheTables", "--transport sim --nodes 5000 --sim-memory 256MiB --lfts /nonexistent/lfts.txt",
          "simulating 5004 hosts and 890 switches needs about 766.6MiB (the simulator's tables 46.2MiB, of which the routing tables (2 B "
          "per switch and LID) "

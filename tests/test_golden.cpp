@@ -27,8 +27,8 @@ void drop_volatile(nlohmann::json& j) {
             for (auto& e : j) drop_volatile(e);
         return;
     }
-    // Where it ran (host, PID, environment) and the command line with its temporary paths.
-    for (const char* key : {"wall_seconds", "wall_s", "json", "evbench", "origin", "command_line"}) j.erase(key);
+    // Where it ran (host, PID, environment, the simulator's threads) and the command line with its temporary paths.
+    for (const char* key : {"wall_seconds", "wall_s", "sim_threads", "json", "evbench", "origin", "command_line"}) j.erase(key);
     for (auto& [key, value] : j.items()) drop_volatile(value);
 }
 

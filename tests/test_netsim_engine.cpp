@@ -557,6 +557,7 @@ TEST(FabricSim, MemoryEstimateIsTheRoutingTablesAndAKibibytePerPort) {
     const Fabric f = build_fabric(o); // 32 hosts, 12 switches of 8 ports, LIDs 1..44
     EXPECT_EQ(routing_table_bytes(f.topology), 2u * 12 * 45);
     EXPECT_EQ(simulator_bytes(f.topology), 2u * 12 * 45 + 1024 * (32 + 12 * 8));
+    EXPECT_EQ(simulator_bytes(f.topology, 3), 2u * 12 * 45 + 3 * 1024 * (32 + 12 * 8)); // each part its own port tables
     FabricOptions limited = o;
     limit_to_simulator(limited, simulator_bytes(f.topology) + 32 * 100 + 32 * 32 * 3, {0, 100, 3, "units"});
     EXPECT_NO_THROW(build_fabric(limited));

@@ -5,11 +5,13 @@
 #include "core/quantity.hpp"
 #include "core/json_file.hpp"
 #include "core/options.hpp"
+#include "core/placement.hpp"
 #include "netsim/engine/sim_report.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -57,6 +59,10 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
     declare_fabric_options(options, fabric);
     options.begin_group("model", "InfiniBand model");
     declare_sim_model_options(options, model);
+    std::uint32_t threads = 0;
+    options.begin_group("sim-run", "Running the simulation");
+    options.whole("sim-threads", threads, "n", "threads that run the fabric, each a part of it (packet mode)")
+        .shown_default("the cores available");
     options.begin_group("traffic", "Traffic");
     options.whole("seed", sim.seed, "n", "host latencies and random traffic");
     options.text("traffic", pattern, "PATTERN",
@@ -66,7 +72,7 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
     options.whole("shift", traffic.shift, "s", "`shift`: host i sends to i + s");
     options.whole("senders", traffic.senders, "n", "`many-to-one`: hosts 1..n send to host 0").shown_default("all");
     options.whole("messages", traffic.messages, "n", "messages per sender (0: until `--duration`)");
-    options.whole("depth", traffic.depth, "n", "messages each sender keeps posted");
+    options.whole("depth", traffic.depth, "n", "messages each sender keeps posted; one is done when its ACK is back");
     options.duration("send-window", traffic.send_window, "`a2a`: send window per phase; a message is posted only if it fits in the window");
     options.duration("idle-window", traffic.idle_window, "`a2a`: idle window per phase");
     options.duration("duration", duration, "simulated time (0: until every message is delivered)");
@@ -78,6 +84,14 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
         .writes_file();
     auto resolve = [&] {
         model.resolve();
+        if (options.given("sim-threads")) {
+            if (threads == 0 || threads > 256) throw std::invalid_argument("--sim-threads must be within 1..256");
+            if (threads > 1 && sim.mode != SimMode::packet) throw std::invalid_argument("--sim-threads above 1 needs --mode packet");
+        } else {
+            const bool cuttable = sim.mode == SimMode::packet && ib.link_latency.count() > 0 && ib.credit_latency.count() > 0;
+            threads = cuttable ? static_cast<std::uint32_t>(std::clamp<std::size_t>(current_thread_cpus().size(), 1, 256)) : 1;
+        }
+        sim.parts = sim.threads = threads;
         traffic.pattern = parse_traffic_pattern(pattern);
         traffic.seed = sim.seed;
         if (duration.count() > 0) traffic.stop = duration;
@@ -87,7 +101,7 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
         traffic.validate_window(sim.ib); // before the header: a2a used to report 0 Gb/s instead
     };
     return run_subcommand(std::string("evbench netsim: ") + netsim_summary, options, argc, argv, out, resolve, [&] {
-        limit_to_simulator(fabric, model.memory);
+        limit_to_simulator(fabric, model.memory, {}, sim.parts);
         Fabric f = build_fabric(fabric);
         FabricSim probe(f.topology, f.routing, sim); // validates the model before the header
         traffic.validate(probe.hosts());

@@ -42,7 +42,6 @@ struct SimPart {
     // two ends may run apart within a window. Credits between switches are given at the end of
     // the window they were returned in, in every run, whatever parts the fabric is cut into.
     const std::int64_t window_ps;
-    std::int64_t window_end = 0; // of the window being run
     std::uint32_t port_count = 0; // all ports of the fabric: the stride between VLs in per (port, VL) state
 
     std::int64_t now = 0;

@@ -10,6 +10,7 @@
 #include "netsim/engine/fabric_part.hpp"
 #include "netsim/engine/host_counters.hpp"
 #include "netsim/engine/links.hpp"
+#include "netsim/engine/part_mail.hpp"
 #include "netsim/engine/sim_packets.hpp"
 #include "netsim/fabric/topology.hpp"
 
@@ -73,12 +74,20 @@ public:
     std::size_t arriving_entries() const { return counters_.arriving_entries(); }
     std::uint64_t messages_in_flight() const { return live_messages_; }
 
+    // A message's record: at its source host's part until its last packet crosses to another
+    // part of the fabric, which takes the record over (FabricSim with parts).
+    using Message = MessageRecord;
+    // The record of message `m`, no longer kept here; and a record kept here from now on, its index.
+    Message hand_over(std::uint32_t m) {
+        --live_messages_;
+        return messages_.take(m);
+    }
+    std::uint32_t adopt(const Message& m) {
+        ++live_messages_;
+        return messages_.add(m);
+    }
+
 private:
-    struct Message {
-        std::uint32_t src, dst, next = none;
-        std::uint64_t bytes, tag, delivered = 0;
-        std::int64_t posted;
-    };
     // After a grant on `vl`: adapter output `out`'s credit state on the VL it visits first next,
     // and the flow its round robin visits first there, asked from memory now.
     void prefetch_next_grant(std::uint32_t out, std::uint32_t vl) {

@@ -53,6 +53,12 @@ void Links::build(const Topology& topology, const std::vector<std::uint32_t>& ho
     occupancy_.assign(std::size_t{total_ports} * part().vls, 0);
 }
 
+void Links::assign_part(std::uint32_t self, const std::vector<std::uint32_t>& part_of_device) {
+    self_ = self;
+    part_of_port_.resize(ports_.size());
+    for (std::uint32_t i = 0; i < ports_.size(); ++i) part_of_port_[i] = part_of_device[ports_[i].device];
+}
+
 // ---- arbitration ------------------------------------------------------------------------------
 
 void Links::arbitrate(std::uint32_t out) {
@@ -227,13 +233,39 @@ void Links::send_packet(std::uint32_t out) {
         // and joins its input queue there ready to ask its output. Entries keep the link's order:
         // the next packet starts once this one is sent, and its first flit takes no longer.
         const std::int64_t after = (p.wire >= timing_.flit_bytes() ? l.flit_ps : wire) + part().switch_ps;
-        part().queue.push(now + part().link_ps + after, event::enter, arrivals_.add(Arrival{o.peer, o.cur_packet, o.cur_hop, 0}));
+        if (crosses(o.peer)) [[unlikely]]
+            hand_over(out, now + part().link_ps + after);
+        else
+            part().queue.push(now + part().link_ps + after, event::enter, arrivals_.add(Arrival{o.peer, o.cur_packet, o.cur_hop, 0}));
     }
     if (o.cur_queue != none) {
         // Each flit leaves the input buffer as it is sent: credits return as a per-flit ramp.
         occupancy_change(o.cur_queue, -static_cast<std::int64_t>(p.blocks));
         return_credits(part().input_of(o.cur_queue, p.vl), p.vl, now + part().credit_ps, p.blocks, done - now, step);
     }
+}
+
+// The packet is copied: this part frees its own once sent. A link takes at least a window
+// (SimPart::window_ps), so the copy enters no earlier than the window's end.
+void Links::hand_over(std::uint32_t out, std::int64_t at) {
+    Port& o = ports_[out];
+    CrossingPacket& c = crossings_out_.emplace_back();
+    c.at = at;
+    c.in = o.peer;
+    c.hop = o.cur_hop;
+    c.packet = packets()[o.cur_packet];
+    for (std::uint32_t k = 1; k < c.packet.pace_count; ++k) c.paces[k - 1] = packets().pace(o.cur_packet, k);
+    c.with_message = c.packet.last_of_message;
+    if (c.with_message) c.message = adapters().hand_over(c.packet.message);
+    o.free_when_sent = true;
+}
+
+void Links::receive(const CrossingPacket& c) {
+    const std::uint32_t pk = packets().alloc<Granularity::packets>();
+    packets()[pk] = c.packet;
+    for (std::uint32_t k = 1; k < c.packet.pace_count; ++k) packets().pace(pk, k) = c.paces[k - 1];
+    if (c.with_message) packets()[pk].message = adapters().adopt(c.message);
+    part().queue.push(c.at, event::enter, arrivals_.add(Arrival{c.in, pk, c.hop, 0}));
 }
 
 // Packet mode: when output `out`, starting now, has sent the last flit of `p`, as flit mode gives
@@ -315,7 +347,11 @@ void Links::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t base
 // In the order returned: an output's credits come from one input, one packet after another, so
 // its ramps stay in time order; the wakes they set do not depend on the order between outputs.
 void Links::give_pending_credits() {
-    for (const CreditReturn& c : pending_credits_) give_credits(c.out, c.vl, c.ramp);
+    for (const CreditReturn& c : pending_credits_)
+        if (crosses(c.out))
+            credits_out_.push_back(c);
+        else
+            give_credits(c.out, c.vl, c.ramp);
     pending_credits_.clear();
 }
 

@@ -9,6 +9,7 @@
 #include "netsim/engine/fabric_part.hpp"
 #include "netsim/engine/link_credits.hpp"
 #include "netsim/engine/packet_timing.hpp"
+#include "netsim/engine/part_mail.hpp"
 #include "netsim/engine/port_counters.hpp"
 #include "netsim/engine/sim_packets.hpp"
 #include "netsim/fabric/topology.hpp"
@@ -76,6 +77,13 @@ public:
     // std::invalid_argument for a link rate the model cannot take.
     void build(const Topology& topology, const std::vector<std::uint32_t>& host_index);
 
+    // The fabric cut into parts (FabricSim): this is part `self`, and `part_of_device` says
+    // whose each device is. Packets and credits for another part's ports are handed over at the
+    // end of the window (crossings_out, credits_out).
+    void assign_part(std::uint32_t self, const std::vector<std::uint32_t>& part_of_device);
+    bool crosses(std::uint32_t port) const { return !part_of_port_.empty() && part_of_port_[port] != self_; }
+    std::uint32_t part_of_port(std::uint32_t port) const { return part_of_port_.empty() ? 0 : part_of_port_[port]; }
+
     std::uint32_t port_count() const { return static_cast<std::uint32_t>(ports_.size()); }
     std::uint32_t first_port(std::uint32_t device) const { return port_base_[device]; }
     Port& port(std::uint32_t i) { return ports_[i]; }
@@ -133,9 +141,22 @@ public:
     // Between two switches they reach the output at the end of the window (SimPart::window_ps).
     void return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t base, std::uint32_t blocks, std::int64_t total = 0,
                         std::int64_t step = 1);
-    // At the end of a window: the credits returned between switches in it reach their outputs.
+    // Credits on their way between switches: the output, its VL, the credits coming back.
+    struct CreditReturn {
+        std::uint32_t out, vl;
+        LinkCredits::Ramp ramp;
+    };
+    // At the end of a window: the credits returned between switches in it reach their outputs
+    // (those of another part's outputs go to credits_out).
     bool credits_pending() const { return !pending_credits_.empty(); }
     void give_pending_credits();
+    // ---- what crosses to another part, handed over at the end of the window ----
+    std::vector<CreditReturn>& credits_out() { return credits_out_; }
+    std::vector<CrossingPacket>& crossings_out() { return crossings_out_; }
+    const std::vector<CrossingPacket>& crossings_out() const { return crossings_out_; }
+    // From another part: credits to an output of this one; a packet into a switch of this one.
+    void receive(const CreditReturn& c) { give_credits(c.out, c.vl, c.ramp); }
+    void receive(const CrossingPacket& c);
     // Whether output `out` is idle with requesters, waiting for credits.
     bool is_waiting(std::size_t out) const { return port_counters_.is_waiting(out); }
 
@@ -158,17 +179,14 @@ public:
 private:
     template <Granularity G>
     void arbitrate_now(std::uint32_t out);
-    // Credits on their way between switches: the output, its VL, the credits coming back.
-    struct CreditReturn {
-        std::uint32_t out, vl;
-        LinkCredits::Ramp ramp;
-    };
     // Credits on their way to output `out` from now on.
     void give_credits(std::uint32_t out, std::uint32_t vl, const LinkCredits::Ramp& ramp);
     // Credits on their way to output `out`, which waits for credits: only its wake may move earlier.
     void wake_earlier(std::uint32_t out, std::uint32_t vl);
     void send_chunk(std::uint32_t out);
     void send_packet(std::uint32_t out);
+    // Packet mode: out's packet enters the switch across a cut at `at`, in another part.
+    void hand_over(std::uint32_t out, std::int64_t at);
     // `wire`: the packet's time on out's link, `last`: its last flit's.
     std::int64_t packet_done(std::uint32_t out, std::uint32_t packet, std::int64_t wire, std::int64_t last);
     void check_occupancy(std::uint32_t queue, std::int64_t blocks);
@@ -184,6 +202,10 @@ private:
     std::uint32_t dirty_count_ = 0;
     IndexPool<Arrival> arrivals_;
     std::vector<CreditReturn> pending_credits_; // returned in this window, in the order returned
+    std::vector<CreditReturn> credits_out_; // to another part's outputs
+    std::vector<CrossingPacket> crossings_out_; // into another part's switches, in the order sent
+    std::vector<std::uint32_t> part_of_port_; // empty: the fabric is one part
+    std::uint32_t self_ = 0;
 };
 
 } // namespace evb::netsim

@@ -25,10 +25,17 @@ struct SimOptions {
     // Each link at the width and speed the topology gives ("4xHDR": 200 Gb/s), where it gives
     // one; ib.link_gbps for the others, and for all links when false.
     bool topology_rates = true;
+    // The fabric cut into this many parts (fewer when it has fewer leaf switches), run apart
+    // within each window of SimPart::window_ps and handing over at its end what crosses the cut:
+    // every figure is the same for any count. Packet mode only.
+    std::uint32_t parts = 1;
+    // Threads that run the parts, each its share of them (at most `parts`).
+    std::uint32_t threads = 1;
 };
 
 // `options` with flit mode as aggregation 1; throws std::invalid_argument on bad parameters
-// (IbParams::validate, an aggregation outside 1..4096).
+// (IbParams::validate, an aggregation outside 1..4096, parts outside 1..256 or above 1 but in
+// flit or aggregated mode or without link and credit latencies).
 SimOptions checked(SimOptions options);
 
 // A broken invariant of the model (credits below zero, a buffer over capacity, lost flits).

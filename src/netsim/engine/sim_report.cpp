@@ -45,10 +45,21 @@ void print_traffic_result(std::ostream& out, const Topology& t, const TrafficRun
                r.message_latency.percentile_us(99));
     print_port_table(out, t, r.ports, r.simulated, all_ports);
     const double sim_us = r.simulated.microseconds();
-    fmt::print(out, "# simulated {:.3f} us in {:.3f} s wall: {:.3g} events/s, {:.3g} flit-hops/s, {:.3g} simulated us per wall s\n", sim_us,
-               r.wall_seconds, r.wall_seconds > 0 ? static_cast<double>(r.events) / r.wall_seconds : 0,
-               r.wall_seconds > 0 ? static_cast<double>(r.flit_hops) / r.wall_seconds : 0,
-               r.wall_seconds > 0 ? sim_us / r.wall_seconds : 0);
+    fmt::print(
+        out, "# simulated {:.3f} us in {:.3f} s wall on {} thread{}: {:.3g} events/s, {:.3g} flit-hops/s, {:.3g} simulated us per wall s\n",
+        sim_us, r.wall_seconds, r.threads, r.threads == 1 ? "" : "s",
+        r.wall_seconds > 0 ? static_cast<double>(r.events) / r.wall_seconds : 0,
+        r.wall_seconds > 0 ? static_cast<double>(r.flit_hops) / r.wall_seconds : 0, r.wall_seconds > 0 ? sim_us / r.wall_seconds : 0);
+    const FabricSim::WindowStats& w = r.windows;
+    if (r.threads > 1 && w.windows > 0) {
+        const double thread_seconds = w.busy_seconds + w.wait_seconds, windows = static_cast<double>(w.windows);
+        fmt::print(out,
+                   "# {} windows, {:.0f} events per window; per window {:.2f} us of events per thread, {:.2f} us waiting for the other "
+                   "threads ({:.0f}% of their time), {:.2f} us handing over (one thread)\n",
+                   w.windows, static_cast<double>(r.events) / windows, w.busy_seconds / r.threads / windows * 1e6,
+                   w.wait_seconds / r.threads / windows * 1e6, thread_seconds > 0 ? 100 * w.wait_seconds / thread_seconds : 0,
+                   w.handover_seconds / windows * 1e6);
+    }
 }
 
 nlohmann::json traffic_result_json(const Topology& t, const TrafficRunResult& r) {
@@ -69,6 +80,7 @@ nlohmann::json traffic_result_json(const Topology& t, const TrafficRunResult& r)
             {"ports", ports},
             {"simulated_ps", r.simulated.count()},
             {"wall_seconds", r.wall_seconds},
+            {"sim_threads", r.threads},
             {"events", r.events},
             {"flit_hops", r.flit_hops},
             {"messages_in_flight", r.messages_in_flight}};

@@ -79,7 +79,8 @@ void TrafficInjector::start(FabricSim& sim) {
     spec_.validate(hosts_);
     posted_.assign(hosts_, 0);
     outstanding_.assign(hosts_, 0);
-    if (spec_.pattern == TrafficPattern::a2a) sim.set_timer(spec_.send_window, 0, 1); // end of window 0
+    last_delivery_.assign(hosts_, Picoseconds{});
+    if (spec_.pattern == TrafficPattern::a2a) sim.set_global_timer(spec_.send_window, 1); // end of window 0
     for (std::uint32_t h = 0; h < hosts_; ++h) top_up(sim, h);
 }
 
@@ -99,12 +100,16 @@ void TrafficInjector::top_up(FabricSim& sim, std::uint32_t host) {
     }
 }
 
-void TrafficInjector::delivered(FabricSim& sim, const SimMessage& m) {
+Picoseconds TrafficInjector::last_delivery() const {
+    return last_delivery_.empty() ? Picoseconds{} : *std::max_element(last_delivery_.begin(), last_delivery_.end());
+}
+
+void TrafficInjector::acknowledged(FabricSim& sim, const SimMessage& m) {
     --outstanding_[m.src];
     top_up(sim, m.src);
 }
 
-void TrafficInjector::timer(FabricSim& sim, std::uint32_t, std::uint64_t tag) {
+void TrafficInjector::global_timer(FabricSim& sim, std::uint64_t tag) {
     // a2a: tag 1 closes the send window, tag 0 opens the next phase; the clock stops with the traffic.
     if (sim.now() >= spec_.stop) return;
     bool more = spec_.messages == 0;
@@ -113,12 +118,12 @@ void TrafficInjector::timer(FabricSim& sim, std::uint32_t, std::uint64_t tag) {
     const Picoseconds period = spec_.send_window + spec_.idle_window;
     if (tag == 1 && spec_.idle_window.count() > 0) {
         sending_ = false;
-        sim.set_timer(Picoseconds(static_cast<std::int64_t>(phase_ + 1) * period.count()), 0, 0);
+        sim.set_global_timer(Picoseconds(static_cast<std::int64_t>(phase_ + 1) * period.count()), 0);
         return;
     }
     ++phase_;
     sending_ = true;
-    sim.set_timer(Picoseconds(static_cast<std::int64_t>(phase_) * period.count()) + spec_.send_window, 0, 1);
+    sim.set_global_timer(Picoseconds(static_cast<std::int64_t>(phase_) * period.count()) + spec_.send_window, 1);
     for (std::uint32_t h = 0; h < hosts_; ++h) top_up(sim, h);
 }
 

@@ -6,10 +6,13 @@
 //   a2a           time-window linear shifter: synchronised phases of a send window and an idle
 //                 window (thesis eq. 3.2-3.4); phase p sends to i + 1 + (p mod (H-1))
 //   random        every message to a uniformly drawn other host
-// Senders keep `depth` messages posted; they stop after `messages` each or at `stop`.
+// Senders keep `depth` messages posted, each done at its sender when its ACK is back (so a
+// sender's state changes only at the sender's host); they stop after `messages` each or at
+// `stop`. The a2a phases change on a global timer.
 #pragma once
 #include "netsim/engine/fabric_sim.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace evb::netsim {
@@ -39,8 +42,12 @@ class TrafficInjector : public SimApp {
 public:
     explicit TrafficInjector(TrafficSpec spec) : spec_(std::move(spec)) {}
     void start(FabricSim& sim) override;
-    void delivered(FabricSim& sim, const SimMessage& m) override;
-    void timer(FabricSim& sim, std::uint32_t host, std::uint64_t tag) override;
+    void delivered(FabricSim&, const SimMessage& m) override { last_delivery_[m.dst] = std::max(last_delivery_[m.dst], m.delivered); }
+    void acknowledged(FabricSim& sim, const SimMessage& m) override;
+    bool wants_acks() const override { return true; }
+    void global_timer(FabricSim& sim, std::uint64_t tag) override;
+    // When the last message was delivered (its ACK comes later).
+    Picoseconds last_delivery() const;
 
 private:
     bool is_sender(std::uint32_t host) const;
@@ -49,7 +56,8 @@ private:
 
     TrafficSpec spec_;
     std::uint32_t hosts_ = 0;
-    std::vector<std::uint64_t> posted_, outstanding_;
+    std::vector<std::uint64_t> posted_, outstanding_; // per host
+    std::vector<Picoseconds> last_delivery_; // per host
     std::uint64_t phase_ = 0; // a2a
     bool sending_ = true; // a2a: inside a send window
 };

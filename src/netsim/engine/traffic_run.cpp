@@ -37,7 +37,8 @@ TrafficRunResult run_traffic(const Fabric& fabric, const SimOptions& options, Tr
     TrafficRunResult r;
     r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     r.window_start = warmup;
-    r.window_end = sim.now();
+    // A run of a message count ends with its last delivery (the ACKs after it carry no data).
+    r.window_end = duration.count() > 0 ? sim.now() : std::max(warmup, injector.last_delivery());
     r.simulated = sim.now();
     if (options.checks && duration.count() == 0) sim.verify_quiescent();
     const double seconds = (r.window_end - r.window_start).seconds();
@@ -74,6 +75,8 @@ TrafficRunResult run_traffic(const Fabric& fabric, const SimOptions& options, Tr
     r.packet_latency = sim.packet_latency();
     r.message_latency = sim.message_latency();
     r.events = sim.events();
+    r.threads = std::min(options.threads, sim.parts());
+    r.windows = sim.window_stats();
     r.flit_hops = sim.flit_hops();
     r.messages_in_flight = sim.messages_in_flight();
     return r;

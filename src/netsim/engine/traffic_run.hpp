@@ -21,6 +21,8 @@ struct TrafficRunResult {
     LatencyHistogram packet_latency, message_latency;
     std::uint64_t events = 0, flit_hops = 0, messages_in_flight = 0;
     double wall_seconds = 0;
+    std::uint32_t threads = 1; // that ran the fabric's parts (FabricSim::parts)
+    FabricSim::WindowStats windows;
     Picoseconds simulated{};
 };
 
