@@ -11,7 +11,7 @@ US=${1:-$(smoke 20 2)}
 printf "%-8s %-11s %10s %12s %14s %14s %12s %10s\n" traffic mode wall_s events/s flit-hops/s sim_us/wall_s aggr_Gb/s vs_flit
 for traffic in linear random; do
   for mode in flit aggregated packet; do
-    $EVB netsim --k 16 --traffic "$traffic" --message-size 1MiB --mode "$mode" --aggregation 16 --duration "${US}us" \
+    $EVB netsim --k 16 --traffic "$traffic" --message-size 1MiB --mode "$mode" --aggregation 16 --sim-threads 1 --duration "${US}us" \
          --json "$OUT/netsim-$traffic-$mode.json" >/dev/null
   done
   python3 - "$OUT" "$traffic" <<'PY'

@@ -22,7 +22,8 @@ FabricSim::FabricSim(const Topology& topology, const Routing& routing, SimOption
         p.links().build(topology, host_index);
         p.adapters().build(topology);
         p.switches().build(topology, routing);
-        if (cut.parts > 1) p.links().assign_part(i, cut.part_of_device);
+        if (cut.parts > 1) p.links().assign_part(i, cut.parts, cut.part_of_device);
+        parts_.back()->acks_out.reset(cut.parts);
     }
     if (cut.parts > 1)
         for (const std::uint32_t dev : topology.hosts()) part_of_host_.push_back(cut.part_of_device[dev]);
@@ -91,9 +92,9 @@ void FabricSim::run(SimApp& app, Picoseconds until) {
 }
 
 bool FabricSim::idle() const {
-    if (!global_timers_.empty()) return false;
+    if (!global_timers_.empty() || mail_waiting_) return false;
     for (const auto& p : parts_)
-        if (!p->fabric.queue.empty() || p->fabric.links().credits_pending() || !p->acks_out.empty()) return false;
+        if (!p->fabric.queue.empty()) return false;
     return true;
 }
 
@@ -105,7 +106,8 @@ void FabricSim::run_events(std::int64_t until) {
     for (;;) {
         const std::int64_t timer = global_timers_.empty() ? never : global_timers_.front().at;
         if (!window_open_) {
-            const std::int64_t next = next_event_time();
+            // What the last window left takes effect at its end or later.
+            const std::int64_t next = mail_waiting_ ? std::min(next_event_time(), window_end_) : next_event_time();
             if (std::min(next, timer) > until || std::min(next, timer) == never) return;
             if (timer <= next) {
                 fire_global_timer();
@@ -115,6 +117,7 @@ void FabricSim::run_events(std::int64_t until) {
             window_open_ = true;
         }
         const std::int64_t stop = std::min({window_end_ - 1, until, timer - 1});
+        const bool take = std::exchange(mail_waiting_, false);
         if (threads_) {
             using clock = std::chrono::steady_clock;
             const std::uint32_t threads = threads_->threads();
@@ -123,7 +126,10 @@ void FabricSim::run_events(std::int64_t until) {
                 window_stats_.handover_seconds += std::chrono::duration<double>(start - handover_from_).count();
             threads_->run([&](std::uint32_t t) {
                 const clock::time_point from = clock::now();
-                for (std::size_t i = t; i < parts_.size(); i += threads) run_part<G>(*parts_[i], stop);
+                for (std::size_t i = t; i < parts_.size(); i += threads) {
+                    if (take) take_mail(static_cast<std::uint32_t>(i));
+                    run_part<G>(*parts_[i], stop);
+                }
                 thread_busy_[t] = std::chrono::duration<double>(clock::now() - from).count();
             });
             handover_from_ = clock::now();
@@ -132,12 +138,15 @@ void FabricSim::run_events(std::int64_t until) {
             window_stats_.busy_seconds += busy;
             window_stats_.wait_seconds += threads * std::chrono::duration<double>(handover_from_ - start).count() - busy;
         } else {
-            for (auto& p : parts_) run_part<G>(*p, stop);
+            for (std::uint32_t i = 0; i < parts_.size(); ++i) {
+                if (take) take_mail(i);
+                run_part<G>(*parts_[i], stop);
+            }
         }
         if (timer - 1 == stop && timer <= until) {
             fire_global_timer();
         } else if (stop == window_end_ - 1) {
-            close_window();
+            mail_waiting_ = close_window();
             ++window_stats_.windows;
             window_open_ = false;
         } else {
@@ -182,35 +191,48 @@ void FabricSim::fire_global_timer() {
     app_->global_timer(*this, t.tag);
 }
 
-// What crossed takes effect in an order of its own, not the order the parts ran in: credits per
-// output as returned (they come from one input), packets by time and input, ACKs by time and
-// sending host (each sends its ACKs in one part, in order).
-void FabricSim::close_window() {
-    for (auto& p : parts_) p->fabric.links().give_pending_credits();
-    if (parts_.size() > 1) {
-        const Links& cut = first().links();
-        std::vector<const CrossingPacket*> crossings;
-        for (auto& p : parts_) {
-            for (const Links::CreditReturn& c : p->fabric.links().credits_out()) parts_[cut.part_of_port(c.out)]->fabric.links().receive(c);
-            p->fabric.links().credits_out().clear();
-            for (const CrossingPacket& c : p->fabric.links().crossings_out()) crossings.push_back(&c);
-        }
-        std::sort(crossings.begin(), crossings.end(),
-                  [](const CrossingPacket* x, const CrossingPacket* y) { return x->at < y->at || (x->at == y->at && x->in < y->in); });
-        for (const CrossingPacket* c : crossings) parts_[cut.part_of_port(c->in)]->fabric.links().receive(*c);
-        for (auto& p : parts_) p->fabric.links().crossings_out().clear();
-    }
-    std::vector<std::pair<std::int64_t, SimMessage>> acks;
+bool FabricSim::close_window() {
+    bool waiting = false;
     for (auto& p : parts_) {
-        acks.insert(acks.end(), p->acks_out.begin(), p->acks_out.end());
-        p->acks_out.clear();
+        Links& links = p->fabric.links();
+        links.credits_out().next_window();
+        links.crossings_out().next_window();
+        p->acks_out.next_window();
+        waiting = waiting || links.credits_pending() || links.holds_written_mail() || p->acks_out.holds_written();
     }
-    std::stable_sort(acks.begin(), acks.end(),
+    return waiting;
+}
+
+// On the part's own thread, before its next events (all at the window's end or later). What
+// crossed takes effect in an order of its own, not the order the parts ran in: credits per output
+// as returned (they come from one input), packets by time and input, ACKs by time and sending
+// host (each sends its ACKs from one part, in order).
+void FabricSim::take_mail(std::uint32_t self) {
+    Part& to = *parts_[self];
+    Links& links = to.fabric.links();
+    links.give_pending_credits();
+    if (parts_.size() > 1) {
+        to.crossings_in.clear();
+        for (auto& from : parts_) {
+            std::vector<Links::CreditReturn>& credits = from->fabric.links().credits_out().written(self);
+            for (const Links::CreditReturn& c : credits) links.receive(c);
+            credits.clear();
+            for (const CrossingPacket& c : from->fabric.links().crossings_out().written(self)) to.crossings_in.push_back(&c);
+        }
+        std::sort(to.crossings_in.begin(), to.crossings_in.end(),
+                  [](const CrossingPacket* x, const CrossingPacket* y) { return x->at < y->at || (x->at == y->at && x->in < y->in); });
+        for (const CrossingPacket* c : to.crossings_in) links.receive(*c);
+        for (auto& from : parts_) from->fabric.links().crossings_out().written(self).clear();
+    }
+    to.acks_in.clear();
+    for (auto& from : parts_) {
+        std::vector<std::pair<std::int64_t, SimMessage>>& acks = from->acks_out.written(self);
+        to.acks_in.insert(to.acks_in.end(), acks.begin(), acks.end());
+        acks.clear();
+    }
+    std::stable_sort(to.acks_in.begin(), to.acks_in.end(),
                      [](const auto& x, const auto& y) { return x.first < y.first || (x.first == y.first && x.second.dst < y.second.dst); });
-    for (const auto& [at, m] : acks) {
-        Part& to = *parts_[part_of_host(m.src)];
-        to.fabric.queue.push(at, event::ack, to.acks.add(m));
-    }
+    for (const auto& [at, m] : to.acks_in) to.fabric.queue.push(at, event::ack, to.acks.add(m));
 }
 
 template <Granularity G>
@@ -258,7 +280,7 @@ void FabricSim::deliver(Part& part, std::uint32_t pk) {
         // An ACK takes effect at its sender no earlier than the window's end (HostAdapters::ack_ps).
         const std::int64_t at = f.now + f.adapters().ack_ps(m.dst, m.src);
         if (f.window_ps > 0)
-            part.acks_out.emplace_back(at, m);
+            part.acks_out.to(part_of_host(m.src)).emplace_back(at, m);
         else
             f.queue.push(at, event::ack, part.acks.add(m));
     }
@@ -312,7 +334,7 @@ std::uint64_t FabricSim::messages_in_flight() const {
     std::uint64_t n = 0;
     for (const auto& p : parts_) {
         n += p->fabric.adapters().messages_in_flight();
-        for (const CrossingPacket& c : p->fabric.links().crossings_out()) n += c.with_message; // between two parts' records
+        p->fabric.links().crossings_out().each([&n](const CrossingPacket& c) { n += c.with_message; }); // between two parts' records
     }
     return n;
 }

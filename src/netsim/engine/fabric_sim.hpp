@@ -156,7 +156,10 @@ private:
         FabricElements fabric;
         IndexPool<Timer> timers;
         IndexPool<SimMessage> acks; // delivered, their ACK on its way
-        std::vector<std::pair<std::int64_t, SimMessage>> acks_out; // sent in this window, in the order sent
+        Outbox<std::pair<std::int64_t, SimMessage>> acks_out; // sent in the window, in the order sent
+        // What take_mail gathers from every part's outboxes, kept to be reused.
+        std::vector<const CrossingPacket*> crossings_in;
+        std::vector<std::pair<std::int64_t, SimMessage>> acks_in;
     };
     struct GlobalTimer {
         std::int64_t at;
@@ -174,8 +177,11 @@ private:
     void deliver(Part& part, std::uint32_t packet);
     std::int64_t next_event_time();
     void fire_global_timer();
-    // The window is run in every part: what crossed takes effect.
-    void close_window();
+    // The window is run in every part: the outboxes turn to the next one's, and whether the
+    // last window left anything to take.
+    bool close_window();
+    // Part `self` takes what the last window left for it (its own credits too): what crossed takes effect.
+    void take_mail(std::uint32_t self);
 
     const Topology& topology_;
     SimOptions options_;
@@ -191,6 +197,7 @@ private:
     std::int64_t now_ = 0;
     std::int64_t window_end_ = 0;
     bool window_open_ = false;
+    bool mail_waiting_ = false; // the last window closed left something for a part to take
     // Several parts' counters, summed for host_stats, packet_latency and message_latency.
     mutable std::vector<SimHostStats> merged_stats_;
     mutable LatencyHistogram merged_packet_latency_, merged_message_latency_;

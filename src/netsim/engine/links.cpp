@@ -53,8 +53,10 @@ void Links::build(const Topology& topology, const std::vector<std::uint32_t>& ho
     occupancy_.assign(std::size_t{total_ports} * part().vls, 0);
 }
 
-void Links::assign_part(std::uint32_t self, const std::vector<std::uint32_t>& part_of_device) {
+void Links::assign_part(std::uint32_t self, std::uint32_t parts, const std::vector<std::uint32_t>& part_of_device) {
     self_ = self;
+    credits_out_.reset(parts);
+    crossings_out_.reset(parts);
     part_of_port_.resize(ports_.size());
     for (std::uint32_t i = 0; i < ports_.size(); ++i) part_of_port_[i] = part_of_device[ports_[i].device];
 }
@@ -249,7 +251,7 @@ void Links::send_packet(std::uint32_t out) {
 // (SimPart::window_ps), so the copy enters no earlier than the window's end.
 void Links::hand_over(std::uint32_t out, std::int64_t at) {
     Port& o = ports_[out];
-    CrossingPacket& c = crossings_out_.emplace_back();
+    CrossingPacket& c = crossings_out_.to(part_of_port_[o.peer]).emplace_back();
     c.at = at;
     c.in = o.peer;
     c.hop = o.cur_hop;
@@ -338,7 +340,10 @@ void Links::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t base
     const Port& input = ports_[in];
     const LinkCredits::Ramp ramp{base, static_cast<std::int32_t>(total), static_cast<std::int32_t>(step), blocks};
     if (input.host == none && input.peer_host == none && part().window_ps > 0) { // between two switches
-        pending_credits_.push_back(CreditReturn{input.peer, vl, ramp});
+        if (crosses(input.peer))
+            credits_out_.to(part_of_port_[input.peer]).push_back(CreditReturn{input.peer, vl, ramp});
+        else
+            pending_credits_.push_back(CreditReturn{input.peer, vl, ramp});
         return;
     }
     give_credits(input.peer, vl, ramp);
@@ -347,11 +352,7 @@ void Links::return_credits(std::uint32_t in, std::uint32_t vl, std::int64_t base
 // In the order returned: an output's credits come from one input, one packet after another, so
 // its ramps stay in time order; the wakes they set do not depend on the order between outputs.
 void Links::give_pending_credits() {
-    for (const CreditReturn& c : pending_credits_)
-        if (crosses(c.out))
-            credits_out_.push_back(c);
-        else
-            give_credits(c.out, c.vl, c.ramp);
+    for (const CreditReturn& c : pending_credits_) give_credits(c.out, c.vl, c.ramp);
     pending_credits_.clear();
 }
 

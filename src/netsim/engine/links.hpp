@@ -79,8 +79,8 @@ public:
 
     // The fabric cut into parts (FabricSim): this is part `self`, and `part_of_device` says
     // whose each device is. Packets and credits for another part's ports are handed over at the
-    // end of the window (crossings_out, credits_out).
-    void assign_part(std::uint32_t self, const std::vector<std::uint32_t>& part_of_device);
+    // end of the window (crossings_out, credits_out), `parts` in all.
+    void assign_part(std::uint32_t self, std::uint32_t parts, const std::vector<std::uint32_t>& part_of_device);
     bool crosses(std::uint32_t port) const { return !part_of_port_.empty() && part_of_port_[port] != self_; }
     std::uint32_t part_of_port(std::uint32_t port) const { return part_of_port_.empty() ? 0 : part_of_port_[port]; }
 
@@ -147,13 +147,14 @@ public:
         LinkCredits::Ramp ramp;
     };
     // At the end of a window: the credits returned between switches in it reach their outputs
-    // (those of another part's outputs go to credits_out).
+    // (those of another part's outputs went to credits_out).
     bool credits_pending() const { return !pending_credits_.empty(); }
     void give_pending_credits();
     // ---- what crosses to another part, handed over at the end of the window ----
-    std::vector<CreditReturn>& credits_out() { return credits_out_; }
-    std::vector<CrossingPacket>& crossings_out() { return crossings_out_; }
-    const std::vector<CrossingPacket>& crossings_out() const { return crossings_out_; }
+    Outbox<CreditReturn>& credits_out() { return credits_out_; }
+    Outbox<CrossingPacket>& crossings_out() { return crossings_out_; }
+    const Outbox<CrossingPacket>& crossings_out() const { return crossings_out_; }
+    bool holds_written_mail() const { return credits_out_.holds_written() || crossings_out_.holds_written(); }
     // From another part: credits to an output of this one; a packet into a switch of this one.
     void receive(const CreditReturn& c) { give_credits(c.out, c.vl, c.ramp); }
     void receive(const CrossingPacket& c);
@@ -202,8 +203,8 @@ private:
     std::uint32_t dirty_count_ = 0;
     IndexPool<Arrival> arrivals_;
     std::vector<CreditReturn> pending_credits_; // returned in this window, in the order returned
-    std::vector<CreditReturn> credits_out_; // to another part's outputs
-    std::vector<CrossingPacket> crossings_out_; // into another part's switches, in the order sent
+    Outbox<CreditReturn> credits_out_; // to another part's outputs
+    Outbox<CrossingPacket> crossings_out_; // into another part's switches, in the order sent
     std::vector<std::uint32_t> part_of_port_; // empty: the fabric is one part
     std::uint32_t self_ = 0;
 };
