@@ -257,7 +257,10 @@ std::vector<BadInput> cases() {
          "simulating 8192 hosts and 1280 switches needs about 71.1MiB"},
         {"NetsimTooManyHostsInParts", "netsim --k 16 --levels 3 --sim-memory 16MiB --sim-threads 2",
          "needs about 119.1MiB (the simulator's tables 119.1MiB in 2 parts, of which the routing tables"},
-        {"NetsimThreadsZero", "netsim --sim-threads 0", "--sim-threads must be within 1..256"},
+        {"NetsimThreadsZero", "netsim --sim-threads 0", "--sim-threads must be above zero (got '0')"},
+        {"NetsimThreadsTooMany", "netsim --sim-threads 257", "--sim-threads must be within 1..256"},
+        {"SimThreadsWithoutLatency", "--transport sim --nodes 4 --sim-threads 2 --link-latency 0",
+         "--sim-threads above 1 needs --link-latency and --credit-latency above zero"},
         {"NetsimThreadsInFlitMode", "netsim --sim-threads 2 --mode flit", "--sim-threads above 1 needs --mode packet"},
         {"SimTooManyHostsBeforeTheTables", "--transport sim --nodes 5000 --sim-memory 256MiB --lfts /nonexistent/lfts.txt",
          "simulating 5004 hosts and 890 switches needs about 766.6MiB (the simulator's tables 46.2MiB, of which the routing tables (2 B "

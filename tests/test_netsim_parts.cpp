@@ -30,7 +30,7 @@ nlohmann::json run_in_parts(const Fabric& f, std::uint32_t parts, const TrafficS
     return j;
 }
 
-TrafficSpec spec(TrafficPattern pattern, std::uint64_t bytes) {
+TrafficSpec traffic_for_parts(TrafficPattern pattern, std::uint64_t bytes) {
     TrafficSpec t;
     t.pattern = pattern;
     t.message_bytes = bytes;
@@ -48,7 +48,7 @@ TEST(FabricParts, EveryFigureOfATrafficRunIsTheSameForOneToFourParts) {
     for (const Fabric* f : {&two_levels, &three_levels})
         for (TrafficPattern pattern :
              {TrafficPattern::linear, TrafficPattern::random, TrafficPattern::a2a, TrafficPattern::many_to_one, TrafficPattern::shift}) {
-            const TrafficSpec t = spec(pattern, pattern == TrafficPattern::random ? 10'000 : 64 * 1024);
+            const TrafficSpec t = traffic_for_parts(pattern, pattern == TrafficPattern::random ? 10'000 : 64 * 1024);
             const nlohmann::json one = run_in_parts(*f, 1, t, Picoseconds(60'000'000));
             ASSERT_GT(one["events"].get<std::uint64_t>(), 5'000u) << to_string(pattern);
             for (auto [parts, threads] : {std::pair{2u, 1u}, {3u, 1u}, {4u, 1u}, {2u, 2u}, {3u, 2u}, {4u, 4u}}) {
@@ -62,7 +62,7 @@ TEST(FabricParts, EveryFigureOfATrafficRunIsTheSameForOneToFourParts) {
 
 TEST(FabricParts, ARunOfAMessageCountEndsQuiescentInEveryPart) {
     const Fabric f = test::fat_tree(8);
-    TrafficSpec t = spec(TrafficPattern::linear, 100'000);
+    TrafficSpec t = traffic_for_parts(TrafficPattern::linear, 100'000);
     t.messages = 20;
     const nlohmann::json one = run_in_parts(f, 1, t, Picoseconds{}); // run_traffic verifies every credit back, nothing in flight
     EXPECT_EQ(one["messages_in_flight"], 0);

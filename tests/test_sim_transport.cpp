@@ -233,3 +233,42 @@ TEST(SimTransport, FourThousandNinetySixNodesBuildEveryEventOnAThreeLevelTree) {
     EXPECT_EQ(doc["results"]["network"]["hosts"], 4104);
     EXPECT_EQ(doc["results"]["network"]["switches"], 228 + 234 + 324);
 }
+
+namespace {
+// A run's --json without what says how it ran rather than what it predicted: wall times, the
+// thread count, the command line and the machine.
+nlohmann::json predicted(nlohmann::json j) {
+    std::vector<nlohmann::json*> todo{&j};
+    while (!todo.empty()) {
+        nlohmann::json* x = todo.back();
+        todo.pop_back();
+        if (x->is_object()) {
+            for (const char* key : {"wall_seconds", "wall_s", "sim_threads", "invocation", "origins", "origin", "json"}) x->erase(key);
+            for (auto& [key, value] : x->items()) todo.push_back(&value);
+        } else if (x->is_array()) {
+            for (auto& value : *x) todo.push_back(&value);
+        }
+    }
+    return j;
+}
+} // namespace
+
+// The event builder's every figure is the same whatever the number of threads, and so the
+// number of parts the fabric is cut into: events built, each node's counts, the links' bytes,
+// every port, the event count; under PULL with a warm-up, a progress line each 100 us and an
+// injected failure (all between windows), and under PUSH.
+TEST(SimTransport, EveryFigureIsTheSameOnOneToFourThreads) {
+    for (const std::string args : {"--protocol pull --nodes 24 --ppn 2 --k 4 --credits 4 --fragment-size 64KiB --duration 3ms --warmup 1ms "
+                                   "--progress-interval 100us --fail 5@2ms --fail-kind bu --on-failure continue",
+                                   "--protocol push --nodes 16 --k 4 --credits 3 --parallel 2 --fragment-size 128KiB --duration 2ms"}) {
+        const nlohmann::json one = predicted(run_sim(args + " --sim-threads 1", "threads1"));
+        ASSERT_FALSE(one.is_null()) << args;
+        ASSERT_GT(one["results"]["system"]["events_built"].get<std::uint64_t>(), 100u) << args;
+        for (const char* threads : {"2", "3", "4"}) {
+            const nlohmann::json differences =
+                nlohmann::json::diff(one, predicted(run_sim(args + " --sim-threads " + threads, "threadsN")));
+            EXPECT_TRUE(differences.empty()) << args << " on " << threads << " threads: " << differences.size()
+                                             << " figures differ, the first " << (differences.empty() ? "" : differences[0].dump());
+        }
+    }
+}

@@ -9,10 +9,17 @@ namespace evb {
 
 SimNetwork::SimNetwork(netsim::FabricSim& fabric, std::vector<std::uint32_t> host_of_rank, std::size_t copy_bytes)
     : fabric_(fabric), host_of_rank_(std::move(host_of_rank)), copy_bytes_(copy_bytes), regions_(host_of_rank_.size()),
-      heads_only_(host_of_rank_.size()), is_dirty_(host_of_rank_.size(), false), halted_(host_of_rank_.size(), false),
+      heads_only_(host_of_rank_.size()), parts_(fabric.parts()), is_dirty_(host_of_rank_.size(), 0), halted_(host_of_rank_.size(), 0),
       loopback_free_(fabric.hosts(), Picoseconds(0)), loopback_ps_per_byte_(8e3 / fabric.fastest_host_link_gbps()) {
     // Completions wait here only until the executor drains the rank, right after the callback.
     for (std::size_t r = 0; r < host_of_rank_.size(); ++r) inbound_.emplace_back(256);
+    for (const std::uint32_t host : host_of_rank_) part_of_rank_.push_back(fabric.part_of_host(host));
+}
+
+std::uint64_t SimNetwork::bytes_through_memory() const {
+    std::uint64_t n = 0;
+    for (const Part& p : parts_) n += p.local_bytes;
+    return n;
 }
 
 MemoryRegion SimNetwork::register_memory(std::uint32_t rank, std::byte* base, std::size_t length) {
@@ -22,16 +29,19 @@ MemoryRegion SimNetwork::register_memory(std::uint32_t rank, std::byte* base, st
     return regions.back();
 }
 
-std::uint32_t SimNetwork::store(const Transfer& t) {
-    std::uint32_t i = free_;
+std::uint64_t SimNetwork::store(const Transfer& t) {
+    const std::uint32_t part = part_of_rank_[t.from];
+    Part& p = parts_[part];
+    std::uint32_t i = p.free;
     if (i == UINT32_MAX) {
-        i = static_cast<std::uint32_t>(transfers_.size());
-        transfers_.push_back(t);
+        if (p.count == Part::chunk * Part::max_chunks) throw std::runtime_error("the simulated network holds 2^28 transfers at once");
+        if (p.count % Part::chunk == 0) p.chunks.push_back(std::make_unique<Transfer[]>(Part::chunk));
+        i = static_cast<std::uint32_t>(p.count++);
     } else {
-        free_ = transfers_[i].next_free;
-        transfers_[i] = t;
+        p.free = p[i].next_free;
     }
-    return i;
+    p[i] = t;
+    return std::uint64_t{i} | std::uint64_t{part} << part_shift;
 }
 
 std::string SimNetwork::send(std::uint32_t from, std::uint32_t to, const CommandBytes& command) {
@@ -72,37 +82,37 @@ void SimNetwork::start(const Transfer& t, std::uint64_t bytes) {
         fabric_.post(host, host_of(t.to), bytes, store(t) | (t.is_write ? write_tag : 0));
         return;
     }
-    local_bytes_ += bytes;
+    parts_[part_of_rank_[t.from]].local_bytes += bytes;
     Picoseconds& free_at = loopback_free_[host];
     free_at = std::max(free_at, fabric_.now()) + Picoseconds(static_cast<std::int64_t>(static_cast<double>(bytes) * loopback_ps_per_byte_));
     fabric_.set_timer(free_at, host, loopback_tag | store(t));
 }
 
-void SimNetwork::release(std::uint32_t i) {
-    transfers_[i].next_free = free_;
-    free_ = i;
+void SimNetwork::release(std::uint64_t tag) {
+    Part& p = parts_[(tag >> part_shift) & 0xffff];
+    const auto i = static_cast<std::uint32_t>(tag);
+    p[i].next_free = p.free;
+    p.free = i;
 }
 
-void SimNetwork::delivered(const netsim::SimMessage& m) {
-    auto i = static_cast<std::uint32_t>(m.tag);
-    land(transfers_[i]);
-    if (!(m.tag & write_tag)) release(i); // a write is kept for its ACK
-}
+// At the receiver: the transfer stays with its sender's part until the ACK.
+void SimNetwork::delivered(const netsim::SimMessage& m) { land(transfer(m.tag & ~write_tag)); }
 
+// At the sender: a write is done; any transfer is freed.
 bool SimNetwork::acknowledged(const netsim::SimMessage& m) {
-    if (!(m.tag & write_tag)) return false;
-    auto i = static_cast<std::uint32_t>(m.tag);
-    write_done(transfers_[i]);
-    release(i);
-    return true;
+    const std::uint64_t tag = m.tag & ~write_tag;
+    const bool write = m.tag & write_tag;
+    if (write) write_done(transfer(tag));
+    release(tag);
+    return write;
 }
 
 // Within a host nothing crosses the network: a write is done when it has landed.
 void SimNetwork::loopback_done(std::uint64_t tag) {
-    auto i = static_cast<std::uint32_t>(tag & ~loopback_tag);
-    land(transfers_[i]);
-    if (transfers_[i].is_write) write_done(transfers_[i]);
-    release(i);
+    const std::uint64_t t = tag & ~loopback_tag;
+    land(transfer(t));
+    if (transfer(t).is_write) write_done(transfer(t));
+    release(t);
 }
 
 void SimNetwork::land(const Transfer& t) {
@@ -141,15 +151,15 @@ void SimNetwork::write_done(const Transfer& t) {
 void SimNetwork::push(std::uint32_t rank, const Completion& c) {
     inbound_[rank].push(c);
     if (!is_dirty_[rank]) {
-        is_dirty_[rank] = true;
-        dirty_.push_back(rank);
+        is_dirty_[rank] = 1;
+        parts_[part_of_rank_[rank]].dirty.push_back(rank);
     }
 }
 
-void SimNetwork::take_dirty(std::vector<std::uint32_t>& out) {
+void SimNetwork::take_dirty(std::uint32_t part, std::vector<std::uint32_t>& out) {
     out.clear();
-    out.swap(dirty_);
-    for (auto r : out) is_dirty_[r] = false;
+    out.swap(parts_[part].dirty);
+    for (auto r : out) is_dirty_[r] = 0;
 }
 
 } // namespace evb

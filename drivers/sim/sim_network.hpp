@@ -5,11 +5,16 @@
 // the EM on rank 0) reach each other through the adapter's loopback: one transfer at a time at
 // link rate, as an RDMA write to self crosses the adapter. Only the first copy_bytes (the run's
 // fragment_memory) of a write are copied: the rest exists on the simulated wire only.
+// With the fabric cut into parts run by threads (netsim::FabricSim::parts), a rank's calls come
+// from its host's part: what a transfer needs is kept by the sender's part (read by the
+// receiver's, which only reads it) and freed by the sender at its ACK; the ranks with new
+// completions are listed per part.
 #pragma once
 #include "netsim/engine/fabric_sim.hpp"
 #include "core/ring_queue.hpp"
 #include "drivers/transport/transport.hpp"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,13 +49,14 @@ public:
     void loopback_done(std::uint64_t tag);
 
     RingQueue<Completion>& inbound(std::uint32_t rank) { return inbound_[rank]; }
-    // Ranks that got completions since the last call.
-    void take_dirty(std::vector<std::uint32_t>& out);
+    // The ranks of the fabric's part `part` that got completions since the last call.
+    void take_dirty(std::uint32_t part, std::vector<std::uint32_t>& out);
+    std::uint32_t part_of_rank(std::uint32_t rank) const { return part_of_rank_[rank]; }
 
-    std::uint64_t bytes_through_memory() const { return local_bytes_; }
+    std::uint64_t bytes_through_memory() const;
     // An injected failure: nothing lands at `rank` any more and its senders never hear back, as
     // from a dead host (their writes are finished as dropped once they learn of the loss).
-    void halt(std::uint32_t rank) { halted_[rank] = true; }
+    void halt(std::uint32_t rank) { halted_[rank] = 1; }
 
 private:
     struct Transfer {
@@ -63,9 +69,24 @@ private:
         std::uint32_t imm = 0;
         std::uint32_t next_free = UINT32_MAX;
     };
-    std::uint32_t store(const Transfer& t);
+    // A part's transfers, in chunks that never move (another part's thread reads them while
+    // this one adds more), and its other state.
+    struct Part {
+        static constexpr std::size_t chunk = 4096, max_chunks = 1 << 16;
+        Part() { chunks.reserve(max_chunks); }
+        std::vector<std::unique_ptr<Transfer[]>> chunks; // reserved: growing never moves the pointers
+        std::size_t count = 0;
+        std::uint32_t free = UINT32_MAX;
+        std::vector<std::uint32_t> dirty;
+        std::uint64_t local_bytes = 0;
+        Transfer& operator[](std::uint32_t i) { return chunks[i / chunk][i % chunk]; }
+    };
+    // A transfer's tag: its index in its part, the part at bit 40.
+    static constexpr int part_shift = 40;
+    Transfer& transfer(std::uint64_t tag) { return parts_[(tag >> part_shift) & 0xffff][static_cast<std::uint32_t>(tag)]; }
+    std::uint64_t store(const Transfer& t); // in the sender's part: its tag
     void start(const Transfer& t, std::uint64_t bytes);
-    void release(std::uint32_t index);
+    void release(std::uint64_t tag);
     void land(const Transfer& t); // at the receiver
     void write_done(const Transfer& t); // at the writer
     void push(std::uint32_t rank, const Completion& c);
@@ -76,12 +97,10 @@ private:
     std::vector<std::vector<MemoryRegion>> regions_; // per rank; key = index + 1
     std::vector<std::vector<bool>> heads_only_; // per rank and region
     std::vector<RingQueue<Completion>> inbound_;
-    std::vector<Transfer> transfers_;
-    std::uint32_t free_ = UINT32_MAX;
-    std::vector<std::uint32_t> dirty_;
-    std::vector<bool> is_dirty_;
-    std::vector<bool> halted_;
-    std::uint64_t local_bytes_ = 0;
+    std::vector<std::uint32_t> part_of_rank_;
+    std::vector<Part> parts_; // per part of the fabric
+    std::vector<std::uint8_t> is_dirty_; // per rank (bytes: ranks of two parts may be marked at once)
+    std::vector<std::uint8_t> halted_; // per rank; changed between windows only
     std::vector<Picoseconds> loopback_free_; // per host: when its loopback is idle again
     double loopback_ps_per_byte_;
 };

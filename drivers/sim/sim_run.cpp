@@ -41,7 +41,7 @@ public:
     SimExecutor(SimNetwork& network, std::vector<std::unique_ptr<Node>>& nodes, Reactor& reactor, const Config& config, Picoseconds warmup,
                 const std::vector<InjectedFailure>& failures, RunObserver& observer)
         : network_(network), nodes_(nodes), reactor_(reactor), config_(config), warmup_(warmup), failures_(failures), observer_(observer),
-          armed_(nodes.size(), Picoseconds::max()) {}
+          armed_(nodes.size(), Picoseconds::max()), parts_(network.fabric().parts()) {}
 
     // --until steady: sample the BUs and stop once the rate is known.
     void watch_for_steady(const Layout& layout) { steady_.emplace(config_, layout, nodes_); }
@@ -54,62 +54,69 @@ public:
             node->start();
         }
         for (std::uint32_t r = 0; r < nodes_.size(); ++r) service(sim, r);
-        drain(sim);
-        sim.set_timer(config_.progress_interval, 0, progress_tag); // printed unless --quiet; the failure report reads them too
-        if (warmup_ > Picoseconds(0)) sim.set_timer(warmup_, 0, warmup_tag);
-        if (steady_) sim.set_timer(steady_->next_due(steady_sample), 0, steady_tag);
-        for (std::size_t i = 0; i < failures_.size(); ++i) sim.set_timer(failures_[i].at, 0, failure_tag(i));
+        for (std::uint32_t p = 0; p < sim.parts(); ++p) drain(sim, p);
+        // What reads or changes every rank fires on a timer of the whole fabric, between windows.
+        sim.set_global_timer(config_.progress_interval, progress_tag); // printed unless --quiet; the failure report reads them too
+        if (warmup_ > Picoseconds(0)) sim.set_global_timer(warmup_, warmup_tag);
+        if (steady_) sim.set_global_timer(steady_->next_due(steady_sample), steady_tag);
+        for (std::size_t i = 0; i < failures_.size(); ++i) sim.set_global_timer(failures_[i].at, failure_tag(i));
     }
 
     void delivered(netsim::FabricSim& sim, const netsim::SimMessage& m) override {
         network_.delivered(m);
-        drain(sim);
+        drain(sim, sim.part_of_host(m.dst));
     }
 
     void acknowledged(netsim::FabricSim& sim, const netsim::SimMessage& m) override {
-        if (network_.acknowledged(m)) drain(sim);
+        if (network_.acknowledged(m)) drain(sim, sim.part_of_host(m.src));
     }
     bool wants_acks() const override { return true; }
 
-    void timer(netsim::FabricSim& sim, std::uint32_t, std::uint64_t tag) override {
+    void global_timer(netsim::FabricSim& sim, std::uint64_t tag) override {
         if (tag == progress_tag) {
             observer_.progress(sim.now(), with_fabric_bytes(reactor_.progress(), sim));
-            if (!reactor_.all_finished() && !reactor_.failure()) sim.set_timer(sim.now() + config_.progress_interval, 0, progress_tag);
+            if (!reactor_.all_finished() && !reactor_.failure()) sim.set_global_timer(sim.now() + config_.progress_interval, progress_tag);
             return;
         }
         if (tag == steady_tag) {
-            if (!steady_->sample(sim.now())) sim.set_timer(steady_->next_due(steady_sample), 0, steady_tag);
+            if (!steady_->sample(sim.now())) sim.set_global_timer(steady_->next_due(steady_sample), steady_tag);
             return;
         }
         if (tag == warmup_tag) { // the nodes open their own window (Node::set_now); the links' counters are the fabric's
             link_baseline_ = sim.host_stats();
             return;
         }
-        if (tag > failure_tag(failures_.size())) {
-            const std::size_t i = (first_failure_tag - tag) / 2;
-            if (tag == failure_tag(i)) {
-                fail(i);
-                if (failures_[i].detected_at > sim.now()) {
-                    sim.set_timer(failures_[i].detected_at, 0, failure_tag(i) - 1);
-                    return;
-                }
+        const std::size_t i = (first_failure_tag - tag) / 2;
+        if (tag == failure_tag(i)) {
+            fail(i);
+            if (failures_[i].detected_at > sim.now()) {
+                sim.set_global_timer(failures_[i].detected_at, failure_tag(i) - 1);
+                return;
             }
-            detect(sim, i);
-            drain(sim);
-            return;
         }
+        detect(sim, i);
+        for (std::uint32_t p = 0; p < sim.parts(); ++p) drain(sim, p);
+    }
+
+    // A rank's timer, or its host's loopback transfer finishing: on that host's part.
+    void timer(netsim::FabricSim& sim, std::uint32_t host, std::uint64_t tag) override {
+        const std::uint32_t part = sim.part_of_host(host);
         if (tag & SimNetwork::loopback_tag) {
             network_.loopback_done(tag);
-            drain(sim);
+            drain(sim, part);
             return;
         }
         auto rank = static_cast<std::uint32_t>(tag);
         armed_[rank] = Picoseconds::max();
         service(sim, rank);
-        drain(sim);
+        drain(sim, part);
     }
 
-    Picoseconds last_activity() const { return last_activity_; }
+    Picoseconds last_activity() const {
+        Picoseconds last{};
+        for (const PartState& p : parts_) last = std::max(last, p.last_activity);
+        return last;
+    }
     // Per host, the link counters at the end of the warm-up (empty if it was never reached).
     const std::vector<netsim::SimHostStats>& link_baseline() const { return link_baseline_; }
 
@@ -145,11 +152,13 @@ private:
         }
     }
 
-    void drain(netsim::FabricSim& sim) {
+    // The ranks of fabric part `part` with new completions (the ranks a callback on that part touched).
+    void drain(netsim::FabricSim& sim, std::uint32_t part) {
+        std::vector<std::uint32_t>& dirty = parts_[part].dirty;
         for (;;) {
-            network_.take_dirty(dirty_);
-            if (dirty_.empty()) return;
-            for (auto r : dirty_) service(sim, r);
+            network_.take_dirty(part, dirty);
+            if (dirty.empty()) return;
+            for (auto r : dirty) service(sim, r);
         }
     }
 
@@ -159,11 +168,12 @@ private:
         Node& node = *nodes_[rank];
         if (node.halted()) return;
         node.set_now(sim.now());
-        last_activity_ = sim.now();
+        PartState& part = parts_[network_.part_of_rank(rank)];
+        part.last_activity = std::max(part.last_activity, sim.now());
         for (;;) {
-            std::size_t n = node.transport().poll(completions_);
-            for (std::size_t i = 0; i < n; ++i) node.dispatch(completions_[i]);
-            if (n < completions_.size()) break;
+            std::size_t n = node.transport().poll(part.completions);
+            for (std::size_t i = 0; i < n; ++i) node.dispatch(part.completions[i]);
+            if (n < part.completions.size()) break;
         }
         node.run_due_timers();
         node.retry_pending();
@@ -182,9 +192,13 @@ private:
     const std::vector<InjectedFailure>& failures_;
     RunObserver& observer_;
     std::vector<Picoseconds> armed_;
-    std::vector<std::uint32_t> dirty_;
-    std::array<Completion, 64> completions_{};
-    Picoseconds last_activity_{};
+    // What the callbacks on one part of the fabric use (with threads, parts run at once).
+    struct PartState {
+        std::vector<std::uint32_t> dirty;
+        std::array<Completion, 64> completions{};
+        Picoseconds last_activity{};
+    };
+    std::vector<PartState> parts_;
     std::vector<netsim::SimHostStats> link_baseline_;
     std::optional<SteadyWatch> steady_;
 };
@@ -229,6 +243,7 @@ nlohmann::json network_json(const netsim::Topology& t, const netsim::FabricSim& 
             {"message_latency", {{"mean_us", sim.message_latency().mean_us()}, {"p99_us", sim.message_latency().percentile_us(99)}}},
             {"simulated_ps", sim.now().count()},
             {"wall_seconds", wall_seconds},
+            {"sim_threads", sim.threads()},
             {"events", sim.events()},
             {"flit_hops", sim.flit_hops()}};
 }
@@ -239,9 +254,11 @@ void print_network(std::ostream& out, const netsim::Topology& t, const netsim::F
                pl.percentile_us(99), pl.max_us(), pl.count());
     netsim::print_port_table(out, t, sim.port_stats(), sim.now(), all_ports);
     const double secs = sim.now().seconds();
-    fmt::print(out, "# simulated {:.6f} s in {:.2f} s wall ({:.3g} simulator events/s, {:.3g} flit-hops/s)\n", secs, wall_seconds,
+    fmt::print(out, "# simulated {:.6f} s in {:.2f} s wall on {} thread{} ({:.3g} simulator events/s, {:.3g} flit-hops/s)\n", secs,
+               wall_seconds, sim.threads(), sim.threads() == 1 ? "" : "s",
                wall_seconds > 0 ? static_cast<double>(sim.events()) / wall_seconds : 0,
                wall_seconds > 0 ? static_cast<double>(sim.flit_hops()) / wall_seconds : 0);
+    netsim::print_window_stats(out, sim.window_stats(), sim.threads(), sim.events());
 }
 
 // A duration to suggest: whole milliseconds below 1 s, tenths of seconds above.

@@ -5,7 +5,6 @@
 #include "core/quantity.hpp"
 #include "core/json_file.hpp"
 #include "core/options.hpp"
-#include "core/placement.hpp"
 #include "netsim/engine/sim_report.hpp"
 
 #include <fmt/format.h>
@@ -59,10 +58,6 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
     declare_fabric_options(options, fabric);
     options.begin_group("model", "InfiniBand model");
     declare_sim_model_options(options, model);
-    std::uint32_t threads = 0;
-    options.begin_group("sim-run", "Running the simulation");
-    options.whole("sim-threads", threads, "n", "threads that run the fabric, each a part of it (packet mode)")
-        .shown_default("the cores available");
     options.begin_group("traffic", "Traffic");
     options.whole("seed", sim.seed, "n", "host latencies and random traffic");
     options.text("traffic", pattern, "PATTERN",
@@ -84,14 +79,6 @@ int netsim_command(int argc, const char* const* argv, std::ostream& out) {
         .writes_file();
     auto resolve = [&] {
         model.resolve();
-        if (options.given("sim-threads")) {
-            if (threads == 0 || threads > 256) throw std::invalid_argument("--sim-threads must be within 1..256");
-            if (threads > 1 && sim.mode != SimMode::packet) throw std::invalid_argument("--sim-threads above 1 needs --mode packet");
-        } else {
-            const bool cuttable = sim.mode == SimMode::packet && ib.link_latency.count() > 0 && ib.credit_latency.count() > 0;
-            threads = cuttable ? static_cast<std::uint32_t>(std::clamp<std::size_t>(current_thread_cpus().size(), 1, 256)) : 1;
-        }
-        sim.parts = sim.threads = threads;
         traffic.pattern = parse_traffic_pattern(pattern);
         traffic.seed = sim.seed;
         if (duration.count() > 0) traffic.stop = duration;

@@ -99,6 +99,7 @@ public:
     const Topology& topology() const { return topology_; }
     // The parts the fabric runs in (SimOptions::parts, or fewer), and the part of host `h`.
     std::uint32_t parts() const { return static_cast<std::uint32_t>(parts_.size()); }
+    std::uint32_t threads() const { return threads_ ? threads_->threads() : 1; }
     std::uint32_t part_of_host(std::uint32_t h) const { return part_of_host_.empty() ? 0 : part_of_host_[h]; }
 
     // Queue `bytes` from host src to host dst now; injected after the host latency.

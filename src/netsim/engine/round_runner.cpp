@@ -1,15 +1,15 @@
 #include "netsim/engine/round_runner.hpp"
 
+#include "core/placement.hpp"
+
 #include <immintrin.h>
 
 namespace evb::netsim {
 
 namespace {
-constexpr int spins = 1 << 14; // about a millisecond of pauses before a thread sleeps
-
-// Waits until `counter` is no longer `seen`; its new value.
+// Waits until `counter` is no longer `seen`, spinning `spins` pauses first; its new value.
 template <class T>
-T wait_past(const std::atomic<T>& counter, T seen) {
+T wait_past(const std::atomic<T>& counter, T seen, int spins) {
     for (int i = 0; i < spins; ++i) {
         const T now = counter.load(std::memory_order_acquire);
         if (now != seen) return now;
@@ -23,7 +23,9 @@ T wait_past(const std::atomic<T>& counter, T seen) {
 }
 } // namespace
 
-RoundRunner::RoundRunner(std::uint32_t threads) {
+// A thread spins only while each has a core of its own: beside more threads than cores, a
+// spinning thread holds the core the one it waits for needs.
+RoundRunner::RoundRunner(std::uint32_t threads) : spins_(threads <= current_thread_cpus().size() ? 1 << 14 : 0) {
     for (std::uint32_t i = 1; i < threads; ++i) workers_.emplace_back([this, i] { serve(i); });
 }
 
@@ -45,14 +47,14 @@ void RoundRunner::run(const std::function<void(std::uint32_t)>& work) {
         record(std::current_exception());
     }
     const auto others = static_cast<std::uint32_t>(workers_.size());
-    for (std::uint32_t done = done_.load(std::memory_order_acquire); done != others;) done = wait_past(done_, done);
+    for (std::uint32_t done = done_.load(std::memory_order_acquire); done != others;) done = wait_past(done_, done, spins_);
     work_ = nullptr;
     if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
 void RoundRunner::serve(std::uint32_t index) {
     for (std::uint64_t seen = 0;;) {
-        seen = wait_past(round_, seen);
+        seen = wait_past(round_, seen, spins_);
         if (stopping_) return;
         try {
             (*work_)(index);

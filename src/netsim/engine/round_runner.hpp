@@ -1,7 +1,8 @@
 // Runs one piece of work on each of N threads, round after round, and returns when all are done:
 // the fabric's parts, window by window (FabricSim). Piece 0 runs on the calling thread, the others
 // on threads kept for the runner's life. A thread waiting for the next round, or for the others,
-// spins a little (a window's work is tens of microseconds), then sleeps on the round's counter.
+// spins a little (a window's work is tens of microseconds) when every thread has a core, then
+// sleeps on the round's counter.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -29,6 +30,7 @@ private:
     void serve(std::uint32_t index);
     void record(std::exception_ptr e);
 
+    const int spins_; // pauses before a waiting thread sleeps: about a millisecond, or none
     std::vector<std::thread> workers_;
     const std::function<void(std::uint32_t)>* work_ = nullptr;
     std::atomic<std::uint64_t> round_{0};

@@ -1,6 +1,9 @@
 #include "netsim/engine/sim_options.hpp"
 
 #include "core/options.hpp"
+#include "core/placement.hpp"
+
+#include <algorithm>
 
 namespace evb::netsim {
 
@@ -8,6 +11,18 @@ void SimModelOptions::resolve() {
     sim.ib.validate(); // here, for every command that simulates, before anything divides by the model's sizes
     sim.mode = parse_sim_mode(mode);
     sim.host_latency = HostLatency::parse(host_latency);
+    const bool cuttable = sim.mode == SimMode::packet && sim.ib.link_latency.count() > 0 && sim.ib.credit_latency.count() > 0;
+    if (threads == 0) {
+        sim.threads = cuttable ? static_cast<std::uint32_t>(std::clamp<std::size_t>(current_thread_cpus().size(), 1, 256)) : 1;
+    } else {
+        if (threads > 256) throw std::invalid_argument("--sim-threads must be within 1..256");
+        if (threads > 1 && sim.mode != SimMode::packet) throw std::invalid_argument("--sim-threads above 1 needs --mode packet");
+        if (threads > 1 && !cuttable)
+            throw std::invalid_argument(
+                "--sim-threads above 1 needs --link-latency and --credit-latency above zero (the threads run that far apart)");
+        sim.threads = threads;
+    }
+    sim.parts = sim.threads;
 }
 
 void declare_sim_model_options(OptionSet& set, SimModelOptions& o) {
@@ -38,6 +53,10 @@ void declare_sim_model_options(OptionSet& set, SimModelOptions& o) {
         .shown_default("MemAvailable")
         .above_zero();
     set.on_off("checks", o.sim.checks, "check credits and buffer occupancy on every change, and that nothing is lost");
+    set.whole("sim-threads", o.threads, "n",
+              "threads that run the fabric, each a part of it (packet mode); every figure but the wall time is the same for any count")
+        .shown_default("the cores available")
+        .above_zero();
 }
 
 } // namespace evb::netsim

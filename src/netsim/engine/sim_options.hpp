@@ -17,7 +17,10 @@ struct SimModelOptions {
     std::string mode = "packet";
     std::string host_latency = "fixed:0s";
     std::uint64_t memory = 0; // bytes the simulation may plan with (0: MemAvailable)
-    // Parses mode and host_latency into sim; throws std::invalid_argument.
+    std::uint32_t threads = 0; // --sim-threads (0: not given)
+    // Parses mode and host_latency into sim, and sets its parts and threads (--sim-threads, or
+    // the cores available in packet mode with link and credit latencies); throws
+    // std::invalid_argument.
     void resolve();
 };
 

@@ -31,6 +31,17 @@ nlohmann::json ports_json(const Topology& t, const std::vector<SimPortStats>& po
     return out;
 }
 
+void print_window_stats(std::ostream& out, const FabricSim::WindowStats& w, std::uint32_t threads, std::uint64_t events) {
+    if (threads <= 1 || w.windows == 0) return;
+    const double thread_seconds = w.busy_seconds + w.wait_seconds, windows = static_cast<double>(w.windows);
+    fmt::print(out,
+               "# {} windows, {:.0f} events per window; per window {:.2f} us of events per thread, {:.2f} us waiting for the other "
+               "threads ({:.0f}% of their time), {:.2f} us handing over (one thread)\n",
+               w.windows, static_cast<double>(events) / windows, w.busy_seconds / threads / windows * 1e6,
+               w.wait_seconds / threads / windows * 1e6, thread_seconds > 0 ? 100 * w.wait_seconds / thread_seconds : 0,
+               w.handover_seconds / windows * 1e6);
+}
+
 void print_traffic_result(std::ostream& out, const Topology& t, const TrafficRunResult& r, bool all_ports) {
     const double eff = r.effective_gbps;
     fmt::print(out, "{:>10} {:>9} {:>9} {:>9} {:>9}\n", "Gb/s", "avg", "min", "max", "avg/beff");
@@ -50,16 +61,7 @@ void print_traffic_result(std::ostream& out, const Topology& t, const TrafficRun
         sim_us, r.wall_seconds, r.threads, r.threads == 1 ? "" : "s",
         r.wall_seconds > 0 ? static_cast<double>(r.events) / r.wall_seconds : 0,
         r.wall_seconds > 0 ? static_cast<double>(r.flit_hops) / r.wall_seconds : 0, r.wall_seconds > 0 ? sim_us / r.wall_seconds : 0);
-    const FabricSim::WindowStats& w = r.windows;
-    if (r.threads > 1 && w.windows > 0) {
-        const double thread_seconds = w.busy_seconds + w.wait_seconds, windows = static_cast<double>(w.windows);
-        fmt::print(out,
-                   "# {} windows, {:.0f} events per window; per window {:.2f} us of events per thread, {:.2f} us waiting for the other "
-                   "threads ({:.0f}% of their time), {:.2f} us handing over (one thread)\n",
-                   w.windows, static_cast<double>(r.events) / windows, w.busy_seconds / r.threads / windows * 1e6,
-                   w.wait_seconds / r.threads / windows * 1e6, thread_seconds > 0 ? 100 * w.wait_seconds / thread_seconds : 0,
-                   w.handover_seconds / windows * 1e6);
-    }
+    print_window_stats(out, r.windows, r.threads, r.events);
 }
 
 nlohmann::json traffic_result_json(const Topology& t, const TrafficRunResult& r) {

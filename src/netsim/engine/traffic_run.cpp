@@ -75,7 +75,7 @@ TrafficRunResult run_traffic(const Fabric& fabric, const SimOptions& options, Tr
     r.packet_latency = sim.packet_latency();
     r.message_latency = sim.message_latency();
     r.events = sim.events();
-    r.threads = std::min(options.threads, sim.parts());
+    r.threads = sim.threads();
     r.windows = sim.window_stats();
     r.flit_hops = sim.flit_hops();
     r.messages_in_flight = sim.messages_in_flight();
