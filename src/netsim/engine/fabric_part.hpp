@@ -16,11 +16,9 @@ namespace evb::netsim {
 // sent whole) and flit and aggregated modes (a packet sent in chunks) are compiled for each.
 enum class Granularity : bool { chunks, packets };
 
-// The kinds of event (SimEvent::kind). enter: packet mode, a packet reaches the next switch (a
-// link crossing is an event, so that the fabric can be cut into parts at links); ack: a delivered
-// message's ACK reaches its sender.
+// The kinds of event (SimEvent::kind). ack: a delivered message's ACK reaches its sender.
 namespace event {
-enum Kind : std::uint8_t { arrive, tx_done, wake, head_ready, message_ready, deliver, timer_fired, enter, ack };
+enum Kind : std::uint8_t { arrive, tx_done, wake, head_ready, message_ready, deliver, timer_fired, ack };
 }
 
 struct SimPart {

@@ -247,11 +247,6 @@ void FabricSim::dispatch(Part& part, const SimEvent& e) {
             deliver<Granularity::chunks>(part, x.packet);
         break;
     }
-    case event::enter: {
-        const Links::Arrival x = f.links().take_arrival(e.a);
-        f.switches().enter(x.in, x.packet, x.hop);
-        break;
-    }
     case event::tx_done: f.links().on_tx_done<G>(e.a); break;
     case event::wake: f.links().on_wake(e.a, e.time); break;
     case event::head_ready: f.switches().head_ready(e.a); break;

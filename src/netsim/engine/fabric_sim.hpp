@@ -7,9 +7,10 @@
 //               only once all of it has arrived, credits return per chunk);
 //   packet      one event per packet per hop with the flit-exact cut-through timing computed
 //               (VCT never stalls a started packet, so its flits stream at line rate) and credits
-//               returned as per-flit ramps. A packet enters the next switch by an event once
-//               its first flit is in and switched, and joins its input queue there; only a
-//               message's last packet has an event at its host.
+//               returned as per-flit ramps. A packet joins the next switch's input queue as it
+//               is sent, and asks its output once its first flit is in and switched (an event
+//               only if it is the head by then); only a message's last packet has an event at
+//               its host.
 // Time runs in windows of the smallest link or credit latency: what crosses a link between
 // switches is known at its other end by the window's end (SimPart::window_ps). So the fabric can
 // be cut into parts (SimOptions::parts, partition_fabric) that run a window apart and hand over

@@ -230,15 +230,15 @@ void Links::send_packet(std::uint32_t out) {
         adapters().deliver_at(o.cur_packet, done + part().link_ps);
         o.free_when_sent = !p.last_of_message;
     } else {
-        // The packet enters the next switch by an event (the switch may lie in another part of the
-        // fabric) once its first flit is in and switched, a link's latency and `after` from now,
-        // and joins its input queue there ready to ask its output. Entries keep the link's order:
-        // the next packet starts once this one is sent, and its first flit takes no longer.
+        // The packet joins the next switch's input queue now, behind those sent on this link
+        // before it, and may ask its output once its first flit is in and switched, a link's
+        // latency and `after` from now: an event only if it is the head by then. Into a switch of
+        // another part it joins at the window's end (hand_over): the same queue, the same time.
         const std::int64_t after = (p.wire >= timing_.flit_bytes() ? l.flit_ps : wire) + part().switch_ps;
         if (crosses(o.peer)) [[unlikely]]
             hand_over(out, now + part().link_ps + after);
         else
-            part().queue.push(now + part().link_ps + after, event::enter, arrivals_.add(Arrival{o.peer, o.cur_packet, o.cur_hop, 0}));
+            switches().enter(o.peer, o.cur_packet, o.cur_hop, now + part().link_ps + after);
     }
     if (o.cur_queue != none) {
         // Each flit leaves the input buffer as it is sent: credits return as a per-flit ramp.
@@ -248,7 +248,7 @@ void Links::send_packet(std::uint32_t out) {
 }
 
 // The packet is copied: this part frees its own once sent. A link takes at least a window
-// (SimPart::window_ps), so the copy enters no earlier than the window's end.
+// (SimPart::window_ps), so the copy may ask its output no earlier than the window's end.
 void Links::hand_over(std::uint32_t out, std::int64_t at) {
     Port& o = ports_[out];
     CrossingPacket& c = crossings_out_.to(part_of_port_[o.peer]).emplace_back();
@@ -267,7 +267,7 @@ void Links::receive(const CrossingPacket& c) {
     packets()[pk] = c.packet;
     for (std::uint32_t k = 1; k < c.packet.pace_count; ++k) packets().pace(pk, k) = c.paces[k - 1];
     if (c.with_message) packets()[pk].message = adapters().adopt(c.message);
-    part().queue.push(c.at, event::enter, arrivals_.add(Arrival{c.in, pk, c.hop, 0}));
+    switches().enter(c.in, pk, c.hop, c.at);
 }
 
 // Packet mode: when output `out`, starting now, has sent the last flit of `p`, as flit mode gives

@@ -64,8 +64,8 @@ public:
     static_assert(sizeof(Port) == 64, "a port spans more cache lines than planned");
     using LinkTimes = PacketTiming::LinkTimes;
     using OutputVl = LinkCredits::OutputVl;
-    // What an arrive event (flit and aggregated modes) and an enter event carry beyond the event's
-    // word: the input reached, the packet, the hop, and the chunk (arrive).
+    // What an arrive event (flit and aggregated modes) carries beyond the event's
+    // word: the input reached, the packet, the hop, and the chunk.
     struct Arrival {
         std::uint32_t in, packet, hop, chunk;
     };
@@ -126,7 +126,7 @@ public:
         __builtin_prefetch(reinterpret_cast<const char*>(&credits_[part().queue_index(out, next_vl)]) + 64);
         return next_vl;
     }
-    // What an arrive or enter event carries, taken back.
+    // What an arrive event carries, taken back.
     Arrival take_arrival(std::uint32_t a) { return arrivals_.take(a); }
 
     // ---- credits ----

@@ -21,8 +21,8 @@ struct MessageRecord {
 };
 
 struct CrossingPacket {
-    std::int64_t at; // its enter event at the switch across the cut
-    std::uint32_t in, hop; // the input it enters, the link index it came in on
+    std::int64_t at; // when it may ask its output at the switch across the cut
+    std::uint32_t in, hop; // the input it joins, the link index it came in on
     SimPackets::Packet packet;
     SimPackets::Pace paces[SimPackets::max_paces - 1]; // beyond packet.pace, up to pace_count
     bool with_message; // its message's last packet: `message` moves with it

@@ -33,9 +33,9 @@ void Switches::build(const Topology& topology, const Routing& routing) {
         }
 }
 
-void Switches::enter(std::uint32_t in, std::uint32_t pk, std::uint32_t hop) {
+void Switches::enter(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, std::int64_t ready) {
     links().occupancy_change(part().queue_index(in, packets()[pk].vl), packets()[pk].blocks);
-    enqueue(in, pk, hop, part().now);
+    enqueue(in, pk, hop, ready);
 }
 
 void Switches::chunk_arrived(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, std::uint32_t chunk) {

@@ -25,9 +25,9 @@ public:
     // Throws std::invalid_argument when the tables do not match the topology.
     void build(const Topology& topology, const Routing& routing);
 
-    // An enter event (packet mode): packet `pk` reaches input `in` over `hop`, its first flit in
-    // and switched: it may ask its output now.
-    void enter(std::uint32_t in, std::uint32_t pk, std::uint32_t hop);
+    // Packet mode: packet `pk`, sent over `hop`, joins input `in`'s queue (its credits are
+    // taken) and may ask its output at `ready`, its first flit in and switched.
+    void enter(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, std::int64_t ready);
     // Flit and aggregated modes: chunk `chunk` of packet `pk` is wholly in at input `in`.
     void chunk_arrived(std::uint32_t in, std::uint32_t pk, std::uint32_t hop, std::uint32_t chunk);
     // A head_ready event: the head of input queue `q` may ask its output now.
