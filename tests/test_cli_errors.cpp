@@ -262,7 +262,7 @@ std::vector<BadInput> cases() {
         {"SimThreadsWithoutLatency", "--transport sim --nodes 4 --sim-threads 2 --link-latency 0",
          "--sim-threads above 1 needs --link-latency and --credit-latency above zero"},
         {"NetsimThreadsInFlitMode", "netsim --sim-threads 2 --mode flit", "--sim-threads above 1 needs --mode packet"},
-        {"SimTooManyHostsBeforeTheTables", "--transport sim --nodes 5000 --sim-memory 256MiB --lfts /nonexistent/lfts.txt",
+        {"SimTooManyHostsBeforeTheTables", "--transport sim --nodes 5000 --sim-memory 256MiB --sim-threads 1 --lfts /nonexistent/lfts.txt",
          "simulating 5004 hosts and 890 switches needs about 766.6MiB (the simulator's tables 46.2MiB, of which the routing tables (2 B "
          "per switch and LID) "
          "10.0MiB; the event builder's units (measured: 92 KiB per node, credits + 8 B per pair) 720.4MiB), more than the 256MiB of "

@@ -330,7 +330,8 @@ netsim::Fabric build_run_fabric(const Config& config, const SimRunOptions& optio
     // pair of nodes, a byte per credit (the BU's received masks) and 8 more.
     netsim::limit_to_simulator(
         fabric_options, options.model.memory,
-        {32ull << 20, 92ull << 10, config.credits + 8ull, "the event builder's units (measured: 92 KiB per node, credits + 8 B per pair)"});
+        {32ull << 20, 92ull << 10, config.credits + 8ull, "the event builder's units (measured: 92 KiB per node, credits + 8 B per pair)"},
+        options.model.sim.parts);
     netsim::Fabric fabric = netsim::build_fabric(fabric_options);
     if (fabric.topology.hosts().size() < hosts_needed)
         throw ConfigError(fmt::format("the simulated fabric has {} hosts; {} nodes{} need {}", fabric.topology.hosts().size(), config.nodes,
