@@ -89,7 +89,7 @@ void SimNetwork::start(const Transfer& t, std::uint64_t bytes) {
 }
 
 void SimNetwork::release(std::uint64_t tag) {
-    Part& p = parts_[(tag >> part_shift) & 0xffff];
+    Part& p = part_of_tag(tag);
     const auto i = static_cast<std::uint32_t>(tag);
     p[i].next_free = p.free;
     p.free = i;
@@ -110,8 +110,9 @@ bool SimNetwork::acknowledged(const netsim::SimMessage& m) {
 // Within a host nothing crosses the network: a write is done when it has landed.
 void SimNetwork::loopback_done(std::uint64_t tag) {
     const std::uint64_t t = tag & ~loopback_tag;
-    land(transfer(t));
-    if (transfer(t).is_write) write_done(transfer(t));
+    const Transfer& done = transfer(t);
+    land(done);
+    if (done.is_write) write_done(done);
     release(t);
 }
 

@@ -83,7 +83,8 @@ private:
     };
     // A transfer's tag: its index in its part, the part at bit 40.
     static constexpr int part_shift = 40;
-    Transfer& transfer(std::uint64_t tag) { return parts_[(tag >> part_shift) & 0xffff][static_cast<std::uint32_t>(tag)]; }
+    Part& part_of_tag(std::uint64_t tag) { return parts_[(tag >> part_shift) & 0xffff]; }
+    Transfer& transfer(std::uint64_t tag) { return part_of_tag(tag)[static_cast<std::uint32_t>(tag)]; }
     std::uint64_t store(const Transfer& t); // in the sender's part: its tag
     void start(const Transfer& t, std::uint64_t bytes);
     void release(std::uint64_t tag);

@@ -60,8 +60,7 @@ void FabricSim::set_global_timer(Picoseconds at, std::uint64_t tag) {
     // From a host's callback it could fall inside the window, where other parts ran past it.
     if (current_) current_->fabric.check_failed("a global timer set from a host's callback");
     global_timers_.push_back(GlobalTimer{std::max(now().count(), at.count()), global_timer_seq_++, tag});
-    std::push_heap(global_timers_.begin(), global_timers_.end(),
-                   [](const GlobalTimer& x, const GlobalTimer& y) { return y.at < x.at || (y.at == x.at && y.seq < x.seq); });
+    std::push_heap(global_timers_.begin(), global_timers_.end(), GlobalTimer::later);
 }
 
 // ---- running ----------------------------------------------------------------------------------
@@ -181,8 +180,7 @@ std::int64_t FabricSim::next_event_time() {
 }
 
 void FabricSim::fire_global_timer() {
-    std::pop_heap(global_timers_.begin(), global_timers_.end(),
-                  [](const GlobalTimer& x, const GlobalTimer& y) { return y.at < x.at || (y.at == x.at && y.seq < x.seq); });
+    std::pop_heap(global_timers_.begin(), global_timers_.end(), GlobalTimer::later);
     const GlobalTimer t = global_timers_.back();
     global_timers_.pop_back();
     now_ = std::max(now_, t.at);
@@ -320,30 +318,23 @@ const LatencyHistogram& FabricSim::message_latency() const {
 }
 
 std::uint64_t FabricSim::events() const {
-    std::uint64_t n = global_events_;
-    for (const auto& p : parts_) n += p->fabric.events;
-    return n;
+    return global_events_ + sum_over_parts([](const Part& p) { return p.fabric.events; });
 }
 
 std::uint64_t FabricSim::messages_in_flight() const {
-    std::uint64_t n = 0;
-    for (const auto& p : parts_) {
-        n += p->fabric.adapters().messages_in_flight();
-        p->fabric.links().crossings_out().each([&n](const CrossingPacket& c) { n += c.with_message; }); // between two parts' records
-    }
-    return n;
+    return sum_over_parts([](const Part& p) {
+        std::uint64_t n = p.fabric.adapters().messages_in_flight();
+        p.fabric.links().crossings_out().each([&n](const CrossingPacket& c) { n += c.with_message; }); // between two parts' records
+        return n;
+    });
 }
 
 std::size_t FabricSim::ramp_entries() const {
-    std::size_t n = 0;
-    for (const auto& p : parts_) n += p->fabric.links().ramp_entries();
-    return n;
+    return sum_over_parts([](const Part& p) { return p.fabric.links().ramp_entries(); });
 }
 
 std::size_t FabricSim::arriving_entries() const {
-    std::size_t n = 0;
-    for (const auto& p : parts_) n += p->fabric.adapters().arriving_entries();
-    return n;
+    return sum_over_parts([](const Part& p) { return p.fabric.adapters().arriving_entries(); });
 }
 
 // Each port as the part that owns its device counted it.

@@ -166,6 +166,8 @@ private:
     struct GlobalTimer {
         std::int64_t at;
         std::uint64_t seq, tag;
+        // The heap's order: the earliest on top, ties in the order set.
+        static bool later(const GlobalTimer& x, const GlobalTimer& y) { return y.at < x.at || (y.at == x.at && y.seq < x.seq); }
     };
     const FabricElements& first() const { return parts_.front()->fabric; }
     Part& part_of(std::uint32_t host, const char* what);
@@ -178,6 +180,13 @@ private:
     template <Granularity G>
     void deliver(Part& part, std::uint32_t packet);
     std::int64_t next_event_time();
+    // count(part) summed over the parts.
+    template <class Count>
+    std::uint64_t sum_over_parts(Count count) const {
+        std::uint64_t n = 0;
+        for (const auto& p : parts_) n += count(*p);
+        return n;
+    }
     void fire_global_timer();
     // The window is run in every part: the outboxes turn to the next one's, and whether the
     // last window left anything to take.
