@@ -1,9 +1,6 @@
 #include "netsim/engine/sim_options.hpp"
 
 #include "core/options.hpp"
-#include "core/placement.hpp"
-
-#include <algorithm>
 
 namespace evb::netsim {
 
@@ -12,16 +9,14 @@ void SimModelOptions::resolve() {
     sim.mode = parse_sim_mode(mode);
     sim.host_latency = HostLatency::parse(host_latency);
     const bool cuttable = sim.mode == SimMode::packet && sim.ib.link_latency.count() > 0 && sim.ib.credit_latency.count() > 0;
-    if (threads == 0) {
-        sim.threads = cuttable ? static_cast<std::uint32_t>(std::clamp<std::size_t>(current_thread_cpus().size(), 1, 256)) : 1;
-    } else {
-        if (threads > 256) throw std::invalid_argument("--sim-threads must be within 1..256");
-        if (threads > 1 && sim.mode != SimMode::packet) throw std::invalid_argument("--sim-threads above 1 needs --mode packet");
-        if (threads > 1 && !cuttable)
-            throw std::invalid_argument(
-                "--sim-threads above 1 needs --link-latency and --credit-latency above zero (the threads run that far apart)");
-        sim.threads = threads;
-    }
+    if (threads > 256) throw std::invalid_argument("--sim-threads must be within 1..256");
+    if (threads > 1 && sim.mode != SimMode::packet) throw std::invalid_argument("--sim-threads above 1 needs --mode packet");
+    if (threads > 1 && !cuttable)
+        throw std::invalid_argument(
+            "--sim-threads above 1 needs --link-latency and --credit-latency above zero (the threads run that far apart)");
+    // One unless asked: threads that share their cores with other processes wait for one another
+    // at every window and run slower than one (docs/netsim.md).
+    sim.threads = threads == 0 ? 1 : threads;
     sim.parts = sim.threads;
 }
 
@@ -55,7 +50,7 @@ void declare_sim_model_options(OptionSet& set, SimModelOptions& o) {
     set.on_off("checks", o.sim.checks, "check credits and buffer occupancy on every change, and that nothing is lost");
     set.whole("sim-threads", o.threads, "n",
               "threads that run the fabric, each a part of it (packet mode); every figure but the wall time is the same for any count")
-        .shown_default("the cores available")
+        .shown_default("1")
         .above_zero();
 }
 

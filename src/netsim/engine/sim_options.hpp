@@ -19,8 +19,7 @@ struct SimModelOptions {
     std::uint64_t memory = 0; // bytes the simulation may plan with (0: MemAvailable)
     std::uint32_t threads = 0; // --sim-threads (0: not given)
     // Parses mode and host_latency into sim, and sets its parts and threads (--sim-threads, or
-    // the cores available in packet mode with link and credit latencies); throws
-    // std::invalid_argument.
+    // 1); throws std::invalid_argument.
     void resolve();
 };
 
